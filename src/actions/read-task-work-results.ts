@@ -1,0 +1,80 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { playerClaims, reportedGates, claimedFiles, TaskWorkResultsSchema, type PlayerClaims, type ReportedGates, type TaskWorkResults } from '../core/task-work-results.js';
+import { resolveFileInWorktree } from '../repo/workspace.js';
+import { readJsonFile } from '../store/files.js';
+import { artifactNames, taskDirectory } from '../store/paths.js';
+import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
+import { assertTaskId } from '../core/task-id.js';
+
+export interface TaskWorkResultsReport {
+  found: boolean;
+  path: string;
+  source: 'task_work_results' | 'player_turn' | 'none';
+  results: TaskWorkResults | null;
+  reported_gates: ReportedGates;
+  claims: PlayerClaims;
+  honesty: { verified: boolean; missing_files: string[] };
+  problems: string[];
+  message: string;
+}
+
+const NO_CLAIMS: PlayerClaims = { files_created: [], files_modified: [], tests_written: [], requirements_met: [], completion_promises: [] };
+
+/**
+ * The Player's report: `task_work_results.json`, else the latest `player_turn_<N>.json`. Never trusted: every
+ * claimed file is checked against the worktree, and a corrupt file is a problem, not an empty report.
+ */
+export async function readTaskWorkResults(worktree: string, taskId: string): Promise<TaskWorkResultsReport> {
+  assertTaskId(taskId);
+  const directory = taskDirectory(worktree, taskId);
+  const resultsPath = path.join(directory, artifactNames.taskWorkResults);
+  const relative = (file: string) => path.relative(worktree, file).split(path.sep).join('/');
+  let file = await readJsonFile(resultsPath);
+  let source: TaskWorkResultsReport['source'] = 'task_work_results';
+  if (file.state === 'missing') {
+    const latest = (await playerTurnNumbers(worktree, taskId)).at(-1);
+    if (latest !== undefined) {
+      file = await readPlayerTurn(worktree, taskId, latest);
+      source = 'player_turn';
+    }
+  }
+  if (file.state === 'missing') {
+    return empty(relative(resultsPath), 'none', [], `No Player report for ${taskId}: ${relative(resultsPath)} does not exist and no player_turn_<N>.json was recorded.`);
+  }
+  if (file.state === 'corrupt') {
+    return empty(relative(file.path), source, [`${relative(file.path)}: ${file.problem}`], `The Player report ${relative(file.path)} is corrupt: ${file.problem}.`);
+  }
+  const parsed = TaskWorkResultsSchema.safeParse(file.value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${relative(file.path)}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    return empty(relative(file.path), source, problems, `The Player report ${relative(file.path)} does not have the expected shape.`);
+  }
+  const { claims, problems } = playerClaims(worktree, parsed.data);
+  const missing = await missingFiles(worktree, claimedFiles(claims));
+  return {
+    found: true,
+    path: relative(file.path),
+    source,
+    results: parsed.data,
+    reported_gates: reportedGates(parsed.data),
+    claims,
+    honesty: { verified: missing.length === 0 && problems.length === 0, missing_files: missing },
+    problems,
+    message:
+      missing.length === 0 ? `Read ${relative(file.path)}; every claimed file exists.` : `Read ${relative(file.path)}; ${missing.length} claimed file(s) do not exist.`,
+  };
+}
+
+function empty(file: string, source: TaskWorkResultsReport['source'], problems: string[], message: string): TaskWorkResultsReport {
+  return { found: source !== 'none', path: file, source, results: null, reported_gates: {}, claims: NO_CLAIMS, honesty: { verified: false, missing_files: [] }, problems, message };
+}
+
+async function missingFiles(worktree: string, files: string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const file of files) {
+    const resolved = await resolveFileInWorktree(worktree, file).catch(() => undefined);
+    if (!resolved || !(await access(resolved).then(() => true, () => false))) missing.push(file);
+  }
+  return missing;
+}

@@ -1,0 +1,49 @@
+import { CallerError } from '../core/errors.js';
+import { canonicalJson, PlayerReportSchema, type PlayerReport, type PlayerTurnRecord } from '../core/player-report.js';
+import { assertTaskId } from '../core/task-id.js';
+import { writeJsonAtomically } from '../store/files.js';
+import { withTaskLock } from '../store/lock.js';
+import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
+import { assertRepository } from '../repo/git.js';
+import path from 'node:path';
+
+export interface RecordPlayerReportResult {
+  recorded: boolean;
+  already_recorded: boolean;
+  turn: number;
+  path: string;
+}
+
+/**
+ * Writes `player_turn_<N>.json`. Turns are append-only: N must be the next turn, an identical re-send is a
+ * no-op (a retried call must not fail), and a different report for a recorded turn is refused.
+ */
+export async function recordPlayerReport(worktree: string, taskId: string, turn: number, report: PlayerReport): Promise<RecordPlayerReportResult> {
+  assertTaskId(taskId);
+  await assertRepository(worktree);
+  const normalised = PlayerReportSchema.parse(report);
+  const relative = path.relative(worktree, playerTurnPath(worktree, taskId, turn)).split(path.sep).join('/');
+  return withTaskLock(worktree, taskId, async () => {
+    const turns = await playerTurnNumbers(worktree, taskId);
+    const last = turns.at(-1) ?? 0;
+    if (turns.includes(turn)) {
+      const existing = await readPlayerTurn(worktree, taskId, turn);
+      if (existing.state === 'corrupt') throw new CallerError(`${relative} exists but is corrupt (${existing.problem}).`, 'Inspect or restore the file; coachgate will not overwrite a record.');
+      if (existing.state === 'ok' && canonicalJson(stripRecordFields(existing.value)) === canonicalJson(normalised)) {
+        return { recorded: false, already_recorded: true, turn, path: relative };
+      }
+      throw new CallerError(`Turn ${turn} of ${taskId} is already recorded with a different report.`, `Records are append-only: send the next turn, ${last + 1}.`);
+    }
+    if (turn !== last + 1) {
+      throw new CallerError(`Turn ${turn} is out of order for ${taskId}: the last recorded Player turn is ${last}.`, `Send turn ${last + 1}.`);
+    }
+    const record: PlayerTurnRecord = { task_id: taskId, turn, recorded_at: new Date().toISOString(), ...normalised };
+    await writeJsonAtomically(playerTurnPath(worktree, taskId, turn), record);
+    return { recorded: true, already_recorded: false, turn, path: relative };
+  });
+}
+
+function stripRecordFields(record: PlayerTurnRecord): PlayerReport {
+  const { task_id: _taskId, turn: _turn, recorded_at: _recordedAt, ...report } = record;
+  return PlayerReportSchema.parse(report);
+}

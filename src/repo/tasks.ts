@@ -1,0 +1,71 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CallerError } from '../core/errors.js';
+import { parseTaskMarkdown, type TaskDocument } from '../core/task.js';
+import { listAtCommit, readAtCommit } from './git.js';
+
+export const TASK_DIRECTORIES = ['.guardkit/tasks', 'tasks'];
+
+export interface LoadedTask extends TaskDocument {
+  task_id: string;
+  /** Worktree-relative path of the task file at the base commit. */
+  path: string;
+  base_commit: string;
+  modified_in_worktree: boolean;
+}
+
+/**
+ * Loads a task's requirements from the base commit: the contract both agents share, which the Player cannot
+ * rewrite. The working copy is only compared, to report `modified_in_worktree`.
+ */
+export async function loadTask(worktree: string, taskId: string, baseCommit: string): Promise<LoadedTask> {
+  const file = await findTaskFile(worktree, taskId, baseCommit);
+  const text = (await readAtCommit(worktree, baseCommit, file))!;
+  const working = await readFile(path.join(worktree, file), 'utf8').catch(() => undefined);
+  return {
+    ...parseTaskMarkdown(text, file),
+    task_id: taskId,
+    path: file,
+    base_commit: baseCommit,
+    modified_in_worktree: working !== text,
+  };
+}
+
+/** `<ID>.md` or `<ID>-<slug>.md` under the task directories, as committed at the base. */
+export async function findTaskFile(worktree: string, taskId: string, baseCommit: string): Promise<string> {
+  const candidates = (await listAtCommit(worktree, baseCommit, TASK_DIRECTORIES)).filter((file) => namesTask(path.posix.basename(file), taskId));
+  if (candidates.length === 1) return candidates[0]!;
+  if (candidates.length > 1) {
+    const exact = [];
+    for (const file of candidates) {
+      const text = await readAtCommit(worktree, baseCommit, file);
+      if (text !== undefined && parseTaskMarkdown(text, file).id === taskId) exact.push(file);
+    }
+    if (exact.length === 1) return exact[0]!;
+    throw new CallerError(`Several task files match ${taskId}: ${candidates.join(', ')}.`, 'Keep one file per task id (the front matter `id` decides).');
+  }
+  const inWorktree = await findInWorkingTree(worktree, taskId);
+  throw new CallerError(
+    inWorktree
+      ? `Task ${taskId} exists only in the working tree (${inWorktree}), not at the base commit ${baseCommit.slice(0, 12)}.`
+      : `No task file for ${taskId} under ${TASK_DIRECTORIES.join(' or ')} at the base commit ${baseCommit.slice(0, 12)}.`,
+    inWorktree
+      ? 'Requirements are read from the base commit so the Player cannot change them: commit the task file on the base branch first.'
+      : `Create ${TASK_DIRECTORIES[0]}/backlog/${taskId}.md (front matter + "## Acceptance Criteria") and commit it.`,
+  );
+}
+
+function namesTask(fileName: string, taskId: string): boolean {
+  if (!fileName.endsWith('.md') || !fileName.startsWith(taskId)) return false;
+  const next = fileName.charAt(taskId.length);
+  return next === '.' || next === '-' || next === '_' || next === ' ';
+}
+
+async function findInWorkingTree(worktree: string, taskId: string): Promise<string | undefined> {
+  for (const directory of TASK_DIRECTORIES) {
+    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(() => [] as string[]);
+    const match = entries.find((entry) => namesTask(path.basename(entry), taskId));
+    if (match) return path.posix.join(directory, match.split(path.sep).join('/'));
+  }
+  return undefined;
+}

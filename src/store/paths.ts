@@ -1,0 +1,26 @@
+import path from 'node:path';
+import { assertTaskId } from '../core/task-id.js';
+
+/** Where coachgate keeps a task's records: GuardKit's `.guardkit/autobuild/<TASK>/` layout. */
+export function taskDirectory(worktree: string, taskId: string): string {
+  return path.join(worktree, '.guardkit', 'autobuild', assertTaskId(taskId));
+}
+
+export const artifactNames = {
+  taskWorkResults: 'task_work_results.json',
+  playerTurn: (turn: number) => `player_turn_${turn}.json`,
+  coachTurn: (turn: number) => `coach_turn_${turn}.json`,
+  verdictLog: 'verdicts.jsonl',
+  review: 'review.md',
+  runsDirectory: 'runs',
+};
+
+/** Turn numbers of files named like `player_turn_<N>.json`, ascending. */
+export function turnNumbers(fileNames: string[], prefix: 'player_turn_' | 'coach_turn_'): number[] {
+  const pattern = new RegExp(`^${prefix}(\\d+)\\.json$`);
+  return fileNames
+    .map((name) => pattern.exec(name)?.[1])
+    .filter((turn): turn is string => turn !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}

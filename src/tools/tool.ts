@@ -1,0 +1,68 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { z } from 'zod';
+import { CallerError } from '../core/errors.js';
+import type { Workspace } from '../repo/workspace.js';
+
+export interface ToolContext {
+  workspace: Workspace;
+  /** `--base` from the command line: overrides the configured/default base ref. */
+  baseRef?: string;
+  signal: AbortSignal;
+  /** Sends `notifications/progress` when the client asked for it (sent a progress token); otherwise a no-op. */
+  progress(progress: number, message: string, total?: number): Promise<void>;
+}
+
+export interface ToolOutcome<Output> {
+  data: Output;
+  /** One or two lines a person can read; the full data goes in structuredContent. */
+  summary: string;
+}
+
+type AllAnnotations = Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
+
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: Input;
+  output: Output;
+  annotations: AllAnnotations;
+  run(input: z.output<Input>, context: ToolContext): Promise<ToolOutcome<z.input<Output>>>;
+}
+
+/** Identity function that makes TypeScript infer one tool's input and output types. */
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: ToolDefinition<Input, Output>): ToolDefinition<Input, Output> {
+  return tool;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export function registerTool(server: McpServer, tool: ToolDefinition, context: (extra: Extra) => ToolContext): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: { title: tool.title, ...tool.annotations },
+    },
+    async (input: unknown, extra: Extra): Promise<CallToolResult> => {
+      try {
+        const { data, summary } = await tool.run(input as never, context(extra));
+        return { content: [{ type: 'text', text: summary }], structuredContent: data as Record<string, unknown> };
+      } catch (error) {
+        return errorResult(tool.name, error);
+      }
+    },
+  );
+}
+
+/** Caller mistakes say what to fix; internal faults are logged to stderr (never stdout) and reported briefly. */
+export function errorResult(toolName: string, error: unknown): CallToolResult {
+  if (error instanceof CallerError) return { isError: true, content: [{ type: 'text', text: error.message }] };
+  process.stderr.write(`coachgate: ${toolName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return { isError: true, content: [{ type: 'text', text: `coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}` }] };
+}
