@@ -11,8 +11,9 @@ export interface BaseCommit {
 const DEFAULT_BRANCHES = ['main', 'master', 'origin/main', 'origin/master'];
 
 export function git(worktree: string): SimpleGit {
-  // A hung credential prompt or pager must never block a tool call.
-  return simpleGit({ baseDir: worktree, config: ['core.quotepath=false'] }).env({ ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat' });
+  // Inherit the environment as is: simple-git refuses an explicit env carrying EDITOR/PAGER-like variables,
+  // and coachgate only runs local, non-interactive git commands.
+  return simpleGit({ baseDir: worktree, config: ['core.quotepath=false'] });
 }
 
 /** Fails with a clear message unless `worktree` is the top of a git work tree with at least one commit. */

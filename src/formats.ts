@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { ConfigSchema } from './core/config.js';
+import { PlayerReportSchema, PlayerTurnRecordSchema } from './core/player-report.js';
+import { TaskWorkResultsSchema } from './core/task-work-results.js';
+
+/**
+ * Every file format coachgate reads or writes, keyed by the JSON Schema file generated from it into
+ * schemas/. `io: 'input'` describes what a writer may send (defaults optional); 'output' what coachgate writes.
+ */
+export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> = {
+  'config.schema.json': { schema: ConfigSchema, io: 'input' },
+  'task-work-results.schema.json': { schema: TaskWorkResultsSchema, io: 'input' },
+  'player-report.schema.json': { schema: PlayerReportSchema, io: 'input' },
+  'player-turn.schema.json': { schema: PlayerTurnRecordSchema, io: 'output' },
+};
+
+export function jsonSchemaText(name: string): string {
+  const format = fileFormats[name]!;
+  const schema = z.toJSONSchema(format.schema, { io: format.io, target: 'draft-2020-12' });
+  return `${JSON.stringify({ $id: `https://coachgate.dev/schemas/${name}`, ...schema }, null, 2)}\n`;
+}

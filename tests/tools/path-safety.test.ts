@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool, connect, textOf } from '../helpers/mcp.js';
+import { makeRepo, SAMPLE_TASK, type TempRepo } from '../helpers/git-repo.js';
+
+let repo: TempRepo;
+let outside: TempRepo | undefined;
+afterEach(() => {
+  repo?.remove();
+  outside?.remove();
+});
+
+const repoTools = ['load_task', 'read_task_work_results', 'verify_quality_gates'];
+
+describe('roots and path safety', () => {
+  it('refuses a worktree outside every root, for every repository tool', async () => {
+    repo = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK });
+    outside = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK });
+    const { client, close } = await connect({ roots: [repo.dir] });
+    for (const name of repoTools) {
+      const result = await callTool(client, name, { worktree: outside.dir, task_id: 'TASK-001' });
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result), name).toMatch(/outside the allowed roots/);
+    }
+    const traversal = await callTool(client, 'load_task', { worktree: `${repo.dir}/../${path.basename(outside.dir)}`, task_id: 'TASK-001' });
+    expect(textOf(traversal)).toMatch(/outside the allowed roots/);
+    await close();
+  });
+
+  it('refuses a symlink inside a root that leads outside it', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'coachgate-root-'));
+    outside = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK });
+    symlinkSync(outside.dir, path.join(root, 'escape'));
+    const { client, close } = await connect({ roots: [root] });
+    const result = await callTool(client, 'load_task', { worktree: 'escape', task_id: 'TASK-001' });
+    await close();
+    rmSync(root, { recursive: true, force: true });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/symlink that leads outside the allowed roots/);
+  });
+
+  it('refuses task ids that carry path syntax', async () => {
+    repo = makeRepo({ 'README.md': 'x' });
+    const { client, close } = await connect({ roots: [repo.dir] });
+    for (const taskId of ['../etc', 'a/b', '.hidden', '', 'x'.repeat(65)]) {
+      const result = await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: taskId });
+      expect(result.isError, taskId).toBe(true);
+      expect(textOf(result), taskId).toMatch(/task_id/);
+    }
+    await close();
+  });
+
+  it("uses the client's MCP roots when no --root is given", async () => {
+    repo = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK });
+    outside = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK });
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+    const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const { createServer } = await import('../../src/server.js');
+    const server = createServer({ cwd: outside.dir });
+    const client = new Client({ name: 'roots-client', version: '0' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${repo.dir}`, name: 'repo' }] }));
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(b), client.connect(a)]);
+    const inside = await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-001' });
+    const cwdRepo = await callTool(client, 'load_task', { worktree: outside.dir, task_id: 'TASK-001' });
+    await client.close();
+    expect(inside.isError).toBeFalsy();
+    expect(textOf(cwdRepo)).toMatch(/outside the allowed roots/);
+  });
+
+  it('refuses a directory that is not a git repository', async () => {
+    const plain = mkdtempSync(path.join(os.tmpdir(), 'coachgate-plain-'));
+    const { client, close } = await connect({ roots: [plain] });
+    const result = await callTool(client, 'load_task', { worktree: plain, task_id: 'TASK-001' });
+    await close();
+    rmSync(plain, { recursive: true, force: true });
+    expect(textOf(result)).toMatch(/is not a git repository/);
+  });
+});
