@@ -1,0 +1,455 @@
+import path from 'node:path';
+
+/** One changed path: its content at the base commit and now. `undefined` = absent on that side. */
+export interface FileVersions {
+  /** Worktree-relative POSIX path. */
+  path: string;
+  base?: string;
+  now?: string;
+}
+
+export interface TestCase {
+  /** Qualified within its file: `TestClass.test_x`, `describe name > it name`, `TestX`, `fn_name`. */
+  name: string;
+  line: number;
+  assertions: number;
+}
+
+/** A skip/focus marker; `test` names the test (or class/suite) it decorates or sits in, when there is one. */
+export interface MarkerOccurrence {
+  line: number;
+  marker: string;
+  test?: string;
+}
+
+/** A module replaced wholesale; `module` is `<dynamic>` when the name is computed at runtime. */
+export interface ModuleStub {
+  line: number;
+  module: string;
+  /** How it was stubbed, as written: `sys.modules[...]`, `vi.mock`, `monkeypatch.setitem`… */
+  via: string;
+  test?: string;
+}
+
+export interface TestFileFacts {
+  tests: TestCase[];
+  skips: MarkerOccurrence[];
+  focuses: MarkerOccurrence[];
+  module_stubs: ModuleStub[];
+  parser: 'python_ast' | 'typescript' | 'line_scan';
+  /** Why a line scan stood in for the language's parser (python3 missing, syntax error). */
+  fallback_reason?: string;
+}
+
+/** Test-selection settings of one config file, by dotted key (`scripts.test`, `addopts`, `test.exclude`). */
+export type ConfigSettings = Record<string, string>;
+
+export interface BaseAndNow<T> {
+  base?: T;
+  now?: T;
+}
+
+export type IntegrityFindingKind =
+  | 'skip_added'
+  | 'focus_added'
+  | 'test_deleted'
+  | 'test_file_deleted'
+  | 'assertions_removed'
+  | 'test_config_changed'
+  | 'task_file_modified'
+  | 'module_stubbed'
+  | 'tests_count_dropped';
+
+export interface IntegrityFinding {
+  kind: IntegrityFindingKind;
+  severity: 'must_fix' | 'should_fix';
+  /** Worktree-relative path; `.` for findings about the whole suite. */
+  file: string;
+  line?: number;
+  detail: string;
+}
+
+export interface IntegrityInput {
+  files: FileVersions[];
+  /** Test facts per path, for the paths `needsTestFacts` accepts. */
+  facts: Map<string, BaseAndNow<TestFileFacts>>;
+  /** Settings per path, for the paths `testConfigKind` recognises. */
+  config_settings?: Map<string, BaseAndNow<ConfigSettings>>;
+  task_file?: string;
+  /** Top-level module/package names that belong to the project (`myapp`, `@acme/core`). */
+  first_party_modules: string[];
+  tests_at_base?: number;
+  tests_now?: number;
+}
+
+const JS_EXTENSION = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+
+export function isJsFile(filePath: string): boolean {
+  return JS_EXTENSION.test(filePath);
+}
+
+/** Files the usual runners collect as tests (pytest, vitest/jest, node --test, go test, cargo's tests/). */
+export function isTestFile(filePath: string): boolean {
+  const name = path.posix.basename(filePath);
+  const dirs = path.posix.dirname(filePath).split('/');
+  if (name.endsWith('.py')) return name.startsWith('test_') || name.endsWith('_test.py');
+  if (name.endsWith('_test.go')) return true;
+  if (name.endsWith('.rs')) return dirs.includes('tests');
+  if (!isJsFile(name)) return false;
+  return (
+    /[._-](?:test|spec)\.[^.]+$/.test(name) ||
+    /^test(?:[.-]|$)/.test(name) ||
+    dirs.includes('__tests__') ||
+    dirs.includes('test')
+  );
+}
+
+/** Test files plus the files that shape them (conftest.py, test setup files) and Rust sources (unit tests live inline). */
+export function needsTestFacts(filePath: string): boolean {
+  const name = path.posix.basename(filePath);
+  return (
+    isTestFile(filePath) ||
+    name === 'conftest.py' ||
+    name.endsWith('.rs') ||
+    /^(?:setup-?tests|(?:vitest|jest)\.setup)\.(?:[cm]?[jt]s|[jt]sx)$/i.test(name)
+  );
+}
+
+export type TestConfigKind =
+  | 'package_json'
+  | 'pyproject'
+  | 'pytest_ini'
+  | 'setup_cfg'
+  | 'tox_ini'
+  | 'conftest'
+  | 'js_runner_config'
+  | 'guardkit_config';
+
+/** Which kind of file that decides which tests run this is, if any. */
+export function testConfigKind(filePath: string): TestConfigKind | undefined {
+  const name = path.posix.basename(filePath);
+  switch (name) {
+    case 'package.json':
+      return 'package_json';
+    case 'pyproject.toml':
+      return 'pyproject';
+    case 'pytest.ini':
+      return 'pytest_ini';
+    case 'setup.cfg':
+      return 'setup_cfg';
+    case 'tox.ini':
+      return 'tox_ini';
+    case 'conftest.py':
+      return 'conftest';
+  }
+  if (/^(?:vitest|vite|jest)\.(?:config|workspace)\.[cm]?[jt]s$/.test(name)) return 'js_runner_config';
+  if (/^(?:.*\/)?\.guardkit\/config\.ya?ml$/.test(filePath)) return 'guardkit_config';
+  return undefined;
+}
+
+export function isTestConfigFile(filePath: string): boolean {
+  return testConfigKind(filePath) !== undefined;
+}
+
+/** Keys whose new values exclude tests outright, and command-line flags that narrow a run. */
+const NARROWING_KEYS = /(?:^|\.)(?:exclude|testPathIgnorePatterns|testNamePattern|collect_ignore(?:_glob)?|norecursedirs)$/;
+const NARROWING_FLAGS = new Set([
+  '-k', '-m', '--deselect', '--ignore', '--ignore-glob', '--exclude', '-t', '--testNamePattern',
+  '--testPathIgnorePatterns', '--test-name-pattern', '--test-skip-pattern', '--skip', '-skip', '-run',
+  '--passWithNoTests',
+]);
+
+export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
+  const { compared, deleted } = pairTestFiles(input.files, input.facts);
+  const findings = [
+    ...deleted.map((file) => testFileDeleted(file, input.facts.get(file)?.base)),
+    ...compared.flatMap((unit) => compareTestFacts(unit, input.first_party_modules)),
+    ...[...(input.config_settings ?? [])].flatMap(([file, settings]) => compareConfigSettings(file, settings)),
+    ...taskFileModified(input.files, input.task_file),
+    ...testsCountDropped(input.tests_at_base, input.tests_now),
+  ];
+  return findings.sort(compareFindings);
+}
+
+function compareFindings(a: IntegrityFinding, b: IntegrityFinding): number {
+  return (
+    compareText(a.file, b.file) ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    compareText(a.kind, b.kind) ||
+    compareText(a.detail, b.detail)
+  );
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface ComparedFile {
+  file: string;
+  base?: TestFileFacts;
+  now?: TestFileFacts;
+  moved_from?: string;
+}
+
+/**
+ * Deleted test files become `test_file_deleted`, unless a new file holds every test they had: that is a
+ * move, compared as one file so an honest reorganisation is not reported as deletion.
+ */
+function pairTestFiles(
+  files: FileVersions[],
+  facts: Map<string, BaseAndNow<TestFileFacts>>,
+): { compared: ComparedFile[]; deleted: string[] } {
+  const deletedTestFiles = files
+    .filter((f) => f.base !== undefined && f.now === undefined && isTestFile(f.path))
+    .map((f) => f.path)
+    .sort(compareText);
+  const addedPaths = files
+    .filter((f) => f.base === undefined && f.now !== undefined && facts.get(f.path)?.now)
+    .map((f) => f.path)
+    .sort(compareText);
+  const movedFrom = new Map<string, string>();
+  const deleted: string[] = [];
+  for (const source of deletedTestFiles) {
+    const sourceTests = facts.get(source)?.base?.tests.map((t) => t.name) ?? [];
+    const target = addedPaths.find((candidate) => {
+      if (movedFrom.has(candidate)) return false;
+      const candidateTests = new Set(facts.get(candidate)?.now?.tests.map((t) => t.name));
+      return sourceTests.length > 0 && sourceTests.every((name) => candidateTests.has(name));
+    });
+    if (target === undefined) deleted.push(source);
+    else movedFrom.set(target, source);
+  }
+  const compared: ComparedFile[] = [];
+  for (const [file, pair] of [...facts].sort(([a], [b]) => compareText(a, b))) {
+    if (deletedTestFiles.includes(file)) continue;
+    const source = movedFrom.get(file);
+    if (source === undefined) compared.push({ file, base: pair.base, now: pair.now });
+    else compared.push({ file, base: facts.get(source)?.base, now: pair.now, moved_from: source });
+  }
+  return { compared, deleted };
+}
+
+function testFileDeleted(file: string, base: TestFileFacts | undefined): IntegrityFinding {
+  const names = base?.tests.map((t) => t.name) ?? [];
+  const listed = names.length > 0 ? `; its tests were: ${summarise(names)}` : '';
+  return {
+    kind: 'test_file_deleted',
+    severity: 'must_fix',
+    file,
+    detail: `test file present at base was deleted (${names.length} test(s))${listed}`,
+  };
+}
+
+type FileFinding = Omit<IntegrityFinding, 'file'>;
+
+function compareTestFacts(unit: ComparedFile, firstParty: string[]): IntegrityFinding[] {
+  const base = unit.base ?? emptyFacts();
+  const now = unit.now ?? emptyFacts();
+  const suffix = detailSuffix(unit, base, now);
+  const language = unit.file.endsWith('.py') ? 'python' : 'js';
+  return [...changedTests(base, now), ...addedMarkers(base, now), ...addedStubs(base, now, firstParty, language)].map(
+    (finding) => ({ file: unit.file, ...finding, detail: finding.detail + suffix }),
+  );
+}
+
+/** Tests matched by name (the k-th of a name with the k-th): gone ones, and ones that lost assertions. */
+function changedTests(base: TestFileFacts, now: TestFileFacts): FileFinding[] {
+  const nowByName = groupBy(now.tests, (t) => t.name);
+  return [...groupBy(base.tests, (t) => t.name)].flatMap(([name, baseTests]) =>
+    baseTests.flatMap((baseTest, index): FileFinding[] => {
+      const nowTest = nowByName.get(name)?.[index];
+      if (nowTest === undefined) {
+        return [{ kind: 'test_deleted', severity: 'must_fix', detail: `test \`${name}\` (line ${baseTest.line} at base) no longer exists` }];
+      }
+      if (!assertionsDropped(baseTest.assertions, nowTest.assertions)) return [];
+      return [{
+        kind: 'assertions_removed',
+        severity: 'should_fix',
+        line: nowTest.line,
+        detail: `assertions in test \`${name}\` dropped from ${baseTest.assertions} to ${nowTest.assertions}`,
+      }];
+    }),
+  );
+}
+
+const MARKER_RULES = [
+  { kind: 'skip_added', occurrences: (facts: TestFileFacts) => facts.skips, why: 'a skipped test cannot fail' },
+  { kind: 'focus_added', occurrences: (facts: TestFileFacts) => facts.focuses, why: 'a focused test makes the runner skip all the others' },
+] as const;
+
+function addedMarkers(base: TestFileFacts, now: TestFileFacts): FileFinding[] {
+  return MARKER_RULES.flatMap((rule) =>
+    newOccurrences(rule.occurrences(base), rule.occurrences(now), (o) => o.marker).map(({ occurrence, counts }) => ({
+      kind: rule.kind,
+      severity: 'must_fix' as const,
+      line: occurrence.line,
+      detail: `adds \`${occurrence.marker}\`${testClause('to', occurrence.test)} (${counts}): ${rule.why}`,
+    })),
+  );
+}
+
+function addedStubs(base: TestFileFacts, now: TestFileFacts, firstParty: string[], language: 'python' | 'js'): FileFinding[] {
+  return newOccurrences(base.module_stubs, now.module_stubs, (o) => o.module).map(({ occurrence }) => {
+    const { module, via, line, test } = occurrence;
+    const origin = moduleOrigin(module, firstParty, language);
+    const what =
+      origin === 'unknown'
+        ? 'a module whose name is computed at runtime'
+        : `${origin} module \`${module}\` wholesale` + (origin === 'first-party' ? ', so the tests exercise a stand-in instead of the project code' : '');
+    return {
+      kind: 'module_stubbed',
+      severity: origin === 'first-party' ? 'must_fix' : 'should_fix',
+      line,
+      detail: `\`${via}\`${testClause('in', test)} replaces ${what}`,
+    };
+  });
+}
+
+function emptyFacts(): TestFileFacts {
+  return { tests: [], skips: [], focuses: [], module_stubs: [], parser: 'line_scan' };
+}
+
+function detailSuffix(unit: ComparedFile, base: TestFileFacts, now: TestFileFacts): string {
+  const moved = unit.moved_from === undefined ? '' : ` (file moved from ${unit.moved_from})`;
+  const reason = now.fallback_reason ?? base.fallback_reason;
+  return moved + (reason === undefined ? '' : ` [found by a line scan because ${reason}]`);
+}
+
+function testClause(preposition: 'to' | 'in', test: string | undefined): string {
+  return test === undefined ? '' : ` ${preposition} \`${test}\``;
+}
+
+/** Honest refactors move assertions into helpers too, so only a drop to zero or by half counts. */
+function assertionsDropped(base: number, now: number): boolean {
+  return base > 0 && now * 2 <= base;
+}
+
+/**
+ * Occurrences of a key beyond the base count. Which of the `now` ones are new: first those whose enclosing
+ * test has no counterpart at base, so moving code around reports nothing and adding reports the right line.
+ */
+function newOccurrences<T extends { line: number; test?: string }>(
+  base: T[],
+  now: T[],
+  keyOf: (occurrence: T) => string,
+): { occurrence: T; counts: string }[] {
+  const baseByKey = groupBy(base, keyOf);
+  const result: { occurrence: T; counts: string }[] = [];
+  for (const [key, nowGroup] of groupBy(now, keyOf)) {
+    const baseGroup = baseByKey.get(key) ?? [];
+    const excess = nowGroup.length - baseGroup.length;
+    if (excess <= 0) continue;
+    const unmatchedContexts = baseGroup.map((o) => o.test);
+    const unmatched: T[] = [];
+    const matched: T[] = [];
+    for (const occurrence of [...nowGroup].sort((a, b) => a.line - b.line)) {
+      const index = unmatchedContexts.indexOf(occurrence.test);
+      if (index === -1) unmatched.push(occurrence);
+      else {
+        unmatchedContexts.splice(index, 1);
+        matched.push(occurrence);
+      }
+    }
+    const counts = `${baseGroup.length} at base, ${nowGroup.length} now`;
+    for (const occurrence of [...unmatched, ...matched].slice(0, excess)) result.push({ occurrence, counts });
+  }
+  return result;
+}
+
+function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  return groups;
+}
+
+function moduleOrigin(module: string, firstParty: string[], language: 'python' | 'js'): 'first-party' | 'third-party' | 'unknown' {
+  if (module === '<dynamic>') return 'unknown';
+  if (language === 'js' && /^(?:\.{1,2}\/|\/|@\/|~\/)/.test(module)) return 'first-party';
+  const topLevel =
+    language === 'python' ? module.split('.')[0] : module.split('/').slice(0, module.startsWith('@') ? 2 : 1).join('/');
+  return firstParty.includes(topLevel ?? '') ? 'first-party' : 'third-party';
+}
+
+function compareConfigSettings(file: string, settings: BaseAndNow<ConfigSettings>): IntegrityFinding[] {
+  const existedAtBase = settings.base !== undefined;
+  const base = settings.base ?? {};
+  const now = settings.now ?? {};
+  const keys = [...new Set([...Object.keys(base), ...Object.keys(now)])].sort(compareText);
+  return keys
+    .filter((key) => base[key] !== now[key])
+    .map((key) => {
+      const addedFlags = [...flagsIn(now[key])].filter((flag) => !flagsIn(base[key]).has(flag));
+      const narrows = addedFlags.length > 0 || (NARROWING_KEYS.test(key) && now[key] !== undefined);
+      const why = addedFlags.length > 0
+        ? `; it adds ${addedFlags.join(', ')}, which narrows which tests run`
+        : narrows
+          ? '; it changes which tests are excluded'
+          : '; it decides which tests run and how';
+      return {
+        kind: 'test_config_changed' as const,
+        // A config created from nothing is often honest project setup, unless it starts by excluding tests.
+        severity: existedAtBase || narrows ? ('must_fix' as const) : ('should_fix' as const),
+        file,
+        detail: `\`${key}\` changed from ${showValue(base[key])} to ${showValue(now[key])}${why}`,
+      };
+    });
+}
+
+function flagsIn(value: string | undefined): Set<string> {
+  const tokens = (value ?? '').split(/[\s"'=,[\]]+/);
+  return new Set(tokens.filter((token) => NARROWING_FLAGS.has(token)));
+}
+
+const SHOWN_VALUE_LENGTH = 120;
+
+function showValue(value: string | undefined): string {
+  if (value === undefined) return '(unset)';
+  const shown = value.length > SHOWN_VALUE_LENGTH ? `${value.slice(0, SHOWN_VALUE_LENGTH)}…` : value;
+  return `\`${shown}\``;
+}
+
+function taskFileModified(files: FileVersions[], taskFile: string | undefined): IntegrityFinding[] {
+  if (taskFile === undefined) return [];
+  const wanted = path.posix.normalize(taskFile.replace(/\\/g, '/'));
+  const versions = files.find((f) => path.posix.normalize(f.path) === wanted);
+  // Absent at base means the task file is not tracked in git, so there is nothing to compare against.
+  if (versions?.base === undefined || versions.base === versions.now) return [];
+  const why = 'the task file is the requirements contract neither agent may change';
+  if (versions.now === undefined) {
+    return [{ kind: 'task_file_modified', severity: 'must_fix', file: versions.path, detail: `task file was deleted; ${why}` }];
+  }
+  return [{
+    kind: 'task_file_modified',
+    severity: 'must_fix',
+    file: versions.path,
+    line: firstDifferingLine(versions.base, versions.now),
+    detail: `task file differs from the base commit; ${why}`,
+  }];
+}
+
+function firstDifferingLine(base: string, now: string): number {
+  const baseLines = base.split('\n');
+  const nowLines = now.split('\n');
+  const index = nowLines.findIndex((line, i) => line !== baseLines[i]);
+  return index === -1 ? nowLines.length : index + 1;
+}
+
+function testsCountDropped(atBase: number | undefined, now: number | undefined): IntegrityFinding[] {
+  if (atBase === undefined || now === undefined || now >= atBase) return [];
+  return [{
+    kind: 'tests_count_dropped',
+    severity: 'must_fix',
+    file: '.',
+    detail: `the suite ran ${atBase} test(s) at base and ${now} now`,
+  }];
+}
+
+const SUMMARISED_NAMES = 5;
+
+function summarise(names: string[]): string {
+  const shown = names.slice(0, SUMMARISED_NAMES).map((name) => `\`${name}\``).join(', ');
+  return names.length > SUMMARISED_NAMES ? `${shown} and ${names.length - SUMMARISED_NAMES} more` : shown;
+}
