@@ -94,7 +94,7 @@ export function playerClaims(worktree: string, results: TaskWorkResults): { clai
     ...(promise.implementation_files ? { implementation_files: paths(promise.implementation_files) } : {}),
   }));
   const promised = promises
-    .filter((promise) => (promise.status ?? 'complete').toLowerCase() === 'complete')
+    .filter(isCompletePromise)
     .map((promise) => promise.criterion_id ?? promise.criterion_text)
     .filter((claim): claim is string => Boolean(claim));
   return {
@@ -107,6 +107,11 @@ export function playerClaims(worktree: string, results: TaskWorkResults): { clai
     },
     problems,
   };
+}
+
+/** A promise without a status is a completion claim; "partial"/"incomplete" are not. */
+export function isCompletePromise(promise: CompletionPromise): boolean {
+  return (promise.status ?? 'complete').toLowerCase() === 'complete';
 }
 
 /** Every file the Player says exists (created, modified, tests, promise evidence), once. */
