@@ -1,0 +1,101 @@
+import os from 'node:os';
+import path from 'node:path';
+import { failingTests, type RunRecord } from '../core/run-record.js';
+import { assertTaskId } from '../core/task-id.js';
+import { treeFingerprint } from '../repo/fingerprint.js';
+import { runBaseline } from '../runner/baseline.js';
+import { detectTestCommand } from '../runner/detect.js';
+import { projectEnvironment } from '../runner/environment.js';
+import { firstPartyModules } from '../runner/first-party.js';
+import { runQueue } from '../runner/run-queue.js';
+import { runTests } from '../runner/test-run.js';
+import { newRunId, runsDirectory, saveRun } from '../store/runs.js';
+import { openRepository } from './task-scope.js';
+
+export interface RunTestsRequest {
+  task_id?: string;
+  timeout_s?: number;
+  compare_baseline?: boolean;
+  command?: string[];
+}
+
+export interface RunTestsOptions {
+  baseRef?: string;
+  signal?: AbortSignal;
+  onProgress?: (elapsedMs: number, testsSeen: number) => void;
+}
+
+export const DEFAULT_TIMEOUT_S = 300;
+export const MAX_TIMEOUT_S = 3600;
+
+/**
+ * "Trust but verify": the server runs the tests itself, in the Player's environment, and stores the run with
+ * the fingerprint of the tree it tested — the only test evidence the approval guard accepts.
+ */
+export async function runIndependentTests(worktree: string, request: RunTestsRequest, options: RunTestsOptions = {}): Promise<RunRecord> {
+  if (request.task_id !== undefined) assertTaskId(request.task_id);
+  const repo = await openRepository(worktree, options.baseRef);
+  const command = await detectTestCommand(worktree, repo.config, request.command);
+  const timeoutS = Math.min(request.timeout_s ?? repo.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S);
+  const loginShell = repo.config.autobuild?.coach?.test_execution === 'login-shell';
+
+  return runQueue.run(worktree, async () => {
+    const environment = await projectEnvironment(worktree);
+    const modules = await firstPartyModules(worktree);
+    const runId = newRunId();
+    const startedAt = new Date().toISOString();
+    const logPath = request.task_id
+      ? path.join(runsDirectory(worktree, request.task_id), `${runId}.log`)
+      : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
+    const spec = { command, environment, loginShell, timeoutMs: timeoutS * 1000, firstPartyModules: modules, signal: options.signal, onProgress: options.onProgress };
+
+    const treeBefore = await treeFingerprint(worktree);
+    const run = await runTests({ ...spec, cwd: worktree, logPath });
+    const treeAfter = await treeFingerprint(worktree);
+    const notes = [...environment.notes, ...repo.warnings];
+    if (treeBefore !== treeAfter) notes.push('the test run changed files in the worktree (tree_clean: false)');
+
+    let baseline: RunRecord['baseline'];
+    if (request.compare_baseline && !run.cancelled) {
+      const base = await runBaseline(worktree, repo.base.commit, { ...spec, onProgress: undefined });
+      const failing = failingTests(run);
+      const before = new Set(base.failing);
+      baseline = {
+        base_commit: base.base_commit,
+        status: base.status,
+        cached: base.cached,
+        tests_total: base.tests_total,
+        new_failures: failing.filter((id) => !before.has(id)),
+        preexisting_failures: failing.filter((id) => before.has(id)),
+      };
+    }
+
+    const record: RunRecord = {
+      run_id: runId,
+      task_id: request.task_id ?? null,
+      started_at: startedAt,
+      command: run.command,
+      detected_by: command.detected_by,
+      cwd: worktree,
+      status: run.status,
+      exit_code: run.exit_code,
+      signal: run.signal,
+      timed_out: run.timed_out,
+      cancelled: run.cancelled,
+      duration_ms: run.duration_ms,
+      counts: run.counts,
+      tests: run.tests,
+      summary: run.summary,
+      failure_class: run.failure_class,
+      advice: run.advice,
+      env: { shell: run.shell, ...(environment.interpreter ? { interpreter: environment.interpreter } : {}), path_prefix: environment.path_prefix, notes },
+      tree_hash: treeBefore,
+      tree_clean: treeBefore === treeAfter,
+      ...(baseline ? { baseline } : {}),
+      log_path: logPath,
+      output_bytes: run.output_bytes,
+    };
+    if (request.task_id) await saveRun(worktree, request.task_id, record);
+    return record;
+  });
+}

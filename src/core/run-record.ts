@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * One independent test run, as returned by run_independent_tests and stored in
+ * `.guardkit/autobuild/<TASK>/runs/<run_id>.json`. The approval guard trusts only this record.
+ */
+export const TestStatusSchema = z.enum(['passed', 'failed', 'error', 'skipped']);
+export const RunStatusSchema = z.enum(['passed', 'failed', 'error', 'timeout', 'no_tests']);
+export const FailureClassSchema = z.enum(['none', 'code', 'infrastructure', 'collection', 'timeout', 'no_tests', 'environment']);
+
+export const RunRecordSchema = z
+  .object({
+    run_id: z.string().describe('Sortable by time: later runs have greater ids.'),
+    task_id: z.string().nullable(),
+    started_at: z.string(),
+    command: z.array(z.string()).describe('The argv actually run.'),
+    detected_by: z.string(),
+    cwd: z.string(),
+    status: RunStatusSchema.describe('"passed" only when the exit code is 0, at least one test passed and none failed.'),
+    exit_code: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    timed_out: z.boolean(),
+    cancelled: z.boolean(),
+    duration_ms: z.number(),
+    counts: z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() }),
+    tests: z.array(z.object({ id: z.string(), status: TestStatusSchema, message: z.string().optional() })),
+    summary: z.string().describe('At most 1500 characters: the first error with its context, then the final result lines.'),
+    failure_class: FailureClassSchema,
+    advice: z.string(),
+    env: z.object({ shell: z.string(), interpreter: z.string().optional(), path_prefix: z.array(z.string()), notes: z.array(z.string()) }),
+    tree_hash: z.string().describe('Fingerprint of the worktree when the run started (tracked + untracked, minus ignored files and .guardkit/autobuild).'),
+    tree_clean: z.boolean().describe('False when the run itself changed the worktree.'),
+    baseline: z
+      .object({
+        base_commit: z.string(),
+        status: RunStatusSchema,
+        cached: z.boolean(),
+        tests_total: z.number().describe('Tests the base commit collected.'),
+        new_failures: z.array(z.string()),
+        preexisting_failures: z.array(z.string()),
+      })
+      .optional(),
+    log_path: z.string().describe('The full output.'),
+    output_bytes: z.number(),
+  })
+  .describe('Test run record (.guardkit/autobuild/<TASK>/runs/<run_id>.json).');
+
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/** Failing test ids of a run (failed or errored). */
+export function failingTests(run: Pick<RunRecord, 'tests'>): string[] {
+  return run.tests.filter((test) => test.status === 'failed' || test.status === 'error').map((test) => test.id);
+}

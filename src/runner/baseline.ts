@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, symlink, access } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { failingTests } from '../core/run-record.js';
+import { git } from '../repo/git.js';
+import { readJsonFile, writeJsonAtomically } from '../store/files.js';
+import { runTests, type TestRunSpec } from './test-run.js';
+import type { RunStatus } from './report/types.js';
+
+export interface BaselineResult {
+  base_commit: string;
+  status: RunStatus;
+  failing: string[];
+  /** Tests collected at the base, for check_test_integrity's tests_count_dropped. */
+  tests_total: number;
+  cached: boolean;
+}
+
+/** Untracked toolchain directories the base checkout borrows from the worktree, so both run alike. */
+const SHARED_TOOLCHAINS = ['node_modules', '.venv', 'venv'];
+
+/**
+ * Runs the same command at the base commit in a temporary detached worktree, so failures that were already
+ * there are told apart from new ones. Cached per base commit + command: the base never changes.
+ */
+export async function runBaseline(worktree: string, baseCommit: string, spec: Omit<TestRunSpec, 'cwd' | 'logPath'>): Promise<BaselineResult> {
+  const key = createHash('sha256').update(JSON.stringify([baseCommit, spec.command, spec.loginShell])).digest('hex').slice(0, 24);
+  const cacheFile = path.join(worktree, '.guardkit', 'autobuild', '.baseline-cache', `${key}.json`);
+  const cached = await readJsonFile<BaselineResult>(cacheFile);
+  if (cached.state === 'ok') return { ...cached.value, cached: true };
+
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-baseline-'));
+  const checkout = path.join(scratch, 'tree');
+  const repo = git(worktree);
+  await repo.raw(['worktree', 'add', '--detach', '--force', checkout, baseCommit]);
+  try {
+    for (const name of SHARED_TOOLCHAINS) {
+      const source = path.join(worktree, name);
+      if (await access(source).then(() => true, () => false)) await symlink(source, path.join(checkout, name)).catch(() => undefined);
+    }
+    const run = await runTests({ ...spec, cwd: checkout, logPath: path.join(scratch, 'baseline.log') });
+    const result: BaselineResult = {
+      base_commit: baseCommit,
+      status: run.status,
+      failing: failingTests(run),
+      tests_total: run.counts.total,
+      cached: false,
+    };
+    if (!run.cancelled && !run.timed_out) await writeJsonAtomically(cacheFile, result);
+    return result;
+  } finally {
+    await repo.raw(['worktree', 'remove', '--force', checkout]).catch(() => undefined);
+    await rm(scratch, { recursive: true, force: true });
+    await repo.raw(['worktree', 'prune']).catch(() => undefined);
+  }
+}

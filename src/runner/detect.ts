@@ -1,0 +1,87 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../core/config.js';
+import { CallerError } from '../core/errors.js';
+
+/** Which report the command will leave behind, so the right parser reads it. */
+export type ReportKind = 'junit' | 'go-json' | 'cargo' | 'text';
+
+export interface TestCommand {
+  /** What to run: an argv (no shell) or, for commands written in config, a shell string. */
+  argv?: string[];
+  shellCommand?: string;
+  detected_by: string;
+  runner: 'pytest' | 'node-test' | 'vitest' | 'npm' | 'go' | 'cargo' | 'maven' | 'dotnet' | 'custom';
+  report: ReportKind;
+}
+
+/**
+ * Detection order: trusted config `toolchain.test`, then project markers (pytest, package.json, go, cargo,
+ * maven, dotnet). A caller-supplied command is accepted only when the trusted config allows it.
+ */
+export async function detectTestCommand(worktree: string, config: Config, override?: string[]): Promise<TestCommand> {
+  if (override) {
+    if (!config.coachgate.allow_command_override) {
+      throw new CallerError(
+        'The command input is refused: the base-commit config does not set coachgate.allow_command_override: true.',
+        'Omit `command` (coachgate detects the test command), or set toolchain.test / allow_command_override in .guardkit/config.yaml on the base branch.',
+      );
+    }
+    if (override.length === 0 || override[0]!.trim() === '') throw new CallerError('command is empty.', 'Pass an argv array such as ["pytest", "-q"].');
+    return { argv: override, detected_by: 'command input (allowed by coachgate.allow_command_override)', runner: 'custom', report: 'text' };
+  }
+  if (config.toolchain?.test) {
+    return { shellCommand: config.toolchain.test, detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)', runner: 'custom', report: 'text' };
+  }
+  const files = new Set(await readdir(worktree).catch(() => [] as string[]));
+  if (['pyproject.toml', 'pytest.ini', 'setup.cfg', 'conftest.py'].some((marker) => files.has(marker)) || (await hasPythonTests(worktree))) {
+    const marker = ['pytest.ini', 'pyproject.toml', 'setup.cfg', 'conftest.py'].find((name) => files.has(name)) ?? 'tests/*.py';
+    return { argv: ['pytest'], detected_by: `${marker} → pytest`, runner: 'pytest', report: 'junit' };
+  }
+  if (files.has('package.json')) {
+    const script = await packageTestScript(worktree);
+    if (script) return nodeCommand(script);
+  }
+  if (files.has('go.mod')) return { argv: ['go', 'test', '-json', './...'], detected_by: 'go.mod → go test ./...', runner: 'go', report: 'go-json' };
+  if (files.has('Cargo.toml')) return { argv: ['cargo', 'test'], detected_by: 'Cargo.toml → cargo test', runner: 'cargo', report: 'cargo' };
+  if (files.has('pom.xml')) return { argv: ['mvn', '-q', 'test'], detected_by: 'pom.xml → mvn -q test', runner: 'maven', report: 'text' };
+  const dotnet = [...files].find((name) => name.endsWith('.sln') || name.endsWith('.csproj'));
+  if (dotnet) return { argv: ['dotnet', 'test'], detected_by: `${dotnet} → dotnet test`, runner: 'dotnet', report: 'text' };
+  throw new CallerError(
+    `No test command found in ${worktree}: no toolchain.test in the base-commit .guardkit/config.yaml and no project marker (pyproject.toml, pytest.ini, setup.cfg, tests/*.py, package.json scripts.test, go.mod, Cargo.toml, pom.xml, *.csproj/*.sln).`,
+    'Set toolchain.test in .guardkit/config.yaml on the base branch.',
+  );
+}
+
+async function hasPythonTests(worktree: string): Promise<boolean> {
+  const entries = await readdir(path.join(worktree, 'tests')).catch(() => [] as string[]);
+  return entries.some((name) => name.endsWith('.py'));
+}
+
+async function packageTestScript(worktree: string): Promise<string | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(path.join(worktree, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+    const script = manifest.scripts?.test;
+    // npm's placeholder script fails by design; it is not a test command.
+    return typeof script === 'string' && !/no test specified/.test(script) ? script.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs node's test runner or vitest directly when that is all the script does, so coachgate can ask for a
+ * JUnit report; anything with shell syntax runs as `npm test` and is read from its output.
+ */
+function nodeCommand(script: string): TestCommand {
+  const words = script.split(/\s+/);
+  const plain = !/[|&;<>()$`"'\\*?]/.test(script);
+  if (plain && words[0] === 'node' && words.includes('--test')) {
+    return { argv: ['node', ...words.slice(1)], detected_by: `package.json scripts.test (${script}) → node --test`, runner: 'node-test', report: 'junit' };
+  }
+  if (plain && words[0] === 'vitest' && (words.length === 1 || words[1] === 'run' || words[1]!.startsWith('-'))) {
+    const rest = words[1] === 'run' ? words.slice(2) : words.slice(1);
+    return { argv: ['vitest', 'run', ...rest], detected_by: `package.json scripts.test (${script}) → vitest run`, runner: 'vitest', report: 'junit' };
+  }
+  return { argv: ['npm', 'test'], detected_by: `package.json scripts.test (${script}) → npm test`, runner: 'npm', report: 'text' };
+}

@@ -1,0 +1,54 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface RunEnvironment {
+  env: Record<string, string>;
+  /** How the command is started: `none` (argv, no shell), `sh -c` (config commands), `bash -lc` (login shell). */
+  shell: 'none' | 'sh -c' | 'bash -lc';
+  /** The project's own Python, when it has a virtualenv. */
+  interpreter?: string;
+  path_prefix: string[];
+  notes: string[];
+}
+
+const VENV_DIRECTORIES = ['.venv', 'venv'];
+
+/**
+ * The Player's environment, not a bare one: the server's environment plus the project's own toolchains
+ * (its virtualenv, node_modules/.bin). A Coach that tests in a different environment loops forever.
+ */
+export async function projectEnvironment(worktree: string, base: NodeJS.ProcessEnv = process.env): Promise<RunEnvironment> {
+  const env: Record<string, string> = Object.fromEntries(Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const pathPrefix: string[] = [];
+  const notes: string[] = [];
+  let interpreter: string | undefined;
+  for (const directory of VENV_DIRECTORIES) {
+    const python = path.join(worktree, directory, 'bin', 'python');
+    if (await exists(python)) {
+      interpreter = python;
+      pathPrefix.push(path.join(worktree, directory, 'bin'));
+      env.VIRTUAL_ENV = path.join(worktree, directory);
+      notes.push(`using the project virtualenv ${directory}/ (pytest runs as ${directory}/bin/python -m pytest)`);
+      break;
+    }
+  }
+  const nodeBin = path.join(worktree, 'node_modules', '.bin');
+  if (await exists(nodeBin)) {
+    pathPrefix.push(nodeBin);
+    notes.push('node_modules/.bin is on PATH');
+  }
+  env.PATH = [...pathPrefix, env.PATH ?? ''].filter(Boolean).join(path.delimiter);
+  // Keep the run from writing caches into the tree, so tree_clean reflects what the tests themselves did.
+  env.PYTHONDONTWRITEBYTECODE = '1';
+  // Colour codes would pollute summaries and defeat the report parsers.
+  env.NO_COLOR = '1';
+  env.FORCE_COLOR = '0';
+  return { env, shell: 'none', ...(interpreter ? { interpreter } : {}), path_prefix: pathPrefix, notes };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}

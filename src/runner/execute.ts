@@ -1,0 +1,100 @@
+import { execa } from 'execa';
+import { descendantPids, killTree } from './process-tree.js';
+import type { OutputCapture } from './output-capture.js';
+
+export interface ProcessSpec {
+  /** argv[0] is the program; never passed through a shell. */
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface ProcessOutcome {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  cancelled: boolean;
+  duration_ms: number;
+  /** Why the program could not start at all (e.g. `spawn pytest ENOENT`). */
+  spawn_error?: string;
+}
+
+const TERM_GRACE_MS = 2_000;
+/** How long leftover processes (servers a test forgot to stop) may outlive the runner before they are killed. */
+const LINGER_MS = 500;
+const WATCH_MS = 250;
+
+/**
+ * Runs one test command in its own process group, streaming output into `capture`. On timeout, cancellation
+ * or normal exit, the whole tree is killed — grandchildren too — so no orphan outlives the run.
+ */
+export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Promise<ProcessOutcome> {
+  const started = performance.now();
+  const [program, ...args] = spec.argv;
+  const child = execa(program!, args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    extendEnv: false,
+    detached: true,
+    buffer: false,
+    stdin: 'ignore',
+    reject: false,
+    cleanup: true,
+    stripFinalNewline: false,
+  });
+  let timedOut = false;
+  let cancelled = false;
+  const pid = child.pid;
+  // Descendants seen while the run lasts: a daemon that called setsid() leaves the group and, once its
+  // parent exits, the tree too; remembering it is the only way to still kill it.
+  const seen = new Set<number>();
+  const watch = setInterval(() => {
+    if (pid !== undefined) void descendantPids(pid).then((pids) => pids.forEach((descendant) => seen.add(descendant)));
+  }, WATCH_MS);
+  const kill = (signal: NodeJS.Signals) => (pid === undefined ? Promise.resolve() : killTree(pid, signal, seen));
+
+  const stop = async () => {
+    await kill('SIGTERM');
+    setTimeout(() => void kill('SIGKILL'), TERM_GRACE_MS).unref();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stop();
+  }, spec.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    void stop();
+  };
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  if (spec.signal?.aborted) onAbort();
+
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.on('data', (chunk: Buffer) => {
+      if (!capture.write(chunk)) {
+        stream.pause();
+        void capture.drained().then(() => stream.resume());
+      }
+    });
+  }
+  // The runner has exited: anything it left behind (and that still holds our pipes open) is killed.
+  child.on('exit', () => {
+    setTimeout(() => void kill('SIGKILL'), LINGER_MS).unref();
+  });
+
+  const result = await child;
+  clearTimeout(timer);
+  clearInterval(watch);
+  spec.signal?.removeEventListener('abort', onAbort);
+  await kill('SIGKILL');
+  const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !cancelled;
+  return {
+    exit_code: spawnFailed ? 127 : (result.exitCode ?? null),
+    signal: result.signal ?? null,
+    timed_out: timedOut,
+    cancelled,
+    duration_ms: Math.round(performance.now() - started),
+    ...(spawnFailed ? { spawn_error: result.shortMessage ?? result.message } : {}),
+  };
+}

@@ -1,0 +1,120 @@
+import { clipMessage } from './text.js';
+import type { TestCaseResult, TestStatus } from './types.js';
+
+/** One line of `go test -json` (cmd/test2json). */
+interface GoTestEvent {
+  Action?: string;
+  Package?: string;
+  Test?: string;
+  Output?: string;
+  /** On a package `fail`: the build that failed; its `build-output` events carry the compiler errors. */
+  FailedBuild?: string;
+  /** On `build-output` events. */
+  ImportPath?: string;
+}
+
+interface Entry {
+  id: string;
+  packageId: string;
+  /** The enclosing test's id when this is a subtest. */
+  parentId?: string;
+  status?: TestStatus;
+  output: string[];
+}
+
+const FINAL_STATUS: Record<string, TestStatus> = { pass: 'passed', fail: 'failed', skip: 'skipped' };
+
+// The runner's own framing lines; the test's log lines are what explains a failure.
+const FRAMING_LINE = /^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)|--- (?:PASS|FAIL|SKIP):)/;
+
+/**
+ * Per-test results from `go test -json` events, ids `pkg/TestName` (`pkg/TestName/subtest` for
+ * subtests). A parent test that has subtests is left out unless it failed on its own, so one failing
+ * subtest counts once. A package that failed without a failing test (build error, TestMain, panic
+ * outside a test) becomes an `error` entry with the package as id.
+ */
+export function parseGoTestJson(ndjson: string): TestCaseResult[] {
+  const tests = new Map<string, Entry>();
+  const packages = new Map<string, Entry>();
+  const buildOutput = new Map<string, string[]>();
+
+  for (const event of readEvents(ndjson)) {
+    if (event.Action === 'build-output' && event.ImportPath) {
+      buildOutput.set(event.ImportPath, [...(buildOutput.get(event.ImportPath) ?? []), event.Output ?? '']);
+      continue;
+    }
+    if (!event.Package) continue;
+    const entries = event.Test ? tests : packages;
+    const id = event.Test ? `${event.Package}/${event.Test}` : event.Package;
+    const entry = entries.get(id) ?? newEntry(event.Package, event.Test);
+    entries.set(id, entry);
+    if (event.Action === 'output' && event.Output) entry.output.push(event.Output);
+    const status = event.Action ? FINAL_STATUS[event.Action] : undefined;
+    if (status) entry.status = status;
+    if (!event.Test && event.Action === 'fail' && event.FailedBuild) {
+      entry.output.unshift(...(buildOutput.get(event.FailedBuild) ?? []));
+    }
+  }
+
+  const failedChildOf = new Map<string, boolean>();
+  for (const entry of tests.values()) {
+    if (entry.parentId) {
+      failedChildOf.set(entry.parentId, (failedChildOf.get(entry.parentId) ?? false) || entry.status === 'failed');
+    }
+  }
+  const isReported = (entry: Entry): boolean => {
+    const hasFailedChild = failedChildOf.get(entry.id);
+    return hasFailedChild === undefined || (entry.status === 'failed' && !hasFailedChild);
+  };
+  const results = [...tests.values()].filter(isReported).map(toResult);
+
+  const packagesWithFailedTests = new Set(
+    [...tests.values()].filter((entry) => entry.status === 'failed').map((entry) => entry.packageId),
+  );
+  for (const pkg of packages.values()) {
+    if (pkg.status === 'failed' && !packagesWithFailedTests.has(pkg.id)) {
+      results.push({ id: pkg.id, status: 'error', message: clipMessage(logLines(pkg.output)) });
+    }
+  }
+  return results;
+}
+
+function readEvents(ndjson: string): GoTestEvent[] {
+  const events: GoTestEvent[] = [];
+  for (const line of ndjson.split('\n')) {
+    // stderr (compiler errors, go command messages) may be interleaved with the JSON stream.
+    if (!line.startsWith('{')) continue;
+    try {
+      events.push(JSON.parse(line) as GoTestEvent);
+    } catch {
+      continue;
+    }
+  }
+  return events;
+}
+
+function newEntry(pkg: string, test: string | undefined): Entry {
+  if (!test) return { id: pkg, packageId: pkg, output: [] };
+  const entry: Entry = { id: `${pkg}/${test}`, packageId: pkg, output: [] };
+  const slash = test.lastIndexOf('/');
+  if (slash > 0) entry.parentId = `${pkg}/${test.slice(0, slash)}`;
+  return entry;
+}
+
+function toResult(entry: Entry): TestCaseResult {
+  // A test with no final event was cut off (panic in another test, binary killed).
+  const status = entry.status ?? 'error';
+  if (status === 'passed') return { id: entry.id, status };
+  const log = logLines(entry.output);
+  const message = log || (status === 'error' ? 'the test started but never reported a result' : '');
+  return message ? { id: entry.id, status, message: clipMessage(message) } : { id: entry.id, status };
+}
+
+function logLines(output: string[]): string {
+  return output
+    .join('')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !FRAMING_LINE.test(line))
+    .map((line) => line.trim())
+    .join('\n');
+}

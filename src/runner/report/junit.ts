@@ -1,0 +1,171 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { clipMessage } from './text.js';
+import type { TestCaseResult, TestStatus } from './types.js';
+
+/**
+ * JUnit XML as written by pytest `--junitxml`, node's `--test-reporter=junit`, vitest
+ * `--reporter=junit` and most other runners. Ids follow what a user of that runner would write:
+ * pytest node ids (`tests/test_x.py::TestClass::test_name`), otherwise `file > suite > name`
+ * (the file when the report names one; node's reporter does not).
+ */
+export function parseJUnitXml(xml: string): TestCaseResult[] {
+  // A truncated report (runner killed mid-write) must not silently read as fewer tests.
+  const validation = XMLValidator.validate(xml);
+  if (validation !== true) {
+    const { msg, line } = validation.err;
+    throw new Error(`JUnit report is not well-formed XML (line ${line}): ${msg}`);
+  }
+  const document = parser.parse(xml) as XmlNode[];
+  const testId = isPytestReport(document) ? pytestTestId : suitePathTestId;
+  const results: TestCaseResult[] = [];
+  collectTestCases(document, [], (testcase, suitePath) => {
+    results.push(toResult(testcase, testId(attributesOf(testcase), suitePath)));
+  });
+  return results;
+}
+
+// preserveOrder keeps document order and makes every child list an array, so a report with a
+// single <testcase> or <testsuite> needs no special case.
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  // Numeric character references (`&#10;`) appear in messages written by several runners.
+  htmlEntities: true,
+});
+
+/** One element in fast-xml-parser's ordered form: `{ tag: children, ':@': attributes }` or `{ '#text': text }`. */
+type XmlNode = Record<string, unknown>;
+type Attributes = Record<string, string>;
+
+const ATTRIBUTES_KEY = ':@';
+const TEXT_KEY = '#text';
+
+function tagOf(node: XmlNode): string | undefined {
+  return Object.keys(node).find((key) => key !== ATTRIBUTES_KEY);
+}
+
+function childrenOf(node: XmlNode): XmlNode[] {
+  const tag = tagOf(node);
+  const children = tag === undefined ? undefined : node[tag];
+  return Array.isArray(children) ? (children as XmlNode[]) : [];
+}
+
+function attributesOf(node: XmlNode): Attributes {
+  return (node[ATTRIBUTES_KEY] as Attributes | undefined) ?? {};
+}
+
+function textOf(node: XmlNode): string {
+  return childrenOf(node)
+    .map((child) => child[TEXT_KEY])
+    .filter((text): text is string => typeof text === 'string')
+    .join('');
+}
+
+function collectTestCases(
+  nodes: XmlNode[],
+  suitePath: string[],
+  onTestCase: (testcase: XmlNode, suitePath: string[]) => void,
+): void {
+  for (const node of nodes) {
+    const tag = tagOf(node);
+    if (tag === 'testcase') onTestCase(node, suitePath);
+    else if (tag === 'testsuite') {
+      collectTestCases(childrenOf(node), [...suitePath, attributesOf(node).name ?? ''], onTestCase);
+    } else if (tag === 'testsuites') collectTestCases(childrenOf(node), suitePath, onTestCase);
+  }
+}
+
+function isPytestReport(document: XmlNode[]): boolean {
+  const root = document.find((node) => tagOf(node) === 'testsuites' || tagOf(node) === 'testsuite');
+  if (!root) return false;
+  if (attributesOf(root).name === 'pytest tests') return true;
+  const suites = tagOf(root) === 'testsuite' ? [root] : childrenOf(root);
+  return suites.some((suite) => tagOf(suite) === 'testsuite' && attributesOf(suite).name === 'pytest');
+}
+
+/** Outcome elements in the order that decides a testcase's status (a failed test that also errors in teardown is failed). */
+const OUTCOME_TAGS: ReadonlyArray<[string, TestStatus]> = [
+  ['failure', 'failed'],
+  ['error', 'error'],
+  ['skipped', 'skipped'],
+];
+
+function toResult(testcase: XmlNode, id: string): TestCaseResult {
+  const children = childrenOf(testcase);
+  for (const [tag, status] of OUTCOME_TAGS) {
+    const outcome = children.find((child) => tagOf(child) === tag);
+    if (outcome) {
+      const message = outcomeMessage(outcome, status);
+      return message ? { id, status, message } : { id, status };
+    }
+  }
+  return { id, status: 'passed' };
+}
+
+/**
+ * pytest's `E   ` lines are the error itself (its message attribute can be just "collection
+ * failure"); other runners put the full error in the body. A skip's reason is its message attribute.
+ */
+function outcomeMessage(outcome: XmlNode, status: TestStatus): string | undefined {
+  const body = textOf(outcome).trim();
+  const attribute = (attributesOf(outcome).message ?? '').trim();
+  const pytestErrorLines = body
+    .split('\n')
+    .filter((line) => /^E\s/.test(line))
+    .map((line) => line.slice(1).trim());
+  const candidates =
+    status === 'skipped' ? [attribute, body] : [pytestErrorLines.join('\n'), body, attribute];
+  const message = candidates.find((candidate) => candidate.length > 0);
+  return message === undefined ? undefined : clipMessage(message);
+}
+
+/**
+ * pytest writes `classname="tests.test_x.TestClass" name="test_name"` (plus `file` with the xunit1
+ * family); a collection error has an empty classname and the dotted module as its name.
+ */
+function pytestTestId(attributes: Attributes): string {
+  const name = attributes.name ?? '';
+  const classname = attributes.classname ?? '';
+  if (classname === '') return dottedModuleToPath(name);
+  const segments = classname.split('.');
+  const file = attributes.file;
+  const fileModule = file?.replace(/\.py$/, '').split('/').join('.');
+  let modulePath: string;
+  let classes: string[];
+  if (file && fileModule && (classname === fileModule || classname.startsWith(`${fileModule}.`))) {
+    modulePath = file;
+    classes = segments.slice(fileModule.split('.').length);
+  } else {
+    // Test classes are capitalised (`Test*`); modules are not (`test_*.py`, `*_test.py`).
+    let firstClass = segments.length;
+    while (firstClass > 1 && /^[A-Z]/.test(segments[firstClass - 1] ?? '')) firstClass -= 1;
+    modulePath = dottedModuleToPath(segments.slice(0, firstClass).join('.'));
+    classes = segments.slice(firstClass);
+  }
+  return [modulePath, ...classes, name].join('::');
+}
+
+function dottedModuleToPath(dotted: string): string {
+  return `${dotted.split('.').join('/')}.py`;
+}
+
+/** `file > suite > name`, leaving out parts that repeat the file (vitest names its suites after files). */
+function suitePathTestId(attributes: Attributes, suitePath: string[]): string {
+  const name = attributes.name ?? '';
+  const classname = attributes.classname ?? '';
+  const file = attributes.file ?? (looksLikeFilePath(classname) ? classname : undefined);
+  const parts = [file, ...suitePath, name].filter(
+    (part, index): part is string => part !== undefined && part !== '' && (index === 0 || part !== file),
+  );
+  return parts.join(' > ');
+}
+
+function looksLikeFilePath(text: string): boolean {
+  return /[\\/]/.test(text) || /\.[cm]?[jt]sx?$/.test(text);
+}

@@ -1,0 +1,30 @@
+/** Shapes shared by the report parsers, the run outcome and the failure classifier. */
+
+export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface TestCaseResult {
+  /** The id a user would type to select the test (pytest node id, `file > suite > name`, `pkg/TestName`). */
+  id: string;
+  status: TestStatus;
+  /** The start of the failure (about 300 characters), for failed/errored/skipped tests. */
+  message?: string;
+}
+
+export interface TestCounts {
+  total: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  skipped: number;
+}
+
+export type RunStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'no_tests';
+
+export type FailureClass =
+  | 'none'
+  | 'code'
+  | 'infrastructure'
+  | 'collection'
+  | 'timeout'
+  | 'no_tests'
+  | 'environment';

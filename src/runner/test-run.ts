@@ -1,0 +1,115 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestCommand } from './detect.js';
+import type { RunEnvironment } from './environment.js';
+import { runProcess, type ProcessOutcome } from './execute.js';
+import { buildInvocation } from './invocation.js';
+import { OutputCapture } from './output-capture.js';
+import { classifyFailure } from './classify.js';
+import { decideStatus } from './outcome.js';
+import { summarizeOutput } from './summary.js';
+import { parseCargoTestOutput } from './report/cargo.js';
+import { countsFromTests } from './report/counts.js';
+import { parseGoTestJson } from './report/go-test-json.js';
+import { parseJUnitXml } from './report/junit.js';
+import { countsFromSummaryLines } from './report/summary-lines.js';
+import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
+
+export interface TestRunSpec {
+  command: TestCommand;
+  environment: RunEnvironment;
+  cwd: string;
+  loginShell: boolean;
+  timeoutMs: number;
+  logPath: string;
+  firstPartyModules: string[];
+  signal?: AbortSignal;
+  /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
+  onProgress?: (elapsedMs: number, testsSeen: number) => void;
+}
+
+export interface TestRunResult extends ProcessOutcome {
+  command: string[];
+  shell: RunEnvironment['shell'];
+  status: RunStatus;
+  counts: TestCounts;
+  tests: TestCaseResult[];
+  summary: string;
+  failure_class: FailureClass;
+  advice: string;
+  output_bytes: number;
+}
+
+/** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
+export const PROGRESS_INTERVAL_MS = 2_500;
+
+/** Runs a test command once and interprets it: per-test results, counts, status, summary, failure class. */
+export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
+  const reportDirectory = await mkdtemp(path.join(os.tmpdir(), 'coachgate-report-'));
+  try {
+    const invocation = buildInvocation(spec.command, spec.environment, reportDirectory, spec.loginShell);
+    const capture = await OutputCapture.open(spec.logPath);
+    const started = Date.now();
+    const ticker = spec.onProgress && setInterval(() => spec.onProgress!(Date.now() - started, capture.testsSeen), PROGRESS_INTERVAL_MS);
+    let outcome: ProcessOutcome;
+    try {
+      outcome = await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: spec.environment.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+    } finally {
+      if (ticker) clearInterval(ticker);
+      await capture.close();
+    }
+    const output = outcome.spawn_error ? `${outcome.spawn_error}\n${capture.excerpt()}` : capture.excerpt();
+    const report = await readReport(spec.command, reportDirectory, output);
+    const tests = report ?? [];
+    const counts = report ? countsFromTests(report) : (countsFromSummaryLines(output) ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
+    const status = outcome.cancelled ? 'error' : decideStatus({ exit_code: outcome.exit_code, signal: outcome.signal, timed_out: outcome.timed_out, counts, output });
+    const failure = classifyFailure({ status, output, exit_code: outcome.exit_code, signal: outcome.signal, firstPartyModules: spec.firstPartyModules });
+    return {
+      ...outcome,
+      command: invocation.argv,
+      shell: invocation.shell,
+      status,
+      counts,
+      tests,
+      summary: outcome.cancelled ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}` : summarizeOutput(output),
+      failure_class: failure.failure_class,
+      advice: outcome.cancelled ? 'The run was cancelled before it finished; run the tests again.' : failure.advice,
+      output_bytes: capture.bytes,
+    };
+  } finally {
+    await rm(reportDirectory, { recursive: true, force: true });
+  }
+}
+
+/** Per-test results, or undefined when the runner left no machine-readable report to read. */
+async function readReport(command: TestCommand, reportDirectory: string, output: string): Promise<TestCaseResult[] | undefined> {
+  switch (command.report) {
+    case 'junit': {
+      const xml = await readFile(path.join(reportDirectory, 'junit.xml'), 'utf8').catch(() => undefined);
+      if (!xml) return undefined;
+      try {
+        const tests = parseJUnitXml(xml);
+        return command.runner === 'node-test' ? withoutFileEntries(tests) : tests;
+      } catch {
+        // A runner killed mid-write leaves a truncated report: fall back to the summary lines.
+        return undefined;
+      }
+    }
+    case 'go-json':
+      return parseGoTestJson(output);
+    case 'cargo':
+      return parseCargoTestOutput(output);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Node's runner reports every test file as a passing "test" named by its absolute path, even a file that
+ * defines no test at all; counting those would turn "no tests" into a pass. A file that failed to load
+ * stays, since its entry carries the error.
+ */
+function withoutFileEntries(tests: TestCaseResult[]): TestCaseResult[] {
+  return tests.filter((test) => !(test.status === 'passed' && path.isAbsolute(test.id)));
+}
