@@ -1,0 +1,55 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { collectIntegrityFacts } from '../analysis/test-facts.js';
+import { findIntegrityIssues, isTestConfigFile, needsTestFacts, type FileVersions, type IntegrityFinding } from '../core/integrity.js';
+import { assertTaskId } from '../core/task-id.js';
+import { changedSince, readAtCommit } from '../repo/git.js';
+import { findTaskFile } from '../repo/tasks.js';
+import { firstPartyModules } from '../runner/first-party.js';
+import { latestRun } from '../store/runs.js';
+import { openRepository } from './task-scope.js';
+
+export interface IntegrityReport {
+  base_commit: string;
+  findings: IntegrityFinding[];
+  must_fix: number;
+  files_checked: string[];
+  tests_at_base?: number;
+  tests_now?: number;
+}
+
+/**
+ * Compares the working tree (committed, staged, unstaged and untracked) with the base commit and reports the
+ * ways a Player makes tests pass without making the code work.
+ */
+export async function checkTestIntegrity(worktree: string, taskId: string | undefined, baseRef?: string): Promise<IntegrityReport> {
+  if (taskId !== undefined) assertTaskId(taskId);
+  const repo = await openRepository(worktree, baseRef);
+  const base = repo.base.commit;
+  const taskFile = taskId ? await findTaskFile(worktree, taskId, base).catch(() => undefined) : undefined;
+  const relevant = (await changedSince(worktree, base)).filter(
+    (file) => !file.startsWith('.guardkit/autobuild/') && (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),
+  );
+  const files: FileVersions[] = await Promise.all(
+    relevant.map(async (file) => {
+      const [before, now] = await Promise.all([readAtCommit(worktree, base, file), readFile(path.join(worktree, file), 'utf8').catch(() => undefined)]);
+      return { path: file, ...(before !== undefined ? { base: before } : {}), ...(now !== undefined ? { now } : {}) };
+    }),
+  );
+  const counts = taskId ? await testCounts(worktree, taskId) : {};
+  const findings = findIntegrityIssues({
+    files,
+    ...(await collectIntegrityFacts(files)),
+    ...(taskFile ? { task_file: taskFile } : {}),
+    first_party_modules: await firstPartyModules(worktree),
+    ...counts,
+  });
+  return { base_commit: base, findings, must_fix: findings.filter((finding) => finding.severity === 'must_fix').length, files_checked: relevant, ...counts };
+}
+
+/** Test totals now and at the base, when the latest stored run compared against a baseline. */
+async function testCounts(worktree: string, taskId: string): Promise<{ tests_at_base?: number; tests_now?: number }> {
+  const run = await latestRun(worktree, taskId);
+  if (run.state !== 'ok' || !run.value.baseline) return {};
+  return { tests_at_base: run.value.baseline.tests_total, tests_now: run.value.counts.total };
+}
