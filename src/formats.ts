@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ConfigSchema } from './core/config.js';
 import { PlayerReportSchema, PlayerTurnRecordSchema } from './core/player-report.js';
+import { RunRecordSchema } from './core/run-record.js';
 import { TaskWorkResultsSchema } from './core/task-work-results.js';
+import { VerdictLogEntrySchema } from './core/verdict-entry.js';
 
 /**
  * Every file format coachgate reads or writes, keyed by the JSON Schema file generated from it into
@@ -12,6 +14,8 @@ export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'out
   'task-work-results.schema.json': { schema: TaskWorkResultsSchema, io: 'input' },
   'player-report.schema.json': { schema: PlayerReportSchema, io: 'input' },
   'player-turn.schema.json': { schema: PlayerTurnRecordSchema, io: 'output' },
+  'run-record.schema.json': { schema: RunRecordSchema, io: 'output' },
+  'verdict-log-entry.schema.json': { schema: VerdictLogEntrySchema, io: 'output' },
 };
 
 export function jsonSchemaText(name: string): string {

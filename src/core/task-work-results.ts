@@ -21,6 +21,7 @@ export const TaskWorkResultsSchema = z
     files_created: z.array(z.string()).optional(),
     files_modified: z.array(z.string()).optional(),
     tests_written: z.array(z.string()).optional(),
+    tests_passed: z.boolean().optional().describe('Player turn reports: the Player says its tests pass.'),
     test_results: z
       .looseObject({ all_passed: z.boolean().optional(), total: z.number().optional(), passed: z.number().optional(), failed: z.number().optional() })
       .optional(),
@@ -70,7 +71,7 @@ export function reportedGates(results: TaskWorkResults): ReportedGates {
   const gates = results.quality_gates;
   const tests = results.test_results;
   return dropUndefined({
-    tests_all_passed: tests?.all_passed ?? gates?.all_passed,
+    tests_all_passed: tests?.all_passed ?? gates?.all_passed ?? results.tests_passed,
     tests_passed: tests?.passed ?? gates?.tests_passed,
     tests_failed: tests?.failed ?? gates?.tests_failed,
     coverage_percent: results.coverage?.line ?? gates?.coverage ?? undefined,

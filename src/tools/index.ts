@@ -1,8 +1,29 @@
+import { checkGraphCyclesTool } from './check-graph-cycles.js';
+import { checkTestIntegrityTool } from './check-test-integrity.js';
+import { detectStallTool } from './detect-stall.js';
 import { loadTaskTool } from './load-task.js';
+import { parseValidatorVerdictTool } from './parse-validator-verdict.js';
 import { readTaskWorkResultsTool } from './read-task-work-results.js';
 import { recordPlayerReportTool } from './record-player-report.js';
+import { recordVerdictTool } from './record-verdict.js';
+import { runIndependentTestsTool } from './run-independent-tests.js';
+import { taskStatusTool } from './task-status.js';
 import type { ToolDefinition } from './tool.js';
+import { validateRequirementsTool } from './validate-requirements.js';
 import { verifyQualityGatesTool } from './verify-quality-gates.js';
 
-/** Every tool coachgate serves, in the order a Coach turn uses them. */
-export const tools: ToolDefinition[] = [loadTaskTool, readTaskWorkResultsTool, verifyQualityGatesTool, recordPlayerReportTool] as unknown as ToolDefinition[];
+/** Every tool coachgate serves: the Player's, then a Coach turn's in the order it uses them, then utilities. */
+export const tools = [
+  loadTaskTool,
+  recordPlayerReportTool,
+  readTaskWorkResultsTool,
+  verifyQualityGatesTool,
+  runIndependentTestsTool,
+  checkTestIntegrityTool,
+  validateRequirementsTool,
+  recordVerdictTool,
+  detectStallTool,
+  taskStatusTool,
+  parseValidatorVerdictTool,
+  checkGraphCyclesTool,
+] as unknown as ToolDefinition[];

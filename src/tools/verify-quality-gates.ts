@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { openTask } from '../actions/task-scope.js';
 import { verifyQualityGates } from '../actions/verify-quality-gates.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
@@ -26,7 +27,7 @@ export const verifyQualityGatesTool = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ worktree, task_id }, context) {
-    const report = await verifyQualityGates(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const report = await verifyQualityGates(await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef));
     return {
       data: report,
       summary: report.all_gates_passed ? 'All quality gates passed.' : `Quality gates failed: ${report.failed_gates.join('; ')}.`,

@@ -1,0 +1,163 @@
+import path from 'node:path';
+import { approvalRefusals } from '../core/approval-guard.js';
+import { CallerError } from '../core/errors.js';
+import { feedbackForPlayer } from '../core/player-feedback.js';
+import type { EvidenceInput } from '../core/requirements.js';
+import { renderReview } from '../core/review.js';
+import { failingTests, type RunRecord } from '../core/run-record.js';
+import { detectStall, type StallReport } from '../core/stall.js';
+import type { VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
+import { treeFingerprint } from '../repo/fingerprint.js';
+import { loadTask } from '../repo/tasks.js';
+import { writeFileAtomically, writeJsonAtomically } from '../store/files.js';
+import { withTaskLock } from '../store/lock.js';
+import { artifactNames, taskDirectory } from '../store/paths.js';
+import { latestRun } from '../store/runs.js';
+import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
+import { checkTestIntegrity } from './check-test-integrity.js';
+import { readTaskWorkResults } from './read-task-work-results.js';
+import { stallHistory, taskState } from '../core/task-state.js';
+import type { TaskScope } from './task-scope.js';
+import { validateRequirements, type RequirementsValidation } from './validate-requirements.js';
+import { verifyQualityGates } from './verify-quality-gates.js';
+
+export interface VerdictRequest {
+  turn: number;
+  decision: 'approve' | 'feedback';
+  rationale: string;
+  issues?: VerdictIssue[];
+  evidence?: EvidenceInput[];
+}
+
+export interface VerdictResult {
+  recorded: boolean;
+  decision: 'approve' | 'feedback';
+  status: 'approved' | 'in_progress' | 'blocked';
+  strikes: number;
+  max_strikes: number;
+  path: string;
+  review_path: string;
+  feedback_for_player: string;
+  stall: StallReport;
+  requirements_status: RequirementsValidation['criteria'];
+}
+
+/**
+ * Records the Coach's decision. An approval is re-evaluated from stored facts — latest run and its tree
+ * fingerprint, gates, requirements with evidence, integrity, honesty — and refused (logged, no verdict)
+ * unless all hold. Feedback costs a strike; strikes or a stalled loop block the task.
+ */
+export async function recordVerdict(scope: TaskScope, request: VerdictRequest): Promise<VerdictResult> {
+  const { worktree, taskId, config } = scope;
+  const issues = request.issues ?? [];
+  const directory = taskDirectory(worktree, taskId);
+  const relative = (file: string) => path.relative(worktree, file).split(path.sep).join('/');
+  const reviewPath = path.join(directory, artifactNames.review);
+  const task = await loadTask(worktree, taskId, scope.base.commit);
+
+  return withTaskLock(worktree, taskId, async () => {
+    const log = await readVerdictLog(worktree, taskId);
+    if (!log.chain.intact) {
+      throw new CallerError(`No verdict was recorded: ${relative(path.join(directory, artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`, 'Restore the file (e.g. from version control); task_status lists the problems.');
+    }
+    const state = taskState(log.entries);
+    if (log.entries.some((entry) => entry.kind === 'verdict' && entry.turn === request.turn)) {
+      throw new CallerError(`Turn ${request.turn} of ${taskId} already has a verdict.`, `Verdicts are append-only: record turn ${state.last_turn + 1}.`);
+    }
+    if (state.status === 'approved') throw new CallerError(`${taskId} is already approved; no further verdicts are recorded.`);
+    if (state.status === 'blocked' && request.decision === 'feedback') {
+      throw new CallerError(`${taskId} is blocked (${state.block_reason}); no further feedback is recorded.`, 'Escalate to a human: review.md has the failure pattern.');
+    }
+
+    const run = await latestRun(worktree, taskId);
+    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task });
+    const currentTree = await treeFingerprint(worktree);
+    const runSummary = run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
+    const review = (status: VerdictLogEntry['status'], strikes: number, history: VerdictLogEntry[], blocked?: { reason: string; recommendation: string }) =>
+      writeFileAtomically(
+        reviewPath,
+        renderReview({ task_id: taskId, title: task.title, status, strikes, max_strikes: config.coachgate.max_strikes, turn: request.turn, decision: request.decision, rationale: request.rationale, history, requirements: requirements.criteria, issues, ...(blocked ? { blocked } : {}) }),
+      );
+
+    if (request.decision === 'approve') {
+      const [gates, integrity, report] = await Promise.all([verifyQualityGates(scope), checkTestIntegrity(worktree, taskId, scope.base.commit), readTaskWorkResults(worktree, taskId)]);
+      const reasons = approvalRefusals({
+        task_status: state.status,
+        run: run.state === 'ok' ? { state: 'ok', value: run.value } : run.state === 'corrupt' ? { state: 'corrupt', problem: run.problem } : { state: 'missing' },
+        current_tree_hash: currentTree,
+        gates,
+        requirements,
+        verdict_issues: issues,
+        integrity: integrity.findings,
+        honesty: report.found && report.results ? report.honesty : null,
+      });
+      if (reasons.length > 0) {
+        const attempt = await appendVerdict(worktree, taskId, entry(request, issues, state.status, state.strikes, { kind: 'refused_approval', reasons }));
+        await review(state.status, state.strikes, [...log.entries, attempt], state.status === 'blocked' ? blockInfo(state.block_reason ?? 'blocked', null) : undefined);
+        throw new CallerError(`Approval refused for ${taskId} turn ${request.turn} — the server's own evidence does not support it:\n${reasons.map((reason) => `- ${reason}`).join('\n')}`, 'Nothing was recorded as a verdict (the attempt is logged). Fix the causes, or record decision "feedback" with these as issues.', { reasons });
+      }
+    }
+
+    const feedback = feedbackForPlayer({ turn: request.turn, rationale: request.rationale, issues, latest_run: runSummary, requirements: requirements.criteria });
+    const strikes = state.strikes + (request.decision === 'feedback' ? 1 : 0);
+    const stallInput = { feedback, criteria_passed: requirements.criteria_met, failing_tests: runSummary?.failing_tests ?? [], tree_hash: currentTree };
+    const stall = detectStall(request.decision === 'feedback' ? [...stallHistory(log.entries), stallInput] : stallHistory(log.entries), { threshold: config.coachgate.stall_threshold });
+    const exhausted = request.decision === 'feedback' && strikes >= config.coachgate.max_strikes;
+    const status = request.decision === 'approve' ? 'approved' : exhausted || stall.stalled ? 'blocked' : 'in_progress';
+    const blockReason = exhausted ? `${strikes} feedback verdicts reached max_strikes (${config.coachgate.max_strikes})` : stall.stalled ? `loop stalled: ${stall.reason} since turn ${stall.first_stalled_turn}` : null;
+
+    const coachTurnPath = path.join(directory, artifactNames.coachTurn(request.turn));
+    await writeJsonAtomically(coachTurnPath, {
+      task_id: taskId,
+      turn: request.turn,
+      decision: request.decision,
+      status,
+      strikes,
+      max_strikes: config.coachgate.max_strikes,
+      rationale: request.rationale,
+      issues,
+      validation_results: { latest_run: run.state === 'ok' ? runEvidence(run.value, currentTree) : null, tree_hash: currentTree },
+      requirements_status: requirements.criteria,
+      feedback_for_player: feedback,
+      stall,
+      recorded_at: new Date().toISOString(),
+      verdict_log_head: log.chain.head_sha256,
+    });
+    const recorded = await appendVerdict(
+      worktree,
+      taskId,
+      entry(request, issues, status, strikes, { kind: 'verdict', ...(blockReason ? { reasons: [blockReason] } : {}), stall_reason: stall.reason, ...(request.decision === 'feedback' ? { stall_input: stallInput } : {}) }),
+    );
+    await review(status, strikes, [...log.entries, recorded], blockReason ? blockInfo(blockReason, stall) : undefined);
+    return {
+      recorded: true,
+      decision: request.decision,
+      status,
+      strikes,
+      max_strikes: config.coachgate.max_strikes,
+      path: relative(coachTurnPath),
+      review_path: relative(reviewPath),
+      feedback_for_player: request.decision === 'approve' ? '' : feedback,
+      stall,
+      requirements_status: requirements.criteria,
+    };
+  });
+}
+
+function entry(request: VerdictRequest, issues: VerdictIssue[], status: VerdictLogEntry['status'], strikes: number, extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>): NewVerdictLogEntry {
+  return { turn: request.turn, decision: request.decision, status, strikes, recorded_at: new Date().toISOString(), rationale: request.rationale, issues, ...extra };
+}
+
+function runEvidence(run: RunRecord, currentTree: string) {
+  return { run_id: run.run_id, status: run.status, counts: run.counts, failure_class: run.failure_class, tree_hash: run.tree_hash, fresh: run.tree_hash === currentTree };
+}
+
+function blockInfo(reason: string, stall: StallReport | null): { reason: string; recommendation: string } {
+  return {
+    reason,
+    recommendation:
+      stall?.stalled === true
+        ? stall.recommendation
+        : 'Stop the loop and escalate to a human: review the failure pattern above, then clarify the acceptance criteria, split the task, or fix the environment before another attempt.',
+  };
+}

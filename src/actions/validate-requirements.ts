@@ -1,0 +1,55 @@
+import { readFile } from 'node:fs/promises';
+import { toWorktreeRelative } from '../core/paths.js';
+import { evaluateRequirements, filesToRead, type EvidenceInput, type RequirementsReport } from '../core/requirements.js';
+import type { RunRecord } from '../core/run-record.js';
+import { loadTask, type LoadedTask } from '../repo/tasks.js';
+import { resolveFileInWorktree } from '../repo/workspace.js';
+import type { JsonFile } from '../store/files.js';
+import { latestRun } from '../store/runs.js';
+import { readTaskWorkResults } from './read-task-work-results.js';
+import type { TaskScope } from './task-scope.js';
+
+export interface RequirementsValidation extends RequirementsReport {
+  require_evidence: boolean;
+  latest_run_id: string | null;
+}
+
+/**
+ * Checks every acceptance criterion (base-commit version) against the Player's claims and the evidence given,
+ * where evidence counts only if the server can confirm it in the worktree or in the latest stored run.
+ */
+export async function validateRequirements(
+  scope: TaskScope,
+  evidence: EvidenceInput[],
+  known: { run?: JsonFile<RunRecord>; task?: LoadedTask } = {},
+): Promise<RequirementsValidation> {
+  const { worktree, taskId } = scope;
+  const task = known.task ?? (await loadTask(worktree, taskId, scope.base.commit));
+  const report = await readTaskWorkResults(worktree, taskId);
+  const latest = known.run ?? (await latestRun(worktree, taskId));
+  const passed = latest.state === 'ok' ? latest.value.tests.filter((test) => test.status === 'passed').map((test) => test.id) : null;
+  const files = new Map<string, string | null>();
+  for (const file of filesToRead(evidence, report.claims.completion_promises)) files.set(file, await readInside(worktree, file));
+  const requireEvidence = scope.config.coachgate.require_evidence;
+  return {
+    ...evaluateRequirements({
+      criteria: task.acceptance_criteria,
+      player_claims: report.claims.requirements_met,
+      promises: report.claims.completion_promises,
+      coach_evidence: evidence,
+      require_evidence: requireEvidence,
+      files,
+      passed_tests: passed,
+    }),
+    require_evidence: requireEvidence,
+    latest_run_id: latest.state === 'ok' ? latest.value.run_id : null,
+  };
+}
+
+/** The file's text, or null when it is missing or resolves outside the worktree. */
+async function readInside(worktree: string, claimed: string): Promise<string | null> {
+  const relative = toWorktreeRelative(worktree, claimed);
+  if (!relative.ok) return null;
+  const resolved = await resolveFileInWorktree(worktree, relative.path).catch(() => undefined);
+  return resolved ? readFile(resolved, 'utf8').catch(() => null) : null;
+}

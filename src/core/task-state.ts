@@ -1,0 +1,26 @@
+import type { StallTurn } from './stall.js';
+import type { VerdictLogEntry } from './verdict-entry.js';
+
+export interface TaskState {
+  status: VerdictLogEntry['status'];
+  strikes: number;
+  last_turn: number;
+  block_reason: string | null;
+}
+
+/** The task's state as the verdict log leaves it; refused approvals change nothing. */
+export function taskState(entries: VerdictLogEntry[]): TaskState {
+  const verdicts = entries.filter((entry) => entry.kind === 'verdict');
+  const last = verdicts.at(-1);
+  return {
+    status: last?.status ?? 'in_progress',
+    strikes: last?.strikes ?? 0,
+    last_turn: Math.max(0, ...verdicts.map((entry) => entry.turn)),
+    block_reason: last?.status === 'blocked' ? (last.reasons?.join('; ') ?? 'blocked') : null,
+  };
+}
+
+/** What stall detection compares: one turn per feedback verdict, in order. */
+export function stallHistory(entries: VerdictLogEntry[]): StallTurn[] {
+  return entries.flatMap((entry) => (entry.kind === 'verdict' && entry.decision === 'feedback' && entry.stall_input ? [entry.stall_input] : []));
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+export const VerdictIssueSchema = z.object({
+  severity: z.enum(['must_fix', 'should_fix', 'info']),
+  category: z.string(),
+  description: z.string(),
+  location: z.string().optional().describe('`path:line` or `path`.'),
+  suggestion: z.string().optional(),
+});
+
+export type VerdictIssue = z.infer<typeof VerdictIssueSchema>;
+
+/** SHA-256 hex of nothing yet: the `prev_sha256` of the first line. */
+export const CHAIN_START = '0'.repeat(64);
+
+/** Field order here is the order written to disk (seq first, the chain link last). */
+export const VerdictLogEntrySchema = z
+  .object({
+    seq: z.number().int().min(1).describe('1, 2, 3... in file order.'),
+    kind: z.enum(['verdict', 'refused_approval']).describe('A refused approval is logged but is not a verdict and costs no strike.'),
+    turn: z.number().int().min(1),
+    decision: z.enum(['approve', 'feedback']),
+    status: z.enum(['approved', 'in_progress', 'blocked']).describe('Task status after this entry.'),
+    strikes: z.number().int().min(0),
+    recorded_at: z.string().describe('ISO 8601 time the server recorded the entry.'),
+    rationale: z.string(),
+    issues: z.array(VerdictIssueSchema),
+    reasons: z.array(z.string()).optional().describe('Why an approval was refused, or why the task was blocked.'),
+    stall_reason: z.string().nullable().optional(),
+    stall_input: z
+      .object({
+        feedback: z.string(),
+        criteria_passed: z.number().int().min(0),
+        failing_tests: z.array(z.string()),
+        tree_hash: z.string().optional(),
+      })
+      .optional()
+      .describe('What stall detection compares across feedback verdicts (detect_stall replays these).'),
+    prev_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe("SHA-256 (hex) of the previous line's exact text; 64 zeros for the first line."),
+  })
+  .describe('One line of .guardkit/autobuild/<TASK>/verdicts.jsonl, an append-only hash-chained verdict history.');
+
+export type VerdictLogEntry = z.infer<typeof VerdictLogEntrySchema>;

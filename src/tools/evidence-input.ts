@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Evidence a Coach found by reading: a place in the worktree, or a test that passed in the latest run. */
+export const evidenceInput = z
+  .array(
+    z.object({
+      criterion: z.string().min(1).describe('Criterion id (AC-001, AC-1, ac1) or its text.'),
+      file: z.string().optional().describe('Worktree-relative path.'),
+      line: z.number().int().optional().describe('1-based line in file.'),
+      snippet: z.string().optional().describe('Text that must occur within 3 lines of line.'),
+      test: z.string().optional().describe('Test id or name that must have PASSED in the latest stored run (e.g. tests/test_x.py::test_y).'),
+    }),
+  )
+  .max(500);
+
+export const evidenceCheckOutput = z.object({
+  criterion: z.string(),
+  file: z.string().optional(),
+  line: z.number().optional(),
+  snippet: z.string().optional(),
+  test: z.string().optional(),
+  source: z.enum(['coach', 'player_promise']),
+  valid: z.boolean(),
+  problem: z.string().optional(),
+  matched_test: z.string().optional(),
+});
+
+export const criterionReportOutput = z.object({
+  id: z.string(),
+  text: z.string(),
+  status: z.enum(['verified', 'claimed_unverified', 'missing']),
+  claimed_by: z.array(z.enum(['player', 'coach'])),
+  evidence: z.array(evidenceCheckOutput),
+});

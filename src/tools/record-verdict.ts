@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { recordVerdict } from '../actions/record-verdict.js';
+import { openTask } from '../actions/task-scope.js';
+import { VerdictIssueSchema } from '../core/verdict-entry.js';
+import { defineTool } from './tool.js';
+import { criterionReportOutput, evidenceInput } from './evidence-input.js';
+import { stallOutput } from './stall-output.js';
+import { taskIdInput, worktreeInput } from './shared-inputs.js';
+
+export const recordVerdictTool = defineTool({
+  name: 'record_verdict',
+  title: "Record the Coach's verdict",
+  description:
+    'Records the Coach\'s decision for a turn. "approve" is REFUSED (isError, reasons listed, attempt logged) unless the server\'s own evidence supports it right now: the latest stored run passed on the current tree, quality gates pass, every criterion is verified by evidence, the verdict lists no must_fix issue, check_test_integrity has no must_fix finding, and the task is not blocked. "feedback" costs a strike; max_strikes or a stalled loop blocks the task. Writes coach_turn_<N>.json, appends to the hash-chained verdicts.jsonl, rewrites review.md, and returns feedback_for_player.',
+  input: z.object({
+    worktree: worktreeInput,
+    task_id: taskIdInput,
+    turn: z.number().int().min(1).max(1000).describe('The turn this verdict closes (matches player_turn_<N>).'),
+    decision: z.enum(['approve', 'feedback']),
+    rationale: z.string().min(1).max(20_000).describe('Why, in a few sentences.'),
+    issues: z.array(VerdictIssueSchema).max(200).optional().describe('must_fix items block approval; info items go to "Beyond spec".'),
+    evidence: evidenceInput.optional(),
+  }),
+  output: z.object({
+    recorded: z.boolean(),
+    decision: z.enum(['approve', 'feedback']),
+    status: z.enum(['approved', 'in_progress', 'blocked']),
+    strikes: z.number(),
+    max_strikes: z.number(),
+    path: z.string(),
+    review_path: z.string(),
+    feedback_for_player: z.string(),
+    stall: stallOutput,
+    requirements_status: z.array(criterionReportOutput),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async run({ worktree, task_id, ...request }, context) {
+    const scope = await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const result = await recordVerdict(scope, request);
+    const head =
+      result.status === 'approved'
+        ? `APPROVED ${task_id} at turn ${request.turn}.`
+        : `Feedback recorded for ${task_id} turn ${request.turn}: strike ${result.strikes}/${result.max_strikes}, status ${result.status}${result.stall.stalled ? ` (stalled: ${result.stall.reason})` : ''}.`;
+    return { data: result, summary: `${head} Review: ${result.review_path}.` };
+  },
+});

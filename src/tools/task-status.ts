@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { taskStatus } from '../actions/task-status.js';
+import { openTask } from '../actions/task-scope.js';
+import { defineTool } from './tool.js';
+import { stallOutput } from './stall-output.js';
+import { taskIdInput, worktreeInput } from './shared-inputs.js';
+
+const counts = z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() });
+
+export const taskStatusTool = defineTool({
+  name: 'task_status',
+  title: 'Task loop status',
+  description:
+    "Summarises a task's Player/Coach loop from its records: each turn's Player report and Coach decision (and refused approvals), strikes, status (in_progress / approved / blocked), the latest independent run and whether it still matches the tree, stall state, and whether the verdicts.jsonl hash chain is intact.",
+  input: z.object({ worktree: worktreeInput, task_id: taskIdInput }),
+  output: z.object({
+    task_id: z.string(),
+    title: z.string(),
+    status: z.enum(['approved', 'in_progress', 'blocked']),
+    block_reason: z.string().nullable(),
+    strikes: z.number(),
+    max_strikes: z.number(),
+    turns: z.array(
+      z.object({
+        turn: z.number(),
+        player: z
+          .union([
+            z.object({ tests_passed: z.boolean(), files_changed: z.number(), requirements_addressed: z.array(z.string()), concerns: z.array(z.string()) }),
+            z.object({ problem: z.string() }),
+          ])
+          .nullable(),
+        coach: z.object({ decision: z.string(), status: z.string(), must_fix: z.number(), recorded_at: z.string() }).nullable(),
+        refused_approvals: z.number(),
+      }),
+    ),
+    latest_run: z
+      .union([z.object({ run_id: z.string(), status: z.string(), counts, failure_class: z.string(), fresh: z.boolean() }), z.object({ problem: z.string() })])
+      .nullable(),
+    stall: stallOutput,
+    verdict_chain: z.object({ intact: z.boolean(), entries: z.number(), problems: z.array(z.string()) }),
+    review_path: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ worktree, task_id }, context) {
+    const status = await taskStatus(await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef));
+    const chain = status.verdict_chain.intact ? '' : ` VERDICT CHAIN BROKEN: ${status.verdict_chain.problems.join('; ')}.`;
+    return {
+      data: status,
+      summary: `${task_id}: ${status.status}, ${status.turns.length} turn(s), strikes ${status.strikes}/${status.max_strikes}${status.stall.stalled ? `, stalled (${status.stall.reason})` : ''}.${chain}`,
+    };
+  },
+});

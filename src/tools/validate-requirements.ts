@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { openTask } from '../actions/task-scope.js';
+import { validateRequirements } from '../actions/validate-requirements.js';
+import { defineTool } from './tool.js';
+import { criterionReportOutput, evidenceInput } from './evidence-input.js';
+import { taskIdInput, worktreeInput } from './shared-inputs.js';
+
+export const validateRequirementsTool = defineTool({
+  name: 'validate_requirements',
+  title: 'Validate acceptance criteria against evidence',
+  description:
+    "Checks each acceptance criterion (from the base-commit task file) against the Player's claims and evidence: a criterion is verified only by a file:line whose snippet is within 3 lines, an existing file promised by the Player, or a test that PASSED in the latest stored run. \"I implemented it\" is not evidence (require_evidence, default true).",
+  input: z.object({ worktree: worktreeInput, task_id: taskIdInput, evidence: evidenceInput.optional() }),
+  output: z.object({
+    criteria_total: z.number(),
+    criteria_met: z.number(),
+    all_criteria_met: z.boolean(),
+    criteria: z.array(criterionReportOutput),
+    missing: z.array(z.string()),
+    unmatched_claims: z.array(z.string()),
+    require_evidence: z.boolean(),
+    latest_run_id: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ worktree, task_id, evidence }, context) {
+    const scope = await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const report = await validateRequirements(scope, evidence ?? []);
+    return {
+      data: report,
+      summary: report.all_criteria_met
+        ? `All ${report.criteria_total} criteria met.`
+        : `${report.criteria_met}/${report.criteria_total} criteria met; not met: ${report.missing.join(', ') || '(task has no criteria)'}.`,
+    };
+  },
+});

@@ -1,0 +1,215 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
+import type { TempRepo } from '../helpers/git-repo.js';
+import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
+
+let repo: TempRepo;
+let client: Client;
+let close: () => Promise<void>;
+afterEach(async () => {
+  await close?.();
+  repo?.remove();
+});
+
+const TASK = 'TASK-042';
+const GOOD_EVIDENCE = [
+  { criterion: 'AC-001', file: 'src/greet.js', line: 3, snippet: 'return `Hello, ${name}!`;' },
+  { criterion: 'AC-002', test: 'rejects empty names' },
+];
+
+async function setup(greet?: string, config?: string) {
+  repo = greetingProject(greet, config);
+  ({ client, close } = await connect({ roots: [repo.dir] }));
+  await callTool(client, 'record_player_report', {
+    worktree: repo.dir,
+    task_id: TASK,
+    turn: 1,
+    report: { files_created: ['src/greet.js', 'test/greet.test.js'], tests_written: ['test/greet.test.js'], tests_passed: true, requirements_addressed: ['AC-001', 'AC-002'] },
+  });
+}
+
+const call = (name: string, args: Record<string, unknown>) => callTool(client, name, { worktree: repo.dir, task_id: TASK, ...args });
+const runTests = async () => dataOf(await call('run_independent_tests', {}));
+const approve = (args: Record<string, unknown> = {}) => call('record_verdict', { turn: 1, decision: 'approve', rationale: 'looks done', evidence: GOOD_EVIDENCE, ...args });
+const feedback = (turn: number, extra: Record<string, unknown> = {}) =>
+  call('record_verdict', { turn, decision: 'feedback', rationale: `turn ${turn}: still wrong`, issues: [{ severity: 'must_fix', category: 'tests', description: 'greeting is wrong', location: 'src/greet.js:3', suggestion: 'return Hello, <name>!' }], ...extra });
+
+function verdictLog(): { kind: string; decision: string; strikes: number; seq: number }[] {
+  return readFileSync(path.join(repo.dir, '.guardkit/autobuild', TASK, 'verdicts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+}
+
+async function refusal(args: Record<string, unknown> = {}): Promise<string> {
+  const result = await approve(args);
+  expect(result.isError, textOf(result)).toBe(true);
+  expect(existsSync(path.join(repo.dir, '.guardkit/autobuild', TASK, 'coach_turn_1.json'))).toBe(false);
+  return textOf(result);
+}
+
+describe('record_verdict approval guard', () => {
+  it('approves when the server can confirm everything, and writes the turn, the log and review.md', async () => {
+    await setup();
+    await runTests();
+    const data = dataOf(await approve());
+    expect(data).toMatchObject({ recorded: true, status: 'approved', strikes: 0, path: `.guardkit/autobuild/${TASK}/coach_turn_1.json`, feedback_for_player: '' });
+    expect(data.requirements_status.map((c: { status: string }) => c.status)).toEqual(['verified', 'verified']);
+    const review = readFileSync(path.join(repo.dir, data.review_path), 'utf8');
+    expect(review).toMatch(/^Verdict: APPROVED$/m);
+    expect(review).toMatch(/src\/greet\.js:3/);
+    const turn = JSON.parse(readFileSync(path.join(repo.dir, data.path), 'utf8'));
+    expect(turn).toMatchObject({ decision: 'approve', validation_results: { latest_run: { status: 'passed', fresh: true } } });
+  });
+
+  it('refuses without a stored run', async () => {
+    await setup();
+    expect(await refusal()).toMatch(/no independent test run is stored.*run_independent_tests/);
+    expect(verdictLog()).toMatchObject([{ kind: 'refused_approval', strikes: 0 }]);
+  });
+
+  it('refuses after a failed run, naming the status and the failure class', async () => {
+    await setup(BAD_GREET);
+    await runTests();
+    expect(await refusal()).toMatch(/has status "failed" \(1 failed, 0 errors, failure class code\)/);
+  });
+
+  it('refuses a no_tests run', async () => {
+    await setup();
+    repo.write('test/greet.test.js', '// tests removed\n');
+    await runTests();
+    expect(await refusal({ evidence: [GOOD_EVIDENCE[0]] })).toMatch(/status "no_tests"/);
+  });
+
+  it('refuses a stale run: the worktree changed after the tests ran', async () => {
+    await setup();
+    await runTests();
+    repo.write('src/greet.js', readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8') + '// edited after the run\n');
+    expect(await refusal()).toMatch(/worktree changed after test run .*Call run_independent_tests again/);
+  });
+
+  it('refuses a criterion nobody verified', async () => {
+    await setup();
+    await runTests();
+    expect(await refusal({ evidence: [GOOD_EVIDENCE[0]] })).toMatch(/criterion AC-002 is not verified \(claimed without valid evidence/);
+  });
+
+  it('refuses evidence pointing past the end of a file, a wrong snippet, and a test that did not pass', async () => {
+    await setup();
+    await runTests();
+    const text = await refusal({
+      evidence: [
+        { criterion: 'AC-001', file: 'src/greet.js', line: 40 },
+        { criterion: 'AC-002', file: 'src/greet.js', line: 2, snippet: 'throw new RangeError' },
+        { criterion: 'AC-002', test: 'rejects null names' },
+      ],
+    });
+    expect(text).toMatch(/AC-001 is not verified.*line 40 is beyond the end of src\/greet\.js/);
+    expect(text).toMatch(/AC-002 is not verified.*snippet/);
+    expect(text).toMatch(/rejects null names/);
+  });
+
+  it('refuses when the verdict itself lists a must_fix issue', async () => {
+    await setup();
+    await runTests();
+    expect(await refusal({ issues: [{ severity: 'must_fix', category: 'security', description: 'logs the name' }] })).toMatch(/lists 1 must_fix issue\(s\) \(logs the name\)/);
+  });
+
+  it('refuses while check_test_integrity has a must_fix finding', async () => {
+    await setup();
+    repo.write('test/greet.test.js', readFileSync(path.join(repo.dir, 'test/greet.test.js'), 'utf8').replace("test('greets by name'", "test.only('greets by name'"));
+    await runTests();
+    expect(await refusal()).toMatch(/test integrity: focus_added in test\/greet\.test\.js:5/);
+  });
+
+  it('blocks the task after max_strikes feedback verdicts and refuses approval of a blocked task', async () => {
+    await setup(BAD_GREET);
+    await runTests();
+    // The Player changes something every turn, so only the strike limit can block the task.
+    const playerTurn = (turn: number) => repo.write('src/notes.js', `// attempt ${turn}\n`);
+    for (const turn of [1, 2]) {
+      playerTurn(turn);
+      expect(dataOf(await feedback(turn))).toMatchObject({ status: 'in_progress', strikes: turn });
+    }
+    playerTurn(3);
+    const third = dataOf(await feedback(3));
+    expect(third).toMatchObject({ status: 'blocked', strikes: 3, max_strikes: 3 });
+    expect(third.feedback_for_player).toMatch(/greeting is wrong[\s\S]*src\/greet\.js:3/);
+    const review = readFileSync(path.join(repo.dir, third.review_path), 'utf8');
+    expect(review).toMatch(/TASK BLOCKED/);
+    expect(review).toMatch(/^Verdict: NOT_APPROVED$/m);
+    const blocked = await approve({ turn: 4 });
+    expect(textOf(blocked)).toMatch(/task is blocked/);
+    expect(textOf(await feedback(4))).toMatch(/is blocked/);
+  });
+
+  it('gives the Player the error context from the latest run, not just "tests failed"', async () => {
+    await setup(BAD_GREET);
+    await runTests();
+    const data = dataOf(await call('record_verdict', { turn: 1, decision: 'feedback', rationale: 'tests fail' }));
+    expect(data.feedback_for_player).toMatch(/Hello, Ada!/);
+    expect(data.feedback_for_player).toMatch(/greets by name/);
+  });
+
+  it('refuses a second verdict for the same turn', async () => {
+    await setup(BAD_GREET);
+    await feedback(1);
+    expect(textOf(await feedback(1))).toMatch(/Turn 1 of TASK-042 already has a verdict.*record turn 2/);
+  });
+});
+
+describe('verdict history', () => {
+  it('detects an edited entry through task_status and refuses to record on a broken chain', async () => {
+    await setup(BAD_GREET);
+    await feedback(1);
+    await feedback(2);
+    const file = path.join(repo.dir, '.guardkit/autobuild', TASK, 'verdicts.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"decision":"feedback"', '"decision":"approve"'));
+    const status = dataOf(await call('task_status', {}));
+    expect(status.verdict_chain).toMatchObject({ intact: false, entries: 2 });
+    expect(status.verdict_chain.problems[0]).toMatch(/line 2/);
+    expect(textOf(await feedback(3))).toMatch(/No verdict was recorded: .*verdicts\.jsonl is damaged/);
+  });
+
+  it('loses nothing and keeps strikes consistent when 20 verdicts arrive at once', async () => {
+    await setup(BAD_GREET);
+    // Ten approvals (refused: no run) and ten feedback verdicts race for the same task.
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? approve({ turn: index + 1 }) : feedback(index + 1))));
+    const log = verdictLog();
+    const verdicts = log.filter((entry) => entry.kind === 'verdict');
+    expect(log.map((entry) => entry.seq)).toEqual(Array.from({ length: log.length }, (_, index) => index + 1));
+    expect(log.filter((entry) => entry.kind === 'refused_approval')).toHaveLength(10);
+    // Feedback stops being recorded once the task blocks; every verdict that was recorded counts one strike.
+    expect(verdicts.map((entry) => entry.strikes)).toEqual(verdicts.map((_, index) => index + 1));
+    expect(verdicts.length).toBeGreaterThanOrEqual(2);
+    expect(verdicts.length).toBeLessThanOrEqual(3);
+    const refusedFeedback = results.filter((result, index) => index % 2 === 1 && result.isError).map(textOf);
+    expect(refusedFeedback).toHaveLength(10 - verdicts.length);
+    refusedFeedback.forEach((text) => expect(text).toMatch(/is blocked/));
+    const status = dataOf(await call('task_status', {}));
+    expect(status).toMatchObject({ status: 'blocked', strikes: verdicts.length, verdict_chain: { intact: true, entries: log.length } });
+  }, 120_000);
+
+  it('blocks a stalled loop: the same feedback on an unchanged tree', async () => {
+    await setup(BAD_GREET, 'coachgate:\n  max_strikes: 10\n');
+    await runTests();
+    expect(dataOf(await feedback(1)).status).toBe('in_progress');
+    const second = dataOf(await feedback(2));
+    expect(second).toMatchObject({ status: 'blocked', stall: { stalled: true, reason: 'no_changes', first_stalled_turn: 2 } });
+    expect(dataOf(await call('detect_stall', {}))).toMatchObject({ stalled: true, reason: 'no_changes' });
+  });
+
+  it('replays the TASK-DB-003 post-mortem through detect_stall', async () => {
+    await setup();
+    const failures = ['TestUserRepository::test_create', 'TestOrderRepo::test_insert', 'TestInvoiceStore::test_save', 'TestAuditLog::test_write', 'TestCartRepo::test_add', 'TestPaymentRepo::test_pay', 'TestShipRepo::test_ship'];
+    const history = failures.map((test, index) => ({
+      feedback: `tests/test_db.py::${test} FAILED in ${index + 1}.2${index}s - ConnectionRefusedError: [Errno 111] Connection refused (line ${30 + index})`,
+      criteria_passed: 0,
+    }));
+    history.splice(1, 0, { feedback: 'coverage threshold not met (72% < 80%)', criteria_passed: 0 });
+    const stalled = dataOf(await callTool(client, 'detect_stall', { history }));
+    expect(stalled).toMatchObject({ stalled: true, reason: 'repeated_feedback', first_stalled_turn: 5 });
+    const improving = dataOf(await callTool(client, 'detect_stall', { history: history.map((turn, index) => ({ ...turn, criteria_passed: index })) }));
+    expect(improving.stalled).toBe(false);
+  });
+});
