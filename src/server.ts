@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { registerPrompts } from './prompts.js';
 import { Workspace } from './repo/workspace.js';
+import { registerResources } from './resources.js';
 import { tools } from './tools/index.js';
 import { registerTool, type ToolContext } from './tools/tool.js';
 import { VERSION } from './version.js';
@@ -34,6 +36,8 @@ export function createServer(options: ServerOptions = {}): McpServer {
       },
     }));
   }
+  registerPrompts(server, workspace, options.base);
+  registerResources(server, workspace);
   return server;
 }
 
