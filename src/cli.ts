@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { runDemo } from './demo.js';
 import { createServer } from './server.js';
 import { VERSION } from './version.js';
 
@@ -10,6 +11,7 @@ const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent'
 
 Usage:
   coachgate [serve] [--root DIR ...] [--base REF]   serve MCP over stdio (default)
+  coachgate demo                                   run the Player/Coach demo on the bundled example
   coachgate --help | --version
 
 Options:
@@ -47,6 +49,10 @@ async function main(argv: string[]): Promise<void> {
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   const [command = 'serve', ...extra] = positionals;
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if (command === 'demo') {
+    process.exitCode = await runDemo((line) => process.stdout.write(`${line}\n`));
+    return;
+  }
   if (command !== 'serve') usageError(`unknown command ${JSON.stringify(command)}`);
   const roots = (values.root ?? []).map((root) => path.resolve(root));
   const missing = roots.find((root) => !existsSync(root));

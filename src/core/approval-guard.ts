@@ -64,7 +64,7 @@ function requirementReasons(requirements: ApprovalFacts['requirements']): string
     .filter((criterion) => unmet.has(criterion.id))
     .map((criterion) => {
       const problems = criterion.evidence.filter((item) => !item.valid).map((item) => item.problem).filter(Boolean);
-      const why = criterion.status === 'missing' ? 'not claimed and no evidence' : 'claimed without valid evidence';
+      const why = criterion.status === 'missing' ? 'not claimed and no evidence' : problems.length > 0 ? 'evidence does not hold' : 'claimed without evidence';
       return `criterion ${criterion.id} is not verified (${why}${problems.length ? `: ${problems.join('; ')}` : ''}): pass evidence (file + line + snippet, or a test that passed in the latest run).`;
     });
 }

@@ -11,7 +11,7 @@ export class CallerError extends Error {
     /** Structured detail (e.g. the list of refusal reasons) for callers that parse results. */
     readonly details?: Record<string, unknown>,
   ) {
-    super(fix ? `${message} ${fix}` : message);
+    super(fix ? `${message}${message.includes('\n') ? '\n' : ' '}${fix}` : message);
     this.name = 'CallerError';
   }
 }

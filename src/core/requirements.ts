@@ -72,8 +72,8 @@ export function filesToRead(evidence: readonly EvidenceInput[], promises: readon
 
 /**
  * Checks every claim and piece of evidence against the task's criteria, the worktree's files and the
- * latest stored test run. A criterion is verified only by valid evidence; a claim alone leaves it
- * claimed_unverified, which counts as met only when evidence is not required.
+ * latest stored test run. A criterion is verified only by valid evidence and no evidence against it; a
+ * claim alone leaves it claimed_unverified, which counts as met only when evidence is not required.
  */
 export function evaluateRequirements(input: RequirementsInput): RequirementsReport {
   const { criteria } = input;
@@ -108,7 +108,10 @@ export function evaluateRequirements(input: RequirementsInput): RequirementsRepo
   const reports = criteria.map((criterion): CriterionReport => {
     const evidence = evidenceFor.get(criterion)!;
     const claimed_by = [...(claimedByPlayer.has(criterion) ? ['player' as const] : []), ...(claimedByCoach.has(criterion) ? ['coach' as const] : [])];
-    const status: CriterionStatus = evidence.some((check) => check.valid) ? 'verified' : claimed_by.length > 0 ? 'claimed_unverified' : 'missing';
+    // Evidence that does not hold (a cited test that failed, a snippet that is not there, a promised file
+    // that does not exist) contradicts the claim: it outweighs any evidence that does hold.
+    const verified = evidence.some((check) => check.valid) && evidence.every((check) => check.valid);
+    const status: CriterionStatus = verified ? 'verified' : claimed_by.length > 0 || evidence.length > 0 ? 'claimed_unverified' : 'missing';
     return { id: criterion.id, text: criterion.text, status, claimed_by, evidence };
   });
   const isMet = (report: CriterionReport) => report.status === 'verified' || (!input.require_evidence && report.status === 'claimed_unverified');

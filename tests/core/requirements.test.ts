@@ -131,14 +131,14 @@ describe('evidence without substance', () => {
 });
 
 describe('completion promises', () => {
-  it('count their files as evidence for the criterion they name, once per file', () => {
+  it('count their files as evidence for the criterion they name, once per file; a promised file that is missing contradicts the claim', () => {
     const report = evaluate({
       promises: [
         { criterion_id: 'AC-001', status: 'complete', test_file: 'tests/test_greet.py', implementation_files: ['src/greet.py', 'src/gone.py'] },
         { criterion_id: 'AC-1', implementation_files: ['src/greet.py'] },
       ],
     });
-    expect(report.criteria[0]).toMatchObject({ status: 'verified', claimed_by: ['player'] });
+    expect(report.criteria[0]).toMatchObject({ status: 'claimed_unverified', claimed_by: ['player'] });
     expect(report.criteria[0]!.evidence).toEqual([
       { criterion: 'AC-001', file: 'tests/test_greet.py', source: 'player_promise', valid: true },
       { criterion: 'AC-001', file: 'src/greet.py', source: 'player_promise', valid: true },
@@ -246,9 +246,10 @@ describe('evaluateRequirements end to end over a real worktree', () => {
       );
       const input = { criteria: CRITERIA, player_claims: claims.requirements_met, promises: claims.completion_promises, coach_evidence: evidence, require_evidence: true, files, passed_tests: [] };
       const report = evaluateRequirements(input);
-      expect(report.criteria.map((c) => c.status)).toEqual(['verified', 'verified', 'claimed_unverified']);
+      // AC-002's Coach evidence holds, but the test file its promise names does not exist: not verified.
+      expect(report.criteria.map((c) => c.status)).toEqual(['verified', 'claimed_unverified', 'claimed_unverified']);
       expect(report.criteria[1]!.evidence.map((check) => [check.source, check.valid])).toEqual([['coach', true], ['player_promise', false]]);
-      expect(report).toMatchObject({ criteria_met: 2, all_criteria_met: false, missing: ['AC-003'], unmatched_claims: [] });
+      expect(report).toMatchObject({ criteria_met: 1, all_criteria_met: false, missing: ['AC-002', 'AC-003'], unmatched_claims: [] });
       // Same input, same report, byte for byte.
       expect(JSON.stringify(evaluateRequirements(input))).toBe(JSON.stringify(report));
     } finally {
@@ -264,3 +265,20 @@ function readIfPresent(file: string): string | null {
     return null;
   }
 }
+
+describe('contradicting evidence', () => {
+  it('leaves a criterion unverified when a test cited for it did not pass, even if a file for it exists', () => {
+    const report = evaluateRequirements({
+      criteria: [{ id: 'AC-003', text: 'names are trimmed', checked: false }],
+      player_claims: ['AC-003'],
+      promises: [{ criterion_id: 'AC-003', status: 'complete', implementation_files: ['src/greet.js'] }],
+      coach_evidence: [{ criterion: 'AC-003', test: 'trims names before greeting' }],
+      require_evidence: true,
+      files: new Map([['src/greet.js', 'export function greet() {}\n']]),
+      passed_tests: ['greets by name'],
+    });
+    expect(report.criteria[0]).toMatchObject({ status: 'claimed_unverified' });
+    expect(report.criteria[0]!.evidence.map((check) => check.valid)).toEqual([false, true]);
+    expect(report.all_criteria_met).toBe(false);
+  });
+});

@@ -91,7 +91,7 @@ describe('record_verdict approval guard', () => {
   it('refuses a criterion nobody verified', async () => {
     await setup();
     await runTests();
-    expect(await refusal({ evidence: [GOOD_EVIDENCE[0]] })).toMatch(/criterion AC-002 is not verified \(claimed without valid evidence/);
+    expect(await refusal({ evidence: [GOOD_EVIDENCE[0]] })).toMatch(/criterion AC-002 is not verified \(claimed without evidence/);
   });
 
   it('refuses evidence pointing past the end of a file, a wrong snippet, and a test that did not pass', async () => {
