@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CoachTurnRecordSchema } from './core/coach-turn.js';
 import { ConfigSchema } from './core/config.js';
 import { PlayerReportSchema, PlayerTurnRecordSchema } from './core/player-report.js';
 import { RunRecordSchema } from './core/run-record.js';
@@ -14,6 +15,7 @@ export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'out
   'task-work-results.schema.json': { schema: TaskWorkResultsSchema, io: 'input' },
   'player-report.schema.json': { schema: PlayerReportSchema, io: 'input' },
   'player-turn.schema.json': { schema: PlayerTurnRecordSchema, io: 'output' },
+  'coach-turn.schema.json': { schema: CoachTurnRecordSchema, io: 'output' },
   'run-record.schema.json': { schema: RunRecordSchema, io: 'output' },
   'verdict-log-entry.schema.json': { schema: VerdictLogEntrySchema, io: 'output' },
 };

@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, SAMPLE_TASK, type TempRepo } from './helpers/git-repo.js';
+import { greetingProject } from './helpers/node-project.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let repo: TempRepo;
@@ -28,6 +29,37 @@ describe('the built binary (dist/cli.js)', () => {
     expect(result.structuredContent).toMatchObject({ title: 'Greeting helper' });
     // A non-JSON line on stdout would have broken the client's parser before this point.
     await client.close();
+  });
+
+  it('answers every tool over stdio with structured content', async () => {
+    const project = greetingProject();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', project.dir], stderr: 'pipe' });
+    const client = new Client({ name: 'stdio-test', version: '0' });
+    await client.connect(transport);
+    const task = { worktree: project.dir, task_id: 'TASK-042' };
+    const calls: [string, Record<string, unknown>, (data: Record<string, any>) => void][] = [
+      ['load_task', task, (data) => expect(data.acceptance_criteria).toHaveLength(2)],
+      ['record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } }, (data) => expect(data.recorded).toBe(true)],
+      ['read_task_work_results', task, (data) => expect(data.honesty.verified).toBe(true)],
+      ['verify_quality_gates', task, (data) => expect(data.tests_passed).toBe(true)],
+      ['run_independent_tests', task, (data) => expect(data.status).toBe('passed')],
+      ['check_test_integrity', task, (data) => expect(data.must_fix).toBe(0)],
+      ['validate_requirements', { ...task, evidence: [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }] }, (data) => expect(data.all_criteria_met).toBe(true)],
+      ['record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence: [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }] }, (data) => expect(data.status).toBe('approved')],
+      ['detect_stall', task, (data) => expect(data.stalled).toBe(false)],
+      ['task_status', task, (data) => expect(data).toMatchObject({ status: 'approved', verdict_chain: { intact: true } })],
+      ['parse_validator_verdict', { text: '**Verdict: FAIL**\n**Findings:**\n- [ERROR] src/a.ts:3 — broken' }, (data) => expect(data.retry).toBe(true)],
+      ['check_graph_cycles', { edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] }, (data) => expect(data.acyclic).toBe(false)],
+    ];
+    const { tools } = await client.listTools();
+    expect(calls.map(([name]) => name).sort()).toEqual(tools.map((tool) => tool.name).sort());
+    for (const [name, args, check] of calls) {
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+      expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+      check(result.structuredContent as Record<string, any>);
+    }
+    await client.close();
+    project.remove();
   });
 
   it('prints help and version, and exits 2 on an unknown flag', () => {

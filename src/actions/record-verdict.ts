@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { approvalRefusals } from '../core/approval-guard.js';
+import type { CoachTurnRecord } from '../core/coach-turn.js';
 import { CallerError } from '../core/errors.js';
 import { feedbackForPlayer } from '../core/player-feedback.js';
 import type { EvidenceInput } from '../core/requirements.js';
@@ -107,7 +108,7 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
     const blockReason = exhausted ? `${strikes} feedback verdicts reached max_strikes (${config.coachgate.max_strikes})` : stall.stalled ? `loop stalled: ${stall.reason} since turn ${stall.first_stalled_turn}` : null;
 
     const coachTurnPath = path.join(directory, artifactNames.coachTurn(request.turn));
-    await writeJsonAtomically(coachTurnPath, {
+    const coachTurn: CoachTurnRecord = {
       task_id: taskId,
       turn: request.turn,
       decision: request.decision,
@@ -122,7 +123,8 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       stall,
       recorded_at: new Date().toISOString(),
       verdict_log_head: log.chain.head_sha256,
-    });
+    };
+    await writeJsonAtomically(coachTurnPath, coachTurn);
     const recorded = await appendVerdict(
       worktree,
       taskId,

@@ -4,7 +4,7 @@ import { openTask } from '../actions/task-scope.js';
 import { CallerError } from '../core/errors.js';
 import { detectStall } from '../core/stall.js';
 import { defineTool } from './tool.js';
-import { stallOutput } from './stall-output.js';
+import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 export const detectStallTool = defineTool({
@@ -22,7 +22,7 @@ export const detectStallTool = defineTool({
       .describe('Stateless replay: one entry per feedback turn, oldest first.'),
     threshold: z.number().int().min(2).max(50).optional().describe('For history replay (default 3; the recorded mode uses coachgate.stall_threshold).'),
   }),
-  output: stallOutput,
+  output: StallSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ worktree, task_id, history, threshold }, context) {
     let report;

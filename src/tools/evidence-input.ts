@@ -12,23 +12,3 @@ export const evidenceInput = z
     }),
   )
   .max(500);
-
-export const evidenceCheckOutput = z.object({
-  criterion: z.string(),
-  file: z.string().optional(),
-  line: z.number().optional(),
-  snippet: z.string().optional(),
-  test: z.string().optional(),
-  source: z.enum(['coach', 'player_promise']),
-  valid: z.boolean(),
-  problem: z.string().optional(),
-  matched_test: z.string().optional(),
-});
-
-export const criterionReportOutput = z.object({
-  id: z.string(),
-  text: z.string(),
-  status: z.enum(['verified', 'claimed_unverified', 'missing']),
-  claimed_by: z.array(z.enum(['player', 'coach'])),
-  evidence: z.array(evidenceCheckOutput),
-});

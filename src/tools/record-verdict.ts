@@ -3,8 +3,8 @@ import { recordVerdict } from '../actions/record-verdict.js';
 import { openTask } from '../actions/task-scope.js';
 import { VerdictIssueSchema } from '../core/verdict-entry.js';
 import { defineTool } from './tool.js';
-import { criterionReportOutput, evidenceInput } from './evidence-input.js';
-import { stallOutput } from './stall-output.js';
+import { CriterionReportSchema, StallSchema } from '../core/coach-turn.js';
+import { evidenceInput } from './evidence-input.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 export const recordVerdictTool = defineTool({
@@ -30,8 +30,8 @@ export const recordVerdictTool = defineTool({
     path: z.string(),
     review_path: z.string(),
     feedback_for_player: z.string(),
-    stall: stallOutput,
-    requirements_status: z.array(criterionReportOutput),
+    stall: StallSchema,
+    requirements_status: z.array(CriterionReportSchema),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run({ worktree, task_id, ...request }, context) {

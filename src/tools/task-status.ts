@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { taskStatus } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
 import { defineTool } from './tool.js';
-import { stallOutput } from './stall-output.js';
+import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 const counts = z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() });
@@ -36,7 +36,7 @@ export const taskStatusTool = defineTool({
     latest_run: z
       .union([z.object({ run_id: z.string(), status: z.string(), counts, failure_class: z.string(), fresh: z.boolean() }), z.object({ problem: z.string() })])
       .nullable(),
-    stall: stallOutput,
+    stall: StallSchema,
     verdict_chain: z.object({ intact: z.boolean(), entries: z.number(), problems: z.array(z.string()) }),
     review_path: z.string().nullable(),
   }),

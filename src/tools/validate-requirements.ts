@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { openTask } from '../actions/task-scope.js';
 import { validateRequirements } from '../actions/validate-requirements.js';
 import { defineTool } from './tool.js';
-import { criterionReportOutput, evidenceInput } from './evidence-input.js';
+import { CriterionReportSchema } from '../core/coach-turn.js';
+import { evidenceInput } from './evidence-input.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 export const validateRequirementsTool = defineTool({
@@ -15,7 +16,7 @@ export const validateRequirementsTool = defineTool({
     criteria_total: z.number(),
     criteria_met: z.number(),
     all_criteria_met: z.boolean(),
-    criteria: z.array(criterionReportOutput),
+    criteria: z.array(CriterionReportSchema),
     missing: z.array(z.string()),
     unmatched_claims: z.array(z.string()),
     require_evidence: z.boolean(),

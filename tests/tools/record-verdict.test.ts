@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CoachTurnRecordSchema } from '../../src/core/coach-turn.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
@@ -60,6 +61,7 @@ describe('record_verdict approval guard', () => {
     expect(review).toMatch(/src\/greet\.js:3/);
     const turn = JSON.parse(readFileSync(path.join(repo.dir, data.path), 'utf8'));
     expect(turn).toMatchObject({ decision: 'approve', validation_results: { latest_run: { status: 'passed', fresh: true } } });
+    expect(CoachTurnRecordSchema.safeParse(turn).success).toBe(true);
   });
 
   it('refuses without a stored run', async () => {

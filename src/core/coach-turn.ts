@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { FailureClassSchema, RunStatusSchema } from './run-record.js';
+import { VerdictIssueSchema } from './verdict-entry.js';
+
+export const EvidenceCheckSchema = z.object({
+  criterion: z.string(),
+  file: z.string().optional(),
+  line: z.number().optional(),
+  snippet: z.string().optional(),
+  test: z.string().optional(),
+  source: z.enum(['coach', 'player_promise']),
+  valid: z.boolean(),
+  problem: z.string().optional(),
+  matched_test: z.string().optional(),
+});
+
+export const CriterionReportSchema = z.object({
+  id: z.string(),
+  text: z.string(),
+  status: z.enum(['verified', 'claimed_unverified', 'missing']),
+  claimed_by: z.array(z.enum(['player', 'coach'])),
+  evidence: z.array(EvidenceCheckSchema),
+});
+
+export const StallSchema = z.object({
+  stalled: z.boolean(),
+  reason: z.enum(['repeated_feedback', 'same_failures', 'no_changes', 'oscillation']).nullable(),
+  first_stalled_turn: z.number().nullable(),
+  signatures: z.array(z.string()),
+  recommendation: z.string(),
+});
+
+/** `.guardkit/autobuild/<TASK>/coach_turn_<N>.json`, written by record_verdict (GuardKit's Coach turn record). */
+export const CoachTurnRecordSchema = z
+  .object({
+    task_id: z.string(),
+    turn: z.number().int().min(1),
+    decision: z.enum(['approve', 'feedback']),
+    status: z.enum(['approved', 'in_progress', 'blocked']),
+    strikes: z.number().int().min(0),
+    max_strikes: z.number().int().min(1),
+    rationale: z.string(),
+    issues: z.array(VerdictIssueSchema),
+    validation_results: z.object({
+      latest_run: z
+        .object({ run_id: z.string(), status: RunStatusSchema, counts: z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() }), failure_class: FailureClassSchema, tree_hash: z.string(), fresh: z.boolean() })
+        .nullable(),
+      tree_hash: z.string().describe('Worktree fingerprint when the verdict was recorded.'),
+    }),
+    requirements_status: z.array(CriterionReportSchema),
+    feedback_for_player: z.string(),
+    stall: StallSchema,
+    recorded_at: z.string(),
+    verdict_log_head: z.string().describe('SHA-256 of the last verdicts.jsonl line before this verdict: detects a later edit of that line.'),
+  })
+  .describe('Coach turn record (.guardkit/autobuild/<TASK>/coach_turn_<N>.json).');
+
+export type CoachTurnRecord = z.infer<typeof CoachTurnRecordSchema>;
