@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 readonly INSPECTOR_VERSION=2.12.0
 readonly NODE22_VERSION=22.23.3
 readonly PREFIX="${INSPECTOR_PREFIX:-${HOME:-/tmp}/.cache/coachgate-inspector}"
+readonly LOCK_DIR="$PWD/.ci/inspector"
 readonly NODE22="$PREFIX/node_modules/node/bin/node"
 readonly INSPECTOR="$PREFIX/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 read -r -a SERVER_CMD <<<"${COACHGATE_SERVER_CMD:-node dist/cli.js}"
@@ -21,27 +22,20 @@ fail() {
 
 installed_versions_match() {
   [[ -x "$NODE22" && -f "$INSPECTOR" ]] || return 1
+  cmp -s "$LOCK_DIR/package-lock.json" "$PREFIX/package-lock.json" || return 1
   [[ "$("$NODE22" --version)" == "v$NODE22_VERSION" ]] || return 1
   [[ "$(node -p 'require(process.argv[1]).version' "$PREFIX/node_modules/@modelcontextprotocol/inspector/package.json")" == "$INSPECTOR_VERSION" ]]
 }
 
+# The whole dependency tree is locked in .ci/inspector/package-lock.json, so the check cannot drift.
 install_inspector() {
   mkdir -p "$PREFIX"
   rm -rf "$PREFIX/node_modules"
-  # `node`'s preinstall fetches the platform binary package, so it must be allowed to run; the Inspector's
-  # postinstall only matters in its own source checkout.
-  cat >"$PREFIX/package.json" <<JSON
-{
-  "name": "coachgate-inspector-tools",
-  "private": true,
-  "dependencies": { "node": "$NODE22_VERSION", "@modelcontextprotocol/inspector": "$INSPECTOR_VERSION" },
-  "allowScripts": { "node@$NODE22_VERSION": true, "@modelcontextprotocol/inspector": false }
-}
-JSON
+  cp "$LOCK_DIR/package.json" "$LOCK_DIR/package-lock.json" "$PREFIX/"
   local log="$PREFIX/install.log" started=$SECONDS
-  if ! npm install --prefix "$PREFIX" --no-package-lock --no-audit --no-fund >"$log" 2>&1; then
+  if ! npm ci --prefix "$PREFIX" --no-audit --no-fund >"$log" 2>&1; then
     cat "$log" >&2
-    fail "npm install of node@$NODE22_VERSION + @modelcontextprotocol/inspector@$INSPECTOR_VERSION into $PREFIX"
+    fail "npm ci of $LOCK_DIR (node@$NODE22_VERSION + @modelcontextprotocol/inspector@$INSPECTOR_VERSION) into $PREFIX"
   fi
   installed_versions_match || { cat "$log" >&2; fail "installed versions in $PREFIX are not node $NODE22_VERSION + inspector $INSPECTOR_VERSION"; }
   echo "inspector: installed into $PREFIX in $((SECONDS - started))s"
@@ -107,9 +101,9 @@ JS
 
 inspect tools-list --method tools/list
 expect_json tools-list \
-  "['load_task', 'read_task_work_results', 'verify_quality_gates', 'record_player_report'].every((name) => result.tools.some((tool) => tool.name === name))" \
-  "tools/list to name load_task, read_task_work_results, verify_quality_gates and record_player_report"
-echo "inspector: ok tools/list names load_task, read_task_work_results, verify_quality_gates, record_player_report"
+  "['load_task', 'record_player_report', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict', 'detect_stall', 'task_status', 'parse_validator_verdict', 'check_graph_cycles'].every((name) => result.tools.some((tool) => tool.name === name && tool.outputSchema))" \
+  "tools/list to name all 12 coachgate tools, each with an outputSchema"
+echo "inspector: ok tools/list names all 12 tools, each with an outputSchema"
 
 inspect load-task --method tools/call --tool-name load_task \
   --tool-args-json "$(node -p 'JSON.stringify({ worktree: process.argv[1], task_id: "TASK-INS-001" })' "$FIXTURE")"
