@@ -1,4 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallerError } from './core/errors.js';
 import { reviewText, runRecords, tasksWithRecords, turnRecords } from './actions/task-records.js';
 import type { Workspace } from './repo/workspace.js';
 
@@ -6,6 +8,8 @@ import type { Workspace } from './repo/workspace.js';
  * A task's records as resources, for the first allowed root (the repository coachgate was started for):
  * `coachgate://tasks/{task_id}/review` (review.md), `/turns` (player and coach turn records), `/runs`.
  */
+const RESOURCE_NOT_FOUND = -32002;
+
 export function registerResources(server: McpServer, workspace: Workspace): void {
   const root = () => workspace.resolveWorktree('.');
   const kinds = [
@@ -22,7 +26,15 @@ export function registerResources(server: McpServer, workspace: Workspace): void
         }),
       }),
       { title: kind.title, mimeType: kind.mimeType },
-      async (uri, { task_id }) => ({ contents: [{ uri: uri.href, mimeType: kind.mimeType, text: await kind.read(await root(), String(task_id)) }] }),
+      async (uri, { task_id }) => {
+        try {
+          return { contents: [{ uri: uri.href, mimeType: kind.mimeType, text: await kind.read(await root(), String(task_id)) }] };
+        } catch (error) {
+          // MCP's "resource not found" code, so clients can tell a missing record from a server fault.
+          if (error instanceof CallerError) throw new McpError(RESOURCE_NOT_FOUND, error.message);
+          throw error;
+        }
+      },
     );
   }
 }

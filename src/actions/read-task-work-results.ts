@@ -1,10 +1,10 @@
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { playerClaims, reportedGates, claimedFiles, TaskWorkResultsSchema, type PlayerClaims, type ReportedGates, type TaskWorkResults } from '../core/task-work-results.js';
 import { resolveFileInWorktree } from '../repo/workspace.js';
 import { readJsonFile } from '../store/files.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
-import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
+import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
 import { assertTaskId } from '../core/task-id.js';
 
 export interface TaskWorkResultsReport {
@@ -32,12 +32,12 @@ export async function readTaskWorkResults(worktree: string, taskId: string): Pro
   const relative = (file: string) => path.relative(worktree, file).split(path.sep).join('/');
   let file = await readJsonFile(resultsPath);
   let source: TaskWorkResultsReport['source'] = 'task_work_results';
-  if (file.state === 'missing') {
-    const latest = (await playerTurnNumbers(worktree, taskId)).at(-1);
-    if (latest !== undefined) {
-      file = await readPlayerTurn(worktree, taskId, latest);
-      source = 'player_turn';
-    }
+  // Whichever the Player wrote last is its current report: an old task_work_results.json must not hide a
+  // newer recorded turn (nor the other way round).
+  const latest = (await playerTurnNumbers(worktree, taskId)).at(-1);
+  if (latest !== undefined && (file.state === 'missing' || (await modifiedAt(playerTurnPath(worktree, taskId, latest))) > (await modifiedAt(resultsPath)))) {
+    file = await readPlayerTurn(worktree, taskId, latest);
+    source = 'player_turn';
   }
   if (file.state === 'missing') {
     return empty(relative(resultsPath), 'none', [], `No Player report for ${taskId}: ${relative(resultsPath)} does not exist and no player_turn_<N>.json was recorded.`);
@@ -77,4 +77,11 @@ async function missingFiles(worktree: string, files: string[]): Promise<string[]
     if (!resolved || !(await access(resolved).then(() => true, () => false))) missing.push(file);
   }
   return missing;
+}
+
+async function modifiedAt(file: string): Promise<number> {
+  return stat(file).then(
+    (info) => info.mtimeMs,
+    () => 0,
+  );
 }

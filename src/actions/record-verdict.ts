@@ -62,8 +62,13 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       throw new CallerError(`No verdict was recorded: ${relative(path.join(directory, artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`, 'Restore the file (e.g. from version control); task_status lists the problems.');
     }
     const state = taskState(log.entries);
-    if (log.entries.some((entry) => entry.kind === 'verdict' && entry.turn === request.turn)) {
-      throw new CallerError(`Turn ${request.turn} of ${taskId} already has a verdict.`, `Verdicts are append-only: record turn ${state.last_turn + 1}.`);
+    if (request.turn <= state.last_turn) {
+      throw new CallerError(
+        log.entries.some((entry) => entry.kind === 'verdict' && entry.turn === request.turn)
+          ? `Turn ${request.turn} of ${taskId} already has a verdict.`
+          : `Turn ${request.turn} of ${taskId} comes before the last verdict's turn ${state.last_turn}.`,
+        `Verdicts are append-only and in turn order: record turn ${state.last_turn + 1} or later.`,
+      );
     }
     if (state.status === 'approved') throw new CallerError(`${taskId} is already approved; no further verdicts are recorded.`);
     if (state.status === 'blocked' && request.decision === 'feedback') {
@@ -102,7 +107,7 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
     const feedback = feedbackForPlayer({ turn: request.turn, rationale: request.rationale, issues, latest_run: runSummary, requirements: requirements.criteria });
     const strikes = state.strikes + (request.decision === 'feedback' ? 1 : 0);
     const stallInput = { feedback, criteria_passed: requirements.criteria_met, failing_tests: runSummary?.failing_tests ?? [], tree_hash: currentTree };
-    const stall = detectStall(request.decision === 'feedback' ? [...stallHistory(log.entries), stallInput] : stallHistory(log.entries), { threshold: config.coachgate.stall_threshold });
+    const stall = detectStall(request.decision === 'feedback' ? [...stallHistory(log.entries), { ...stallInput, turn: request.turn }] : stallHistory(log.entries), { threshold: config.coachgate.stall_threshold });
     const exhausted = request.decision === 'feedback' && strikes >= config.coachgate.max_strikes;
     const status = request.decision === 'approve' ? 'approved' : exhausted || stall.stalled ? 'blocked' : 'in_progress';
     const blockReason = exhausted ? `${strikes} feedback verdicts reached max_strikes (${config.coachgate.max_strikes})` : stall.stalled ? `loop stalled: ${stall.reason} since turn ${stall.first_stalled_turn}` : null;

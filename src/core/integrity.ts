@@ -100,7 +100,8 @@ export function isTestFile(filePath: string): boolean {
     /[._-](?:test|spec)\.[^.]+$/.test(name) ||
     /^test(?:[.-]|$)/.test(name) ||
     dirs.includes('__tests__') ||
-    dirs.includes('test')
+    dirs.includes('test') ||
+    dirs.includes('tests')
   );
 }
 

@@ -8,6 +8,8 @@ export interface StallTurn {
   failing_tests?: string[];
   /** Fingerprint of the Player's working tree after its pass; equal hashes mean nothing changed. */
   tree_hash?: string;
+  /** The recorded turn number; reports use it instead of the position in the history when present. */
+  turn?: number;
 }
 
 export type StallReason = 'repeated_feedback' | 'same_failures' | 'no_changes' | 'oscillation';
@@ -15,7 +17,7 @@ export type StallReason = 'repeated_feedback' | 'same_failures' | 'no_changes' |
 export interface StallReport {
   stalled: boolean;
   reason: StallReason | null;
-  /** 1-based turn at which the first rule fired. */
+  /** Turn at which the first rule fired: the entry's `turn` when given, else its 1-based position. */
   first_stalled_turn: number | null;
   /** One short hex signature of the normalised feedback per turn. */
   signatures: string[];
@@ -122,7 +124,7 @@ const repeatedFeedback: Rule = (history, signatures, end, threshold) => {
     reason: 'repeated_feedback',
     recommendation:
       `Stop the loop and escalate to a human: the Coach feedback has not changed in ${windowSize} turns ` +
-      `(turns ${start + 1}-${end}) and criteria_passed has not improved. Repeating the same approach will not ` +
+      `(turns ${turnLabel(history, start + 1)}-${turnLabel(history, end)}) and criteria_passed has not improved. Repeating the same approach will not ` +
       'converge; change it: fix the root cause the feedback names (environment, fixture, dependency, ' +
       'configuration) instead of editing code around individual tests, split or narrow the task, or ask for ' +
       'the missing information.',
@@ -140,7 +142,7 @@ const sameFailures: Rule = (history, _signatures, end, threshold) => {
     reason: 'same_failures',
     recommendation:
       `Stop the loop and escalate: the same ${tests.length} failing test(s) failed in ${threshold} consecutive ` +
-      `turns (turns ${end - threshold + 1}-${end}): ${listed}. The Player's changes are not reaching the cause; ` +
+      `turns (turns ${turnLabel(history, end - threshold + 1)}-${turnLabel(history, end)}): ${listed}. The Player's changes are not reaching the cause; ` +
       'run these tests in isolation and read the full failure output, or hand them to a human.',
   };
 };
@@ -154,27 +156,32 @@ const noChanges: Rule = (history, _signatures, end) => {
   return {
     reason: 'no_changes',
     recommendation:
-      `Stop the loop: the Player made no changes between turns ${end - 1} and ${end} ` +
+      `Stop the loop: the Player made no changes between turns ${turnLabel(history, end - 1)} and ${turnLabel(history, end)} ` +
       `(tree ${current.slice(0, SIGNATURE_LENGTH)}). Check that the Player received the feedback and can write ` +
       'to the workspace; if it cannot make progress, escalate to a human.',
   };
 };
 
 /** A-B-A-B in the last four signatures: the Player keeps undoing its own fixes. */
-const oscillation: Rule = (_history, signatures, end) => {
+const oscillation: Rule = (history, signatures, end) => {
   if (end < 4) return null;
   const [a1, b1, a2, b2] = signatures.slice(end - 4, end);
   if (a1 === b1 || a1 !== a2 || b1 !== b2) return null;
   return {
     reason: 'oscillation',
     recommendation:
-      `Stop the loop: the feedback alternates between two states (turns ${end - 3}-${end}), so fixing one ` +
+      `Stop the loop: the feedback alternates between two states (turns ${turnLabel(history, end - 3)}-${turnLabel(history, end)}), so fixing one ` +
       'problem reintroduces the other. Address both problems together in one turn, or escalate to a human.',
   };
 };
 
 /** In tie-break order: when several rules fire at the same turn, the first one is reported. */
 const RULES: readonly Rule[] = [repeatedFeedback, sameFailures, noChanges, oscillation];
+
+/** The recorded turn number of the 1-based position, when the history carries turn numbers. */
+function turnLabel(history: StallTurn[], position: number): number {
+  return history[position - 1]?.turn ?? position;
+}
 
 function bestCriteria(turns: StallTurn[]): number {
   return Math.max(...turns.map((turn) => turn.criteria_passed));
@@ -202,7 +209,7 @@ export function detectStall(history: StallTurn[], options: { threshold?: number 
     for (const rule of RULES) {
       const detection = rule(history, signatures, end, threshold);
       if (detection) {
-        return { stalled: true, first_stalled_turn: end, signatures, ...detection };
+        return { stalled: true, first_stalled_turn: turnLabel(history, end), signatures, ...detection };
       }
     }
   }

@@ -113,6 +113,17 @@ describe('record_player_report', () => {
     expect(textOf(result)).toMatch(/files_modified|tests_passed/);
   });
 
+  it('reads whichever report the Player wrote last', async () => {
+    repo.write('tests/test_greet.py', 'def test_x():\n    assert True\n');
+    repo.write(resultsFile, JSON.stringify({ test_results: { all_passed: false, failed: 2 } }));
+    const { utimesSync } = await import('node:fs');
+    utimesSync(path.join(repo.dir, resultsFile), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report });
+    expect(dataOf(await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }))).toMatchObject({ source: 'player_turn', reported_gates: { tests_all_passed: true } });
+    repo.write(resultsFile, JSON.stringify({ test_results: { all_passed: false, failed: 2 } }));
+    expect(dataOf(await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }))).toMatchObject({ source: 'task_work_results', reported_gates: { tests_all_passed: false } });
+  });
+
   it('feeds read_task_work_results when no task_work_results.json exists', async () => {
     repo.write('tests/test_greet.py', 'def test_x():\n    assert True\n');
     await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report });

@@ -38,7 +38,7 @@ const approve = (args: Record<string, unknown> = {}) => call('record_verdict', {
 const feedback = (turn: number, extra: Record<string, unknown> = {}) =>
   call('record_verdict', { turn, decision: 'feedback', rationale: `turn ${turn}: still wrong`, issues: [{ severity: 'must_fix', category: 'tests', description: 'greeting is wrong', location: 'src/greet.js:3', suggestion: 'return Hello, <name>!' }], ...extra });
 
-function verdictLog(): { kind: string; decision: string; strikes: number; seq: number }[] {
+function verdictLog(): { kind: string; decision: string; status: string; strikes: number; seq: number }[] {
   return readFileSync(path.join(repo.dir, '.guardkit/autobuild', TASK, 'verdicts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
 }
 
@@ -180,16 +180,21 @@ describe('verdict history', () => {
     const log = verdictLog();
     const verdicts = log.filter((entry) => entry.kind === 'verdict');
     expect(log.map((entry) => entry.seq)).toEqual(Array.from({ length: log.length }, (_, index) => index + 1));
-    expect(log.filter((entry) => entry.kind === 'refused_approval')).toHaveLength(10);
+    // Every approval is refused (no run): by the guard (and logged), or as out of turn order (not logged).
+    const approvals = results.filter((_, index) => index % 2 === 0);
+    expect(approvals.every((result) => result.isError)).toBe(true);
+    const guarded = approvals.filter((result) => /Approval refused/.test(textOf(result))).length;
+    expect(log.filter((entry) => entry.kind === 'refused_approval')).toHaveLength(guarded);
+    approvals.forEach((result) => expect(textOf(result)).toMatch(/Approval refused|comes before the last verdict|already has a verdict/));
     // Feedback stops being recorded once the task blocks; every verdict that was recorded counts one strike.
     expect(verdicts.map((entry) => entry.strikes)).toEqual(verdicts.map((_, index) => index + 1));
-    expect(verdicts.length).toBeGreaterThanOrEqual(2);
+    expect(verdicts.length).toBeGreaterThanOrEqual(1);
     expect(verdicts.length).toBeLessThanOrEqual(3);
     const refusedFeedback = results.filter((result, index) => index % 2 === 1 && result.isError).map(textOf);
     expect(refusedFeedback).toHaveLength(10 - verdicts.length);
-    refusedFeedback.forEach((text) => expect(text).toMatch(/is blocked/));
+    refusedFeedback.forEach((text) => expect(text).toMatch(/is blocked|comes before the last verdict|already has a verdict/));
     const status = dataOf(await call('task_status', {}));
-    expect(status).toMatchObject({ status: 'blocked', strikes: verdicts.length, verdict_chain: { intact: true, entries: log.length } });
+    expect(status).toMatchObject({ status: verdicts.at(-1)!.status, strikes: verdicts.length, verdict_chain: { intact: true, entries: log.length } });
   }, 120_000);
 
   it('blocks a stalled loop: the same feedback on an unchanged tree', async () => {
