@@ -122,6 +122,6 @@ function rootCause(summary: string): string {
 function indent(text: string): string {
   return text
     .split('\n')
-    .map((line) => `        ${line}`)
+    .map((line) => (line.trim() ? `        ${line}` : ''))
     .join('\n');
 }
