@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
-import { findIntegrityIssues, isTestConfigFile, needsTestFacts, type FileVersions, type IntegrityFinding } from '../core/integrity.js';
+import { findIntegrityIssues, type FileVersions, type IntegrityFinding } from '../core/integrity.js';
+import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
 import { assertTaskId } from '../core/task-id.js';
 import { changedSince, readAtCommit } from '../repo/git.js';
 import { findTaskFile } from '../repo/tasks.js';

@@ -1,6 +1,7 @@
 import ts from 'typescript';
 import { parse as parseYaml } from 'yaml';
-import { testConfigKind, type ConfigSettings } from '../core/integrity.js';
+import type { ConfigSettings } from '../core/integrity.js';
+import { testConfigKind } from '../core/test-paths.js';
 import { bracketDepth, stripComment } from './source-text.js';
 
 /** pytest settings that decide which tests are collected and how they run. */

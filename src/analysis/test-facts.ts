@@ -1,12 +1,5 @@
-import {
-  isJsFile,
-  needsTestFacts,
-  testConfigKind,
-  type BaseAndNow,
-  type ConfigSettings,
-  type FileVersions,
-  type TestFileFacts,
-} from '../core/integrity.js';
+import type { BaseAndNow, ConfigSettings, FileVersions, TestFileFacts } from '../core/integrity.js';
+import { isJsFile, needsTestFacts, testConfigKind } from '../core/test-paths.js';
 import { extractConfigSettings } from './config-settings.js';
 import { extractJsTestFacts } from './js-test-facts.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';

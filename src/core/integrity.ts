@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isTestFile } from './test-paths.js';
 
 /** One changed path: its content at the base commit and now. `undefined` = absent on that side. */
 export interface FileVersions {
@@ -82,77 +83,6 @@ export interface IntegrityInput {
   tests_now?: number;
 }
 
-const JS_EXTENSION = /\.(?:[cm]?[jt]s|[jt]sx)$/;
-
-export function isJsFile(filePath: string): boolean {
-  return JS_EXTENSION.test(filePath);
-}
-
-/** Files the usual runners collect as tests (pytest, vitest/jest, node --test, go test, cargo's tests/). */
-export function isTestFile(filePath: string): boolean {
-  const name = path.posix.basename(filePath);
-  const dirs = path.posix.dirname(filePath).split('/');
-  if (name.endsWith('.py')) return name.startsWith('test_') || name.endsWith('_test.py');
-  if (name.endsWith('_test.go')) return true;
-  if (name.endsWith('.rs')) return dirs.includes('tests');
-  if (!isJsFile(name)) return false;
-  return (
-    /[._-](?:test|spec)\.[^.]+$/.test(name) ||
-    /^test(?:[.-]|$)/.test(name) ||
-    dirs.includes('__tests__') ||
-    dirs.includes('test') ||
-    dirs.includes('tests')
-  );
-}
-
-/** Test files plus the files that shape them (conftest.py, test setup files) and Rust sources (unit tests live inline). */
-export function needsTestFacts(filePath: string): boolean {
-  const name = path.posix.basename(filePath);
-  return (
-    isTestFile(filePath) ||
-    name === 'conftest.py' ||
-    name.endsWith('.rs') ||
-    /^(?:setup-?tests|(?:vitest|jest)\.setup)\.(?:[cm]?[jt]s|[jt]sx)$/i.test(name)
-  );
-}
-
-export type TestConfigKind =
-  | 'package_json'
-  | 'pyproject'
-  | 'pytest_ini'
-  | 'setup_cfg'
-  | 'tox_ini'
-  | 'conftest'
-  | 'js_runner_config'
-  | 'guardkit_config';
-
-/** Which kind of file that decides which tests run this is, if any. */
-export function testConfigKind(filePath: string): TestConfigKind | undefined {
-  const name = path.posix.basename(filePath);
-  switch (name) {
-    case 'package.json':
-      return 'package_json';
-    case 'pyproject.toml':
-      return 'pyproject';
-    case 'pytest.ini':
-      return 'pytest_ini';
-    case 'setup.cfg':
-      return 'setup_cfg';
-    case 'tox.ini':
-      return 'tox_ini';
-    case 'conftest.py':
-      return 'conftest';
-  }
-  if (/^(?:vitest|vite|jest)\.(?:config|workspace)\.[cm]?[jt]s$/.test(name)) return 'js_runner_config';
-  if (/^(?:.*\/)?\.guardkit\/config\.ya?ml$/.test(filePath)) return 'guardkit_config';
-  return undefined;
-}
-
-export function isTestConfigFile(filePath: string): boolean {
-  return testConfigKind(filePath) !== undefined;
-}
-
-/** Keys whose new values exclude tests outright, and command-line flags that narrow a run. */
 const NARROWING_KEYS = /(?:^|\.)(?:exclude|testPathIgnorePatterns|testNamePattern|collect_ignore(?:_glob)?|norecursedirs)$/;
 const NARROWING_FLAGS = new Set([
   '-k', '-m', '--deselect', '--ignore', '--ignore-glob', '--exclude', '-t', '--testNamePattern',

@@ -12,6 +12,7 @@ import type { ToolDefinition } from './tool.js';
 import { validateRequirementsTool } from './validate-requirements.js';
 import { verifyQualityGatesTool } from './verify-quality-gates.js';
 
+// `any`: each tool has its own input/output types; registerTool only needs the shared shape.
 /** Every tool coachgate serves: the Player's, then a Coach turn's in the order it uses them, then utilities. */
 export const tools = [
   loadTaskTool,
@@ -26,4 +27,4 @@ export const tools = [
   taskStatusTool,
   parseValidatorVerdictTool,
   checkGraphCyclesTool,
-] as unknown as ToolDefinition[];
+] as ToolDefinition<any, any>[];

@@ -4,14 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectIntegrityFacts, type TestFactsOptions } from '../../src/analysis/test-facts.js';
-import {
-  findIntegrityIssues,
-  isTestConfigFile,
-  isTestFile,
-  type FileVersions,
-  type IntegrityFinding,
-  type IntegrityInput,
-} from '../../src/core/integrity.js';
+import { findIntegrityIssues, type FileVersions, type IntegrityFinding, type IntegrityInput } from '../../src/core/integrity.js';
+import { isTestConfigFile, isTestFile } from '../../src/core/test-paths.js';
 
 const code = (...lines: string[]) => `${lines.join('\n')}\n`;
 
