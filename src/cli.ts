@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { gateDecision } from './actions/gate.js';
+import { openTask } from './actions/task-scope.js';
+import { CallerError } from './core/errors.js';
 import { runDemo } from './demo.js';
 import { createServer } from './server.js';
 import { VERSION } from './version.js';
@@ -11,14 +14,19 @@ const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent'
 
 Usage:
   coachgate [serve] [--root DIR ...] [--base REF]   serve MCP over stdio (default)
+  coachgate gate --task ID [--worktree DIR] [--base REF]
+                                                   for hooks and CI: exit 0 only if the task is approved
+                                                   and nothing changed since the approving test run
   coachgate demo                                   run the Player/Coach demo on the bundled example
   coachgate --help | --version
 
 Options:
-  --root DIR    allowed directory for worktrees (repeatable). Default: the client's MCP roots, else the cwd.
-  --base REF    trusted base commit/branch (overrides coachgate.base_ref and the merge-base with main/master).
-  -h, --help    show this help
-  -v, --version print the version
+  --root DIR      allowed directory for worktrees (repeatable). Default: the client's MCP roots, else the cwd.
+  --base REF      trusted base commit/branch (overrides coachgate.base_ref and the merge-base with main/master).
+  --task ID       gate: the task to check.
+  --worktree DIR  gate: the repository (default: the current directory).
+  -h, --help      show this help
+  -v, --version   print the version
 `;
 
 /** Exit code 2 is for usage errors, so scripts can tell them from failures. */
@@ -36,6 +44,8 @@ async function main(argv: string[]): Promise<void> {
       options: {
         root: { type: 'string', multiple: true },
         base: { type: 'string' },
+        task: { type: 'string' },
+        worktree: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -49,6 +59,12 @@ async function main(argv: string[]): Promise<void> {
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   const [command = 'serve', ...extra] = positionals;
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if (command !== 'gate' && (values.task || values.worktree)) usageError('--task and --worktree belong to the gate command');
+  if (command === 'gate') {
+    if (!values.task) usageError('gate needs --task ID');
+    process.exitCode = await runGate(path.resolve(values.worktree ?? '.'), values.task, values.base);
+    return;
+  }
   if (command === 'demo') {
     process.exitCode = await runDemo((line) => process.stdout.write(`${line}\n`));
     return;
@@ -60,6 +76,20 @@ async function main(argv: string[]): Promise<void> {
   const server = createServer({ roots, base: values.base });
   await server.connect(new StdioServerTransport());
   process.stderr.write(`coachgate ${VERSION} serving MCP on stdio\n`);
+}
+
+/** Exit 0 when the gate passes, 1 when it does not (with the reasons), 2 for a caller mistake. */
+async function runGate(worktree: string, taskId: string, base: string | undefined): Promise<number> {
+  try {
+    const decision = await gateDecision(await openTask(worktree, taskId, base));
+    const lines = decision.pass ? [`coachgate gate: ${taskId} PASS (approved, tests passed on the current tree)`] : [`coachgate gate: ${taskId} FAIL`, ...decision.reasons.map((reason) => `  - ${reason}`)];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return decision.pass ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof CallerError)) throw error;
+    process.stderr.write(`coachgate gate: ${error.message}\n`);
+    return 2;
+  }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool, connect, dataOf } from './helpers/mcp.js';
+import type { TempRepo } from './helpers/git-repo.js';
+import { greetingProject } from './helpers/node-project.js';
+
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+let repo: TempRepo;
+afterEach(() => repo?.remove());
+
+const gate = () => spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir], { encoding: 'utf8' });
+
+describe('coachgate gate (for hooks and CI)', () => {
+  it('fails before approval, passes after it, and fails again once the code changes', async () => {
+    repo = greetingProject();
+    const before = gate();
+    expect(before.status).toBe(1);
+    expect(before.stdout).toMatch(/TASK-042 FAIL\n {2}- task is in_progress, not approved\n {2}- no independent test run is stored/);
+
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const task = { worktree: repo.dir, task_id: 'TASK-042' };
+    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+    await callTool(client, 'run_independent_tests', task);
+    const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
+    expect(dataOf(await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence })).status).toBe('approved');
+    await close();
+
+    const after = gate();
+    expect(after.status).toBe(0);
+    expect(after.stdout).toMatch(/TASK-042 PASS/);
+
+    repo.write('src/greet.js', '// rewritten after approval\n');
+    const changed = gate();
+    expect(changed.status).toBe(1);
+    expect(changed.stdout).toMatch(/the worktree changed after run/);
+  });
+
+  it('exits 2 for a caller mistake', () => {
+    repo = greetingProject();
+    const missing = spawnSync(process.execPath, [cli, 'gate', '--worktree', repo.dir], { encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/gate needs --task ID/);
+    const unknown = spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-404', '--worktree', repo.dir], { encoding: 'utf8' });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/No task file for TASK-404/);
+  });
+});
