@@ -26,7 +26,11 @@ export interface IntegrityReport {
 export async function checkTestIntegrity(worktree: string, taskId: string | undefined, baseRef?: string): Promise<IntegrityReport> {
   if (taskId !== undefined) assertTaskId(taskId);
   const repo = await openRepository(worktree, baseRef);
-  const base = repo.base.commit;
+  return integrityAgainstBase(worktree, repo.base.commit, taskId);
+}
+
+/** The integrity check for a repository already opened at a known base commit. */
+export async function integrityAgainstBase(worktree: string, base: string, taskId: string | undefined): Promise<IntegrityReport> {
   const taskFile = taskId ? await findTaskFile(worktree, taskId, base).catch(() => undefined) : undefined;
   const relevant = (await changedSince(worktree, base)).filter(
     (file) => !file.startsWith('.guardkit/autobuild/') && (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),

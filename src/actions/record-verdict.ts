@@ -15,7 +15,7 @@ import { withTaskLock } from '../store/lock.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
-import { checkTestIntegrity } from './check-test-integrity.js';
+import { integrityAgainstBase } from './check-test-integrity.js';
 import { readTaskWorkResults } from './read-task-work-results.js';
 import { stallHistory, taskState } from '../core/task-state.js';
 import type { TaskScope } from './task-scope.js';
@@ -75,8 +75,8 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       throw new CallerError(`${taskId} is blocked (${state.block_reason}); no further feedback is recorded.`, 'Escalate to a human: review.md has the failure pattern.');
     }
 
-    const run = await latestRun(worktree, taskId);
-    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task });
+    const [run, report] = await Promise.all([latestRun(worktree, taskId), readTaskWorkResults(worktree, taskId)]);
+    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report });
     const currentTree = await treeFingerprint(worktree);
     const runSummary = run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
     const review = (status: VerdictLogEntry['status'], strikes: number, history: VerdictLogEntry[], blocked?: { reason: string; recommendation: string }) =>
@@ -86,7 +86,7 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       );
 
     if (request.decision === 'approve') {
-      const [gates, integrity, report] = await Promise.all([verifyQualityGates(scope), checkTestIntegrity(worktree, taskId, scope.base.commit), readTaskWorkResults(worktree, taskId)]);
+      const [gates, integrity] = await Promise.all([verifyQualityGates(scope, report), integrityAgainstBase(worktree, scope.base.commit, taskId)]);
       const reasons = approvalRefusals({
         task_status: state.status,
         run: run.state === 'ok' ? { state: 'ok', value: run.value } : run.state === 'corrupt' ? { state: 'corrupt', problem: run.problem } : { state: 'missing' },

@@ -6,7 +6,7 @@ import { loadTask, type LoadedTask } from '../repo/tasks.js';
 import { resolveFileInWorktree } from '../repo/workspace.js';
 import type { JsonFile } from '../store/files.js';
 import { latestRun } from '../store/runs.js';
-import { readTaskWorkResults } from './read-task-work-results.js';
+import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
 
 export interface RequirementsValidation extends RequirementsReport {
@@ -21,11 +21,11 @@ export interface RequirementsValidation extends RequirementsReport {
 export async function validateRequirements(
   scope: TaskScope,
   evidence: EvidenceInput[],
-  known: { run?: JsonFile<RunRecord>; task?: LoadedTask } = {},
+  known: { run?: JsonFile<RunRecord>; task?: LoadedTask; report?: TaskWorkResultsReport } = {},
 ): Promise<RequirementsValidation> {
   const { worktree, taskId } = scope;
   const task = known.task ?? (await loadTask(worktree, taskId, scope.base.commit));
-  const report = await readTaskWorkResults(worktree, taskId);
+  const report = known.report ?? (await readTaskWorkResults(worktree, taskId));
   const latest = known.run ?? (await latestRun(worktree, taskId));
   const passed = latest.state === 'ok' ? latest.value.tests.filter((test) => test.status === 'passed').map((test) => test.id) : null;
   const files = new Map<string, string | null>();
