@@ -203,6 +203,14 @@ describe('run_independent_tests contract', () => {
     expect(data.failure_class).toBe('environment');
   });
 
+  it('runs under a login shell when the base config asks for it', async () => {
+    const repo = project({ '.guardkit/config.yaml': 'autobuild:\n  coach:\n    test_execution: login-shell\n', 'tests/test_x.py': 'def test_x():\n    assert True\n' });
+    const data = dataOf(await run(repo));
+    expect(data.command.slice(0, 2)).toEqual(['bash', '-lc']);
+    expect(data.command[2]).toMatch(/^python3 -m pytest /);
+    expect(data).toMatchObject({ status: 'passed', env: { shell: 'bash -lc' } });
+  });
+
   it('sends progress notifications while a run lasts and stops the run when the client cancels', async () => {
     const repo = project({ 'tests/test_slow.py': 'import time, pathlib, os\n\ndef test_slow():\n    pathlib.Path("/tmp/coachgate-cancel-' + process.pid + '").write_text(str(os.getpid()))\n    time.sleep(60)\n' });
     const { client, close } = await connect({ roots: [repo.dir] });
