@@ -38,7 +38,9 @@ const runCargoTest = (files: Record<string, string>): RealRun =>
 const parseCargo = (run: RealRun) => parseCargoTestOutput(run.output);
 const runs = {} as Record<'passing' | 'failing', { run: RealRun; result: Interpretation }>;
 
-describe.skipIf(!fs.existsSync(CARGO_BIN))('real cargo test runs (offline crate without dependencies), interpreted', () => {
+const cargoMissing = !fs.existsSync(CARGO_BIN);
+// Skipped only when the toolchain is absent, and the title says so in the test output.
+describe.skipIf(cargoMissing)(`real cargo test runs (offline crate without dependencies), interpreted${cargoMissing ? ` — skipped: cargo not found at ${CARGO_BIN}` : ''}`, () => {
   beforeAll(() => {
     for (const [name, expected] of [['passing', 4], ['failing', 5]] as const) {
       const run = runCargoTest(crate(expected));
