@@ -221,7 +221,8 @@ describe('run_independent_tests contract', () => {
       timeout: 120_000,
       onprogress: (update) => progress.push(update.message ?? ''),
     });
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // Progress comes every 2.5 s; 8 s leaves room for a loaded machine to still deliver two.
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
     controller.abort();
     await expect(call).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 2_500));
