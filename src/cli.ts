@@ -29,6 +29,11 @@ Options:
   -v, --version   print the version
 `;
 
+/** The one place coachgate writes to stdout: --help, --version, gate and demo. Serve mode never calls it. */
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
 /** Exit code 2 is for usage errors, so scripts can tell them from failures. */
 function usageError(message: string): never {
   process.stderr.write(`coachgate: ${message}\nRun "coachgate --help" for usage.\n`);
@@ -54,9 +59,9 @@ async function main(argv: string[]): Promise<void> {
     usageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  // --help and --version are the only things coachgate ever prints to stdout: in serve mode stdout is MCP's.
-  if (values.help) return void process.stdout.write(USAGE);
-  if (values.version) return void process.stdout.write(`${VERSION}\n`);
+  // In serve mode stdout is MCP's: nothing before the transport may print there.
+  if (values.help) return print(USAGE.trimEnd());
+  if (values.version) return print(VERSION);
   const [command = 'serve', ...extra] = positionals;
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (command !== 'gate' && (values.task || values.worktree)) usageError('--task and --worktree belong to the gate command');
@@ -66,7 +71,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'demo') {
-    process.exitCode = await runDemo((line) => process.stdout.write(`${line}\n`));
+    process.exitCode = await runDemo(print);
     return;
   }
   if (command !== 'serve') usageError(`unknown command ${JSON.stringify(command)}`);
@@ -83,7 +88,7 @@ async function runGate(worktree: string, taskId: string, base: string | undefine
   try {
     const decision = await gateDecision(await openTask(worktree, taskId, base));
     const lines = decision.pass ? [`coachgate gate: ${taskId} PASS (approved, tests passed on the current tree)`] : [`coachgate gate: ${taskId} FAIL`, ...decision.reasons.map((reason) => `  - ${reason}`)];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    print(lines.join('\n'));
     return decision.pass ? 0 : 1;
   } catch (error) {
     if (!(error instanceof CallerError)) throw error;

@@ -7,6 +7,7 @@ import { assertTaskId } from '../core/task-id.js';
 import { changedSince, readAtCommit } from '../repo/git.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
+import { STORE_PREFIX } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { openRepository } from './task-scope.js';
 
@@ -33,7 +34,7 @@ export async function checkTestIntegrity(worktree: string, taskId: string | unde
 export async function integrityAgainstBase(worktree: string, base: string, taskId: string | undefined): Promise<IntegrityReport> {
   const taskFile = taskId ? await findTaskFile(worktree, taskId, base).catch(() => undefined) : undefined;
   const relevant = (await changedSince(worktree, base)).filter(
-    (file) => !file.startsWith('.guardkit/autobuild/') && (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),
+    (file) => !file.startsWith(STORE_PREFIX) && (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),
   );
   const files: FileVersions[] = await Promise.all(
     relevant.map(async (file) => {

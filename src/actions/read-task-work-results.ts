@@ -1,8 +1,8 @@
-import { access, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { playerClaims, reportedGates, claimedFiles, TaskWorkResultsSchema, type PlayerClaims, type ReportedGates, type TaskWorkResults } from '../core/task-work-results.js';
-import { resolveFileInWorktree } from '../repo/workspace.js';
-import { readJsonFile } from '../store/files.js';
+import { resolveFileInWorktree, worktreeRelative } from '../repo/workspace.js';
+import { pathExists, readJsonFile } from '../store/files.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
 import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
 import { assertTaskId } from '../core/task-id.js';
@@ -29,7 +29,6 @@ export async function readTaskWorkResults(worktree: string, taskId: string): Pro
   assertTaskId(taskId);
   const directory = taskDirectory(worktree, taskId);
   const resultsPath = path.join(directory, artifactNames.taskWorkResults);
-  const relative = (file: string) => path.relative(worktree, file).split(path.sep).join('/');
   let file = await readJsonFile(resultsPath);
   let source: TaskWorkResultsReport['source'] = 'task_work_results';
   // Whichever the Player wrote last is its current report: an old task_work_results.json must not hide a
@@ -39,30 +38,30 @@ export async function readTaskWorkResults(worktree: string, taskId: string): Pro
     file = await readPlayerTurn(worktree, taskId, latest);
     source = 'player_turn';
   }
+  const shown = worktreeRelative(worktree, file.path);
   if (file.state === 'missing') {
-    return empty(relative(resultsPath), 'none', [], `No Player report for ${taskId}: ${relative(resultsPath)} does not exist and no player_turn_<N>.json was recorded.`);
+    return empty(shown, 'none', [], `No Player report for ${taskId}: ${shown} does not exist and no player_turn_<N>.json was recorded.`);
   }
   if (file.state === 'corrupt') {
-    return empty(relative(file.path), source, [`${relative(file.path)}: ${file.problem}`], `The Player report ${relative(file.path)} is corrupt: ${file.problem}.`);
+    return empty(shown, source, [`${shown}: ${file.problem}`], `The Player report ${shown} is corrupt: ${file.problem}.`);
   }
   const parsed = TaskWorkResultsSchema.safeParse(file.value);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${relative(file.path)}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    return empty(relative(file.path), source, problems, `The Player report ${relative(file.path)} does not have the expected shape.`);
+    const problems = parsed.error.issues.map((issue) => `${shown}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    return empty(shown, source, problems, `The Player report ${shown} does not have the expected shape.`);
   }
   const { claims, problems } = playerClaims(worktree, parsed.data);
   const missing = await missingFiles(worktree, claimedFiles(claims));
   return {
     found: true,
-    path: relative(file.path),
+    path: shown,
     source,
     results: parsed.data,
     reported_gates: reportedGates(parsed.data),
     claims,
     honesty: { verified: missing.length === 0 && problems.length === 0, missing_files: missing },
     problems,
-    message:
-      missing.length === 0 ? `Read ${relative(file.path)}; every claimed file exists.` : `Read ${relative(file.path)}; ${missing.length} claimed file(s) do not exist.`,
+    message: missing.length === 0 ? `Read ${shown}; every claimed file exists.` : `Read ${shown}; ${missing.length} claimed file(s) do not exist.`,
   };
 }
 
@@ -74,7 +73,7 @@ async function missingFiles(worktree: string, files: string[]): Promise<string[]
   const missing: string[] = [];
   for (const file of files) {
     const resolved = await resolveFileInWorktree(worktree, file).catch(() => undefined);
-    if (!resolved || !(await access(resolved).then(() => true, () => false))) missing.push(file);
+    if (!resolved || !(await pathExists(resolved))) missing.push(file);
   }
   return missing;
 }

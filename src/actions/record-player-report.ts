@@ -5,7 +5,7 @@ import { writeJsonAtomically } from '../store/files.js';
 import { withTaskLock } from '../store/lock.js';
 import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
 import { assertRepository } from '../repo/git.js';
-import path from 'node:path';
+import { worktreeRelative } from '../repo/workspace.js';
 
 export interface RecordPlayerReportResult {
   recorded: boolean;
@@ -22,7 +22,7 @@ export async function recordPlayerReport(worktree: string, taskId: string, turn:
   assertTaskId(taskId);
   await assertRepository(worktree);
   const normalised = PlayerReportSchema.parse(report);
-  const relative = path.relative(worktree, playerTurnPath(worktree, taskId, turn)).split(path.sep).join('/');
+  const relative = worktreeRelative(worktree, playerTurnPath(worktree, taskId, turn));
   return withTaskLock(worktree, taskId, async () => {
     const turns = await playerTurnNumbers(worktree, taskId);
     const last = turns.at(-1) ?? 0;

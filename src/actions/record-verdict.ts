@@ -9,6 +9,7 @@ import { failingTests, type RunRecord } from '../core/run-record.js';
 import { detectStall, type StallReport } from '../core/stall.js';
 import type { VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
 import { writeFileAtomically, writeJsonAtomically } from '../store/files.js';
 import { withTaskLock } from '../store/lock.js';
@@ -52,14 +53,13 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
   const { worktree, taskId, config } = scope;
   const issues = request.issues ?? [];
   const directory = taskDirectory(worktree, taskId);
-  const relative = (file: string) => path.relative(worktree, file).split(path.sep).join('/');
   const reviewPath = path.join(directory, artifactNames.review);
   const task = await loadTask(worktree, taskId, scope.base.commit);
 
   return withTaskLock(worktree, taskId, async () => {
     const log = await readVerdictLog(worktree, taskId);
     if (!log.chain.intact) {
-      throw new CallerError(`No verdict was recorded: ${relative(path.join(directory, artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`, 'Restore the file (e.g. from version control); task_status lists the problems.');
+      throw new CallerError(`No verdict was recorded: ${worktreeRelative(worktree, path.join(directory, artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`, 'Restore the file (e.g. from version control); task_status lists the problems.');
     }
     const state = taskState(log.entries);
     if (request.turn <= state.last_turn) {
@@ -142,8 +142,8 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       status,
       strikes,
       max_strikes: config.coachgate.max_strikes,
-      path: relative(coachTurnPath),
-      review_path: relative(reviewPath),
+      path: worktreeRelative(worktree, coachTurnPath),
+      review_path: worktreeRelative(worktree, reviewPath),
       feedback_for_player: request.decision === 'approve' ? '' : feedback,
       stall,
       requirements_status: requirements.criteria,

@@ -25,7 +25,7 @@ export interface RunTestsOptions {
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
 }
 
-export const DEFAULT_TIMEOUT_S = 300;
+const DEFAULT_TIMEOUT_S = 300;
 export const MAX_TIMEOUT_S = 3600;
 
 /**

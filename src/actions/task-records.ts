@@ -3,14 +3,14 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
 import { readJsonFile } from '../store/files.js';
-import { artifactNames, taskDirectory } from '../store/paths.js';
+import { artifactNames, storeDirectory, taskDirectory } from '../store/paths.js';
 import { coachTurnNumbers } from '../store/coach-turns.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import { runsDirectory } from '../store/runs.js';
 
 /** Task ids that have records under .guardkit/autobuild/. */
 export async function tasksWithRecords(worktree: string): Promise<string[]> {
-  const entries = await readdir(path.join(worktree, '.guardkit', 'autobuild'), { withFileTypes: true }).catch(() => []);
+  const entries = await readdir(storeDirectory(worktree), { withFileTypes: true }).catch(() => []);
   return entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith('.')).map((entry) => entry.name).sort();
 }
 

@@ -1,8 +1,9 @@
-import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { detectStall, type StallReport } from '../core/stall.js';
 import { stallHistory, taskState } from '../core/task-state.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { worktreeRelative } from '../repo/workspace.js';
+import { pathExists } from '../store/files.js';
 import { loadTask } from '../repo/tasks.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
 import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
@@ -67,6 +68,6 @@ export async function taskStatus(scope: TaskScope) {
           : null,
     stall: detectStall(stallHistory(log.entries), { threshold: config.coachgate.stall_threshold }),
     verdict_chain: { intact: log.chain.intact, entries: log.entries.length, problems: log.chain.problems },
-    review_path: (await access(reviewPath).then(() => true, () => false)) ? path.relative(worktree, reviewPath).split(path.sep).join('/') : null,
+    review_path: (await pathExists(reviewPath)) ? worktreeRelative(worktree, reviewPath) : null,
   };
 }

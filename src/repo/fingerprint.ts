@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
+import { STORE_PREFIX } from '../store/paths.js';
 import { listWorkingFiles } from './git.js';
-
-/** coachgate's own records are not part of the Player's work: writing a verdict must not change the tree. */
-export const STORE_PREFIX = '.guardkit/autobuild/';
 
 const PARALLEL_READS = 16;
 
@@ -13,6 +11,7 @@ const PARALLEL_READS = 16;
  * minus the store. Equal hashes mean nothing the tests could see has changed.
  */
 export async function treeFingerprint(worktree: string): Promise<string> {
+  // Writing a verdict must not make a run stale: the store's own files are not part of the tree's state.
   const files = (await listWorkingFiles(worktree)).filter((file) => !file.startsWith(STORE_PREFIX));
   const entries: string[] = new Array(files.length);
   let next = 0;

@@ -41,7 +41,12 @@ export class Workspace {
   }
 }
 
-export function isInside(parent: string, child: string): boolean {
+/** `file` as a worktree-relative POSIX path, the spelling every record and result uses. */
+export function worktreeRelative(worktree: string, file: string): string {
+  return path.relative(worktree, file).split(path.sep).join('/');
+}
+
+function isInside(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, symlink, access } from 'node:fs/promises';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { failingTests } from '../core/run-record.js';
 import { git } from '../repo/git.js';
-import { readJsonFile, writeJsonAtomically } from '../store/files.js';
+import { pathExists, readJsonFile, writeJsonAtomically } from '../store/files.js';
+import { storeDirectory } from '../store/paths.js';
 import { runTests, type TestRunSpec } from './test-run.js';
 import type { RunStatus } from './report/types.js';
 
@@ -26,7 +27,7 @@ const SHARED_TOOLCHAINS = ['node_modules', '.venv', 'venv'];
  */
 export async function runBaseline(worktree: string, baseCommit: string, spec: Omit<TestRunSpec, 'cwd' | 'logPath'>): Promise<BaselineResult> {
   const key = createHash('sha256').update(JSON.stringify([baseCommit, spec.command, spec.loginShell])).digest('hex').slice(0, 24);
-  const cacheFile = path.join(worktree, '.guardkit', 'autobuild', '.baseline-cache', `${key}.json`);
+  const cacheFile = path.join(storeDirectory(worktree), '.baseline-cache', `${key}.json`);
   const cached = await readJsonFile<BaselineResult>(cacheFile);
   if (cached.state === 'ok') return { ...cached.value, cached: true };
 
@@ -37,7 +38,7 @@ export async function runBaseline(worktree: string, baseCommit: string, spec: Om
   try {
     for (const name of SHARED_TOOLCHAINS) {
       const source = path.join(worktree, name);
-      if (await access(source).then(() => true, () => false)) await symlink(source, path.join(checkout, name)).catch(() => undefined);
+      if (await pathExists(source)) await symlink(source, path.join(checkout, name)).catch(() => undefined);
     }
     const run = await runTests({ ...spec, cwd: checkout, logPath: path.join(scratch, 'baseline.log') });
     const result: BaselineResult = {

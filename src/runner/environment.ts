@@ -1,5 +1,5 @@
-import { access } from 'node:fs/promises';
 import path from 'node:path';
+import { pathExists } from '../store/files.js';
 
 export interface RunEnvironment {
   env: Record<string, string>;
@@ -24,7 +24,7 @@ export async function projectEnvironment(worktree: string, base: NodeJS.ProcessE
   let interpreter: string | undefined;
   for (const directory of VENV_DIRECTORIES) {
     const python = path.join(worktree, directory, 'bin', 'python');
-    if (await exists(python)) {
+    if (await pathExists(python)) {
       interpreter = python;
       pathPrefix.push(path.join(worktree, directory, 'bin'));
       env.VIRTUAL_ENV = path.join(worktree, directory);
@@ -33,7 +33,7 @@ export async function projectEnvironment(worktree: string, base: NodeJS.ProcessE
     }
   }
   const nodeBin = path.join(worktree, 'node_modules', '.bin');
-  if (await exists(nodeBin)) {
+  if (await pathExists(nodeBin)) {
     pathPrefix.push(nodeBin);
     notes.push('node_modules/.bin is on PATH');
   }
@@ -44,11 +44,4 @@ export async function projectEnvironment(worktree: string, base: NodeJS.ProcessE
   env.NO_COLOR = '1';
   env.FORCE_COLOR = '0';
   return { env, shell: 'none', ...(interpreter ? { interpreter } : {}), path_prefix: pathPrefix, notes };
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -42,7 +42,7 @@ export interface TestRunResult extends ProcessOutcome {
 }
 
 /** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
-export const PROGRESS_INTERVAL_MS = 2_500;
+const PROGRESS_INTERVAL_MS = 2_500;
 
 /** Runs a test command once and interprets it: per-test results, counts, status, summary, failure class. */
 export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {

@@ -1,6 +1,13 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+
+export async function pathExists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
 
 export type JsonFile<T = unknown> =
   | { state: 'missing'; path: string }
@@ -30,7 +37,7 @@ export async function readJsonFile<T = unknown>(file: string): Promise<JsonFile<
   return parsed.ok ? { state: 'ok', path: file, value: parsed.value as T } : { state: 'corrupt', path: file, problem: parsed.problem };
 }
 
-export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
   if (text.trim() === '') return { ok: false, problem: 'file is empty (half-written?)' };
   try {
     return { ok: true, value: JSON.parse(text) };

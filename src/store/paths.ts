@@ -1,9 +1,16 @@
 import path from 'node:path';
 import { assertTaskId } from '../core/task-id.js';
 
-/** Where coachgate keeps a task's records: GuardKit's `.guardkit/autobuild/<TASK>/` layout. */
+/** coachgate's records, worktree-relative (GuardKit's layout); never part of the Player's work. */
+export const STORE_PREFIX = '.guardkit/autobuild/';
+
+export function storeDirectory(worktree: string): string {
+  return path.join(worktree, STORE_PREFIX);
+}
+
+/** Where coachgate keeps a task's records: `.guardkit/autobuild/<TASK>/`. */
 export function taskDirectory(worktree: string, taskId: string): string {
-  return path.join(worktree, '.guardkit', 'autobuild', assertTaskId(taskId));
+  return path.join(storeDirectory(worktree), assertTaskId(taskId));
 }
 
 export const artifactNames = {

@@ -7,7 +7,7 @@ export const readTaskWorkResultsTool = defineTool({
   name: 'read_task_work_results',
   title: "Read the Player's report",
   description:
-    "Reads the Player's self-report (.guardkit/autobuild/<TASK>/task_work_results.json, else the latest player_turn_<N>.json) in the AutoBuild or GuardKit shape, normalises and de-duplicates its paths, and checks that every claimed file exists. Claims are not evidence: use run_independent_tests and validate_requirements to verify them.",
+    "Reads the Player's self-report (.guardkit/autobuild/<TASK>/task_work_results.json or the latest player_turn_<N>.json, whichever was written last) in the AutoBuild or GuardKit shape, normalises and de-duplicates its paths, and checks that every claimed file exists. Claims are not evidence: use run_independent_tests and validate_requirements to verify them.",
   input: z.object({ worktree: worktreeInput, task_id: taskIdInput }),
   output: z.object({
     found: z.boolean(),

@@ -61,7 +61,7 @@ export function registerTool(server: McpServer, tool: ToolDefinition, context: (
 }
 
 /** Caller mistakes say what to fix; internal faults are logged to stderr (never stdout) and reported briefly. */
-export function errorResult(toolName: string, error: unknown): CallToolResult {
+function errorResult(toolName: string, error: unknown): CallToolResult {
   if (error instanceof CallerError) return { isError: true, content: [{ type: 'text', text: error.message }] };
   process.stderr.write(`coachgate: ${toolName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return { isError: true, content: [{ type: 'text', text: `coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}` }] };
