@@ -41,6 +41,8 @@ Options:
   -v, --version   print the version
 `;
 
+const SERVE_ONLY_FLAGS = ['role', 'toolsets', 'read-only', 'http', 'tokens', 'allowed-hosts', 'allowed-origins'] as const;
+
 /** The one place coachgate writes to stdout: --help, --version, gate and demo. Serve mode never calls it. */
 function print(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -84,6 +86,8 @@ async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...extra] = positionals;
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (command !== 'gate' && (values.task || values.worktree)) usageError('--task and --worktree belong to the gate command');
+  const serveFlag = SERVE_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
+  if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
   if (command === 'gate') {
     if (!values.task) usageError('gate needs --task ID');
     process.exitCode = await runGate(path.resolve(values.worktree ?? '.'), values.task, values.base);

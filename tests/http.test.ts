@@ -152,3 +152,28 @@ describe('coachgate serve --http (Streamable HTTP)', () => {
     expect(refusal).toMatch(/--http needs --tokens FILE/);
   });
 });
+
+describe('--tokens file', () => {
+  const write = (name: string, text: string, mode = 0o600) => {
+    const file = path.join(secrets, name);
+    writeFileSync(file, text);
+    chmodSync(file, mode);
+    return file;
+  };
+
+  it('matches whole tokens only, and names bad entries by position without printing them', async () => {
+    const { table, warnings } = await TokenTable.load(write('ok.json', JSON.stringify({ [COACH_TOKEN]: 'coach', [PLAYER_TOKEN]: 'player' })));
+    expect(warnings).toEqual([]);
+    expect(table.match(`Bearer ${PLAYER_TOKEN}`)).toMatchObject({ role: 'player', index: 2 });
+    expect(table.match(`bearer ${COACH_TOKEN}`)).toMatchObject({ role: 'coach', index: 1 });
+    for (const header of [undefined, '', COACH_TOKEN, `Bearer ${COACH_TOKEN.slice(0, 8)}`, `Bearer ${COACH_TOKEN} extra`, `Basic ${COACH_TOKEN}`]) {
+      expect(table.match(header), String(header)).toBeUndefined();
+    }
+    const short = TokenTable.load(write('short.yaml', `${COACH_TOKEN}: coach\nshort-secret: player\n`));
+    await expect(short).rejects.toThrow(/token 2 is shorter than 16 characters/);
+    await expect(TokenTable.load(write('short.yaml', 'short-secret: player\n'))).rejects.not.toThrow(/short-secret/);
+    await expect(TokenTable.load(write('role.yaml', `${COACH_TOKEN}: judge\n`))).rejects.toThrow(/must map each token to one of player, coach, all/);
+    const open = await TokenTable.load(write('open.yaml', `${COACH_TOKEN}: coach\n`, 0o644));
+    expect(open.warnings).toEqual([expect.stringMatching(/readable by other users; chmod 600/)]);
+  });
+});

@@ -38,9 +38,9 @@ const OVERRIDES_ALLOWED = {
 } as const;
 
 /**
- * git for read-only queries. Only plumbing that never converts file content is used through it (cat-file,
- * ls-tree, ls-files, diff-index without a patch), so textconv, filter and external-diff drivers are never
- * consulted. Commands that write a checkout use {@link gitForCheckout}.
+ * git for read-only queries. Only commands that never convert file content go through it (rev-parse,
+ * merge-base, cat-file, ls-tree, ls-files), so textconv, filter and external-diff drivers are never
+ * consulted; changedSince hashes working files itself. Commands that write a checkout use {@link gitForCheckout}.
  */
 export function git(worktree: string, overrides: string[] = []): SimpleGit {
   // Inherit the environment as is: simple-git refuses an explicit env carrying EDITOR/PAGER-like variables,
@@ -54,7 +54,8 @@ export function git(worktree: string, overrides: string[] = []): SimpleGit {
 
 /**
  * git for commands that write files (worktree add): every clean/smudge/process filter the configuration
- * defines is emptied, which git treats as "no filter". Driver names are arbitrary, so they are read first.
+ * defines is emptied, which git treats as "no filter". Driver names are arbitrary, so they are read first;
+ * a driver added between that read and the checkout is not covered, so keep checkouts rare (baselines only).
  */
 export async function gitForCheckout(worktree: string): Promise<SimpleGit> {
   const names = new Set<string>();
