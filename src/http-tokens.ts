@@ -28,16 +28,20 @@ export class TokenTable {
       throw new Error(`cannot read --tokens ${file}: ${(error as Error).message.split('\n')[0]}`);
     }
     const parsed = TokensFileSchema.safeParse(mapping);
-    if (!parsed.success) throw new Error(`--tokens ${file} must map each token to one of ${SERVER_ROLES.join(', ')}`);
+    if (!parsed.success) {
+      throw new Error(`--tokens ${file} must map each token to one of ${SERVER_ROLES.join(', ')}`);
+    }
     const tokens = Object.entries(parsed.data);
     if (tokens.length === 0) throw new Error(`--tokens ${file} has no tokens`);
     const entries = tokens.map(([token, role], position) => {
       if (token.length < MIN_TOKEN_LENGTH) {
-        throw new Error(`--tokens ${file}: token ${position + 1} is shorter than ${MIN_TOKEN_LENGTH} characters (try: openssl rand -hex 32)`);
+        const advice = 'generate one with: openssl rand -hex 32';
+        throw new Error(`--tokens ${file}: token ${position + 1} is shorter than ${MIN_TOKEN_LENGTH} characters; ${advice}`);
       }
       return { digest: digest(token), role, index: position + 1 };
     });
-    const warnings = ((await stat(file)).mode & 0o077) !== 0 ? [`--tokens ${file} is readable by other users; chmod 600 it`] : [];
+    const shared = ((await stat(file)).mode & 0o077) !== 0;
+    const warnings = shared ? [`--tokens ${file} is readable by other users; chmod 600 it`] : [];
     return { table: new TokenTable(entries), warnings };
   }
 

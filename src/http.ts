@@ -29,20 +29,30 @@ interface Session {
  * Streamable HTTP at /mcp: one MCP server per session, with the role of the bearer token that opened it.
  * Checks run in this order: Host and Origin (DNS rebinding, 403), token (401), session (404 / 403).
  */
-export async function startHttpServer(serverOptions: ServerOptions, options: Omit<HttpOptions, 'tokensFile'>, tokens: TokenTable): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  serverOptions: ServerOptions,
+  options: Omit<HttpOptions, 'tokensFile'>,
+  tokens: TokenTable,
+): Promise<RunningHttpServer> {
   const sessions = new Map<string, Session>();
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (!allowedHosts.has(request.headers.host ?? '')) return reject(response, 403, 'Host header not allowed (DNS-rebinding protection); see --allowed-hosts.');
+    if (!allowedHosts.has(request.headers.host ?? '')) {
+      return reject(response, 403, 'Host header not allowed (DNS-rebinding protection); see --allowed-hosts.');
+    }
     const origin = request.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin)) return reject(response, 403, 'Origin not allowed (DNS-rebinding protection); see --allowed-origins.');
-    if (new URL(request.url ?? '/', 'http://host').pathname !== '/mcp') return reject(response, 404, 'The MCP endpoint is /mcp.');
+    if (origin !== undefined && !allowedOrigins.has(origin)) {
+      return reject(response, 403, 'Origin not allowed (DNS-rebinding protection); see --allowed-origins.');
+    }
+    if (new URL(request.url ?? '/', 'http://host').pathname !== '/mcp') {
+      return reject(response, 404, 'The MCP endpoint is /mcp.');
+    }
     const token = tokens.match(request.headers.authorization);
     if (!token) {
       response.setHeader('WWW-Authenticate', 'Bearer realm="coachgate"');
-      return reject(response, 401, 'Missing or unknown bearer token: send Authorization: Bearer <token from --tokens>.');
+      return reject(response, 401, 'Missing or unknown bearer token: send Authorization: Bearer <token>.');
     }
     let body: unknown;
     if (request.method === 'POST') {
@@ -54,10 +64,14 @@ export async function startHttpServer(serverOptions: ServerOptions, options: Omi
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       if (!session) return reject(response, 404, 'Unknown or closed session: initialize a new one.');
-      if (session.tokenIndex !== token.index) return reject(response, 403, 'This session was opened with another token.');
+      if (session.tokenIndex !== token.index) {
+        return reject(response, 403, 'This session was opened with another token.');
+      }
       return session.transport.handleRequest(request, response, body);
     }
-    if (request.method !== 'POST' || !isInitializeRequest(body)) return reject(response, 400, 'No session: send an initialize request first.');
+    if (request.method !== 'POST' || !isInitializeRequest(body)) {
+      return reject(response, 400, 'No session: send an initialize request first.');
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => void sessions.set(id, { transport, tokenIndex: token.index }),
@@ -71,7 +85,8 @@ export async function startHttpServer(serverOptions: ServerOptions, options: Omi
 
   const http = createHttpServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      process.stderr.write(`coachgate: HTTP request failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`coachgate: HTTP request failed: ${message}\n`);
       if (!response.headersSent) reject(response, 500, 'Internal error.');
       else response.end();
     });
@@ -99,7 +114,8 @@ export async function serveHttp(serverOptions: ServerOptions, options: HttpOptio
   const { table, warnings } = await TokenTable.load(options.tokensFile);
   for (const warning of warnings) process.stderr.write(`coachgate: warning: ${warning}\n`);
   if (!isLoopback(options.host)) {
-    process.stderr.write(`coachgate: warning: listening on ${options.host}, beyond this machine; put TLS in front of it\n`);
+    const warning = `listening on ${options.host}, beyond this machine; put TLS in front of it`;
+    process.stderr.write(`coachgate: warning: ${warning}\n`);
   }
   const running = await startHttpServer(serverOptions, options, table);
   process.stderr.write(`coachgate ${VERSION} serving MCP over Streamable HTTP at ${running.url}\n`);
@@ -115,7 +131,9 @@ async function readJson(request: IncomingMessage): Promise<BodyRead> {
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) return { status: 413, code: -32600, error: `Request body over ${MAX_BODY_BYTES} bytes.` };
+    if (size > MAX_BODY_BYTES) {
+      return { status: 413, code: -32600, error: `Request body over ${MAX_BODY_BYTES} bytes.` };
+    }
     chunks.push(chunk);
   }
   try {
@@ -127,7 +145,8 @@ async function readJson(request: IncomingMessage): Promise<BodyRead> {
 
 /** A JSON-RPC error body, as the SDK's transport answers its own HTTP errors. */
 function reject(response: ServerResponse, status: number, message: string, code = -32000): void {
-  response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  response.writeHead(status, { 'Content-Type': 'application/json' }).end(body);
 }
 
 function isLoopback(host: string): boolean {

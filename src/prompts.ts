@@ -19,7 +19,12 @@ const PROMPTS_BY_ROLE: Record<ServerRole, readonly AgentRole[]> = {
 };
 
 /** The agents/ files as MCP prompts, with the task's requirements and the latest feedback appended. */
-export function registerPrompts(server: McpServer, workspace: Workspace, baseRef: string | undefined, serverRole: ServerRole): void {
+export function registerPrompts(
+  server: McpServer,
+  workspace: Workspace,
+  baseRef: string | undefined,
+  serverRole: ServerRole,
+): void {
   for (const role of PROMPTS_BY_ROLE[serverRole]) {
     server.registerPrompt(
       role,

@@ -52,9 +52,15 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
     return { server };
   }
   // Over HTTP each token carries its role, and the server's own user picks the repositories it serves.
-  if (flags.role !== undefined) throw new ServeUsageError('with --http the role comes from each token in --tokens; drop --role');
-  if (!flags.tokens) throw new ServeUsageError('--http needs --tokens FILE (token → role); the HTTP server never runs without tokens');
-  if (roots.length === 0) throw new ServeUsageError('--http needs at least one --root DIR: clients cannot choose what an HTTP server reads');
+  if (flags.role !== undefined) {
+    throw new ServeUsageError('with --http the role comes from each token in --tokens; drop --role');
+  }
+  if (!flags.tokens) {
+    throw new ServeUsageError('--http needs --tokens FILE (token → role); the HTTP server never runs without tokens');
+  }
+  if (roots.length === 0) {
+    throw new ServeUsageError('--http needs at least one --root DIR: clients cannot choose what an HTTP server reads');
+  }
   return {
     server,
     http: {
@@ -76,7 +82,10 @@ function parseToolsets(value: string): Toolset[] {
   const names = list(value);
   if (names.length === 0 || names.includes('all')) return [];
   const unknown = names.find((name) => !Object.hasOwn(TOOLSETS, name));
-  if (unknown) throw new ServeUsageError(`unknown toolset ${JSON.stringify(unknown)}; toolsets: ${Object.keys(TOOLSETS).join(', ')}, all`);
+  if (unknown) {
+    const known = Object.keys(TOOLSETS).join(', ');
+    throw new ServeUsageError(`unknown toolset ${JSON.stringify(unknown)}; toolsets: ${known}, all`);
+  }
   return names as Toolset[];
 }
 

@@ -61,7 +61,8 @@ export interface ToolSelection {
 }
 
 /** The tools a server with these options lists; anything else is neither listed nor callable. */
-export function selectTools({ role = 'all', toolsets, readOnly = false }: ToolSelection): ToolDefinition<any, any>[] {
+export function selectTools(selection: ToolSelection): ToolDefinition<any, any>[] {
+  const { role = 'all', toolsets, readOnly = false } = selection;
   return ENTRIES.filter(
     (entry) =>
       (role === 'all' || entry.roles.includes(role)) &&
