@@ -116,6 +116,8 @@ describe('coachgate serve --http (Streamable HTTP)', () => {
     const borrowed = await post({ Authorization: `Bearer ${PLAYER_TOKEN}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }, listTools);
     expect(borrowed.status).toBe(403);
     expect((await post({ Authorization: `Bearer ${COACH_TOKEN}`, 'mcp-session-id': 'no-such-session' }, listTools)).status).toBe(404);
+    const huge = { ...listTools, params: { padding: 'x'.repeat(5 * 1024 * 1024) } };
+    expect((await post({ Authorization: `Bearer ${COACH_TOKEN}`, 'mcp-session-id': sessionId }, huge)).status).toBe(413);
   });
 
   it('the CLI serves over HTTP, never prints a token, and refuses --http without --tokens', async () => {
