@@ -16,6 +16,9 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
+/** Sessions unused this long are closed, so clients that vanish without DELETE do not pile up. */
+const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+
 /** Requests larger than this are refused (413): no MCP request coachgate answers comes near it. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -23,6 +26,7 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   /** The token entry that opened the session: only the same token may use it. */
   tokenIndex: number;
+  lastUsed: number;
 }
 
 /**
@@ -31,10 +35,17 @@ interface Session {
  */
 export async function startHttpServer(
   serverOptions: ServerOptions,
-  options: Omit<HttpOptions, 'tokensFile'>,
+  options: Omit<HttpOptions, 'tokensFile'> & { idleTimeoutMs?: number },
   tokens: TokenTable,
 ): Promise<RunningHttpServer> {
   const sessions = new Map<string, Session>();
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const sweeper = setInterval(() => {
+    for (const session of sessions.values()) {
+      if (Date.now() - session.lastUsed > idleTimeoutMs) void session.transport.close();
+    }
+  }, Math.min(idleTimeoutMs, 60_000));
+  sweeper.unref();
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -67,6 +78,7 @@ export async function startHttpServer(
       if (session.tokenIndex !== token.index) {
         return reject(response, 403, 'This session was opened with another token.');
       }
+      session.lastUsed = Date.now();
       return session.transport.handleRequest(request, response, body);
     }
     if (request.method !== 'POST' || !isInitializeRequest(body)) {
@@ -74,7 +86,7 @@ export async function startHttpServer(
     }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, tokenIndex: token.index }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, tokenIndex: token.index, lastUsed: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -102,6 +114,7 @@ export async function startHttpServer(
   return {
     url: `http://${hostForUrl(options.host)}:${port}/mcp`,
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((session) => session.transport.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -38,10 +38,11 @@ afterEach(async () => {
   repo?.remove();
 });
 
-async function start(): Promise<void> {
+async function start(idleTimeoutMs?: number): Promise<void> {
   repo = greetingProject();
   const { table } = await TokenTable.load(tokensFile);
-  server = await startHttpServer({ roots: [repo.dir] }, { host: '127.0.0.1', port: 0, allowedHosts: [], allowedOrigins: [] }, table);
+  const listen = { host: '127.0.0.1', port: 0, allowedHosts: [], allowedOrigins: [], idleTimeoutMs };
+  server = await startHttpServer({ roots: [repo.dir] }, listen, table);
 }
 
 async function clientWith(token: string): Promise<Client> {
@@ -118,6 +119,17 @@ describe('coachgate serve --http (Streamable HTTP)', () => {
     expect((await post({ Authorization: `Bearer ${COACH_TOKEN}`, 'mcp-session-id': 'no-such-session' }, listTools)).status).toBe(404);
     const huge = { ...listTools, params: { padding: 'x'.repeat(5 * 1024 * 1024) } };
     expect((await post({ Authorization: `Bearer ${COACH_TOKEN}`, 'mcp-session-id': sessionId }, huge)).status).toBe(413);
+  });
+
+  it('closes sessions left idle, so vanished clients do not pile up', async () => {
+    await start(200);
+    const opened = await post({ Authorization: `Bearer ${COACH_TOKEN}` });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+    const headers = { Authorization: `Bearer ${COACH_TOKEN}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    expect((await post(headers, ping)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect((await post(headers, ping)).status).toBe(404);
   });
 
   it('the CLI serves over HTTP, never prints a token, and refuses --http without --tokens', async () => {
