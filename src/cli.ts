@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -7,13 +6,19 @@ import { gateDecision } from './actions/gate.js';
 import { openTask } from './actions/task-scope.js';
 import { CallerError } from './core/errors.js';
 import { runDemo } from './demo.js';
+import { serveHttp } from './http.js';
+import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { createServer } from './server.js';
 import { VERSION } from './version.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent
 
 Usage:
-  coachgate [serve] [--root DIR ...] [--base REF]   serve MCP over stdio (default)
+  coachgate [serve] [--root DIR ...] [--base REF] [--role player|coach|all] [--toolsets LIST] [--read-only]
+                                                   serve MCP over stdio (default)
+  coachgate serve --http [HOST:]PORT --tokens FILE --root DIR ... [--allowed-hosts LIST] [--allowed-origins LIST]
+                                                   serve MCP over Streamable HTTP (loopback unless HOST says
+                                                   otherwise); each bearer token in FILE carries its role
   coachgate gate --task ID [--worktree DIR] [--base REF]
                                                    for hooks and CI: exit 0 only if the task is approved
                                                    and nothing changed since the approving test run
@@ -23,11 +28,20 @@ Usage:
 Options:
   --root DIR      allowed directory for worktrees (repeatable). Default: the client's MCP roots, else the cwd.
   --base REF      trusted base commit/branch (overrides coachgate.base_ref and the merge-base with main/master).
+  --role ROLE     tools for one agent: player (no verdict), coach (no Player report) or all (default).
+  --toolsets LIST comma-separated: tasks, report, verify, verdict, utilities, all (default all).
+  --read-only     serve only tools that change nothing (readOnlyHint true).
+  --http ADDR     Streamable HTTP on [HOST:]PORT at /mcp instead of stdio.
+  --tokens FILE   --http: YAML or JSON mapping each bearer token (16+ characters) to player, coach or all.
+  --allowed-hosts LIST, --allowed-origins LIST
+                  --http: extra Host header values (host:port) and Origins to accept (DNS-rebinding checks).
   --task ID       gate: the task to check.
   --worktree DIR  gate: the repository (default: the current directory).
   -h, --help      show this help
   -v, --version   print the version
 `;
+
+const SERVE_ONLY_FLAGS = ['role', 'toolsets', 'read-only', 'http', 'tokens', 'allowed-hosts', 'allowed-origins'] as const;
 
 /** The one place coachgate writes to stdout: --help, --version, gate and demo. Serve mode never calls it. */
 function print(text: string): void {
@@ -49,6 +63,13 @@ async function main(argv: string[]): Promise<void> {
       options: {
         root: { type: 'string', multiple: true },
         base: { type: 'string' },
+        role: { type: 'string' },
+        toolsets: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        http: { type: 'string' },
+        tokens: { type: 'string' },
+        'allowed-hosts': { type: 'string' },
+        'allowed-origins': { type: 'string' },
         task: { type: 'string' },
         worktree: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -65,6 +86,8 @@ async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...extra] = positionals;
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (command !== 'gate' && (values.task || values.worktree)) usageError('--task and --worktree belong to the gate command');
+  const serveFlag = SERVE_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
+  if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
   if (command === 'gate') {
     if (!values.task) usageError('gate needs --task ID');
     process.exitCode = await runGate(path.resolve(values.worktree ?? '.'), values.task, values.base);
@@ -75,12 +98,20 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command !== 'serve') usageError(`unknown command ${JSON.stringify(command)}`);
-  const roots = (values.root ?? []).map((root) => path.resolve(root));
-  const missing = roots.find((root) => !existsSync(root));
-  if (missing) usageError(`--root ${missing} does not exist`);
-  const server = createServer({ roots, base: values.base });
+  let options: ServeOptions;
+  try {
+    options = parseServeOptions(values);
+  } catch (error) {
+    if (error instanceof ServeUsageError) usageError(error.message);
+    throw error;
+  }
+  if (options.http) {
+    await serveHttp(options.server, options.http);
+    return;
+  }
+  const server = createServer(options.server);
   await server.connect(new StdioServerTransport());
-  process.stderr.write(`coachgate ${VERSION} serving MCP on stdio\n`);
+  process.stderr.write(`coachgate ${VERSION} serving MCP on stdio (role ${options.server.role ?? 'all'})\n`);
 }
 
 /** Exit 0 when the gate passes, 1 when it does not (with the reasons), 2 for a caller mistake. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AGENT_ROLES, buildAgentPrompt, type AgentRole } from './actions/agent-prompt.js';
 import { openTask } from './actions/task-scope.js';
 import type { Workspace } from './repo/workspace.js';
+import type { ServerRole } from './tools/tool.js';
 
 const DESCRIPTIONS: Record<AgentRole, string> = {
   player: 'Player instructions for a task turn: implement, test, record the report; never declare completion.',
@@ -10,9 +11,21 @@ const DESCRIPTIONS: Record<AgentRole, string> = {
   validator: 'Validator instructions: review a change and end with **Verdict: PASS|WARN|FAIL** and findings.',
 };
 
+/** A server offers the instructions of the agents that use it; the validator works for the Coach. */
+const PROMPTS_BY_ROLE: Record<ServerRole, readonly AgentRole[]> = {
+  player: ['player'],
+  coach: ['coach', 'validator'],
+  all: Object.keys(AGENT_ROLES) as AgentRole[],
+};
+
 /** The agents/ files as MCP prompts, with the task's requirements and the latest feedback appended. */
-export function registerPrompts(server: McpServer, workspace: Workspace, baseRef: string | undefined): void {
-  for (const role of Object.keys(AGENT_ROLES) as AgentRole[]) {
+export function registerPrompts(
+  server: McpServer,
+  workspace: Workspace,
+  baseRef: string | undefined,
+  serverRole: ServerRole,
+): void {
+  for (const role of PROMPTS_BY_ROLE[serverRole]) {
     server.registerPrompt(
       role,
       {

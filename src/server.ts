@@ -4,11 +4,11 @@ import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/ty
 import { registerPrompts } from './prompts.js';
 import { Workspace } from './repo/workspace.js';
 import { registerResources } from './resources.js';
-import { tools } from './tools/index.js';
+import { selectTools, type ToolSelection } from './tools/index.js';
 import { registerTool, type ToolContext } from './tools/tool.js';
 import { VERSION } from './version.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends ToolSelection {
   /** `--root` directories. When empty, the client's MCP roots are used, else `cwd`. */
   roots?: string[];
   /** `--base` ref overriding the configured/default base commit. */
@@ -24,9 +24,11 @@ load_task → read_task_work_results → verify_quality_gates → run the tests 
 export function createServer(options: ServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'coachgate', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const workspace = new Workspace(rootsProvider(server, options));
-  for (const tool of tools) {
+  const role = options.role ?? 'all';
+  for (const tool of selectTools(options)) {
     registerTool(server, tool, (extra): ToolContext => ({
       workspace,
+      role,
       baseRef: options.base,
       signal: extra.signal,
       async progress(progress, message, total) {
@@ -36,7 +38,7 @@ export function createServer(options: ServerOptions = {}): McpServer {
       },
     }));
   }
-  registerPrompts(server, workspace, options.base);
+  registerPrompts(server, workspace, options.base, role);
   registerResources(server, workspace);
   return server;
 }

@@ -97,30 +97,33 @@ describe('agents', () => {
     expect(agent.front.name).toBe(name);
     expect(typeof agent.front.description === 'string' && agent.front.description.length > 40).toBe(true);
     expect(agent.tools.length).toBeGreaterThan(0);
-    expect(agent.tools.every((tool) => /^[A-Za-z][\w]*$/.test(tool))).toBe(true);
+    expect(agent.tools.every((tool) => /^[A-Za-z][\w-]*$/.test(tool))).toBe(true);
   });
 
   it('the coach cannot write or run commands, and may call every coachgate tool its body names', () => {
     const coach = readAgent('autobuild-coach');
-    for (const forbidden of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'mcp__coachgate__record_player_report']) {
+    for (const forbidden of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'mcp__coachgate-coach__record_player_report', 'mcp__coachgate-player__record_verdict']) {
       expect(coach.tools).not.toContain(forbidden);
     }
-    const named = new Set(coach.body.match(/mcp__coachgate__\w+/g));
+    const named = new Set(coach.body.match(/mcp__coachgate[\w-]*__\w+/g));
+    expect([...named].every((tool) => tool.startsWith('mcp__coachgate-coach__'))).toBe(true);
     expect([...named].filter((tool) => !coach.tools.includes(tool))).toEqual([]);
   });
 
   it('the coach body walks the review in order, from load_task to record_verdict', () => {
     const { body } = readAgent('autobuild-coach');
     const order = ['load_task', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict'];
-    const positions = order.map((tool) => body.indexOf(`mcp__coachgate__${tool}`));
+    const positions = order.map((tool) => body.indexOf(`mcp__coachgate-coach__${tool}`));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
   it('the player records its report but cannot record a verdict', () => {
     const player = readAgent('autobuild-player');
-    expect(player.tools).toEqual(expect.arrayContaining(['Write', 'Edit', 'Bash', 'mcp__coachgate__load_task', 'mcp__coachgate__record_player_report']));
-    expect(player.tools).not.toContain('mcp__coachgate__record_verdict');
+    expect(player.tools).toEqual(expect.arrayContaining(['Write', 'Edit', 'Bash', 'mcp__coachgate-player__load_task', 'mcp__coachgate-player__record_player_report']));
+    // Through the coachgate-player server only: that server does not even list a verdict tool.
+    expect(player.tools.filter((tool) => tool.startsWith('mcp__') && !tool.startsWith('mcp__coachgate-player__'))).toEqual([]);
+    expect(player.tools.filter((tool) => tool.endsWith('__record_verdict'))).toEqual([]);
   });
 
   it("the validator's example ending parses to the verdict and located findings it describes", () => {

@@ -21,6 +21,8 @@ export interface RunTestsRequest {
 
 export interface RunTestsOptions {
   baseRef?: string;
+  /** false: a run for the caller's information only (the player role); it is never stored as evidence. */
+  storeAsEvidence?: boolean;
   signal?: AbortSignal;
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
 }
@@ -38,14 +40,15 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
   const command = await detectTestCommand(worktree, repo.config, request.command);
   const timeoutS = Math.min(request.timeout_s ?? repo.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S);
   const loginShell = repo.config.autobuild?.coach?.test_execution === 'login-shell';
+  const store = request.task_id !== undefined && options.storeAsEvidence !== false;
 
   return runQueue.run(worktree, async () => {
     const environment = await projectEnvironment(worktree);
     const modules = await firstPartyModules(worktree);
     const runId = newRunId();
     const startedAt = new Date().toISOString();
-    const logPath = request.task_id
-      ? path.join(runsDirectory(worktree, request.task_id), `${runId}.log`)
+    const logPath = store
+      ? path.join(runsDirectory(worktree, request.task_id!), `${runId}.log`)
       : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
     const spec = { command, environment, loginShell, timeoutMs: timeoutS * 1000, firstPartyModules: modules, signal: options.signal, onProgress: options.onProgress };
 
@@ -53,6 +56,7 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
     const notes = [...environment.notes, ...repo.warnings];
+    if (!store && request.task_id) notes.push('not stored: runs requested through the player role are never evidence');
     if (treeBefore !== treeAfter) notes.push('the test run changed files in the worktree (tree_clean: false)');
 
     let baseline: RunRecord['baseline'];
@@ -95,7 +99,7 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
       log_path: logPath,
       output_bytes: run.output_bytes,
     };
-    if (request.task_id) await saveRun(worktree, request.task_id, record);
+    if (store) await saveRun(worktree, request.task_id!, record);
     return record;
   });
 }

@@ -1,4 +1,6 @@
-import { realpath } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { CallerError } from '../core/errors.js';
 
@@ -8,12 +10,66 @@ export interface BaseCommit {
   source: string;
 }
 
+/** Files hashed at once by changedSince. */
+const PARALLEL_READS = 16;
+
 const DEFAULT_BRANCHES = ['main', 'master', 'origin/main', 'origin/master'];
 
-export function git(worktree: string): SimpleGit {
+/**
+ * Settings that override anything the repository configures to run a program. The worktree's `.git/config`
+ * (and its includes, `config.worktree`, `info/attributes`) belong to the Player; the server must never run
+ * what they name. Command-line `-c` wins over every config file.
+ */
+const NO_REPOSITORY_COMMANDS = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'core.pager=cat',
+  // No transport at all: uploadpack/receivepack, sshCommand, gitProxy and lazy fetches need one.
+  'protocol.allow=never',
+];
+
+/** simple-git refuses `-c` keys that can run programs; these flags allow exactly the overrides above. */
+const OVERRIDES_ALLOWED = {
+  allowUnsafeFsMonitor: true,
+  allowUnsafeHooksPath: true,
+  allowUnsafePager: true,
+  allowUnsafeProtocolOverride: true,
+  allowUnsafeFilter: true,
+} as const;
+
+/**
+ * git for read-only queries. Only commands that never convert file content go through it (rev-parse,
+ * merge-base, cat-file, ls-tree, ls-files), so textconv, filter and external-diff drivers are never
+ * consulted; changedSince hashes working files itself. Commands that write a checkout use {@link gitForCheckout}.
+ */
+export function git(worktree: string, overrides: string[] = []): SimpleGit {
   // Inherit the environment as is: simple-git refuses an explicit env carrying EDITOR/PAGER-like variables,
   // and coachgate only runs local, non-interactive git commands.
-  return simpleGit({ baseDir: worktree, config: ['core.quotepath=false'] });
+  return simpleGit({
+    baseDir: worktree,
+    config: ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS, ...overrides],
+    unsafe: OVERRIDES_ALLOWED,
+  });
+}
+
+/**
+ * git for commands that write files (worktree add): every clean/smudge/process filter the configuration
+ * defines is emptied, which git treats as "no filter". Driver names are arbitrary, so they are read first;
+ * a driver added between that read and the checkout is not covered, so keep checkouts rare (baselines only).
+ */
+export async function gitForCheckout(worktree: string): Promise<SimpleGit> {
+  const names = new Set<string>();
+  const listing = await git(worktree)
+    .raw(['config', '--null', '--name-only', '--get-regexp', '^filter\\.'])
+    .catch(() => '');
+  for (const key of listing.split('\0')) {
+    const match = /^filter\.(.+)\.[^.]+$/s.exec(key);
+    if (match) names.add(match[1]!);
+  }
+  const emptied = [...names].flatMap((name) =>
+    ['clean', 'smudge', 'process'].map((part) => `filter.${name}.${part}=`).concat(`filter.${name}.required=false`),
+  );
+  return git(worktree, emptied);
 }
 
 /** Fails with a clear message unless `worktree` is the top of a git work tree with at least one commit. */
@@ -57,7 +113,8 @@ export async function resolveBase(worktree: string, ref?: string): Promise<BaseC
 /** The file's content at `commit`, or undefined when it does not exist there. */
 export async function readAtCommit(worktree: string, commit: string, relativePath: string): Promise<string | undefined> {
   try {
-    return await git(worktree).show([`${commit}:${relativePath}`]);
+    // cat-file prints the stored blob: no textconv, no filter.
+    return await git(worktree).raw(['cat-file', 'blob', `${commit}:${relativePath}`]);
   } catch {
     return undefined;
   }
@@ -77,10 +134,39 @@ export async function listWorkingFiles(worktree: string): Promise<string[]> {
 
 /** Paths that differ between `commit` and the working tree, committed, staged, unstaged or untracked. */
 export async function changedSince(worktree: string, commit: string): Promise<string[]> {
-  const repo = git(worktree);
-  const tracked = await repo.raw(['diff', '-z', '--name-only', '--no-renames', commit, '--']);
-  const untracked = await repo.raw(['ls-files', '-z', '--others', '--exclude-standard']);
-  return [...new Set([...tracked.split('\0'), ...untracked.split('\0')].filter(Boolean))].sort();
+  // Content is hashed here, as git stores it, rather than by `git diff`: git reads racily clean files back
+  // through the repository's clean filters, which are the Player's programs.
+  const base = new Map<string, string>();
+  for (const entry of (await git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit])).split('\0')) {
+    const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (match && match[1] !== '160000') base.set(match[3]!, `${match[1]} ${match[2]}`);
+  }
+  const working = await listWorkingFiles(worktree);
+  const changed = new Set([...base.keys()].filter((file) => !working.includes(file)));
+  for (let start = 0; start < working.length; start += PARALLEL_READS) {
+    const batch = working.slice(start, start + PARALLEL_READS);
+    const entries = await Promise.all(batch.map((file) => blobEntry(path.join(worktree, file))));
+    batch.forEach((file, index) => {
+      if (entries[index] !== base.get(file)) changed.add(file);
+    });
+  }
+  return [...changed].sort();
+}
+
+/** `<mode> <blob id>` of a working file as git would store it without filters; undefined when it is gone. */
+async function blobEntry(file: string): Promise<string | undefined> {
+  try {
+    const info = await lstat(file);
+    if (info.isSymbolicLink()) return `120000 ${blobId(Buffer.from(await readlink(file)))}`;
+    if (!info.isFile()) return undefined;
+    return `${info.mode & 0o111 ? '100755' : '100644'} ${blobId(await readFile(file))}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function blobId(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
 async function commitOf(repo: SimpleGit, ref: string): Promise<string | undefined> {

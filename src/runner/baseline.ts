@@ -3,7 +3,7 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { failingTests } from '../core/run-record.js';
-import { git } from '../repo/git.js';
+import { gitForCheckout } from '../repo/git.js';
 import { pathExists, readJsonFile, writeJsonAtomically } from '../store/files.js';
 import { storeDirectory } from '../store/paths.js';
 import { runTests, type TestRunSpec } from './test-run.js';
@@ -33,7 +33,7 @@ export async function runBaseline(worktree: string, baseCommit: string, spec: Om
 
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-baseline-'));
   const checkout = path.join(scratch, 'tree');
-  const repo = git(worktree);
+  const repo = await gitForCheckout(worktree);
   await repo.raw(['worktree', 'add', '--detach', '--force', checkout, baseCommit]);
   try {
     for (const name of SHARED_TOOLCHAINS) {

@@ -8,23 +8,65 @@ import { recordPlayerReportTool } from './record-player-report.js';
 import { recordVerdictTool } from './record-verdict.js';
 import { runIndependentTestsTool } from './run-independent-tests.js';
 import { taskStatusTool } from './task-status.js';
-import type { ToolDefinition } from './tool.js';
+import type { ServerRole, ToolDefinition } from './tool.js';
 import { validateRequirementsTool } from './validate-requirements.js';
 import { verifyQualityGatesTool } from './verify-quality-gates.js';
 
+/** Groups of tools a server can be limited to with `--toolsets`, as github-mcp-server does. */
+export const TOOLSETS = {
+  tasks: 'read a task, its records and its status',
+  report: "record the Player's turn report",
+  verify: 'check a turn: quality gates, server-side test runs, test integrity, requirement evidence, stalls',
+  verdict: "record the Coach's verdict",
+  utilities: 'validator verdicts and dependency graphs',
+} as const;
+export type Toolset = keyof typeof TOOLSETS;
+
+/** Roles that see a tool: the player role cannot reach the verdict, the coach role cannot write a report. */
+interface ToolEntry {
+  tool: ToolDefinition<any, any>;
+  toolset: Toolset;
+  roles: readonly Exclude<ServerRole, 'all'>[];
+}
+
+const BOTH = ['player', 'coach'] as const;
+
 // `any`: each tool has its own input/output types; registerTool only needs the shared shape.
 /** Every tool coachgate serves: the Player's, then a Coach turn's in the order it uses them, then utilities. */
-export const tools = [
-  loadTaskTool,
-  recordPlayerReportTool,
-  readTaskWorkResultsTool,
-  verifyQualityGatesTool,
-  runIndependentTestsTool,
-  checkTestIntegrityTool,
-  validateRequirementsTool,
-  recordVerdictTool,
-  detectStallTool,
-  taskStatusTool,
-  parseValidatorVerdictTool,
-  checkGraphCyclesTool,
-] as ToolDefinition<any, any>[];
+const ENTRIES: ToolEntry[] = [
+  { tool: loadTaskTool, toolset: 'tasks', roles: BOTH },
+  { tool: recordPlayerReportTool, toolset: 'report', roles: ['player'] },
+  { tool: readTaskWorkResultsTool, toolset: 'tasks', roles: BOTH },
+  { tool: verifyQualityGatesTool, toolset: 'verify', roles: ['coach'] },
+  // The player role may run the tests, but those runs are never stored as evidence (see ToolContext.role).
+  { tool: runIndependentTestsTool, toolset: 'verify', roles: BOTH },
+  { tool: checkTestIntegrityTool, toolset: 'verify', roles: ['coach'] },
+  { tool: validateRequirementsTool, toolset: 'verify', roles: ['coach'] },
+  { tool: recordVerdictTool, toolset: 'verdict', roles: ['coach'] },
+  { tool: detectStallTool, toolset: 'verify', roles: ['coach'] },
+  { tool: taskStatusTool, toolset: 'tasks', roles: BOTH },
+  { tool: parseValidatorVerdictTool, toolset: 'utilities', roles: BOTH },
+  { tool: checkGraphCyclesTool, toolset: 'utilities', roles: BOTH },
+];
+
+export const tools = ENTRIES.map((entry) => entry.tool);
+
+export interface ToolSelection {
+  /** Default `all`: every tool, for one-user setups. */
+  role?: ServerRole;
+  /** Toolsets to serve; undefined or empty serves every toolset. */
+  toolsets?: readonly Toolset[];
+  /** Serve only tools whose readOnlyHint is true. */
+  readOnly?: boolean;
+}
+
+/** The tools a server with these options lists; anything else is neither listed nor callable. */
+export function selectTools(selection: ToolSelection): ToolDefinition<any, any>[] {
+  const { role = 'all', toolsets, readOnly = false } = selection;
+  return ENTRIES.filter(
+    (entry) =>
+      (role === 'all' || entry.roles.includes(role)) &&
+      (!toolsets || toolsets.length === 0 || toolsets.includes(entry.toolset)) &&
+      (!readOnly || entry.tool.annotations.readOnlyHint),
+  ).map((entry) => entry.tool);
+}

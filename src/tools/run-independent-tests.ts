@@ -8,7 +8,7 @@ export const runIndependentTestsTool = defineTool({
   name: 'run_independent_tests',
   title: 'Run the tests independently',
   description:
-    "Runs the project's tests on the server, in the Player's environment (project virtualenv, node_modules/.bin), never trusting the Player's claim. Detects the command (base-commit toolchain.test, then pytest / package.json / go / cargo / maven / dotnet markers), reports per-test results, a summary with the first error, a failure class with advice, and a tree fingerprint. With task_id the run is stored and becomes the evidence record_verdict checks. Sends progress notifications while it runs.",
+    "Runs the project's tests on the server, in the Player's environment (project virtualenv, node_modules/.bin), never trusting the Player's claim. Detects the command (base-commit toolchain.test, then pytest / package.json / go / cargo / maven / dotnet markers), reports per-test results, a summary with the first error, a failure class with advice, and a tree fingerprint. With task_id the run is stored and becomes the evidence record_verdict checks, except on a player-role server, whose runs are never stored. Sends progress notifications while it runs.",
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput.optional().describe('Store the run under .guardkit/autobuild/<TASK>/runs/ (needed for approval).'),
@@ -23,6 +23,7 @@ export const runIndependentTestsTool = defineTool({
     const root = await context.workspace.resolveWorktree(worktree);
     const run = await runIndependentTests(root, request, {
       baseRef: context.baseRef,
+      storeAsEvidence: context.role !== 'player',
       signal: context.signal,
       onProgress: (elapsedMs, testsSeen) => void context.progress(Math.round(elapsedMs / 1000), `tests running for ${Math.round(elapsedMs / 1000)} s, ${testsSeen} finished so far`),
     });

@@ -5,8 +5,14 @@ import type { z } from 'zod';
 import { CallerError } from '../core/errors.js';
 import type { Workspace } from '../repo/workspace.js';
 
+/** Who a server is for: `player` and `coach` see only their tools (src/tools/index.ts); `all` sees every tool. */
+export type ServerRole = 'player' | 'coach' | 'all';
+export const SERVER_ROLES: readonly ServerRole[] = ['player', 'coach', 'all'];
+
 export interface ToolContext {
   workspace: Workspace;
+  /** The server's role. A player-role server never stores what it runs as evidence. */
+  role: ServerRole;
   /** `--base` from the command line: overrides the configured/default base ref. */
   baseRef?: string;
   signal: AbortSignal;
