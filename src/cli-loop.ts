@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createInterface } from 'node:readline/promises';
 import { gateReport } from './actions/gate-report.js';
+import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree, type WorktreeFinish } from './actions/worktree.js';
 import { openTask } from './actions/task-scope.js';
 import { CallerError } from './core/errors.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
@@ -9,12 +11,19 @@ import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js
 export type Print = (text: string) => void;
 
 /** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
-export const LOOP_COMMANDS = new Set(['gate']);
+export const LOOP_COMMANDS = new Set(['gate', 'worktree']);
 
 export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base REF] [--format box|text|json]
                                                    for hooks and CI: exit 0 only if the task is approved,
                                                    nothing changed since the approving test run, the task
-                                                   graph has no cycle and build/typecheck/lint pass`;
+                                                   graph has no cycle and build/typecheck/lint pass
+  coachgate worktree start --task ID [--worktree REPO] [--base REF]
+                                                   new worktree .guardkit/worktrees/ID on autobuild/ID
+  coachgate worktree finish --task ID [--worktree REPO] [--auto-merge]
+                                                   merge into the base branch if the gate passes
+                                                   (asks first unless --auto-merge), remove the worktree
+  coachgate worktree preserve --task ID [--worktree REPO] [--reason TEXT]
+                                                   commit the work on autobuild/ID and keep the worktree`;
 
 /** Exit 2 for a caller mistake (bad arguments, unknown task), so scripts can tell it from a failure. */
 export async function runLoopCommand(argv: string[], print: Print): Promise<number> {
@@ -23,6 +32,8 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
     switch (command) {
       case 'gate':
         return await gateCommand(rest, print);
+      case 'worktree':
+        return await worktreeCommand(rest, print);
       default:
         throw new CallerError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -50,4 +61,56 @@ async function gateCommand(args: string[], print: Print): Promise<number> {
   const report = await gateReport(await openTask(path.resolve(values.worktree ?? '.'), values.task, values.base));
   print(renderGate(report, format));
   return report.passed ? 0 : 1;
+}
+
+async function worktreeCommand(args: string[], print: Print): Promise<number> {
+  const options = { task: { type: 'string' }, worktree: { type: 'string' }, base: { type: 'string' }, 'auto-merge': { type: 'boolean' }, reason: { type: 'string' } } as const;
+  const { values, positionals } = parseOptions(args, options);
+  const [action] = positionals;
+  if (!values.task) throw new CallerError('worktree needs --task ID');
+  const repository = path.resolve(values.worktree ?? '.');
+  switch (action) {
+    case 'start': {
+      const started = await startTaskWorktree(repository, values.task, values.base);
+      print(`${started.created ? 'started' : 'already started'}: ${started.path} on ${started.branch} (from ${started.base_branch} at ${started.base_commit.slice(0, 12)})`);
+      return 0;
+    }
+    case 'finish': {
+      let result = await finishTaskWorktree(repository, values.task, values['auto-merge'] === true);
+      if (result.outcome === 'not_confirmed' && (await confirm(`Merge ${result.branch} into ${result.base_branch}? [y/N] `))) {
+        result = await finishTaskWorktree(repository, values.task, true);
+      }
+      print(describeFinish(result));
+      return result.outcome === 'merged' ? 0 : 1;
+    }
+    case 'preserve': {
+      const kept = await preserveTaskWorktree(repository, values.task, values.reason ?? 'stopped');
+      print(`preserved: ${kept.path} on ${kept.branch}${kept.commit ? ` (commit ${kept.commit.slice(0, 12)})` : ' (nothing new to commit)'}`);
+      return 0;
+    }
+    default:
+      throw new CallerError(`worktree needs start, finish or preserve, not ${JSON.stringify(action ?? '')}`);
+  }
+}
+
+function describeFinish(result: WorktreeFinish): string {
+  switch (result.outcome) {
+    case 'merged':
+      return `merged: ${result.branch} into ${result.base_branch} (${result.commit.slice(0, 12)}); worktree removed, records in ${result.records_copied_to}`;
+    case 'conflict':
+      return `not merged: ${result.branch} conflicts with ${result.base_branch} in ${result.conflicts.join(', ')}. The merge was aborted; nothing changed. Resolve in ${result.path}, then finish again.`;
+    default:
+      return [`not merged: ${result.task_id} (worktree kept at ${result.path})`, ...result.reasons.map((reason) => `  - ${reason}`)].join('\n');
+  }
+}
+
+/** Asks on the terminal; without one (CI, hooks) the answer is no, so only --auto-merge merges unattended. */
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
 }

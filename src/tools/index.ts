@@ -11,6 +11,9 @@ import { taskStatusTool } from './task-status.js';
 import type { ToolDefinition } from './tool.js';
 import { validateRequirementsTool } from './validate-requirements.js';
 import { verifyQualityGatesTool } from './verify-quality-gates.js';
+import { worktreeFinishTool } from './worktree-finish.js';
+import { worktreePreserveTool } from './worktree-preserve.js';
+import { worktreeStartTool } from './worktree-start.js';
 
 // `any`: each tool has its own input/output types; registerTool only needs the shared shape.
 /** Every tool coachgate serves: the Player's, then a Coach turn's in the order it uses them, then utilities. */
@@ -27,4 +30,7 @@ export const tools = [
   taskStatusTool,
   parseValidatorVerdictTool,
   checkGraphCyclesTool,
+  worktreeStartTool,
+  worktreePreserveTool,
+  worktreeFinishTool,
 ] as ToolDefinition<any, any>[];
