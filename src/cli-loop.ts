@@ -5,13 +5,14 @@ import { gateReport } from './actions/gate-report.js';
 import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree, type WorktreeFinish } from './actions/worktree.js';
 import { openTask } from './actions/task-scope.js';
 import { CallerError } from './core/errors.js';
+import { writeNewTask } from './repo/new-task.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
 
 /** Writes to stdout: the CLI's `print`, passed in so this module never writes there on its own. */
 export type Print = (text: string) => void;
 
 /** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
-export const LOOP_COMMANDS = new Set(['gate', 'worktree']);
+export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task']);
 
 export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base REF] [--format box|text|json]
                                                    for hooks and CI: exit 0 only if the task is approved,
@@ -23,7 +24,10 @@ export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base R
                                                    merge into the base branch if the gate passes
                                                    (asks first unless --auto-merge), remove the worktree
   coachgate worktree preserve --task ID [--worktree REPO] [--reason TEXT]
-                                                   commit the work on autobuild/ID and keep the worktree`;
+                                                   commit the work on autobuild/ID and keep the worktree
+  coachgate task new --title TEXT --criterion TEXT [--criterion TEXT ...] [--id ID]
+                     [--description TEXT] [--depends-on ID ...] [--worktree DIR]
+                                                   write a task file load_task reads`;
 
 /** Exit 2 for a caller mistake (bad arguments, unknown task), so scripts can tell it from a failure. */
 export async function runLoopCommand(argv: string[], print: Print): Promise<number> {
@@ -34,6 +38,8 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
         return await gateCommand(rest, print);
       case 'worktree':
         return await worktreeCommand(rest, print);
+      case 'task':
+        return await taskCommand(rest, print);
       default:
         throw new CallerError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -113,4 +119,26 @@ async function confirm(question: string): Promise<boolean> {
   } finally {
     prompt.close();
   }
+}
+
+async function taskCommand(args: string[], print: Print): Promise<number> {
+  const options = {
+    title: { type: 'string' },
+    criterion: { type: 'string', multiple: true },
+    id: { type: 'string' },
+    description: { type: 'string' },
+    'depends-on': { type: 'string', multiple: true },
+    worktree: { type: 'string' },
+  } as const;
+  const { values, positionals } = parseOptions(args, options);
+  if (positionals[0] !== 'new') throw new CallerError(`task needs the sub-command new, not ${JSON.stringify(positionals[0] ?? '')}`);
+  const written = await writeNewTask(path.resolve(values.worktree ?? '.'), {
+    title: values.title ?? '',
+    criteria: values.criterion ?? [],
+    ...(values.id ? { id: values.id } : {}),
+    ...(values.description ? { description: values.description } : {}),
+    depends_on: values['depends-on'] ?? [],
+  });
+  print(`${written.id}: wrote ${written.path}\nCommit it: the server reads tasks from the base commit (git add ${written.path} && git commit).`);
+  return 0;
 }
