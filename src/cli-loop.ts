@@ -1,18 +1,17 @@
 import path from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createInterface } from 'node:readline/promises';
 import { gateReport } from './actions/gate-report.js';
+import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
 import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree, type WorktreeFinish } from './actions/worktree.js';
 import { openTask } from './actions/task-scope.js';
+import { parseOptions, type Print } from './cli-options.js';
 import { CallerError } from './core/errors.js';
 import { writeNewTask } from './repo/new-task.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
 
-/** Writes to stdout: the CLI's `print`, passed in so this module never writes there on its own. */
-export type Print = (text: string) => void;
 
 /** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
-export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task']);
+export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild']);
 
 export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base REF] [--format box|text|json]
                                                    for hooks and CI: exit 0 only if the task is approved,
@@ -27,7 +26,8 @@ export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base R
                                                    commit the work on autobuild/ID and keep the worktree
   coachgate task new --title TEXT --criterion TEXT [--criterion TEXT ...] [--id ID]
                      [--description TEXT] [--depends-on ID ...] [--worktree DIR]
-                                                   write a task file load_task reads`;
+                                                   write a task file load_task reads
+${AUTOBUILD_USAGE}`;
 
 /** Exit 2 for a caller mistake (bad arguments, unknown task), so scripts can tell it from a failure. */
 export async function runLoopCommand(argv: string[], print: Print): Promise<number> {
@@ -40,6 +40,8 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
         return await worktreeCommand(rest, print);
       case 'task':
         return await taskCommand(rest, print);
+      case 'autobuild':
+        return await autobuildCommand(rest, print);
       default:
         throw new CallerError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -47,15 +49,6 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
     if (!(error instanceof CallerError)) throw error;
     process.stderr.write(`coachgate ${command}: ${error.message}\n`);
     return 2;
-  }
-}
-
-/** parseArgs, with its errors turned into caller mistakes. */
-export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new CallerError((error as Error).message, 'Run "coachgate --help" for usage.');
   }
 }
 
