@@ -1,17 +1,19 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { text } from 'node:stream/consumers';
 import { gateReport } from './actions/gate-report.js';
-import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
-import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree, type WorktreeFinish } from './actions/worktree.js';
 import { openTask } from './actions/task-scope.js';
+import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree, type WorktreeFinish } from './actions/worktree.js';
+import { stopHook } from './autobuild/hook.js';
+import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
 import { parseOptions, type Print } from './cli-options.js';
 import { CallerError } from './core/errors.js';
-import { writeNewTask } from './repo/new-task.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
+import { writeNewTask } from './repo/new-task.js';
 
 
 /** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
-export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild']);
+export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild', 'hook']);
 
 export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base REF] [--format box|text|json]
                                                    for hooks and CI: exit 0 only if the task is approved,
@@ -27,6 +29,8 @@ export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base R
   coachgate task new --title TEXT --criterion TEXT [--criterion TEXT ...] [--id ID]
                      [--description TEXT] [--depends-on ID ...] [--worktree DIR]
                                                    write a task file load_task reads
+  coachgate hook [--task ID]                       Claude Code Stop/SubagentStop hook: blocks a completion
+                                                   claim while the task's gate fails (reads JSON on stdin)
 ${AUTOBUILD_USAGE}`;
 
 /** Exit 2 for a caller mistake (bad arguments, unknown task), so scripts can tell it from a failure. */
@@ -42,6 +46,8 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
         return await taskCommand(rest, print);
       case 'autobuild':
         return await autobuildCommand(rest, print);
+      case 'hook':
+        return await hookCommand(rest, print);
       default:
         throw new CallerError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -133,5 +139,20 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
     depends_on: values['depends-on'] ?? [],
   });
   print(`${written.id}: wrote ${written.path}\nCommit it: the server reads tasks from the base commit (git add ${written.path} && git commit).`);
+  return 0;
+}
+
+/** Always exits 0: Claude Code reads the decision from the JSON on stdout; an empty stdout allows the stop. */
+async function hookCommand(args: string[], print: Print): Promise<number> {
+  const { values } = parseOptions(args, { task: { type: 'string' } });
+  const raw = process.stdin.isTTY ? '' : await text(process.stdin);
+  let input = {};
+  try {
+    input = raw.trim() ? JSON.parse(raw) : {};
+  } catch {
+    throw new CallerError('hook expects the hook event as JSON on stdin (Claude Code sends it).');
+  }
+  const output = await stopHook(input, values.task);
+  if (output) print(JSON.stringify(output));
   return 0;
 }
