@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { buildAgentPrompt } from '../actions/agent-prompt.js';
+import { checkGraphCycles } from '../actions/check-graph-cycles.js';
 import { openTask, type TaskScope } from '../actions/task-scope.js';
 import { taskStatus } from '../actions/task-status.js';
 import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree } from '../actions/worktree.js';
@@ -117,4 +118,26 @@ function driverDirectory(worktree: string, taskId: string): string {
 
 function settingsPath(worktree: string, taskId: string): string {
   return path.join(driverDirectory(worktree, taskId), 'driver.json');
+}
+
+/**
+ * `coachgate autobuild feature FEAT-ID`: the feature's tasks in the waves check_graph_cycles computes, one
+ * task at a time (each merges before the next starts from the base), stopping at the first task that does
+ * not end approved.
+ */
+export async function runFeature(repository: string, featureId: string, settings: DriverSettings, say: (line: string) => void, signal?: AbortSignal): Promise<DriverResult[]> {
+  const graph = await checkGraphCycles(repository, { source: 'feature', feature_id: featureId });
+  if (!graph.acyclic) throw new CallerError(`${featureId} has dependency cycles (${graph.cycles.map((cycle) => cycle.path.join(' → ')).join('; ')}): no order can finish it.`, 'Break a cycle (check_graph_cycles suggests edges), then run again.');
+  if (graph.waves.length > 1 && !settings.auto_merge) throw new CallerError(`${featureId} has ${graph.waves.length} waves: later tasks build on merged earlier ones.`, 'Pass --auto-merge.');
+  const results: DriverResult[] = [];
+  for (const [index, wave] of graph.waves.entries()) {
+    say(`══ ${featureId} wave ${index + 1}/${graph.waves.length}: ${wave.join(', ')} ══`);
+    for (const taskId of wave) {
+      const result = await runAutobuild(repository, taskId, settings, say, signal);
+      say(`${taskId}: ${result.outcome.toUpperCase()} — ${result.detail}`);
+      results.push(result);
+      if (result.outcome !== 'approved') return results;
+    }
+  }
+  return results;
 }

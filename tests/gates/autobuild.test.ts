@@ -70,4 +70,22 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
     expect(resumed.status).toBe(0);
     expect(readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8')).toBe(GOOD_GREET);
   }, 120_000);
+
+  it('runs a feature wave by wave, each task merged before the next starts', () => {
+    repo = project();
+    repo.write('.guardkit/tasks/backlog/TASK-043.md', GREET_TASK.replace('TASK-042', 'TASK-043'));
+    repo.write('.guardkit/features/FEAT-7.yaml', 'id: FEAT-7\ntasks:\n  - id: TASK-043\n    dependencies: [TASK-042]\n  - id: TASK-042\n    dependencies: []\n');
+    repo.commit('feature');
+    const args = ['--player-cmd', agents.player(1), '--coach-cmd', agents.coach()];
+    const refused = spawnSync(process.execPath, [cli, 'autobuild', 'feature', 'FEAT-7', '--worktree', repo.dir, ...args], { encoding: 'utf8' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/FEAT-7 has 2 waves[\s\S]*--auto-merge/);
+    const result = spawnSync(process.execPath, [cli, 'autobuild', 'feature', 'FEAT-7', '--worktree', repo.dir, ...args, '--auto-merge'], { encoding: 'utf8', timeout: 120_000 });
+    expect(result.stdout).toMatch(/══ FEAT-7 wave 1\/2: TASK-042 ══[\s\S]*TASK-042: APPROVED[\s\S]*══ FEAT-7 wave 2\/2: TASK-043 ══[\s\S]*TASK-043: APPROVED/);
+    expect(result.stdout).toMatch(/AutoBuild feature FEAT-7: 2 task\(s\) approved\n$/);
+    expect(result.status).toBe(0);
+    // TASK-043's Player found the work already merged and changed nothing: nothing new to merge.
+    expect(repo.git('log', '--format=%s', '--merges')).toBe('Merge autobuild/TASK-042: TASK-042 approved by coachgate');
+    expect(repo.git('branch', '--list', 'autobuild/*')).toBe('');
+  }, 120_000);
 });
