@@ -11,7 +11,6 @@ import { CallerError } from './core/errors.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
 import { writeNewTask } from './repo/new-task.js';
 
-
 /** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
 export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild', 'hook']);
 
