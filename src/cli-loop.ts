@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { text } from 'node:stream/consumers';
@@ -9,10 +10,11 @@ import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
 import { parseOptions, type Print } from './cli-options.js';
 import { CallerError } from './core/errors.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
+import { planValidation } from './core/plan-validation.js';
 import { writeNewTask } from './repo/new-task.js';
 
 /** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
-export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild', 'hook']);
+export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild', 'hook', 'plan']);
 
 export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base REF] [--format box|text|json]
                                                    for hooks and CI: exit 0 only if the task is approved,
@@ -28,6 +30,7 @@ export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base R
   coachgate task new --title TEXT --criterion TEXT [--criterion TEXT ...] [--id ID]
                      [--description TEXT] [--depends-on ID ...] [--worktree DIR]
                                                    write a task file load_task reads
+  coachgate plan validation FILE                   print a plan's meta.validation (with defaults) as JSON
   coachgate hook [--task ID]                       Claude Code Stop/SubagentStop hook: blocks a completion
                                                    claim while the task's gate fails (reads JSON on stdin)
 ${AUTOBUILD_USAGE}`;
@@ -47,6 +50,8 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
         return await autobuildCommand(rest, print);
       case 'hook':
         return await hookCommand(rest, print);
+      case 'plan':
+        return await planCommand(rest, print);
       default:
         throw new CallerError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -141,7 +146,7 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
   return 0;
 }
 
-/** Always exits 0: Claude Code reads the decision from the JSON on stdout; an empty stdout allows the stop. */
+/** Exits 0: Claude Code reads the decision from the JSON on stdout; an empty stdout allows the stop. */
 async function hookCommand(args: string[], print: Print): Promise<number> {
   const { values } = parseOptions(args, { task: { type: 'string' } });
   const raw = process.stdin.isTTY ? '' : await text(process.stdin);
@@ -151,7 +156,23 @@ async function hookCommand(args: string[], print: Print): Promise<number> {
   } catch {
     throw new CallerError('hook expects the hook event as JSON on stdin (Claude Code sends it).');
   }
-  const output = await stopHook(input, values.task);
+  // Exit 2 would make Claude Code block with our stderr: a task we cannot read is reported, not enforced.
+  const output = await stopHook(input, values.task).catch((error: unknown) => {
+    if (error instanceof CallerError) return { systemMessage: `coachgate hook: ${error.message}` };
+    throw error;
+  });
   if (output) print(JSON.stringify(output));
+  return 0;
+}
+
+/** For plan orchestrators: whether and how to validate, read from the plan's `meta.validation`. */
+async function planCommand(args: string[], print: Print): Promise<number> {
+  const { positionals } = parseOptions(args, {});
+  const [action, file] = positionals;
+  if (action !== 'validation' || !file) throw new CallerError('plan needs: plan validation FILE');
+  const text = await readFile(path.resolve(file), 'utf8').catch(() => {
+    throw new CallerError(`cannot read the plan file ${file}.`);
+  });
+  print(JSON.stringify(planValidation(text, file), null, 2));
   return 0;
 }

@@ -51,6 +51,11 @@ describe('coachgate hook (Claude Code Stop / SubagentStop)', () => {
     repo.remove();
     repo = makeRepo({ 'README.md': 'no tasks here\n' });
     expect(hook({ hook_event_name: 'Stop', cwd: repo.dir })).toEqual({ status: 0, output: null });
+    // On a task branch whose task file is missing the hook reports the problem and does not trap the agent.
+    repo.git('checkout', '-q', '-b', 'autobuild/TASK-999');
+    const unknown = hook({ hook_event_name: 'Stop', cwd: repo.dir });
+    expect(unknown.status).toBe(0);
+    expect(unknown.output.systemMessage).toMatch(/^coachgate hook: No task file for TASK-999/);
   }, 60_000);
 
   it('serves the autobuild prompt: a fresh subagent per turn, the verdict from the records', async () => {
