@@ -1,10 +1,7 @@
 #!/usr/bin/env node
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { gateDecision } from './actions/gate.js';
-import { openTask } from './actions/task-scope.js';
-import { CallerError } from './core/errors.js';
+import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli-loop.js';
 import { runDemo } from './demo.js';
 import { serveHttp } from './http.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
@@ -19,9 +16,7 @@ Usage:
   coachgate serve --http [HOST:]PORT --tokens FILE --root DIR ... [--allowed-hosts LIST] [--allowed-origins LIST]
                                                    serve MCP over Streamable HTTP (loopback unless HOST says
                                                    otherwise); each bearer token in FILE carries its role
-  coachgate gate --task ID [--worktree DIR] [--base REF]
-                                                   for hooks and CI: exit 0 only if the task is approved
-                                                   and nothing changed since the approving test run
+${LOOP_USAGE}
   coachgate demo                                   run the Player/Coach demo on the bundled example
   coachgate --help | --version
 
@@ -29,14 +24,14 @@ Options:
   --root DIR      allowed directory for worktrees (repeatable). Default: the client's MCP roots, else the cwd.
   --base REF      trusted base commit/branch (overrides coachgate.base_ref and the merge-base with main/master).
   --role ROLE     tools for one agent: player (no verdict), coach (no Player report) or all (default).
-  --toolsets LIST comma-separated: tasks, report, verify, verdict, utilities, all (default all).
+  --toolsets LIST comma-separated: tasks, report, verify, verdict, utilities, worktrees, all.
   --read-only     serve only tools that change nothing (readOnlyHint true).
   --http ADDR     Streamable HTTP on [HOST:]PORT at /mcp instead of stdio.
   --tokens FILE   --http: YAML or JSON mapping each bearer token (16+ characters) to player, coach or all.
   --allowed-hosts LIST, --allowed-origins LIST
                   --http: extra Host header values (host:port) and Origins to accept (DNS-rebinding checks).
-  --task ID       gate: the task to check.
-  --worktree DIR  gate: the repository (default: the current directory).
+  --task ID       the task to check or run.
+  --worktree DIR  the repository (default: the current directory).
   -h, --help      show this help
   -v, --version   print the version
 `;
@@ -55,6 +50,10 @@ function usageError(message: string): never {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (LOOP_COMMANDS.has(argv[0] ?? '') && !argv.includes('--help') && !argv.includes('-h')) {
+    process.exitCode = await runLoopCommand(argv, print);
+    return;
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -70,8 +69,6 @@ async function main(argv: string[]): Promise<void> {
         tokens: { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'allowed-origins': { type: 'string' },
-        task: { type: 'string' },
-        worktree: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -85,14 +82,8 @@ async function main(argv: string[]): Promise<void> {
   if (values.version) return print(VERSION);
   const [command = 'serve', ...extra] = positionals;
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-  if (command !== 'gate' && (values.task || values.worktree)) usageError('--task and --worktree belong to the gate command');
   const serveFlag = SERVE_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
   if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
-  if (command === 'gate') {
-    if (!values.task) usageError('gate needs --task ID');
-    process.exitCode = await runGate(path.resolve(values.worktree ?? '.'), values.task, values.base);
-    return;
-  }
   if (command === 'demo') {
     process.exitCode = await runDemo(print);
     return;
@@ -112,20 +103,6 @@ async function main(argv: string[]): Promise<void> {
   const server = createServer(options.server);
   await server.connect(new StdioServerTransport());
   process.stderr.write(`coachgate ${VERSION} serving MCP on stdio (role ${options.server.role ?? 'all'})\n`);
-}
-
-/** Exit 0 when the gate passes, 1 when it does not (with the reasons), 2 for a caller mistake. */
-async function runGate(worktree: string, taskId: string, base: string | undefined): Promise<number> {
-  try {
-    const decision = await gateDecision(await openTask(worktree, taskId, base));
-    const lines = decision.pass ? [`coachgate gate: ${taskId} PASS (approved, tests passed on the current tree)`] : [`coachgate gate: ${taskId} FAIL`, ...decision.reasons.map((reason) => `  - ${reason}`)];
-    print(lines.join('\n'));
-    return decision.pass ? 0 : 1;
-  } catch (error) {
-    if (!(error instanceof CallerError)) throw error;
-    process.stderr.write(`coachgate gate: ${error.message}\n`);
-    return 2;
-  }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

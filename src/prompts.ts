@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { AGENT_ROLES, buildAgentPrompt, type AgentRole } from './actions/agent-prompt.js';
 import { openTask } from './actions/task-scope.js';
+import { autobuildPromptText } from './autobuild/prompt.js';
 import type { Workspace } from './repo/workspace.js';
 import type { ServerRole } from './tools/tool.js';
 
@@ -44,4 +45,18 @@ export function registerPrompts(
       },
     );
   }
+  server.registerPrompt(
+    'autobuild',
+    {
+      title: 'coachgate AutoBuild loop',
+      description: 'Runs the Player/Coach loop for a task in this session: a fresh subagent per turn, the verdict from the records.',
+      argsSchema: {
+        task_id: z.string().describe('Task id, e.g. TASK-001.'),
+        max_turns: z.string().regex(/^\d+$/).optional().describe('Most turns before the task is preserved for a human (default 5).'),
+      },
+    },
+    async ({ task_id, max_turns }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: autobuildPromptText(task_id, max_turns ? Number(max_turns) : 5) } }],
+    }),
+  );
 }

@@ -9,7 +9,7 @@ const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
-const gate = () => spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir], { encoding: 'utf8' });
+const gate = () => spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir, '--format', 'text'], { encoding: 'utf8' });
 
 describe('coachgate gate (for hooks and CI)', () => {
   it('fails before approval, passes after it, and fails again once the code changes', async () => {

@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, SAMPLE_TASK, type TempRepo } from './helpers/git-repo.js';
-import { greetingProject } from './helpers/node-project.js';
+import { GREET_TASK, greetingProject } from './helpers/node-project.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let repo: TempRepo;
@@ -33,10 +33,13 @@ describe('the built binary (dist/cli.js)', () => {
 
   it('answers every tool over stdio with structured content', async () => {
     const project = greetingProject();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', project.dir], stderr: 'pipe' });
+    // The worktree tools need a repository on its base branch, not one already on autobuild/TASK-042.
+    const mainline = makeRepo({ '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', project.dir, '--root', mainline.dir], stderr: 'pipe' });
     const client = new Client({ name: 'stdio-test', version: '0' });
     await client.connect(transport);
     const task = { worktree: project.dir, task_id: 'TASK-042' };
+    const fresh = { worktree: mainline.dir, task_id: 'TASK-042' };
     const calls: [string, Record<string, unknown>, (data: Record<string, any>) => void][] = [
       ['load_task', task, (data) => expect(data.acceptance_criteria).toHaveLength(2)],
       ['record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } }, (data) => expect(data.recorded).toBe(true)],
@@ -50,6 +53,9 @@ describe('the built binary (dist/cli.js)', () => {
       ['task_status', task, (data) => expect(data).toMatchObject({ status: 'approved', verdict_chain: { intact: true } })],
       ['parse_validator_verdict', { text: '**Verdict: FAIL**\n**Findings:**\n- [ERROR] src/a.ts:3 — broken' }, (data) => expect(data.retry).toBe(true)],
       ['check_graph_cycles', { edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] }, (data) => expect(data.acyclic).toBe(false)],
+      ['worktree_start', fresh, (data) => expect(data.created).toBe(true)],
+      ['worktree_preserve', { ...fresh, reason: 'paused' }, (data) => expect(data.commit).toBeNull()],
+      ['worktree_finish', { ...fresh, merge: false }, (data) => expect(data.outcome).toBe('gate_failed')],
     ];
     const { tools } = await client.listTools();
     expect(calls.map(([name]) => name).sort()).toEqual(tools.map((tool) => tool.name).sort());
@@ -60,6 +66,7 @@ describe('the built binary (dist/cli.js)', () => {
     }
     await client.close();
     project.remove();
+    mainline.remove();
   });
 
   it('prints help and version, and exits 2 on an unknown flag', () => {

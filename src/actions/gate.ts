@@ -1,3 +1,5 @@
+import type { GateCheck } from '../core/gate-report.js';
+import { gateChecks } from './gate-checks.js';
 import type { TaskScope } from './task-scope.js';
 import { taskStatus } from './task-status.js';
 
@@ -5,6 +7,9 @@ export interface GateDecision {
   pass: boolean;
   status: string;
   reasons: string[];
+  task: Awaited<ReturnType<typeof taskStatus>>;
+  /** Graph health, build, typecheck and lint on the current tree (gate-checks.ts). */
+  checks: GateCheck[];
 }
 
 /**
@@ -23,5 +28,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     if (run.status !== 'passed') reasons.push(`the latest run ${run.run_id} has status ${run.status}`);
     if (!run.fresh) reasons.push(`the worktree changed after run ${run.run_id}: the approval no longer describes the code`);
   }
-  return { pass: reasons.length === 0, status: status.status, reasons };
+  const checks = await gateChecks(scope);
+  reasons.push(...checks.filter((check) => !check.passed).map((check) => `${check.name}: ${check.reason}`));
+  return { pass: reasons.length === 0, status: status.status, reasons, task: status, checks };
 }

@@ -11,6 +11,9 @@ import { taskStatusTool } from './task-status.js';
 import type { ServerRole, ToolDefinition } from './tool.js';
 import { validateRequirementsTool } from './validate-requirements.js';
 import { verifyQualityGatesTool } from './verify-quality-gates.js';
+import { worktreeFinishTool } from './worktree-finish.js';
+import { worktreePreserveTool } from './worktree-preserve.js';
+import { worktreeStartTool } from './worktree-start.js';
 
 /** Groups of tools a server can be limited to with `--toolsets`, as github-mcp-server does. */
 export const TOOLSETS = {
@@ -19,6 +22,7 @@ export const TOOLSETS = {
   verify: 'check a turn: quality gates, server-side test runs, test integrity, requirement evidence, stalls',
   verdict: "record the Coach's verdict",
   utilities: 'validator verdicts and dependency graphs',
+  worktrees: 'start, preserve and finish (merge) task worktrees',
 } as const;
 export type Toolset = keyof typeof TOOLSETS;
 
@@ -47,6 +51,10 @@ const ENTRIES: ToolEntry[] = [
   { tool: taskStatusTool, toolset: 'tasks', roles: BOTH },
   { tool: parseValidatorVerdictTool, toolset: 'utilities', roles: BOTH },
   { tool: checkGraphCyclesTool, toolset: 'utilities', roles: BOTH },
+  // Worktrees end in a merge: only the Coach side may start, preserve or finish them.
+  { tool: worktreeStartTool, toolset: 'worktrees', roles: ['coach'] },
+  { tool: worktreePreserveTool, toolset: 'worktrees', roles: ['coach'] },
+  { tool: worktreeFinishTool, toolset: 'worktrees', roles: ['coach'] },
 ];
 
 export const tools = ENTRIES.map((entry) => entry.tool);

@@ -10,7 +10,7 @@ export const verifyQualityGatesTool = defineTool({
   name: 'verify_quality_gates',
   title: 'Verify quality gates',
   description:
-    "Evaluates every quality gate (tests, coverage, architectural review, plan audit) from the Player's report against thresholds in the base-commit .guardkit/config.yaml. No short-circuit; a required gate with no signal fails. The Player's test claim is checked independently by run_independent_tests.",
+    "Evaluates every quality gate (tests, coverage, architectural review, plan audit) from the Player's report against thresholds in the base-commit .guardkit/config.yaml, and runs the configured toolchain.build / typecheck / lint commands itself (lint and typecheck pass when they add no error the pinned base did not have). No short-circuit; a required gate with no signal fails. The Player's test claim is checked independently by run_independent_tests.",
   input: z.object({ worktree: worktreeInput, task_id: taskIdInput }),
   output: z.object({
     tests_passed: z.boolean(),
@@ -21,13 +21,28 @@ export const verifyQualityGatesTool = defineTool({
     failed_gates: z.array(z.string()),
     gates: z.array(z.object({ name: gateName, required: z.boolean(), passed: z.boolean(), reason: z.string() })),
     thresholds: z.object({ arch_review_min: z.number(), coverage_min: z.number().nullable(), required_gates: z.array(gateName) }),
+    toolchain_gates: z.array(
+      z.object({
+        name: z.enum(['build', 'typecheck', 'lint']),
+        command: z.string(),
+        passed: z.boolean(),
+        reason: z.string(),
+        exit_code: z.number().nullable(),
+        duration_ms: z.number(),
+        judged_by: z.string().describe('Linter output format the findings were read from, or "exit code".'),
+        new_errors: z.array(z.string()).describe('Errors absent at the base (first 20): file:line rule: message.'),
+        preexisting_errors: z.number(),
+        summary: z.string(),
+      }),
+    ),
     report_path: z.string().nullable(),
     problems: z.array(z.string()),
     warnings: z.array(z.string()),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ worktree, task_id }, context) {
-    const report = await verifyQualityGates(await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef));
+    const scope = await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const report = await verifyQualityGates(scope, undefined, context.signal);
     return {
       data: report,
       summary: report.all_gates_passed ? 'All quality gates passed.' : `Quality gates failed: ${report.failed_gates.join('; ')}.`,

@@ -16,7 +16,7 @@ describe('MCP prompts and resources', () => {
     await callTool(client, 'record_verdict', { ...args, turn: 1, decision: 'feedback', rationale: 'wrong greeting', issues: [{ severity: 'must_fix', category: 'correctness', description: 'greet returns "Hi Ada"', location: 'src/greet.js:3' }] });
 
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((prompt) => prompt.name)).toEqual(['player', 'coach', 'validator']);
+    expect(prompts.map((prompt) => prompt.name)).toEqual(['player', 'coach', 'validator', 'autobuild']);
     const player = await client.getPrompt({ name: 'player', arguments: { task_id: 'TASK-042' } });
     const text = player.messages[0]!.content.type === 'text' ? player.messages[0]!.content.text : '';
     expect(text).toMatch(/Task TASK-042 in worktree .*, turn 2\./);

@@ -1,0 +1,21 @@
+import type { GateCheck } from '../core/gate-report.js';
+import { checkGraphCycles } from './check-graph-cycles.js';
+import type { TaskScope } from './task-scope.js';
+import { runToolchainGates } from './toolchain-gates.js';
+
+/**
+ * The gate's checks beyond the verdict and the test run: the task graph has no cycle (a cyclic plan can never
+ * finish), and the configured build / typecheck / lint commands pass on the current tree.
+ */
+export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
+  const graph = await checkGraphCycles(scope.worktree, { source: 'tasks' });
+  const loops = [...graph.cycles.map((cycle) => cycle.path.join(' → ')), ...graph.self_loops.map((id) => `${id} → ${id}`)];
+  const graphCheck: GateCheck = {
+    name: 'graph',
+    passed: loops.length === 0,
+    reason: loops.length === 0 ? `no cycles (${graph.node_count} tasks, ${graph.edge_count} dependencies)` : `${loops.length} dependency cycle(s): ${loops.join('; ')}`,
+    details: graph.suggested_breaks.map((edge) => `break ${edge.from} → ${edge.to}`),
+  };
+  const toolchain = await runToolchainGates(scope);
+  return [graphCheck, ...toolchain.map((gate) => ({ name: gate.name, passed: gate.passed, reason: gate.reason, details: gate.new_errors }))];
+}

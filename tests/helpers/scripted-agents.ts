@@ -1,0 +1,73 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BAD_GREET, GOOD_GREET, GREET_TESTS } from './node-project.js';
+
+const sdk = (file: string) => JSON.stringify(fileURLToPath(new URL(`../../node_modules/@modelcontextprotocol/sdk/dist/esm/${file}`, import.meta.url)));
+const cli = JSON.stringify(fileURLToPath(new URL('../../dist/cli.js', import.meta.url)));
+
+/** Connects to the built server over stdio, as an agent CLI with coachgate registered would. */
+const PRELUDE = `
+import { writeFileSync, mkdirSync, existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from ${sdk('client/index.js')};
+import { StdioClientTransport } from ${sdk('client/stdio.js')};
+const worktree = process.env.COACHGATE_WORKTREE;
+const turn = Number(process.env.COACHGATE_TURN);
+const task = { worktree, task_id: process.env.COACHGATE_TASK_ID };
+const client = new Client({ name: 'scripted-agent', version: '0' });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree], stderr: 'ignore' }));
+const call = async (name, args) => client.callTool({ name, arguments: { ...task, ...args } }, undefined, { timeout: 120000 });
+`;
+
+/**
+ * A scripted Player: writes greet.js (buggy until turn `fixAt`; "varying" adds the turn number so each
+ * attempt differs) and records its report. A scripted Coach: runs the tests through the server and approves
+ * when they pass, else sends feedback. With $HANG_FILE present the Coach records its pid and hangs once.
+ */
+export function scriptedAgents(): { player: (fixAt: number, varying?: boolean) => string; coach: (hangFile?: string) => string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-agents-'));
+  const player = path.join(dir, 'player.mjs');
+  const coach = path.join(dir, 'coach.mjs');
+  writeFileSync(
+    player,
+    `${PRELUDE}
+const fixAt = Number(process.argv[2]);
+const varying = process.argv[3] === 'varying';
+mkdirSync(path.join(worktree, 'src'), { recursive: true });
+mkdirSync(path.join(worktree, 'test'), { recursive: true });
+writeFileSync(path.join(worktree, 'src/greet.js'), (turn >= fixAt ? ${JSON.stringify(GOOD_GREET)} : ${JSON.stringify(BAD_GREET)}) + (varying ? '// attempt ' + turn + '\\n' : ''));
+writeFileSync(path.join(worktree, 'test/greet.test.js'), ${JSON.stringify(GREET_TESTS)});
+await call('record_player_report', { turn, report: { tests_passed: true, files_created: ['src/greet.js', 'test/greet.test.js'] } });
+console.log('player turn', turn, 'done');
+await client.close();
+`,
+  );
+  writeFileSync(
+    coach,
+    `${PRELUDE}
+const hangFile = process.argv[2];
+if (hangFile && existsSync(hangFile)) {
+  rmSync(hangFile);
+  writeFileSync(hangFile + '.pid', String(process.pid));
+  await new Promise((resolve) => setTimeout(resolve, 60000));
+}
+const run = (await call('run_independent_tests', {})).structuredContent;
+const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
+if (run.status === 'passed') {
+  await call('record_verdict', { turn, decision: 'approve', rationale: 'independent run passes', evidence });
+} else {
+  const issues = [{ severity: 'must_fix', category: 'tests', description: 'greet(name) must return "Hello, <name>!"', location: 'src/greet.js:3' }];
+  await call('record_verdict', { turn, decision: 'feedback', rationale: 'the independent run fails', issues });
+}
+console.log('coach turn', turn, 'done');
+await client.close();
+`,
+  );
+  const node = JSON.stringify(process.execPath);
+  return {
+    player: (fixAt, varying = false) => `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
+    coach: (hangFile) => `${node} ${JSON.stringify(coach)}${hangFile ? ` ${JSON.stringify(hangFile)}` : ''}`,
+  };
+}
