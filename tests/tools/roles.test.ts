@@ -12,7 +12,7 @@ import { greetingProject } from '../helpers/node-project.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const PLAYER_TOOLS = ['load_task', 'record_player_report', 'read_task_work_results', 'run_independent_tests', 'task_status', 'parse_validator_verdict', 'check_graph_cycles'];
-const COACH_TOOLS = ['load_task', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict', 'detect_stall', 'task_status', 'parse_validator_verdict', 'check_graph_cycles'];
+const COACH_TOOLS = ['load_task', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict', 'detect_stall', 'task_status', 'parse_validator_verdict', 'check_graph_cycles', 'worktree_start', 'worktree_preserve', 'worktree_finish'];
 const EVIDENCE = [
   { criterion: 'AC-001', file: 'src/greet.js', line: 3, snippet: 'return `Hello, ${name}!`;' },
   { criterion: 'AC-002', test: 'rejects empty names' },
