@@ -64,7 +64,7 @@ describe('roles, toolsets and --read-only', () => {
     expect((await coach.listTools()).tools.map((tool) => tool.name)).toEqual(COACH_TOOLS);
     const report = await callTool(coach, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-042', turn: 1, report: {} });
     expect([report.isError, textOf(report)]).toEqual([true, expect.stringMatching(/Tool record_player_report not found/)]);
-    expect((await coach.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['coach', 'validator']);
+    expect((await coach.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['coach', 'validator', 'autobuild']);
     const player = await serverFor({ role: 'player' });
     expect((await player.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['player']);
     const all = await serverFor({});
