@@ -45,6 +45,8 @@ export function registerPrompts(
       },
     );
   }
+  // The loop orchestrates both agents and ends in a verdict: never offered to the Player's server.
+  if (serverRole === 'player') return;
   server.registerPrompt(
     'autobuild',
     {
