@@ -14,6 +14,7 @@ import { countsFromTests } from './report/counts.js';
 import { parseGoTestJson } from './report/go-test-json.js';
 import { parseJUnitXml } from './report/junit.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
+import { stripAnsi } from './report/text.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 
 export interface TestRunSpec {
@@ -59,7 +60,9 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       if (ticker) clearInterval(ticker);
       await capture.close();
     }
-    const output = outcome.spawn_error ? `${outcome.spawn_error}\n${capture.excerpt()}` : capture.excerpt();
+    // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
+    const excerpt = stripAnsi(capture.excerpt());
+    const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
     const report = await readReport(spec.command, reportDirectory, output);
     const tests = report ?? [];
     const counts = report ? countsFromTests(report) : (countsFromSummaryLines(output) ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
@@ -89,8 +92,7 @@ async function readReport(command: TestCommand, reportDirectory: string, output:
       const xml = await readFile(path.join(reportDirectory, 'junit.xml'), 'utf8').catch(() => undefined);
       if (!xml) return undefined;
       try {
-        const tests = parseJUnitXml(xml);
-        return command.runner === 'node-test' ? withoutFileEntries(tests) : tests;
+        return parseJUnitXml(xml);
       } catch {
         // A runner killed mid-write leaves a truncated report: fall back to the summary lines.
         return undefined;
@@ -105,11 +107,3 @@ async function readReport(command: TestCommand, reportDirectory: string, output:
   }
 }
 
-/**
- * Node's runner reports every test file as a passing "test" named by its absolute path, even a file that
- * defines no test at all; counting those would turn "no tests" into a pass. A file that failed to load
- * stays, since its entry carries the error.
- */
-function withoutFileEntries(tests: TestCaseResult[]): TestCaseResult[] {
-  return tests.filter((test) => !(test.status === 'passed' && path.isAbsolute(test.id)));
-}

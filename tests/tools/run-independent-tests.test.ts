@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
@@ -181,6 +181,39 @@ describe('run_independent_tests with node', () => {
     expect(data.counts).toMatchObject({ passed: 1, failed: 1 });
     expect(data.env.path_prefix).toEqual([path.join(repo.dir, 'node_modules/.bin')]);
   }, 120_000);
+});
+
+describe('run_independent_tests leaves the environment as the user has it', () => {
+  // Like commander.js's colour tests: the suite checks what its own colour detection sees.
+  const COLOUR_SUITE = [
+    "import test from 'node:test';",
+    "import assert from 'node:assert/strict';",
+    "test('FORCE_COLOR is unset', () => assert.equal(process.env.FORCE_COLOR, undefined));",
+    "test('NO_COLOR is unset', () => assert.equal(process.env.NO_COLOR, undefined));",
+    "test('prints in colour', () => { console.log('\\u001b[31mred text\\u001b[0m'); assert.equal(1, 2); });",
+    '',
+  ].join('\n');
+
+  it('runs a suite that asserts on FORCE_COLOR/NO_COLOR as the raw run does, and strips colour from the summary', async () => {
+    const saved = { FORCE_COLOR: process.env.FORCE_COLOR, NO_COLOR: process.env.NO_COLOR };
+    delete process.env.FORCE_COLOR;
+    delete process.env.NO_COLOR;
+    try {
+      const repo = project({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }), 'test/colour.test.js': COLOUR_SUITE });
+      const raw = spawnSync(process.execPath, ['--test'], { cwd: repo.dir, encoding: 'utf8', env: process.env });
+      expect(raw.stdout).toMatch(/^(?:ℹ|#) pass 2$/m);
+      const data = dataOf(await run(repo));
+      expect(data.tests).toEqual([
+        { id: 'FORCE_COLOR is unset', status: 'passed' },
+        { id: 'NO_COLOR is unset', status: 'passed' },
+        { id: 'prints in colour', status: 'failed', message: expect.stringContaining('1 !== 2') },
+      ]);
+      expect(data.env.notes).toContain('coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched');
+      expect(data.summary).not.toContain('\u001b');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
+    }
+  });
 });
 
 describe('run_independent_tests contract', () => {
