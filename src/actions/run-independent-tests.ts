@@ -52,7 +52,7 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
     const treeBefore = await treeFingerprint(worktree);
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
-    const notes = [...environment.notes, ...repo.warnings];
+    const notes = [...environment.notes, ...run.notes, `per-test results: ${run.tests_source}`, ...repo.warnings];
     if (treeBefore !== treeAfter) notes.push('the test run changed files in the worktree (tree_clean: false)');
 
     let baseline: RunRecord['baseline'];
@@ -85,6 +85,7 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
       duration_ms: run.duration_ms,
       counts: run.counts,
       tests: run.tests,
+      tests_source: run.tests_source,
       summary: run.summary,
       failure_class: run.failure_class,
       advice: run.advice,

@@ -107,12 +107,15 @@ function environmentClass(
   const notFound = shellNotFound?.[1] ?? shellNotFound?.[2] ?? SPAWN_ENOENT.exec(output.text)?.[1];
   if (notFound || exitCode === 127) {
     const command = notFound ?? 'the test command';
+    const manager = command === 'pnpm' || command === 'yarn';
     return {
       failure_class: 'environment',
       reason: `The test command could not be started: ${command} was not found (exit ${exitCode ?? 'none'}).`,
-      advice:
-        `Install ${command} where the tests run (in the project virtualenv for Python, in node_modules for Node) ` +
-        'or set toolchain.test in .guardkit/config.yaml to a command that exists. Not a code failure.',
+      advice: manager
+        ? `The project uses ${command} (its packageManager field or lockfile). Install it where the server runs: ` +
+          `\`corepack enable\` (ships with Node) or \`npm install -g ${command}\`. Not a code failure.`
+        : `Install ${command} where the tests run (in the project virtualenv for Python, in node_modules for Node) ` +
+          'or set toolchain.test in .guardkit/config.yaml to a command that exists. Not a code failure.',
     };
   }
   if (exitCode === 126) {

@@ -26,7 +26,9 @@ const PYTEST_SHORT_SUMMARY = /^=+ short test summary info =+$/;
 export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const lines = visibleLines(output);
   const result = finalResultLines(lines);
-  const block = firstErrorBlock(lines, result?.start ?? lines.length);
+  const early = firstErrorBlock(lines, result?.start ?? lines.length);
+  // Node 22+ prints only `✖ name` before its counters; the error itself follows them.
+  const block = early && trimBlankEdges(early).length > 1 ? early : (nodeFailingTestsBlock(lines) ?? early);
 
   if (!block && !result) return lastLinesWithin(lines, limit);
   const errorLines = block ? trimBlankEdges(block).map(clipLine) : [];
@@ -38,6 +40,14 @@ export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const errorBudget = limit - (resultText ? resultText.length + RESULT_SEPARATOR.length : 0);
   const errorText = fitLines(errorLines, errorBudget, blockLineTiers(errorLines));
   return resultText ? `${errorText}${RESULT_SEPARATOR}${resultText}` : errorText;
+}
+
+/** Node 22+'s spec reporter prints each failure with its error after the counters, under this line. */
+const NODE_FAILING_TESTS = /^✖ failing tests:$/;
+
+function nodeFailingTestsBlock(lines: readonly string[]): string[] | null {
+  const section = lines.findIndex((line) => NODE_FAILING_TESTS.test(line.trim()));
+  return section < 0 ? null : firstErrorBlock(lines.slice(section + 1));
 }
 
 interface ResultLines {

@@ -12,7 +12,9 @@ import { summarizeOutput } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
 import { parseGoTestJson } from './report/go-test-json.js';
+import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
+import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
@@ -40,6 +42,10 @@ export interface TestRunResult extends ProcessOutcome {
   failure_class: FailureClass;
   advice: string;
   output_bytes: number;
+  /** How the per-test results were obtained, or "none" when this run has no per-test results. */
+  tests_source: string;
+  /** What coachgate added to the command or environment to obtain them. */
+  notes: string[];
 }
 
 /** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
@@ -55,7 +61,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const ticker = spec.onProgress && setInterval(() => spec.onProgress!(Date.now() - started, capture.testsSeen), PROGRESS_INTERVAL_MS);
     let outcome: ProcessOutcome;
     try {
-      outcome = await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: spec.environment.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+      outcome = await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: invocation.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
     } finally {
       if (ticker) clearInterval(ticker);
       await capture.close();
@@ -63,7 +69,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
     const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
-    const report = await readReport(spec.command, reportDirectory, output);
+    const found = await readReport(spec.command, invocation.channels, spec.cwd, output);
+    const report = found?.tests;
     const tests = report ?? [];
     const counts = report ? countsFromTests(report) : (countsFromSummaryLines(output) ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
     const status = outcome.cancelled ? 'error' : decideStatus({ exit_code: outcome.exit_code, signal: outcome.signal, timed_out: outcome.timed_out, counts, output });
@@ -79,31 +86,32 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       failure_class: failure.failure_class,
       advice: outcome.cancelled ? 'The run was cancelled before it finished; run the tests again.' : failure.advice,
       output_bytes: capture.bytes,
+      tests_source: found?.source ?? 'none',
+      notes: invocation.notes,
     };
   } finally {
     await rm(reportDirectory, { recursive: true, force: true });
   }
 }
 
-/** Per-test results, or undefined when the runner left no machine-readable report to read. */
-async function readReport(command: TestCommand, reportDirectory: string, output: string): Promise<TestCaseResult[] | undefined> {
-  switch (command.report) {
-    case 'junit': {
-      const xml = await readFile(path.join(reportDirectory, 'junit.xml'), 'utf8').catch(() => undefined);
-      if (!xml) return undefined;
-      try {
-        return parseJUnitXml(xml);
-      } catch {
-        // A runner killed mid-write leaves a truncated report: fall back to the summary lines.
-        return undefined;
-      }
+/** Per-test results and how they were obtained, or undefined when the run left nothing per-test to read. */
+async function readReport(
+  command: TestCommand,
+  channels: ReportChannel[],
+  cwd: string,
+  output: string,
+): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
+  if (command.report === 'go-json') return { tests: parseGoTestJson(output), source: 'go test -json output' };
+  if (command.report === 'cargo') return { tests: parseCargoTestOutput(output), source: "cargo test's per-test lines" };
+  for (const channel of channels) {
+    const text = await readFile(channel.file, 'utf8').catch(() => undefined);
+    if (!text) continue;
+    try {
+      const tests = channel.format === 'jest-json' ? parseJestJson(text, cwd) : parseJUnitXml(text);
+      return { tests, source: channel.source };
+    } catch {
+      // A runner killed mid-write leaves a truncated report: fall back to the summary lines.
     }
-    case 'go-json':
-      return parseGoTestJson(output);
-    case 'cargo':
-      return parseCargoTestOutput(output);
-    default:
-      return undefined;
   }
+  return undefined;
 }
-
