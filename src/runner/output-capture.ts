@@ -74,7 +74,7 @@ export class OutputCapture {
   }
 
   private scanLine(rawLine: string): void {
-    const line = stripAnsi(rawLine);
+    const line = rawLine.includes('\u001b') ? stripAnsi(rawLine) : rawLine;
     this.testsSeen += countTestMarks(line);
     if (this.errorBytes >= ERROR_CONTEXT_BYTES) return;
     if (ERROR_LINE.test(line)) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { installedPackage, JEST_VERSION, MOCHA_VERSION } from '../helpers/runners.js';
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -181,6 +182,85 @@ describe('run_independent_tests with node', () => {
     expect(data.counts).toMatchObject({ passed: 1, failed: 1 });
     expect(data.env.path_prefix).toEqual([path.join(repo.dir, 'node_modules/.bin')]);
   }, 120_000);
+});
+
+describe('run_independent_tests obtains per-test ids through wrappers', () => {
+  const ids = (data: { tests: { id: string; status: string }[] }) => data.tests.map((test) => `${test.status} ${test.id}`);
+  const linkModules = (repo: TempRepo, prefix: string) => execFileSync('ln', ['-s', path.join(prefix, 'node_modules'), path.join(repo.dir, 'node_modules')]);
+
+  it('jest behind npm test: --json --outputFile appended, ids and counts as jest reports them', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
+      'sum.test.js': "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
+    });
+    linkModules(repo, installedPackage('jest', JEST_VERSION));
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data.command).toEqual(['npm', 'test', '--', '--json', expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/)]);
+    expect(ids(data)).toEqual(['passed sum.test.js > sum > adds', 'failed sum.test.js > sum > breaks']);
+    expect(data).toMatchObject({ status: 'failed', failure_class: 'code', counts: { total: 2, passed: 1, failed: 1 } });
+    expect(data.tests_source).toMatch(/jest JSON report/);
+    expect(data.tests[1].message).toMatch(/Expected: 3/);
+  }, 180_000);
+
+  it('mocha behind npm test: the xunit reporter writes the ids; a passing suite passes', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
+      'test/sum.spec.js': "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 2));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n",
+    });
+    linkModules(repo, installedPackage('mocha', MOCHA_VERSION));
+    const green = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(green).toMatchObject({ status: 'passed', counts: { total: 2, passed: 2, failed: 0 } });
+    expect(ids(green)).toEqual(['passed sum > adds', 'passed sum > subtracts']);
+    expect(green.tests_source).toMatch(/mocha xunit report/);
+    repo.write('test/sum.spec.js', "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 3));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n");
+    const red = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(red).toMatchObject({ status: 'failed', counts: { total: 2, passed: 1, failed: 1 } });
+    expect(red.tests[0]).toMatchObject({ id: 'sum > adds', status: 'failed', message: expect.stringContaining('2 !== 3') });
+  }, 180_000);
+
+  it('vitest at the end of a lint-then-test script: reporter arguments appended, ids as a direct run', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { lint: 'node -e "process.exit(0)"', test: 'npm run lint && vitest run' } }),
+      'sum.test.js': "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'vitest.config.js': 'export default {};\n',
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data.command.slice(0, 3)).toEqual(['npm', 'test', '--']);
+    expect(ids(data)).toEqual(['passed sum.test.js > adds', 'failed sum.test.js > breaks']);
+    expect(data.counts).toMatchObject({ total: 2, passed: 1, failed: 1 });
+    expect(data.tests_source).toMatch(/vitest JUnit report/);
+  }, 180_000);
+
+  it('node --test behind npm test with shell syntax: ids through NODE_OPTIONS, noted in env.notes', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'echo checking && node --test' } }),
+      'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hello', 'Hello'));\n",
+    });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'passed', command: ['npm', 'test'], tests: [{ id: 'greets', status: 'passed' }] });
+    expect(data.tests_source).toMatch(/NODE_OPTIONS/);
+    expect(data.env.notes.join('\n')).toMatch(/PYTEST_ADDOPTS and NODE_OPTIONS/);
+  });
+
+  it('toolchain.test wrapping pytest: ids through PYTEST_ADDOPTS, equal to a direct run', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: "echo start && python3 -m pytest -q tests"\n',
+      'tests/test_math.py': 'def test_adds():\n    assert 1 + 1 == 2\n\ndef test_breaks():\n    assert 1 + 1 == 3\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(ids(data)).toEqual(['passed tests/test_math.py::test_adds', 'failed tests/test_math.py::test_breaks']);
+    expect(data).toMatchObject({ status: 'failed', command: ['sh', '-c', 'echo start && python3 -m pytest -q tests'], counts: { total: 2, passed: 1, failed: 1 } });
+    expect(data.tests_source).toMatch(/PYTEST_ADDOPTS/);
+  });
+
+  it('a command with no per-test report says tests_source "none"', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: "echo \'1 passed in 0.01s\'"\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ tests_source: 'none', tests: [] });
+  });
 });
 
 describe('run_independent_tests leaves the environment as the user has it', () => {

@@ -17,7 +17,7 @@ export function parseJUnitXml(xml: string): TestCaseResult[] {
   }
   const document = parser.parse(xml) as XmlNode[];
   const node = isNodeTestReport(xml);
-  const testId = isPytestReport(document) ? pytestTestId : node ? nodeTestId : suitePathTestId;
+  const testId = isPytestReport(document) ? pytestTestId : node ? nodeTestId : isMochaReport(document) ? mochaTestId : suitePathTestId;
   const results: TestCaseResult[] = [];
   collectTestCases(document, [], (testcase, suitePath) => {
     const result = toResult(testcase, testId(attributesOf(testcase), suitePath));
@@ -26,6 +26,16 @@ export function parseJUnitXml(xml: string): TestCaseResult[] {
     }
   });
   return results;
+}
+
+/** mocha's xunit reporter: one `<testsuite name="Mocha Tests">`. */
+function isMochaReport(document: XmlNode[]): boolean {
+  return document.some((node) => tagOf(node) === 'testsuite' && attributesOf(node).name === 'Mocha Tests');
+}
+
+/** `describe path > test`: mocha's classname is the parents' titles, its name the test's own title. */
+function mochaTestId(attributes: Attributes): string {
+  return [attributes.classname ?? '', attributes.name ?? ''].filter((part) => part !== '').join(' > ');
 }
 
 /** Node's reporter (20, 22 and 24) ends its report with these counter comments; no other runner does. */
