@@ -39,6 +39,8 @@ export async function detectTestCommand(worktree: string, config: Config, overri
     return { shellCommand: config.toolchain.test, detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)', runner: 'custom', report: 'text' };
   }
   const files = new Set(await readdir(worktree).catch(() => [] as string[]));
+  const unittest = await unittestCommand(worktree, files);
+  if (unittest) return unittest;
   if (['pyproject.toml', 'pytest.ini', 'setup.cfg', 'conftest.py'].some((marker) => files.has(marker)) || (await hasPythonTests(worktree))) {
     const marker = ['pytest.ini', 'pyproject.toml', 'setup.cfg', 'conftest.py'].find((name) => files.has(name)) ?? 'tests/*.py';
     return { argv: ['pytest'], detected_by: `${marker} → pytest`, runner: 'pytest', report: 'junit' };
@@ -56,6 +58,43 @@ export async function detectTestCommand(worktree: string, config: Config, overri
     `No test command found in ${worktree}: no toolchain.test in the base-commit .guardkit/config.yaml and no project marker (pyproject.toml, pytest.ini, setup.cfg, tests/*.py, package.json scripts.test, go.mod, Cargo.toml, pom.xml, *.csproj/*.sln).`,
     'Set toolchain.test in .guardkit/config.yaml on the base branch.',
   );
+}
+
+const UNITTEST_COMMAND = /python[\d.]*\s+-m\s+unittest\b([^&;|\n]*)/;
+const UNITTEST_CONFIGS = ['Makefile', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py'];
+
+/**
+ * A project that tests with `python -m unittest` (named in its Makefile, tox.ini, setup.cfg, pyproject.toml
+ * or noxfile) or whose tests define `load_tests()` runs with unittest, not pytest: pytest ignores
+ * `load_tests` and silently drops the tests it adds. A pytest.ini or conftest.py means pytest after all.
+ */
+async function unittestCommand(worktree: string, files: Set<string>): Promise<TestCommand | undefined> {
+  if (files.has('pytest.ini') || files.has('conftest.py')) return undefined;
+  for (const config of UNITTEST_CONFIGS.filter((name) => files.has(name))) {
+    const text = await readFile(path.join(worktree, config), 'utf8').catch(() => '');
+    const match = UNITTEST_COMMAND.exec(text);
+    if (match) {
+      const args = match[1]!.trim().split(/\s+/).filter((word) => word !== '' && !/["'$`{}]/.test(word));
+      return { argv: ['python', ...args], detected_by: `${config} runs python -m unittest → unittest`, runner: 'unittest', report: 'junit' };
+    }
+  }
+  const withLoadTests = await testFileDefining(worktree, /^def load_tests\(/m);
+  if (withLoadTests) {
+    return { argv: ['python'], detected_by: `${withLoadTests} defines load_tests() → python -m unittest`, runner: 'unittest', report: 'junit' };
+  }
+  return undefined;
+}
+
+/** The first Python test file (test*.py at the root or in tests/ or test/) whose text matches. */
+async function testFileDefining(worktree: string, pattern: RegExp): Promise<string | undefined> {
+  for (const directory of ['.', 'tests', 'test']) {
+    const entries = await readdir(path.join(worktree, directory)).catch(() => [] as string[]);
+    for (const name of entries.filter((entry) => /^test.*\.py$/.test(entry)).sort()) {
+      const relative = path.posix.join(directory, name);
+      if (pattern.test(await readFile(path.join(worktree, relative), 'utf8').catch(() => ''))) return relative;
+    }
+  }
+  return undefined;
 }
 
 async function hasPythonTests(worktree: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
+import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
 
 export interface Invocation {
@@ -31,6 +32,11 @@ export function buildInvocation(command: TestCommand, environment: RunEnvironmen
         // `python -m pytest` with the project's interpreter: a PATH lookup of `pytest` can find another install.
         argv = [environment.interpreter ?? 'python3', '-m', 'pytest', ...rest, `--junitxml=${junit}`, '-o', 'junit_family=xunit2', '-p', 'no:cacheprovider'];
         channels = [{ file: junit, format: 'junit', source: 'pytest JUnit report (--junitxml)' }];
+        break;
+      case 'unittest':
+        argv = [environment.interpreter ?? 'python3', path.join(reportDirectory, UNITTEST_REPORTER_FILE), junit, ...rest];
+        channels = [{ file: junit, format: 'junit', source: "JUnit report from coachgate's unittest runner (python -m unittest)" }];
+        notes.push("python -m unittest runs through coachgate's reporter: same loader and load_tests, plus a JUnit report");
         break;
       case 'node-test':
         argv = [program!, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${junit}`, ...rest];

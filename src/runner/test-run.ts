@@ -14,6 +14,7 @@ import { countsFromTests } from './report/counts.js';
 import { parseGoTestJson } from './report/go-test-json.js';
 import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
+import { writeUnittestReporter } from './unittest-reporter.js';
 import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
@@ -55,6 +56,7 @@ const PROGRESS_INTERVAL_MS = 2_500;
 export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   const reportDirectory = await mkdtemp(path.join(os.tmpdir(), 'coachgate-report-'));
   try {
+    if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
     const invocation = buildInvocation(spec.command, spec.environment, reportDirectory, spec.loginShell);
     const capture = await OutputCapture.open(spec.logPath);
     const started = Date.now();

@@ -263,6 +263,58 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
   });
 });
 
+describe('run_independent_tests runs the runner the project uses', () => {
+  it('a unittest project with load_tests() runs with unittest: the doctests it adds are counted, ids as unittest names them', async () => {
+    const repo = project({
+      Makefile: 'test:\n\tpython3 -m unittest discover -s tests -t .\n',
+      'app/__init__.py': '',
+      'app/greet.py': 'def greet(name):\n    """\n    >>> greet("Ada")\n    \'Hello, Ada!\'\n    """\n    return f"Hello, {name}!"\n',
+      'tests/__init__.py': '',
+      'tests/test_greet.py': [
+        'import doctest, unittest',
+        'import app.greet',
+        'from app.greet import greet',
+        '',
+        'def load_tests(loader, tests, ignore):',
+        '    tests.addTests(doctest.DocTestSuite(app.greet))',
+        '    return tests',
+        '',
+        'class GreetTest(unittest.TestCase):',
+        '    def test_greets(self):',
+        '        self.assertEqual(greet("Ada"), "Hello, Ada!")',
+        '    def test_shouts(self):',
+        '        self.assertEqual(greet("ADA"), "HELLO, ADA!")',
+        '',
+      ].join('\n'),
+    });
+    const raw = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    expect(raw.stderr).toMatch(/^Ran 3 tests/m);
+    const data = dataOf(await run(repo));
+    expect(data.detected_by).toBe('Makefile runs python -m unittest → unittest');
+    expect(data.tests).toEqual([
+      { id: 'tests.test_greet.GreetTest.test_greets', status: 'passed' },
+      { id: 'tests.test_greet.GreetTest.test_shouts', status: 'failed', message: expect.stringMatching(/^AssertionError: 'Hello, ADA!' != 'HELLO, ADA!'/) },
+      { id: 'app.greet.greet', status: 'passed' },
+    ]);
+    expect(data).toMatchObject({ status: 'failed', failure_class: 'code', counts: { total: 3, passed: 2, failed: 1 } });
+    expect(data.summary).toMatch(/AssertionError: 'Hello, ADA!' != 'HELLO, ADA!'/);
+    expect(data.summary).toMatch(/tests\/test_greet\.py", line 13/);
+  });
+
+  it('a pnpm project without pnpm installed is an environment failure whose advice is corepack', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ packageManager: 'pnpm@9.15.0', scripts: { test: 'node --test && echo done' } }),
+    });
+    const data = dataOf(await run(repo));
+    expect(data.detected_by).toBe('package.json scripts.test (node --test && echo done) → pnpm test (packageManager pnpm@9.15.0)');
+    expect(data.command[0]).toBe('pnpm');
+    if (data.failure_class === 'environment') {
+      expect(data.advice).toMatch(/corepack enable/);
+      expect(data.advice).not.toMatch(/toolchain\.test/);
+    }
+  });
+});
+
 describe('run_independent_tests leaves the environment as the user has it', () => {
   // Like commander.js's colour tests: the suite checks what its own colour detection sees.
   const COLOUR_SUITE = [
