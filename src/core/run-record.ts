@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 export const TestStatusSchema = z.enum(['passed', 'failed', 'error', 'skipped']);
 export const RunStatusSchema = z.enum(['passed', 'failed', 'error', 'timeout', 'no_tests']);
-export const FailureClassSchema = z.enum(['none', 'code', 'infrastructure', 'collection', 'timeout', 'no_tests', 'environment']);
+export const FailureClassSchema = z.enum(['none', 'code', 'infrastructure', 'collection', 'timeout', 'no_tests', 'environment', 'lint', 'build']);
 
 export const RunRecordSchema = z
   .object({

@@ -315,6 +315,23 @@ describe('run_independent_tests runs the runner the project uses', () => {
   });
 });
 
+describe('run_independent_tests names a failing step inside the test command', () => {
+  it('a type-check step failing inside npm test is failure_class "lint", with the step and the first error named', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { lint: 'tsc --noEmit -p .', test: 'npm run lint && node --test' } }),
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }),
+      'src/greet.ts': 'export const greeting: number = "hello";\n',
+      'test/greet.test.js': "import test from 'node:test';\ntest('runs', () => {});\n",
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data).toMatchObject({ status: 'error', failure_class: 'lint', tests_source: 'none' });
+    expect(data.advice).toContain('the `lint` step (`tsc --noEmit -p .`)');
+    expect(data.advice).toMatch(/src\/greet\.ts\(1,14\): error TS2322/);
+    expect(data.advice).not.toMatch(/not a code failure/i);
+  }, 120_000);
+});
+
 describe('run_independent_tests leaves the environment as the user has it', () => {
   // Like commander.js's colour tests: the suite checks what its own colour detection sees.
   const COLOUR_SUITE = [
