@@ -47,7 +47,7 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
     const logPath = request.task_id
       ? path.join(runsDirectory(worktree, request.task_id), `${runId}.log`)
       : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
-    const spec = { command, environment, loginShell, timeoutMs: timeoutS * 1000, firstPartyModules: modules, signal: options.signal, onProgress: options.onProgress };
+    const spec = { command, environment, loginShell, timeoutMs: timeoutS * 1000, firstPartyModules: modules, buildCommand: repo.config.toolchain?.build, signal: options.signal, onProgress: options.onProgress };
 
     const treeBefore = await treeFingerprint(worktree);
     const run = await runTests({ ...spec, cwd: worktree, logPath });

@@ -18,6 +18,7 @@ import { writeUnittestReporter } from './unittest-reporter.js';
 import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
+import { staleBuild } from './stale-build.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 
 export interface TestRunSpec {
@@ -28,6 +29,8 @@ export interface TestRunSpec {
   timeoutMs: number;
   logPath: string;
   firstPartyModules: string[];
+  /** `toolchain.build` from the base config: how to rebuild a stale build output before the tests. */
+  buildCommand?: string;
   signal?: AbortSignal;
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
@@ -62,8 +65,14 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const started = Date.now();
     const ticker = spec.onProgress && setInterval(() => spec.onProgress!(Date.now() - started, capture.testsSeen), PROGRESS_INTERVAL_MS);
     let outcome: ProcessOutcome;
+    let buildFailure: string | undefined;
     try {
-      outcome = await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: invocation.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+      const build = await rebuildIfStale(spec, capture);
+      invocation.notes.push(...build.notes);
+      buildFailure = build.failure;
+      outcome = build.failure && build.outcome
+        ? build.outcome
+        : await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: invocation.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
     } finally {
       if (ticker) clearInterval(ticker);
       await capture.close();
@@ -75,8 +84,10 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const report = found?.tests;
     const tests = report ?? [];
     const counts = report ? countsFromTests(report) : (countsFromSummaryLines(output) ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
-    const status = outcome.cancelled ? 'error' : decideStatus({ exit_code: outcome.exit_code, signal: outcome.signal, timed_out: outcome.timed_out, counts, output });
-    const failure = classifyFailure({ status, output, exit_code: outcome.exit_code, signal: outcome.signal, firstPartyModules: spec.firstPartyModules });
+    const status = outcome.cancelled || buildFailure ? 'error' : decideStatus({ exit_code: outcome.exit_code, signal: outcome.signal, timed_out: outcome.timed_out, counts, output });
+    const failure = buildFailure
+      ? { failure_class: 'build' as const, advice: buildFailure }
+      : classifyFailure({ status, output, exit_code: outcome.exit_code, signal: outcome.signal, firstPartyModules: spec.firstPartyModules });
     return {
       ...outcome,
       command: invocation.argv,
@@ -94,6 +105,30 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   } finally {
     await rm(reportDirectory, { recursive: true, force: true });
   }
+}
+
+/**
+ * Never a pass on a stale build: when the tests would import a git-ignored build older than the sources,
+ * rebuild it first (`toolchain.build`, else the package's `build` script), or refuse to run the tests.
+ */
+async function rebuildIfStale(spec: TestRunSpec, capture: OutputCapture): Promise<{ notes: string[]; failure?: string; outcome?: ProcessOutcome }> {
+  const stale = await staleBuild(spec.cwd);
+  if (!stale) return { notes: [] };
+  const manager = spec.command.runner === 'npm' ? spec.command.argv![0]! : 'npm';
+  const command = spec.buildCommand ?? (stale.hasBuildScript ? `${manager} run build` : undefined);
+  const why = `${stale.directory}/ (the package's entry point, git-ignored) is older than ${stale.newerSource}`;
+  if (!command) {
+    return {
+      notes: [`stale build: ${why}; no build command`],
+      failure: `Stale build: ${why}, and there is no toolchain.build or "build" script to rebuild it. Build it, or add a build script, then re-run.`,
+      outcome: { exit_code: null, signal: null, timed_out: false, cancelled: false, duration_ms: 0 },
+    };
+  }
+  capture.write(`[coachgate] ${why}: running \`${command}\` before the tests\n`);
+  const outcome = await runProcess({ argv: ['sh', '-c', command], cwd: spec.cwd, env: spec.environment.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+  const notes = [`stale build: ${why}; ran \`${command}\` first (exit ${outcome.exit_code})`];
+  if (outcome.exit_code === 0) return { notes };
+  return { notes, outcome, failure: `Stale build: ${why}, and \`${command}\` failed (exit ${outcome.exit_code}); fix the build (see the summary), then re-run.` };
 }
 
 /** Per-test results and how they were obtained, or undefined when the run left nothing per-test to read. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -330,6 +330,40 @@ describe('run_independent_tests names a failing step inside the test command', (
     expect(data.advice).toMatch(/src\/greet\.ts\(1,14\): error TS2322/);
     expect(data.advice).not.toMatch(/not a code failure/i);
   }, 120_000);
+});
+
+describe('run_independent_tests never passes on a stale build', () => {
+  const staleProject = (scripts: Record<string, string>) => {
+    const repo = project({
+      '.gitignore': 'dist/\n',
+      'package.json': JSON.stringify({ type: 'module', main: 'dist/index.js', scripts }),
+      'build.mjs': "import fs from 'node:fs';\nfs.mkdirSync('dist', { recursive: true });\nfs.copyFileSync('src/index.js', 'dist/index.js');\n",
+      'src/index.js': 'export const greet = (name) => `Hi ${name}`;\n',
+      'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../dist/index.js';\ntest('greets', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n",
+    });
+    // The old build, then the Player's fix of the source, a minute newer.
+    repo.write('dist/index.js', 'export const greet = (name) => `Hi ${name}`;\n');
+    repo.write('src/index.js', 'export const greet = (name) => `Hello, ${name}!`;\n');
+    const old = new Date(Date.now() - 60_000);
+    const older = new Date(Date.now() - 120_000);
+    utimesSync(path.join(repo.dir, 'dist/index.js'), old, old);
+    utimesSync(path.join(repo.dir, 'build.mjs'), older, older);
+    return repo;
+  };
+
+  it('rebuilds an ignored dist/ older than the sources with the build script, then tests the new code', async () => {
+    const repo = staleProject({ build: 'node build.mjs', test: 'node --test' });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'passed', tests: [{ id: 'greets', status: 'passed' }] });
+    expect(data.env.notes.join('\n')).toMatch(/stale build: dist\/ .* is older than src\/index\.js; ran `npm run build` first \(exit 0\)/);
+  });
+
+  it('refuses to test a stale build it cannot rebuild: status error, failure_class build', async () => {
+    const repo = staleProject({ test: 'node --test' });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'error', failure_class: 'build', tests: [] });
+    expect(data.advice).toMatch(/^Stale build: dist\/ .* older than src\/index\.js, and there is no toolchain\.build or "build" script/);
+  });
 });
 
 describe('run_independent_tests leaves the environment as the user has it', () => {
