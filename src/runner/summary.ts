@@ -1,6 +1,7 @@
 import { blockLineTiers, firstErrorBlock } from './report/error-block.js';
 import { isResultLine } from './report/summary-lines.js';
 import { visibleLines } from './report/text.js';
+import type { TestCaseResult } from './report/types.js';
 
 const SUMMARY_LIMIT = 1500;
 
@@ -48,6 +49,19 @@ const NODE_FAILING_TESTS = /^✖ failing tests:$/;
 function nodeFailingTestsBlock(lines: readonly string[]): string[] | null {
   const section = lines.findIndex((line) => NODE_FAILING_TESTS.test(line.trim()));
   return section < 0 ? null : firstErrorBlock(lines.slice(section + 1));
+}
+
+/**
+ * The summary, led by the first failing test of the report when the output does not show it (mocha's
+ * xunit reporter prints nothing; a runner may print only counts): its id and its message.
+ */
+export function summaryWithFirstFailure(output: string, tests: readonly TestCaseResult[], limit = SUMMARY_LIMIT): string {
+  const failing = tests.find((test) => test.status === 'failed' || test.status === 'error');
+  const summary = summarizeOutput(output, limit);
+  const name = failing?.id.split(/ > |::|\./).pop() ?? '';
+  if (!failing || summary.includes(name)) return summary;
+  const lead = `✖ ${failing.id}\n${failing.message ?? ''}`.trim();
+  return `${lead}\n${summarizeOutput(output, Math.max(0, limit - lead.length - 1))}`.slice(0, limit).trim();
 }
 
 interface ResultLines {

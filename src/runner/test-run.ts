@@ -8,7 +8,7 @@ import { buildInvocation } from './invocation.js';
 import { OutputCapture } from './output-capture.js';
 import { classifyFailure } from './classify.js';
 import { decideStatus } from './outcome.js';
-import { summarizeOutput } from './summary.js';
+import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
 import { parseGoTestJson } from './report/go-test-json.js';
@@ -95,7 +95,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       status,
       counts,
       tests,
-      summary: outcome.cancelled ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}` : summarizeOutput(output),
+      summary: outcome.cancelled ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}` : summaryWithFirstFailure(output, tests),
       failure_class: failure.failure_class,
       advice: outcome.cancelled ? 'The run was cancelled before it finished; run the tests again.' : failure.advice,
       output_bytes: capture.bytes,

@@ -200,6 +200,7 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     expect(data).toMatchObject({ status: 'failed', failure_class: 'code', counts: { total: 2, passed: 1, failed: 1 } });
     expect(data.tests_source).toMatch(/jest JSON report/);
     expect(data.tests[1].message).toMatch(/Expected: 3/);
+    expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2[\s\S]*at Object\.toBe \(sum\.test\.js:3:38\)/);
   }, 180_000);
 
   it('mocha behind npm test: the xunit reporter writes the ids; a passing suite passes', async () => {
@@ -216,6 +217,8 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     const red = dataOf(await run(repo, { timeout_s: 120 }));
     expect(red).toMatchObject({ status: 'failed', counts: { total: 2, passed: 1, failed: 1 } });
     expect(red.tests[0]).toMatchObject({ id: 'sum > adds', status: 'failed', message: expect.stringContaining('2 !== 3') });
+    expect(red.summary).toMatch(/^✖ sum > adds\nExpected values to be strictly equal:[\s\S]*2 !== 3/);
+    expect(red.summary).toMatch(/test\/sum\.spec\.js:3/);
   }, 180_000);
 
   it('vitest at the end of a lint-then-test script: reporter arguments appended, ids as a direct run', async () => {
