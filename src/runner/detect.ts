@@ -15,6 +15,8 @@ export interface TestCommand {
   report: ReportKind;
   /** The runner a package script ends with, which takes reporter arguments appended through the package manager. */
   scriptRunner?: ScriptRunner;
+  /** The package script the package manager runs, as written. */
+  script?: string;
 }
 
 export type ScriptRunner = 'vitest' | 'jest' | 'mocha';
@@ -135,7 +137,8 @@ async function packageTestScript(worktree: string): Promise<string | undefined> 
 function nodeCommand(script: string, manager: { name: PackageManager; source: string }): TestCommand {
   const words = script.split(/\s+/);
   const plain = !/[|&;<>()$`"'\\*?]/.test(script);
-  if (plain && words[0] === 'node' && words.includes('--test')) {
+  // A script choosing its own node reporter keeps it: ours added to it would not pair up.
+  if (plain && words[0] === 'node' && words.includes('--test') && !script.includes('--test-reporter')) {
     return { argv: ['node', ...words.slice(1)], detected_by: `package.json scripts.test (${script}) → node --test`, runner: 'node-test', report: 'junit' };
   }
   if (plain && words[0] === 'vitest' && (words.length === 1 || words[1] === 'run' || words[1]!.startsWith('-'))) {
@@ -149,6 +152,7 @@ function nodeCommand(script: string, manager: { name: PackageManager; source: st
     detected_by: `package.json scripts.test (${script}) → ${manager.name} test${via}`,
     runner: 'npm',
     report: 'text',
+    script,
     ...(scriptRunner ? { scriptRunner } : {}),
   };
 }

@@ -26,22 +26,22 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
   const pytest = path.join(reportDirectory, 'wrapped-pytest.xml');
   const node = path.join(reportDirectory, 'wrapped-node.xml');
   const reporting: WrapperReporting = {
-    env: {
-      PYTEST_ADDOPTS: `--junitxml=${pytest} -o junit_family=xunit2`,
-      // Node reads test-reporter flags from NODE_OPTIONS (20, 22 and 24); other node programs ignore them.
-      NODE_OPTIONS: [
-        '--test-reporter=spec',
-        '--test-reporter-destination=stdout',
-        '--test-reporter=junit',
-        `--test-reporter-destination=${node}`,
-      ].join(' '),
-    },
+    env: { PYTEST_ADDOPTS: `--junitxml=${pytest} -o junit_family=xunit2` },
     appendArgs: [],
-    channels: [
-      { file: pytest, format: 'junit', source: 'pytest JUnit report via PYTEST_ADDOPTS=--junitxml' },
-      { file: node, format: 'junit', source: 'node --test JUnit report via NODE_OPTIONS=--test-reporter' },
-    ],
+    channels: [{ file: pytest, format: 'junit', source: 'pytest JUnit report via PYTEST_ADDOPTS=--junitxml' }],
   };
+  // Node refuses reporters and destinations that do not pair up: a command choosing its own reporter
+  // without a destination would break with ours added, so it keeps its own output alone.
+  if (!/--test-reporter\b/.test(command.shellCommand ?? command.script ?? command.argv?.join(' ') ?? '')) {
+    // Node reads test-reporter flags from NODE_OPTIONS (20, 22 and 24); other node programs ignore them.
+    reporting.env.NODE_OPTIONS = [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      `--test-reporter-destination=${node}`,
+    ].join(' ');
+    reporting.channels.push({ file: node, format: 'junit', source: 'node --test JUnit report via NODE_OPTIONS=--test-reporter' });
+  }
   const last = command.scriptRunner;
   if (last === 'vitest') {
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');

@@ -246,6 +246,15 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     expect(data.env.notes.join('\n')).toMatch(/PYTEST_ADDOPTS and NODE_OPTIONS/);
   });
 
+  it('a script choosing its own node reporter is left alone: it still passes, with counts only', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test --test-reporter=tap' } }),
+      'test/greet.test.js': "import test from 'node:test';\ntest('greets', () => {});\n",
+    });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'passed', command: ['npm', 'test'], tests_source: 'none', counts: { total: 1, passed: 1 } });
+  });
+
   it('toolchain.test wrapping pytest: ids through PYTEST_ADDOPTS, equal to a direct run', async () => {
     const repo = project({
       '.guardkit/config.yaml': 'toolchain:\n  test: "echo start && python3 -m pytest -q tests"\n',
