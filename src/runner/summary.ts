@@ -1,4 +1,4 @@
-import { blockLineTiers, firstErrorBlock } from './report/error-block.js';
+import { blockLineTiers, ERROR_STATEMENT, firstErrorBlock } from './report/error-block.js';
 import { isResultLine } from './report/summary-lines.js';
 import { visibleLines } from './report/text.js';
 import type { TestCaseResult } from './report/types.js';
@@ -29,7 +29,7 @@ export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const result = finalResultLines(lines);
   const early = firstErrorBlock(lines, result?.start ?? lines.length);
   // Node 22+ prints only `✖ name` before its counters; the error itself follows them.
-  const block = early && trimBlankEdges(early).length > 1 ? early : (nodeFailingTestsBlock(lines) ?? early);
+  const block = early?.some((line) => ERROR_STATEMENT.test(line)) ? early : (nodeFailingTestsBlock(lines) ?? early);
 
   if (!block && !result) return lastLinesWithin(lines, limit);
   const errorLines = block ? trimBlankEdges(block).map(clipLine) : [];
