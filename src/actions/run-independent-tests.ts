@@ -50,12 +50,12 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
     const logPath = store
       ? path.join(runsDirectory(worktree, request.task_id!), `${runId}.log`)
       : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
-    const spec = { command, environment, loginShell, timeoutMs: timeoutS * 1000, firstPartyModules: modules, signal: options.signal, onProgress: options.onProgress };
+    const spec = { command, environment, loginShell, timeoutMs: timeoutS * 1000, firstPartyModules: modules, buildCommand: repo.config.toolchain?.build, signal: options.signal, onProgress: options.onProgress };
 
     const treeBefore = await treeFingerprint(worktree);
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
-    const notes = [...environment.notes, ...repo.warnings];
+    const notes = [...environment.notes, ...run.notes, `per-test results: ${run.tests_source}`, ...repo.warnings];
     if (!store && request.task_id) notes.push('not stored: runs requested through the player role are never evidence');
     if (treeBefore !== treeAfter) notes.push('the test run changed files in the worktree (tree_clean: false)');
 
@@ -89,6 +89,7 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
       duration_ms: run.duration_ms,
       counts: run.counts,
       tests: run.tests,
+      tests_source: run.tests_source,
       summary: run.summary,
       failure_class: run.failure_class,
       advice: run.advice,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { toWorktreeRelative } from '../core/paths.js';
 import { evaluateRequirements, filesToRead, type EvidenceInput, type RequirementsReport } from '../core/requirements.js';
-import type { RunRecord } from '../core/run-record.js';
+import { hasPerTestResults, type RunRecord } from '../core/run-record.js';
 import { loadTask, type LoadedTask } from '../repo/tasks.js';
 import { resolveFileInWorktree } from '../repo/workspace.js';
 import type { JsonFile } from '../store/files.js';
@@ -40,6 +40,7 @@ export async function validateRequirements(
       require_evidence: requireEvidence,
       files,
       passed_tests: passed,
+      latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),
     }),
     require_evidence: requireEvidence,
     latest_run_id: latest.state === 'ok' ? latest.value.run_id : null,

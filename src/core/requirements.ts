@@ -57,6 +57,8 @@ export interface RequirementsInput {
   files: ReadonlyMap<string, string | null>;
   /** Ids of the PASSED tests of the latest stored run for the task; null = no run stored. */
   passed_tests: string[] | null;
+  /** False when the latest run has counts only (tests_source "none"): a test id cannot be checked. */
+  latest_run_lists_tests?: boolean;
 }
 
 /** Context lines either side of `line` within which a snippet must appear. */
@@ -144,7 +146,7 @@ function promiseEvidence(promises: readonly CompletionPromise[]): EvidenceInput[
   });
 }
 
-function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'passed_tests'>): EvidenceCheck {
+function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'passed_tests' | 'latest_run_lists_tests'>): EvidenceCheck {
   const file = nonBlank(item.file);
   const test = nonBlank(item.test);
   const problems: string[] = [];
@@ -153,7 +155,7 @@ function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pic
   else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined)) problems.push('line/snippet need a file to be checked against');
   if (file !== undefined) problems.push(...fileProblems(file, item.line, item.snippet, context.files));
   if (test !== undefined) {
-    const outcome = checkTest(test, context.passed_tests);
+    const outcome = checkTest(test, context.passed_tests, context.latest_run_lists_tests ?? true);
     if (outcome.ok) matchedTest = outcome.id;
     else problems.push(outcome.problem);
   }
@@ -190,8 +192,11 @@ function fileProblems(file: string, line: number | undefined, snippet: string | 
 type TestOutcome = { ok: true; id: string } | { ok: false; problem: string };
 
 /** A passed test whose id is the given value, or ends with it right after a separator. */
-function checkTest(test: string, passedTests: readonly string[] | null): TestOutcome {
+function checkTest(test: string, passedTests: readonly string[] | null, runListsTests: boolean): TestOutcome {
   if (passedTests === null) return { ok: false, problem: 'no stored test run for this task: run run_independent_tests first' };
+  if (!runListsTests) {
+    return { ok: false, problem: `test ${test} cannot be checked: this run has no per-test results (counts only); cite a file + line + snippet` };
+  }
   const id = passedTests.find((passed) => passed === test) ?? passedTests.find((passed) => TEST_ID_SEPARATORS.some((separator) => passed.endsWith(separator + test)));
   return id === undefined ? { ok: false, problem: `test ${test} did not pass in the latest run` } : { ok: true, id };
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 export const TestStatusSchema = z.enum(['passed', 'failed', 'error', 'skipped']);
 export const RunStatusSchema = z.enum(['passed', 'failed', 'error', 'timeout', 'no_tests']);
-export const FailureClassSchema = z.enum(['none', 'code', 'infrastructure', 'collection', 'timeout', 'no_tests', 'environment']);
+export const FailureClassSchema = z.enum(['none', 'code', 'infrastructure', 'collection', 'timeout', 'no_tests', 'environment', 'lint', 'build']);
 
 export const RunRecordSchema = z
   .object({
@@ -24,6 +24,10 @@ export const RunRecordSchema = z
     duration_ms: z.number(),
     counts: z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() }),
     tests: z.array(z.object({ id: z.string(), status: TestStatusSchema, message: z.string().optional() })),
+    tests_source: z
+      .string()
+      .optional()
+      .describe('How the per-test results were obtained; "none" when this run has no per-test results (counts only).'),
     summary: z.string().describe('At most 1500 characters: the first error with its context, then the final result lines.'),
     failure_class: FailureClassSchema,
     advice: z.string(),
@@ -46,6 +50,11 @@ export const RunRecordSchema = z
   .describe('Test run record (.guardkit/autobuild/<TASK>/runs/<run_id>.json).');
 
 export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/** Whether a run lists its tests by id (records written before `tests_source` existed: when it lists any). */
+export function hasPerTestResults(run: Pick<RunRecord, 'tests' | 'tests_source'>): boolean {
+  return run.tests_source === undefined ? run.tests.length > 0 : run.tests_source !== 'none';
+}
 
 /** Failing test ids of a run (failed or errored). */
 export function failingTests(run: Pick<RunRecord, 'tests'>): string[] {

@@ -1,6 +1,7 @@
 import { firstErrorStatement, firstLineMatching, firstProjectLocation, quoteLine } from './report/locate.js';
 import { missingModules, ownerOf, packageNameOf, type MissingModule, type ModuleOwner } from './report/missing-module.js';
 import { visibleLines } from './report/text.js';
+import { stepFailureClass } from './step-failure.js';
 import type { FailureClass, RunStatus } from './report/types.js';
 
 export interface FailureFacts {
@@ -23,7 +24,7 @@ export interface FailureClassification {
 /**
  * Why a run did not pass, so the Player is sent to fix the right thing: a missing database is not
  * a code failure, and a missing runner is not the Player's bug. Checked in order: outcome-level
- * classes, environment, infrastructure, a missing first-party module, syntax errors, collection,
+ * classes, environment, a failed lint/build step, infrastructure, a missing first-party module, syntax errors, collection,
  * a killing signal, then code.
  */
 export function classifyFailure(facts: FailureFacts): FailureClassification {
@@ -39,6 +40,7 @@ export function classifyFailure(facts: FailureFacts): FailureClassification {
 
   return (
     environmentClass(output, facts.exit_code, withOwner('runner'), withOwner('third_party')) ??
+    (facts.status === 'error' ? stepFailureClass(output.lines) : undefined) ??
     infrastructureClass(output, withOwner('service_client')) ??
     missingFirstPartyClass(withOwner('first_party')) ??
     syntaxClass(output) ??
@@ -107,12 +109,15 @@ function environmentClass(
   const notFound = shellNotFound?.[1] ?? shellNotFound?.[2] ?? SPAWN_ENOENT.exec(output.text)?.[1];
   if (notFound || exitCode === 127) {
     const command = notFound ?? 'the test command';
+    const manager = command === 'pnpm' || command === 'yarn';
     return {
       failure_class: 'environment',
       reason: `The test command could not be started: ${command} was not found (exit ${exitCode ?? 'none'}).`,
-      advice:
-        `Install ${command} where the tests run (in the project virtualenv for Python, in node_modules for Node) ` +
-        'or set toolchain.test in .guardkit/config.yaml to a command that exists. Not a code failure.',
+      advice: manager
+        ? `The project uses ${command} (its packageManager field or lockfile). Install it where the server runs: ` +
+          `\`corepack enable\` (ships with Node) or \`npm install -g ${command}\`. Not a code failure.`
+        : `Install ${command} where the tests run (in the project virtualenv for Python, in node_modules for Node) ` +
+          'or set toolchain.test in .guardkit/config.yaml to a command that exists. Not a code failure.',
     };
   }
   if (exitCode === 126) {

@@ -11,9 +11,16 @@ export interface TestCommand {
   argv?: string[];
   shellCommand?: string;
   detected_by: string;
-  runner: 'pytest' | 'node-test' | 'vitest' | 'npm' | 'go' | 'cargo' | 'maven' | 'dotnet' | 'custom';
+  runner: 'pytest' | 'unittest' | 'node-test' | 'vitest' | 'npm' | 'go' | 'cargo' | 'maven' | 'dotnet' | 'custom';
   report: ReportKind;
+  /** The runner a package script ends with, which takes reporter arguments appended through the package manager. */
+  scriptRunner?: ScriptRunner;
+  /** The package script the package manager runs, as written. */
+  script?: string;
 }
+
+export type ScriptRunner = 'vitest' | 'jest' | 'mocha';
+export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 
 /**
  * Detection order: trusted config `toolchain.test`, then project markers (pytest, package.json, go, cargo,
@@ -34,13 +41,15 @@ export async function detectTestCommand(worktree: string, config: Config, overri
     return { shellCommand: config.toolchain.test, detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)', runner: 'custom', report: 'text' };
   }
   const files = new Set(await readdir(worktree).catch(() => [] as string[]));
+  const unittest = await unittestCommand(worktree, files);
+  if (unittest) return unittest;
   if (['pyproject.toml', 'pytest.ini', 'setup.cfg', 'conftest.py'].some((marker) => files.has(marker)) || (await hasPythonTests(worktree))) {
     const marker = ['pytest.ini', 'pyproject.toml', 'setup.cfg', 'conftest.py'].find((name) => files.has(name)) ?? 'tests/*.py';
     return { argv: ['pytest'], detected_by: `${marker} → pytest`, runner: 'pytest', report: 'junit' };
   }
   if (files.has('package.json')) {
     const script = await packageTestScript(worktree);
-    if (script) return nodeCommand(script);
+    if (script) return nodeCommand(script, await packageManager(worktree, files));
   }
   if (files.has('go.mod')) return { argv: ['go', 'test', '-json', './...'], detected_by: 'go.mod → go test ./...', runner: 'go', report: 'go-json' };
   if (files.has('Cargo.toml')) return { argv: ['cargo', 'test'], detected_by: 'Cargo.toml → cargo test', runner: 'cargo', report: 'cargo' };
@@ -53,14 +62,65 @@ export async function detectTestCommand(worktree: string, config: Config, overri
   );
 }
 
+const UNITTEST_COMMAND = /python[\d.]*\s+-m\s+unittest\b([^&;|\n]*)/;
+const UNITTEST_CONFIGS = ['Makefile', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py'];
+
+/**
+ * A project that tests with `python -m unittest` (named in its Makefile, tox.ini, setup.cfg, pyproject.toml
+ * or noxfile) or whose tests define `load_tests()` runs with unittest, not pytest: pytest ignores
+ * `load_tests` and silently drops the tests it adds. A pytest.ini or conftest.py means pytest after all.
+ */
+async function unittestCommand(worktree: string, files: Set<string>): Promise<TestCommand | undefined> {
+  if (files.has('pytest.ini') || files.has('conftest.py')) return undefined;
+  for (const config of UNITTEST_CONFIGS.filter((name) => files.has(name))) {
+    const text = await readFile(path.join(worktree, config), 'utf8').catch(() => '');
+    const match = UNITTEST_COMMAND.exec(text);
+    if (match) {
+      const args = match[1]!.trim().split(/\s+/).filter((word) => word !== '' && !/["'$`{}]/.test(word));
+      return { argv: ['python', ...args], detected_by: `${config} runs python -m unittest → unittest`, runner: 'unittest', report: 'junit' };
+    }
+  }
+  const withLoadTests = await testFileDefining(worktree, /^def load_tests\(/m);
+  if (withLoadTests) {
+    return { argv: ['python'], detected_by: `${withLoadTests} defines load_tests() → python -m unittest`, runner: 'unittest', report: 'junit' };
+  }
+  return undefined;
+}
+
+/** The first Python test file (test*.py at the root or in tests/ or test/) whose text matches. */
+async function testFileDefining(worktree: string, pattern: RegExp): Promise<string | undefined> {
+  for (const directory of ['.', 'tests', 'test']) {
+    const entries = await readdir(path.join(worktree, directory)).catch(() => [] as string[]);
+    for (const name of entries.filter((entry) => /^test.*\.py$/.test(entry)).sort()) {
+      const relative = path.posix.join(directory, name);
+      if (pattern.test(await readFile(path.join(worktree, relative), 'utf8').catch(() => ''))) return relative;
+    }
+  }
+  return undefined;
+}
+
 async function hasPythonTests(worktree: string): Promise<boolean> {
   const entries = await readdir(path.join(worktree, 'tests')).catch(() => [] as string[]);
   return entries.some((name) => name.endsWith('.py'));
 }
 
+async function readManifest(worktree: string): Promise<{ scripts?: Record<string, unknown>; packageManager?: unknown }> {
+  return JSON.parse(await readFile(path.join(worktree, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+}
+
+/** The package manager the project names (`packageManager`, as corepack reads it), else its lockfile's. */
+async function packageManager(worktree: string, files: Set<string>): Promise<{ name: PackageManager; source: string }> {
+  const declared = await readManifest(worktree).then((manifest) => manifest.packageManager, () => undefined);
+  const named = typeof declared === 'string' ? /^(npm|pnpm|yarn)@/.exec(declared)?.[1] : undefined;
+  if (named) return { name: named as PackageManager, source: `packageManager ${declared as string}` };
+  if (files.has('pnpm-lock.yaml')) return { name: 'pnpm', source: 'pnpm-lock.yaml' };
+  if (files.has('yarn.lock')) return { name: 'yarn', source: 'yarn.lock' };
+  return { name: 'npm', source: 'default' };
+}
+
 async function packageTestScript(worktree: string): Promise<string | undefined> {
   try {
-    const manifest = JSON.parse(await readFile(path.join(worktree, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+    const manifest = await readManifest(worktree);
     const script = manifest.scripts?.test;
     // npm's placeholder script fails by design; it is not a test command.
     return typeof script === 'string' && !/no test specified/.test(script) ? script.trim() : undefined;
@@ -71,17 +131,43 @@ async function packageTestScript(worktree: string): Promise<string | undefined> 
 
 /**
  * Runs node's test runner or vitest directly when that is all the script does, so coachgate can ask for a
- * JUnit report; anything with shell syntax runs as `npm test` and is read from its output.
+ * JUnit report; anything else runs through the project's package manager (`npm test`, `pnpm test`,
+ * `yarn test`), and the runner the script ends with (vitest, jest, mocha) gets reporter arguments appended.
  */
-function nodeCommand(script: string): TestCommand {
+function nodeCommand(script: string, manager: { name: PackageManager; source: string }): TestCommand {
   const words = script.split(/\s+/);
   const plain = !/[|&;<>()$`"'\\*?]/.test(script);
-  if (plain && words[0] === 'node' && words.includes('--test')) {
+  // A script choosing its own node reporter keeps it: ours added to it would not pair up.
+  if (plain && words[0] === 'node' && words.includes('--test') && !script.includes('--test-reporter')) {
     return { argv: ['node', ...words.slice(1)], detected_by: `package.json scripts.test (${script}) → node --test`, runner: 'node-test', report: 'junit' };
   }
   if (plain && words[0] === 'vitest' && (words.length === 1 || words[1] === 'run' || words[1]!.startsWith('-'))) {
     const rest = words[1] === 'run' ? words.slice(2) : words.slice(1);
     return { argv: ['vitest', 'run', ...rest], detected_by: `package.json scripts.test (${script}) → vitest run`, runner: 'vitest', report: 'junit' };
   }
-  return { argv: ['npm', 'test'], detected_by: `package.json scripts.test (${script}) → npm test`, runner: 'npm', report: 'text' };
+  const scriptRunner = lastCommandRunner(script);
+  const via = manager.source === 'default' ? '' : ` (${manager.source})`;
+  return {
+    argv: [manager.name, 'test'],
+    detected_by: `package.json scripts.test (${script}) → ${manager.name} test${via}`,
+    runner: 'npm',
+    report: 'text',
+    script,
+    ...(scriptRunner ? { scriptRunner } : {}),
+  };
+}
+
+const SCRIPT_RUNNERS: readonly ScriptRunner[] = ['vitest', 'jest', 'mocha'];
+
+/**
+ * The runner a script ends with (`pnpm lint && vitest run`, `tsc && jest --ci`, `npx mocha`): arguments
+ * appended to the script reach it. Undefined when the last command pipes, redirects or is something else.
+ */
+export function lastCommandRunner(script: string): ScriptRunner | undefined {
+  const last = script.split(/&&|\|\||;/).pop()?.trim() ?? '';
+  if (/[|<>`]|\$\(/.test(last)) return undefined;
+  const words = last.split(/\s+/).filter((word) => !/^[A-Z_][A-Z0-9_]*=/.test(word));
+  while (['npx', 'cross-env', 'pnpm', 'yarn', 'exec'].includes(words[0] ?? '')) words.shift();
+  const program = path.basename(words[0] ?? '');
+  return SCRIPT_RUNNERS.find((runner) => runner === program || program === `_${runner}`);
 }

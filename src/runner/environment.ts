@@ -40,8 +40,8 @@ export async function projectEnvironment(worktree: string, base: NodeJS.ProcessE
   env.PATH = [...pathPrefix, env.PATH ?? ''].filter(Boolean).join(path.delimiter);
   // Keep the run from writing caches into the tree, so tree_clean reflects what the tests themselves did.
   env.PYTHONDONTWRITEBYTECODE = '1';
-  // Colour codes would pollute summaries and defeat the report parsers.
-  env.NO_COLOR = '1';
-  env.FORCE_COLOR = '0';
+  // Colour variables stay as they are: suites test their own colour handling, and colour codes are
+  // stripped from the captured output instead.
+  notes.push('coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched');
   return { env, shell: 'none', ...(interpreter ? { interpreter } : {}), path_prefix: pathPrefix, notes };
 }

@@ -1,13 +1,29 @@
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
+import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
+import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
+
+export interface Invocation {
+  argv: string[];
+  shell: RunEnvironment['shell'];
+  /** The run's environment: the project's, plus the report variables a wrapped runner reads. */
+  env: Record<string, string>;
+  /** Report files the run may leave, in the order they are trusted. */
+  channels: ReportChannel[];
+  /** What coachgate added to obtain per-test ids, for env.notes. */
+  notes: string[];
+}
 
 /**
  * The argv actually run: the detected command plus the flags that make the runner write a machine-readable
  * report outside the worktree, wrapped in `sh -c` or `bash -lc` when the command or config asks for a shell.
  */
-export function buildInvocation(command: TestCommand, environment: RunEnvironment, reportDirectory: string, loginShell: boolean): { argv: string[]; shell: RunEnvironment['shell'] } {
+export function buildInvocation(command: TestCommand, environment: RunEnvironment, reportDirectory: string, loginShell: boolean): Invocation {
   const junit = path.join(reportDirectory, 'junit.xml');
+  const env = { ...environment.env };
+  const notes: string[] = [];
+  let channels: ReportChannel[] = [];
   let argv: string[] | undefined;
   if (command.argv) {
     const [program, ...rest] = command.argv;
@@ -15,20 +31,39 @@ export function buildInvocation(command: TestCommand, environment: RunEnvironmen
       case 'pytest':
         // `python -m pytest` with the project's interpreter: a PATH lookup of `pytest` can find another install.
         argv = [environment.interpreter ?? 'python3', '-m', 'pytest', ...rest, `--junitxml=${junit}`, '-o', 'junit_family=xunit2', '-p', 'no:cacheprovider'];
+        channels = [{ file: junit, format: 'junit', source: 'pytest JUnit report (--junitxml)' }];
+        break;
+      case 'unittest':
+        argv = [environment.interpreter ?? 'python3', path.join(reportDirectory, UNITTEST_REPORTER_FILE), junit, ...rest];
+        channels = [{ file: junit, format: 'junit', source: "JUnit report from coachgate's unittest runner (python -m unittest)" }];
+        notes.push("python -m unittest runs through coachgate's reporter: same loader and load_tests, plus a JUnit report");
         break;
       case 'node-test':
         argv = [program!, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${junit}`, ...rest];
+        channels = [{ file: junit, format: 'junit', source: 'node --test JUnit report (--test-reporter=junit)' }];
         break;
       case 'vitest':
         argv = [program!, ...rest, '--reporter=default', '--reporter=junit', `--outputFile.junit=${junit}`];
+        channels = [{ file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' }];
         break;
       default:
         argv = command.argv;
     }
   }
-  if (loginShell) return { argv: ['bash', '-lc', command.shellCommand ?? argv!.map(shellQuote).join(' ')], shell: 'bash -lc' };
-  if (command.shellCommand !== undefined) return { argv: ['sh', '-c', command.shellCommand], shell: 'sh -c' };
-  return { argv: argv!, shell: 'none' };
+  if (command.runner === 'npm' || command.runner === 'custom') {
+    const wrapped = wrapperReporting(command, reportDirectory);
+    for (const [name, value] of Object.entries(wrapped.env)) env[name] = mergeVariable(env[name], value);
+    notes.push(`coachgate adds ${Object.keys(wrapped.env).join(' and ')} report flags so a wrapped pytest or node --test writes per-test results`);
+    if (argv && wrapped.appendArgs.length > 0) {
+      // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.
+      argv = [...argv, ...(argv[0] === 'npm' ? ['--'] : []), ...wrapped.appendArgs];
+      notes.push(`appended to the script's last command (${command.scriptRunner}): ${wrapped.appendArgs.join(' ')}`);
+    }
+    channels = wrapped.channels;
+  }
+  if (loginShell) return { argv: ['bash', '-lc', command.shellCommand ?? argv!.map(shellQuote).join(' ')], shell: 'bash -lc', env, channels, notes };
+  if (command.shellCommand !== undefined) return { argv: ['sh', '-c', command.shellCommand], shell: 'sh -c', env, channels, notes };
+  return { argv: argv!, shell: 'none', env, channels, notes };
 }
 
 /** Single-quotes one word for a POSIX shell. */

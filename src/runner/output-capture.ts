@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { stripAnsi } from './report/text.js';
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 256 * 1024;
@@ -72,7 +73,8 @@ export class OutputCapture {
     for (const line of lines) this.scanLine(line);
   }
 
-  private scanLine(line: string): void {
+  private scanLine(rawLine: string): void {
+    const line = rawLine.includes('\u001b') ? stripAnsi(rawLine) : rawLine;
     this.testsSeen += countTestMarks(line);
     if (this.errorBytes >= ERROR_CONTEXT_BYTES) return;
     if (ERROR_LINE.test(line)) {

@@ -1,6 +1,7 @@
-import { blockLineTiers, firstErrorBlock } from './report/error-block.js';
+import { blockLineTiers, ERROR_STATEMENT, firstErrorBlock } from './report/error-block.js';
 import { isResultLine } from './report/summary-lines.js';
 import { visibleLines } from './report/text.js';
+import type { TestCaseResult } from './report/types.js';
 
 const SUMMARY_LIMIT = 1500;
 
@@ -26,7 +27,9 @@ const PYTEST_SHORT_SUMMARY = /^=+ short test summary info =+$/;
 export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const lines = visibleLines(output);
   const result = finalResultLines(lines);
-  const block = firstErrorBlock(lines, result?.start ?? lines.length);
+  const early = firstErrorBlock(lines, result?.start ?? lines.length);
+  // Node 22+ prints only `✖ name` before its counters; the error itself follows them.
+  const block = early?.some((line) => ERROR_STATEMENT.test(line)) ? early : (nodeFailingTestsBlock(lines) ?? early);
 
   if (!block && !result) return lastLinesWithin(lines, limit);
   const errorLines = block ? trimBlankEdges(block).map(clipLine) : [];
@@ -38,6 +41,27 @@ export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const errorBudget = limit - (resultText ? resultText.length + RESULT_SEPARATOR.length : 0);
   const errorText = fitLines(errorLines, errorBudget, blockLineTiers(errorLines));
   return resultText ? `${errorText}${RESULT_SEPARATOR}${resultText}` : errorText;
+}
+
+/** Node 22+'s spec reporter prints each failure with its error after the counters, under this line. */
+const NODE_FAILING_TESTS = /^✖ failing tests:$/;
+
+function nodeFailingTestsBlock(lines: readonly string[]): string[] | null {
+  const section = lines.findIndex((line) => NODE_FAILING_TESTS.test(line.trim()));
+  return section < 0 ? null : firstErrorBlock(lines.slice(section + 1));
+}
+
+/**
+ * The summary, led by the first failing test of the report when the output does not show it (mocha's
+ * xunit reporter prints nothing; a runner may print only counts): its id and its message.
+ */
+export function summaryWithFirstFailure(output: string, tests: readonly TestCaseResult[], limit = SUMMARY_LIMIT): string {
+  const failing = tests.find((test) => test.status === 'failed' || test.status === 'error');
+  const summary = summarizeOutput(output, limit);
+  const name = failing?.id.split(/ > |::|\./).pop() ?? '';
+  if (!failing || summary.includes(name)) return summary;
+  const lead = `✖ ${failing.id}\n${failing.message ?? ''}`.trim();
+  return `${lead}\n${summarizeOutput(output, Math.max(0, limit - lead.length - 1))}`.slice(0, limit).trim();
 }
 
 interface ResultLines {

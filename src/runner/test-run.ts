@@ -8,12 +8,17 @@ import { buildInvocation } from './invocation.js';
 import { OutputCapture } from './output-capture.js';
 import { classifyFailure } from './classify.js';
 import { decideStatus } from './outcome.js';
-import { summarizeOutput } from './summary.js';
+import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
 import { parseGoTestJson } from './report/go-test-json.js';
+import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
+import { writeUnittestReporter } from './unittest-reporter.js';
+import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
+import { stripAnsi } from './report/text.js';
+import { staleBuild } from './stale-build.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 
 export interface TestRunSpec {
@@ -24,6 +29,8 @@ export interface TestRunSpec {
   timeoutMs: number;
   logPath: string;
   firstPartyModules: string[];
+  /** `toolchain.build` from the base config: how to rebuild a stale build output before the tests. */
+  buildCommand?: string;
   signal?: AbortSignal;
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
@@ -39,6 +46,10 @@ export interface TestRunResult extends ProcessOutcome {
   failure_class: FailureClass;
   advice: string;
   output_bytes: number;
+  /** How the per-test results were obtained, or "none" when this run has no per-test results. */
+  tests_source: string;
+  /** What coachgate added to the command or environment to obtain them. */
+  notes: string[];
 }
 
 /** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
@@ -48,23 +59,35 @@ const PROGRESS_INTERVAL_MS = 2_500;
 export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   const reportDirectory = await mkdtemp(path.join(os.tmpdir(), 'coachgate-report-'));
   try {
+    if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
     const invocation = buildInvocation(spec.command, spec.environment, reportDirectory, spec.loginShell);
     const capture = await OutputCapture.open(spec.logPath);
     const started = Date.now();
     const ticker = spec.onProgress && setInterval(() => spec.onProgress!(Date.now() - started, capture.testsSeen), PROGRESS_INTERVAL_MS);
     let outcome: ProcessOutcome;
+    let buildFailure: string | undefined;
     try {
-      outcome = await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: spec.environment.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+      const build = await rebuildIfStale(spec, capture);
+      invocation.notes.push(...build.notes);
+      buildFailure = build.failure;
+      outcome = build.failure && build.outcome
+        ? build.outcome
+        : await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: invocation.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
     } finally {
       if (ticker) clearInterval(ticker);
       await capture.close();
     }
-    const output = outcome.spawn_error ? `${outcome.spawn_error}\n${capture.excerpt()}` : capture.excerpt();
-    const report = await readReport(spec.command, reportDirectory, output);
+    // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
+    const excerpt = stripAnsi(capture.excerpt());
+    const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
+    const found = await readReport(spec.command, invocation.channels, spec.cwd, output);
+    const report = found?.tests;
     const tests = report ?? [];
     const counts = report ? countsFromTests(report) : (countsFromSummaryLines(output) ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
-    const status = outcome.cancelled ? 'error' : decideStatus({ exit_code: outcome.exit_code, signal: outcome.signal, timed_out: outcome.timed_out, counts, output });
-    const failure = classifyFailure({ status, output, exit_code: outcome.exit_code, signal: outcome.signal, firstPartyModules: spec.firstPartyModules });
+    const status = outcome.cancelled || buildFailure ? 'error' : decideStatus({ exit_code: outcome.exit_code, signal: outcome.signal, timed_out: outcome.timed_out, counts, output });
+    const failure = buildFailure
+      ? { failure_class: 'build' as const, advice: buildFailure }
+      : classifyFailure({ status, output, exit_code: outcome.exit_code, signal: outcome.signal, firstPartyModules: spec.firstPartyModules });
     return {
       ...outcome,
       command: invocation.argv,
@@ -72,44 +95,60 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       status,
       counts,
       tests,
-      summary: outcome.cancelled ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}` : summarizeOutput(output),
+      summary: outcome.cancelled ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}` : summaryWithFirstFailure(output, tests),
       failure_class: failure.failure_class,
       advice: outcome.cancelled ? 'The run was cancelled before it finished; run the tests again.' : failure.advice,
       output_bytes: capture.bytes,
+      tests_source: found?.source ?? 'none',
+      notes: invocation.notes,
     };
   } finally {
     await rm(reportDirectory, { recursive: true, force: true });
   }
 }
 
-/** Per-test results, or undefined when the runner left no machine-readable report to read. */
-async function readReport(command: TestCommand, reportDirectory: string, output: string): Promise<TestCaseResult[] | undefined> {
-  switch (command.report) {
-    case 'junit': {
-      const xml = await readFile(path.join(reportDirectory, 'junit.xml'), 'utf8').catch(() => undefined);
-      if (!xml) return undefined;
-      try {
-        const tests = parseJUnitXml(xml);
-        return command.runner === 'node-test' ? withoutFileEntries(tests) : tests;
-      } catch {
-        // A runner killed mid-write leaves a truncated report: fall back to the summary lines.
-        return undefined;
-      }
-    }
-    case 'go-json':
-      return parseGoTestJson(output);
-    case 'cargo':
-      return parseCargoTestOutput(output);
-    default:
-      return undefined;
+/**
+ * Never a pass on a stale build: when the tests would import a git-ignored build older than the sources,
+ * rebuild it first (`toolchain.build`, else the package's `build` script), or refuse to run the tests.
+ */
+async function rebuildIfStale(spec: TestRunSpec, capture: OutputCapture): Promise<{ notes: string[]; failure?: string; outcome?: ProcessOutcome }> {
+  const stale = await staleBuild(spec.cwd);
+  if (!stale) return { notes: [] };
+  const manager = spec.command.runner === 'npm' ? spec.command.argv![0]! : 'npm';
+  const command = spec.buildCommand ?? (stale.hasBuildScript ? `${manager} run build` : undefined);
+  const why = `${stale.directory}/ (the package's entry point, git-ignored) is older than ${stale.newerSource}`;
+  if (!command) {
+    return {
+      notes: [`stale build: ${why}; no build command`],
+      failure: `Stale build: ${why}, and there is no toolchain.build or "build" script to rebuild it. Build it, or add a build script, then re-run.`,
+      outcome: { exit_code: null, signal: null, timed_out: false, cancelled: false, duration_ms: 0 },
+    };
   }
+  capture.write(`[coachgate] ${why}: running \`${command}\` before the tests\n`);
+  const outcome = await runProcess({ argv: ['sh', '-c', command], cwd: spec.cwd, env: spec.environment.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+  const notes = [`stale build: ${why}; ran \`${command}\` first (exit ${outcome.exit_code})`];
+  if (outcome.exit_code === 0) return { notes };
+  return { notes, outcome, failure: `Stale build: ${why}, and \`${command}\` failed (exit ${outcome.exit_code}); fix the build (see the summary), then re-run.` };
 }
 
-/**
- * Node's runner reports every test file as a passing "test" named by its absolute path, even a file that
- * defines no test at all; counting those would turn "no tests" into a pass. A file that failed to load
- * stays, since its entry carries the error.
- */
-function withoutFileEntries(tests: TestCaseResult[]): TestCaseResult[] {
-  return tests.filter((test) => !(test.status === 'passed' && path.isAbsolute(test.id)));
+/** Per-test results and how they were obtained, or undefined when the run left nothing per-test to read. */
+async function readReport(
+  command: TestCommand,
+  channels: ReportChannel[],
+  cwd: string,
+  output: string,
+): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
+  if (command.report === 'go-json') return { tests: parseGoTestJson(output), source: 'go test -json output' };
+  if (command.report === 'cargo') return { tests: parseCargoTestOutput(output), source: "cargo test's per-test lines" };
+  for (const channel of channels) {
+    const text = await readFile(channel.file, 'utf8').catch(() => undefined);
+    if (!text) continue;
+    try {
+      const tests = channel.format === 'jest-json' ? parseJestJson(text, cwd) : parseJUnitXml(text);
+      return { tests, source: channel.source };
+    } catch {
+      // A runner killed mid-write leaves a truncated report: fall back to the summary lines.
+    }
+  }
+  return undefined;
 }

@@ -97,6 +97,12 @@ describe('test evidence', () => {
     expect(checkOf({ test: 'greet > greets by name' }).check.valid).toBe(true);
   });
 
+  it('says a run without per-test results cannot show a test passed, instead of "did not pass"', () => {
+    const { check } = checkOf({ test: 'test_greeting' }, { passed_tests: [], latest_run_lists_tests: false });
+    expect(check).toMatchObject({ valid: false, problem: expect.stringContaining('this run has no per-test results') });
+    expect(check.problem).not.toMatch(/did not pass/);
+  });
+
   it('rejects a test that did not pass, or a partial name', () => {
     expect(checkOf({ test: 'test_unicode_names' }).check).toMatchObject({ valid: false, problem: 'test test_unicode_names did not pass in the latest run' });
     expect(checkOf({ test: 'greeting' }).check.valid).toBe(false);

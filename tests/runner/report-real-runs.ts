@@ -82,9 +82,9 @@ export function runPytest(files: ProjectFiles, extraArgs: string[] = []): RealRu
   );
 }
 
-export function runNodeTest(files: ProjectFiles): RealRun {
+export function runNodeTest(files: ProjectFiles, node = process.execPath): RealRun {
   return runInProject(files, (_dir, report) => [
-    process.execPath,
+    node,
     '--test',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
@@ -120,7 +120,8 @@ export function interpret(
   firstPartyModules: string[] = [],
 ): Interpretation {
   const tests = parseReport(run);
-  const counts = tests.length > 0 ? countsFromTests(tests) : countsFromSummaryLines(run.output);
+  // As the run tool does: a report that was read decides the counts, even when it lists no test.
+  const counts = run.report !== undefined || tests.length > 0 ? countsFromTests(tests) : countsFromSummaryLines(run.output);
   const status = decideStatus({ exit_code: run.exit_code, signal: run.signal, timed_out: false, counts, output: run.output });
   return {
     tests,

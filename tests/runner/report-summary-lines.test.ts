@@ -25,14 +25,14 @@ describe('countsFromSummaryLines', () => {
     const spec = ['ℹ tests 6', 'ℹ suites 1', 'ℹ pass 2', 'ℹ fail 1', 'ℹ cancelled 1', 'ℹ skipped 1', 'ℹ todo 1', 'ℹ duration_ms 12.5'].join('\n');
     expect(countsFromSummaryLines(spec)).toEqual(counts(2, 2, 0, 2));
 
-    // node --test without a reporter writes TAP when stdout is not a terminal.
+    // Node 20 and 22 write TAP when stdout is not a terminal; Node 24 writes spec unless asked for TAP.
     const tap = runInProject(
       {
         'test/a.test.mjs':
           "import { test } from 'node:test';\nimport assert from 'node:assert';\n" +
           "test('ok', () => {});\ntest('bad', () => { assert.equal(1, 2); });\ntest('later', { todo: true }, () => {});\n",
       },
-      () => [process.execPath, '--test'],
+      () => [process.execPath, '--test', '--test-reporter=tap'],
     );
     expect(tap.output).toMatch(/^# tests 3$/m);
     expect(countsFromSummaryLines(tap.output)).toEqual(counts(1, 1, 0, 1));

@@ -78,3 +78,24 @@ describe('real vitest runs (junit report + default reporter), interpreted', () =
     expect(result.classification.reason).toContain('No test files found');
   });
 });
+
+describe('real vitest run where several tests share one error (vitest groups them under one block)', () => {
+  it('the summary names the grouped tests and keeps the shared assertion and its location', () => {
+    const run = runVitest({
+      'vitest.config.mjs': 'export default {};\n',
+      'shared.test.mjs': [
+        "import { expect, test } from 'vitest';",
+        'const check = () => expect(2 + 2).toBe(5);',
+        "test('first', check);",
+        "test('second', check);",
+        '',
+      ].join('\n'),
+    });
+    const result = interpret(run, junitReport);
+    expect(result.tests.map((test) => `${test.status} ${test.id}`)).toEqual(['failed shared.test.mjs > first', 'failed shared.test.mjs > second']);
+    const [errorPart = ''] = result.summary.split(RESULT_SEPARATOR);
+    expect(errorPart).toMatch(/FAIL {1,2}shared\.test\.mjs > first/);
+    expect(errorPart).toMatch(/AssertionError: expected 4 to be 5/);
+    expect(errorPart).toMatch(/shared\.test\.mjs:2:\d+/);
+  });
+});

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { installedPackage, JEST_VERSION, MOCHA_VERSION } from '../helpers/runners.js';
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -181,6 +182,233 @@ describe('run_independent_tests with node', () => {
     expect(data.counts).toMatchObject({ passed: 1, failed: 1 });
     expect(data.env.path_prefix).toEqual([path.join(repo.dir, 'node_modules/.bin')]);
   }, 120_000);
+});
+
+describe('run_independent_tests obtains per-test ids through wrappers', () => {
+  const ids = (data: { tests: { id: string; status: string }[] }) => data.tests.map((test) => `${test.status} ${test.id}`);
+  const linkModules = (repo: TempRepo, prefix: string) => execFileSync('ln', ['-s', path.join(prefix, 'node_modules'), path.join(repo.dir, 'node_modules')]);
+
+  it('jest behind npm test: --json --outputFile appended, ids and counts as jest reports them', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
+      'sum.test.js': "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
+    });
+    linkModules(repo, installedPackage('jest', JEST_VERSION));
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data.command).toEqual(['npm', 'test', '--', '--json', expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/)]);
+    expect(ids(data)).toEqual(['passed sum.test.js > sum > adds', 'failed sum.test.js > sum > breaks']);
+    expect(data).toMatchObject({ status: 'failed', failure_class: 'code', counts: { total: 2, passed: 1, failed: 1 } });
+    expect(data.tests_source).toMatch(/jest JSON report/);
+    expect(data.tests[1].message).toMatch(/Expected: 3/);
+    expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2[\s\S]*at Object\.toBe \(sum\.test\.js:3:38\)/);
+  }, 180_000);
+
+  it('mocha behind npm test: the xunit reporter writes the ids; a passing suite passes', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
+      'test/sum.spec.js': "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 2));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n",
+    });
+    linkModules(repo, installedPackage('mocha', MOCHA_VERSION));
+    const green = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(green).toMatchObject({ status: 'passed', counts: { total: 2, passed: 2, failed: 0 } });
+    expect(ids(green)).toEqual(['passed sum > adds', 'passed sum > subtracts']);
+    expect(green.tests_source).toMatch(/mocha xunit report/);
+    repo.write('test/sum.spec.js', "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 3));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n");
+    const red = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(red).toMatchObject({ status: 'failed', counts: { total: 2, passed: 1, failed: 1 } });
+    expect(red.tests[0]).toMatchObject({ id: 'sum > adds', status: 'failed', message: expect.stringContaining('2 !== 3') });
+    expect(red.summary).toMatch(/^✖ sum > adds\nExpected values to be strictly equal:[\s\S]*2 !== 3/);
+    expect(red.summary).toMatch(/test\/sum\.spec\.js:3/);
+  }, 180_000);
+
+  it('vitest at the end of a lint-then-test script: reporter arguments appended, ids as a direct run', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { lint: 'node -e "process.exit(0)"', test: 'npm run lint && vitest run' } }),
+      'sum.test.js': "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'vitest.config.js': 'export default {};\n',
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data.command.slice(0, 3)).toEqual(['npm', 'test', '--']);
+    expect(ids(data)).toEqual(['passed sum.test.js > adds', 'failed sum.test.js > breaks']);
+    expect(data.counts).toMatchObject({ total: 2, passed: 1, failed: 1 });
+    expect(data.tests_source).toMatch(/vitest JUnit report/);
+  }, 180_000);
+
+  it('node --test behind npm test with shell syntax: ids through NODE_OPTIONS, noted in env.notes', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'echo checking && node --test' } }),
+      'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hello', 'Hello'));\n",
+    });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'passed', command: ['npm', 'test'], tests: [{ id: 'greets', status: 'passed' }] });
+    expect(data.tests_source).toMatch(/NODE_OPTIONS/);
+    expect(data.env.notes.join('\n')).toMatch(/PYTEST_ADDOPTS and NODE_OPTIONS/);
+  });
+
+  it('a script choosing its own node reporter is left alone: it still passes, with counts only', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test --test-reporter=tap' } }),
+      'test/greet.test.js': "import test from 'node:test';\ntest('greets', () => {});\n",
+    });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'passed', command: ['npm', 'test'], tests_source: 'none', counts: { total: 1, passed: 1 } });
+  });
+
+  it('toolchain.test wrapping pytest: ids through PYTEST_ADDOPTS, equal to a direct run', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: "echo start && python3 -m pytest -q tests"\n',
+      'tests/test_math.py': 'def test_adds():\n    assert 1 + 1 == 2\n\ndef test_breaks():\n    assert 1 + 1 == 3\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(ids(data)).toEqual(['passed tests/test_math.py::test_adds', 'failed tests/test_math.py::test_breaks']);
+    expect(data).toMatchObject({ status: 'failed', command: ['sh', '-c', 'echo start && python3 -m pytest -q tests'], counts: { total: 2, passed: 1, failed: 1 } });
+    expect(data.tests_source).toMatch(/PYTEST_ADDOPTS/);
+  });
+
+  it('a command with no per-test report says tests_source "none"', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: "echo \'1 passed in 0.01s\'"\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ tests_source: 'none', tests: [] });
+  });
+});
+
+describe('run_independent_tests runs the runner the project uses', () => {
+  it('a unittest project with load_tests() runs with unittest: the doctests it adds are counted, ids as unittest names them', async () => {
+    const repo = project({
+      Makefile: 'test:\n\tpython3 -m unittest discover -s tests -t .\n',
+      'app/__init__.py': '',
+      'app/greet.py': 'def greet(name):\n    """\n    >>> greet("Ada")\n    \'Hello, Ada!\'\n    """\n    return f"Hello, {name}!"\n',
+      'tests/__init__.py': '',
+      'tests/test_greet.py': [
+        'import doctest, unittest',
+        'import app.greet',
+        'from app.greet import greet',
+        '',
+        'def load_tests(loader, tests, ignore):',
+        '    tests.addTests(doctest.DocTestSuite(app.greet))',
+        '    return tests',
+        '',
+        'class GreetTest(unittest.TestCase):',
+        '    def test_greets(self):',
+        '        self.assertEqual(greet("Ada"), "Hello, Ada!")',
+        '    def test_shouts(self):',
+        '        self.assertEqual(greet("ADA"), "HELLO, ADA!")',
+        '',
+      ].join('\n'),
+    });
+    const raw = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    expect(raw.stderr).toMatch(/^Ran 3 tests/m);
+    const data = dataOf(await run(repo));
+    expect(data.detected_by).toBe('Makefile runs python -m unittest → unittest');
+    expect(data.tests).toEqual([
+      { id: 'tests.test_greet.GreetTest.test_greets', status: 'passed' },
+      { id: 'tests.test_greet.GreetTest.test_shouts', status: 'failed', message: expect.stringMatching(/^AssertionError: 'Hello, ADA!' != 'HELLO, ADA!'/) },
+      { id: 'app.greet.greet', status: 'passed' },
+    ]);
+    expect(data).toMatchObject({ status: 'failed', failure_class: 'code', counts: { total: 3, passed: 2, failed: 1 } });
+    expect(data.summary).toMatch(/AssertionError: 'Hello, ADA!' != 'HELLO, ADA!'/);
+    expect(data.summary).toMatch(/tests\/test_greet\.py", line 13/);
+  });
+
+  it('a pnpm project without pnpm installed is an environment failure whose advice is corepack', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ packageManager: 'pnpm@9.15.0', scripts: { test: 'node --test && echo done' } }),
+    });
+    const data = dataOf(await run(repo));
+    expect(data.detected_by).toBe('package.json scripts.test (node --test && echo done) → pnpm test (packageManager pnpm@9.15.0)');
+    expect(data.command[0]).toBe('pnpm');
+    if (data.failure_class === 'environment') {
+      expect(data.advice).toMatch(/corepack enable/);
+      expect(data.advice).not.toMatch(/toolchain\.test/);
+    }
+  });
+});
+
+describe('run_independent_tests names a failing step inside the test command', () => {
+  it('a type-check step failing inside npm test is failure_class "lint", with the step and the first error named', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({ type: 'module', scripts: { lint: 'tsc --noEmit -p .', test: 'npm run lint && node --test' } }),
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }),
+      'src/greet.ts': 'export const greeting: number = "hello";\n',
+      'test/greet.test.js': "import test from 'node:test';\ntest('runs', () => {});\n",
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data).toMatchObject({ status: 'error', failure_class: 'lint', tests_source: 'none' });
+    expect(data.advice).toContain('the `lint` step (`tsc --noEmit -p .`)');
+    expect(data.advice).toMatch(/src\/greet\.ts\(1,14\): error TS2322/);
+    expect(data.advice).not.toMatch(/not a code failure/i);
+  }, 120_000);
+});
+
+describe('run_independent_tests never passes on a stale build', () => {
+  const staleProject = (scripts: Record<string, string>) => {
+    const repo = project({
+      '.gitignore': 'dist/\n',
+      'package.json': JSON.stringify({ type: 'module', main: 'dist/index.js', scripts }),
+      'build.mjs': "import fs from 'node:fs';\nfs.mkdirSync('dist', { recursive: true });\nfs.copyFileSync('src/index.js', 'dist/index.js');\n",
+      'src/index.js': 'export const greet = (name) => `Hi ${name}`;\n',
+      'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../dist/index.js';\ntest('greets', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n",
+    });
+    // The old build, then the Player's fix of the source, a minute newer.
+    repo.write('dist/index.js', 'export const greet = (name) => `Hi ${name}`;\n');
+    repo.write('src/index.js', 'export const greet = (name) => `Hello, ${name}!`;\n');
+    const old = new Date(Date.now() - 60_000);
+    const older = new Date(Date.now() - 120_000);
+    utimesSync(path.join(repo.dir, 'dist/index.js'), old, old);
+    utimesSync(path.join(repo.dir, 'build.mjs'), older, older);
+    return repo;
+  };
+
+  it('rebuilds an ignored dist/ older than the sources with the build script, then tests the new code', async () => {
+    const repo = staleProject({ build: 'node build.mjs', test: 'node --test' });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'passed', tests: [{ id: 'greets', status: 'passed' }] });
+    expect(data.env.notes.join('\n')).toMatch(/stale build: dist\/ .* is older than src\/index\.js; ran `npm run build` first \(exit 0\)/);
+  });
+
+  it('refuses to test a stale build it cannot rebuild: status error, failure_class build', async () => {
+    const repo = staleProject({ test: 'node --test' });
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ status: 'error', failure_class: 'build', tests: [] });
+    expect(data.advice).toMatch(/^Stale build: dist\/ .* older than src\/index\.js, and there is no toolchain\.build or "build" script/);
+  });
+});
+
+describe('run_independent_tests leaves the environment as the user has it', () => {
+  // Like commander.js's colour tests: the suite checks what its own colour detection sees.
+  const COLOUR_SUITE = [
+    "import test from 'node:test';",
+    "import assert from 'node:assert/strict';",
+    "test('FORCE_COLOR is unset', () => assert.equal(process.env.FORCE_COLOR, undefined));",
+    "test('NO_COLOR is unset', () => assert.equal(process.env.NO_COLOR, undefined));",
+    "test('prints in colour', () => { console.log('\\u001b[31mred text\\u001b[0m'); assert.equal(1, 2); });",
+    '',
+  ].join('\n');
+
+  it('runs a suite that asserts on FORCE_COLOR/NO_COLOR as the raw run does, and strips colour from the summary', async () => {
+    const saved = { FORCE_COLOR: process.env.FORCE_COLOR, NO_COLOR: process.env.NO_COLOR };
+    delete process.env.FORCE_COLOR;
+    delete process.env.NO_COLOR;
+    try {
+      const repo = project({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }), 'test/colour.test.js': COLOUR_SUITE });
+      const raw = spawnSync(process.execPath, ['--test'], { cwd: repo.dir, encoding: 'utf8', env: process.env });
+      expect(raw.stdout).toMatch(/^(?:ℹ|#) pass 2$/m);
+      const data = dataOf(await run(repo));
+      expect(data.tests).toEqual([
+        { id: 'FORCE_COLOR is unset', status: 'passed' },
+        { id: 'NO_COLOR is unset', status: 'passed' },
+        { id: 'prints in colour', status: 'failed', message: expect.stringContaining('1 !== 2') },
+      ]);
+      expect(data.env.notes).toContain('coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched');
+      expect(data.summary).not.toContain('\u001b');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
+    }
+  });
 });
 
 describe('run_independent_tests contract', () => {

@@ -54,14 +54,25 @@ const BLOCK_KINDS: readonly BlockKind[] = [
 
 /** The first error block in `lines[0, limit)`, or null when none is recognised. */
 export function firstErrorBlock(lines: readonly string[], limit = lines.length): string[] | null {
+  let headersOnly: { kind: BlockKind; lines: string[] } | undefined;
   for (let index = 0; index < limit; index += 1) {
     const line = lines[index] ?? '';
     const kind = BLOCK_KINDS.find((candidate) => candidate.opens.test(line));
     if (!kind) continue;
     const start = kind.start?.(lines, index) ?? index;
-    return lines.slice(start, kind.end(lines, index, Math.min(limit, index + MAX_BLOCK_LINES)));
+    const end = kind.end(lines, index, Math.min(limit, index + MAX_BLOCK_LINES));
+    const block = lines.slice(start, end);
+    // vitest lists tests that share one error as consecutive `FAIL` lines above it; jest opens with a
+    // `FAIL file` line listing results before its `●` blocks. Such blocks state no error: keep looking.
+    if (kind.isHeader && !block.slice(1).some((candidate) => ERROR_STATEMENT.test(candidate) || LOCATION_OR_DIFF.test(candidate))) {
+      headersOnly ??= { kind, lines: [] };
+      if (headersOnly.kind === kind) headersOnly.lines.push(...block.filter((candidate) => kind.opens.test(candidate)));
+      index = Math.max(index, end - 1);
+      continue;
+    }
+    return headersOnly && headersOnly.kind === kind ? [...headersOnly.lines, ...block] : block;
   }
-  return null;
+  return headersOnly ? headersOnly.lines : null;
 }
 
 function isHeaderLine(line: string): boolean {

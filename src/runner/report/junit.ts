@@ -5,8 +5,8 @@ import type { TestCaseResult, TestStatus } from './types.js';
 /**
  * JUnit XML as written by pytest `--junitxml`, node's `--test-reporter=junit`, vitest
  * `--reporter=junit` and most other runners. Ids follow what a user of that runner would write:
- * pytest node ids (`tests/test_x.py::TestClass::test_name`), otherwise `file > suite > name`
- * (the file when the report names one; node's reporter does not).
+ * pytest node ids (`tests/test_x.py::TestClass::test_name`), node's `suite > name` (the same on
+ * Node 20, 22 and 24), otherwise `file > suite > name` (the file when the report names one).
  */
 export function parseJUnitXml(xml: string): TestCaseResult[] {
   // A truncated report (runner killed mid-write) must not silently read as fewer tests.
@@ -16,12 +16,51 @@ export function parseJUnitXml(xml: string): TestCaseResult[] {
     throw new Error(`JUnit report is not well-formed XML (line ${line}): ${msg}`);
   }
   const document = parser.parse(xml) as XmlNode[];
-  const testId = isPytestReport(document) ? pytestTestId : suitePathTestId;
+  const node = isNodeTestReport(xml);
+  const testId = isPytestReport(document) ? pytestTestId : node ? nodeTestId : isMochaReport(document) ? mochaTestId : suitePathTestId;
   const results: TestCaseResult[] = [];
   collectTestCases(document, [], (testcase, suitePath) => {
-    results.push(toResult(testcase, testId(attributesOf(testcase), suitePath)));
+    const result = toResult(testcase, testId(attributesOf(testcase), suitePath));
+    if (!(node && result.status === 'passed' && isNodeFileEntry(attributesOf(testcase), suitePath))) {
+      results.push(result);
+    }
   });
   return results;
+}
+
+/** mocha's xunit reporter: one `<testsuite name="Mocha Tests">`. */
+function isMochaReport(document: XmlNode[]): boolean {
+  return document.some((node) => tagOf(node) === 'testsuite' && attributesOf(node).name === 'Mocha Tests');
+}
+
+/** `describe path > test`: mocha's classname is the parents' titles, its name the test's own title. */
+function mochaTestId(attributes: Attributes): string {
+  return [attributes.classname ?? '', attributes.name ?? ''].filter((part) => part !== '').join(' > ');
+}
+
+/** Node's reporter (20, 22 and 24) ends its report with these counter comments; no other runner does. */
+function isNodeTestReport(xml: string): boolean {
+  return /<!-- suites \d+ -->/.test(xml) && /<!-- todo \d+ -->/.test(xml);
+}
+
+/**
+ * Node reports every test file as a top-level "test" named by its path (absolute on Node 20, relative
+ * on 22 and 24, which also add a `file` attribute), passing even when the file defines no test.
+ * Counting it would turn "no tests" into a pass. A file that failed to load stays: it carries the error.
+ */
+function isNodeFileEntry(attributes: Attributes, suitePath: string[]): boolean {
+  const name = attributes.name ?? '';
+  if (suitePath.length > 0 || /\s/.test(name) || !looksLikeFilePath(name)) return false;
+  const file = attributes.file;
+  return file === undefined || file === name || file.endsWith(`/${name}`);
+}
+
+/**
+ * `suite > name`: Node 24 adds an absolute `file` attribute that 20 and 22 lack; leaving it out keeps
+ * the id the same on every Node and in every checkout (it is what `--test-name-pattern` matches).
+ */
+function nodeTestId(attributes: Attributes, suitePath: string[]): string {
+  return [...suitePath, attributes.name ?? ''].filter((part) => part !== '').join(' > ');
 }
 
 // preserveOrder keeps document order and makes every child list an array, so a report with a

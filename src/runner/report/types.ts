@@ -27,4 +27,6 @@ export type FailureClass =
   | 'collection'
   | 'timeout'
   | 'no_tests'
-  | 'environment';
+  | 'environment'
+  | 'lint'
+  | 'build';

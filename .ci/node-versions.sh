@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the whole test suite again on Node 22 and 24 (CI's main run is on the machine's Node 20).
+# Node releases come from the npm package `node`, pinned, installed into the same cache the tests use
+# (.tmp/runners/node-<version>, see tests/helpers/runners.ts), never into package.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+readonly RELEASES=(22.23.3 24.21.0)
+
+for version in "${RELEASES[@]}"; do
+  prefix="$PWD/.tmp/runners/node-$version"
+  node_bin="$prefix/node_modules/node/bin/node"
+  if [[ ! -f "$prefix/installed" || "$("$node_bin" --version 2>/dev/null)" != "v$version" ]]; then
+    rm -rf "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --save-exact "node@$version" >/dev/null
+    echo "node@$version" >"$prefix/installed"
+  fi
+  echo "node-versions: whole suite on Node $("$node_bin" --version)"
+  # PATH first, so every `node` the tests and the server start is this release too.
+  PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run
+done
+echo "node-versions: suite passed on Node ${RELEASES[*]}"

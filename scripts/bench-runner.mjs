@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Runner overhead: each suite run through coachgate's run_independent_tests action (detection, report
+// flags, output capture, tree fingerprints before and after, parsing) against the same command run raw,
+// in this same session. Best of 3 each, alternating, so machine load hits both sides alike.
+// Targets: ≤ 1.05× on the 1 s pytest suite, ≤ +60 ms on the trivial suites, ≤ 1.10× on 2,000 tests.
+// Needs a build first: `npx tsc -p .`, then `node scripts/bench-runner.mjs`.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
+
+const RUNS = 3;
+
+const SUITES = [
+  {
+    name: 'pytest, one test sleeping 1 s',
+    files: { 'pytest.ini': '[pytest]\n', 'tests/test_slow.py': 'import time\n\ndef test_slow():\n    time.sleep(1)\n' },
+    raw: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider'],
+  },
+  {
+    name: 'pytest, 2,000 tests',
+    files: {
+      'pytest.ini': '[pytest]\n',
+      'tests/test_many.py': 'import pytest\n\n@pytest.mark.parametrize("n", range(2000))\ndef test_many(n):\n    assert n >= 0\n',
+    },
+    raw: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider'],
+  },
+  {
+    name: 'node --test, one trivial test',
+    files: {
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+      'test/trivial.test.js': "import test from 'node:test';\ntest('trivial', () => {});\n",
+    },
+    raw: ['node', '--test'],
+  },
+];
+
+function gitRepository(files) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-bench-runner-'));
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), content);
+  }
+  const git = (...args) => spawnSync('git', args, { cwd: dir, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'suite');
+  return dir;
+}
+
+function rawRun(dir, argv) {
+  const start = performance.now();
+  const result = spawnSync(argv[0], argv.slice(1), { cwd: dir, stdio: 'ignore', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  if (result.status !== 0) throw new Error(`raw run of ${argv.join(' ')} exited ${result.status}`);
+  return performance.now() - start;
+}
+
+async function servedRun(dir) {
+  const start = performance.now();
+  const record = await runIndependentTests(dir, {});
+  if (record.status !== 'passed') throw new Error(`served run in ${dir} was ${record.status}: ${record.summary}`);
+  return performance.now() - start;
+}
+
+const rows = [];
+for (const suite of SUITES) {
+  const dir = gitRepository(suite.files);
+  try {
+    rawRun(dir, suite.raw); // warm caches (imports, bytecode of the runner itself) for both sides
+    let raw = Infinity;
+    let served = Infinity;
+    for (let run = 0; run < RUNS; run += 1) {
+      raw = Math.min(raw, rawRun(dir, suite.raw));
+      served = Math.min(served, await servedRun(dir));
+    }
+    rows.push({
+      suite: suite.name,
+      'raw ms': Math.round(raw),
+      'served ms': Math.round(served),
+      ratio: `${(served / raw).toFixed(2)}×`,
+      'overhead ms': `+${Math.round(served - raw)}`,
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+console.log(`Runner overhead, best of ${RUNS} (node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}):`);
+console.table(rows);

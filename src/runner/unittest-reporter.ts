@@ -1,0 +1,65 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * A small `python -m unittest` stand-in that also writes a JUnit report: same discovery, same
+ * arguments, same console output (verbosity 2), same exit codes. It runs the project's own loader,
+ * so `load_tests()` (doctests, custom suites) is honoured, unlike pytest. Ids are unittest ids
+ * (`package.module.Class.test_name`), which `python -m unittest <id>` selects.
+ */
+const REPORTER_SOURCE = String.raw`
+import os, sys, traceback, unittest
+from xml.sax.saxutils import quoteattr, escape
+
+sys.path.insert(0, os.getcwd())
+report_path, args = sys.argv[1], sys.argv[2:]
+
+class RecordingResult(unittest.TextTestResult):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.cases = []
+    def record(self, test, outcome, text=None, err=None):
+        # The exception line (with unittest's diff) first: it is what a short message should show.
+        lead = ''.join(traceback.format_exception_only(*err[:2])).strip() if err else (text or '')
+        self.cases.append((test.id(), outcome, lead + '\n' + (text or '') if err else text))
+    def addSuccess(self, test):
+        super().addSuccess(test); self.record(test, None)
+    def addFailure(self, test, err):
+        super().addFailure(test, err); self.record(test, 'failure', self._exc_info_to_string(err, test), err)
+    def addError(self, test, err):
+        super().addError(test, err); self.record(test, 'error', self._exc_info_to_string(err, test), err)
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason); self.record(test, 'skipped', reason)
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err); self.record(test, None)
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test); self.record(test, 'failure', 'unexpected success')
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            kind = 'failure' if issubclass(err[0], test.failureException) else 'error'
+            self.record(subtest, kind, self._exc_info_to_string(err, test), err)
+
+runner = unittest.TextTestRunner(resultclass=RecordingResult, verbosity=2)
+program = unittest.main(module=None, argv=['python -m unittest'] + args, testRunner=runner, exit=False)
+result = program.result
+with open(report_path, 'w', encoding='utf-8') as report:
+    report.write('<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="">\n')
+    for test_id, outcome, text in result.cases:
+        report.write('<testcase name=%s>' % quoteattr(test_id))
+        if outcome:
+            first = (text or '').strip().split('\n')[0]
+            report.write('<%s message=%s>%s</%s>' % (outcome, quoteattr(first[:300]), escape(text or ''), outcome))
+        report.write('</testcase>\n')
+    report.write('</testsuite></testsuites>\n')
+if result.testsRun == 0 and not result.skipped:
+    sys.exit(5)
+sys.exit(0 if result.wasSuccessful() else 1)
+`;
+
+export const UNITTEST_REPORTER_FILE = 'coachgate_unittest.py';
+
+/** Puts the reporter in the run's report directory, where the unittest invocation expects it. */
+export async function writeUnittestReporter(reportDirectory: string): Promise<void> {
+  await writeFile(path.join(reportDirectory, UNITTEST_REPORTER_FILE), REPORTER_SOURCE);
+}

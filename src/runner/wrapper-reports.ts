@@ -1,0 +1,65 @@
+import path from 'node:path';
+import type { TestCommand } from './detect.js';
+
+/** A report file a runner may leave in the report directory, and how it got there. */
+export interface ReportChannel {
+  file: string;
+  format: 'junit' | 'jest-json';
+  /** How the ids were obtained, for `tests_source` and `env.notes`. */
+  source: string;
+}
+
+export interface WrapperReporting {
+  /** Variables to add (merged with the user's own value, never replacing it). */
+  env: Record<string, string>;
+  /** Arguments appended after the wrapper's own, reaching the runner the script ends with. */
+  appendArgs: string[];
+  channels: ReportChannel[];
+}
+
+/**
+ * Per-test reports through a wrapper (`npm test`, `toolchain.test`, make, tox) without editing the project:
+ * variables every pytest and every `node --test` reads whatever starts them, plus reporter arguments
+ * appended through the package manager when the script's last command is vitest, jest or mocha.
+ */
+export function wrapperReporting(command: TestCommand, reportDirectory: string): WrapperReporting {
+  const pytest = path.join(reportDirectory, 'wrapped-pytest.xml');
+  const node = path.join(reportDirectory, 'wrapped-node.xml');
+  const reporting: WrapperReporting = {
+    env: { PYTEST_ADDOPTS: `--junitxml=${pytest} -o junit_family=xunit2` },
+    appendArgs: [],
+    channels: [{ file: pytest, format: 'junit', source: 'pytest JUnit report via PYTEST_ADDOPTS=--junitxml' }],
+  };
+  // Node refuses reporters and destinations that do not pair up: a command choosing its own reporter
+  // without a destination would break with ours added, so it keeps its own output alone.
+  if (!/--test-reporter\b/.test(command.shellCommand ?? command.script ?? command.argv?.join(' ') ?? '')) {
+    // Node reads test-reporter flags from NODE_OPTIONS (20, 22 and 24); other node programs ignore them.
+    reporting.env.NODE_OPTIONS = [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      `--test-reporter-destination=${node}`,
+    ].join(' ');
+    reporting.channels.push({ file: node, format: 'junit', source: 'node --test JUnit report via NODE_OPTIONS=--test-reporter' });
+  }
+  const last = command.scriptRunner;
+  if (last === 'vitest') {
+    const file = path.join(reportDirectory, 'wrapped-vitest.xml');
+    reporting.appendArgs = ['--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`];
+    reporting.channels.push({ file, format: 'junit', source: 'vitest JUnit report via arguments appended to the script' });
+  } else if (last === 'jest') {
+    const file = path.join(reportDirectory, 'wrapped-jest.json');
+    reporting.appendArgs = ['--json', `--outputFile=${file}`];
+    reporting.channels.push({ file, format: 'jest-json', source: 'jest JSON report via --json --outputFile appended to the script' });
+  } else if (last === 'mocha') {
+    const file = path.join(reportDirectory, 'wrapped-mocha.xml');
+    reporting.appendArgs = ['--reporter=xunit', `--reporter-option=output=${file}`];
+    reporting.channels.push({ file, format: 'junit', source: 'mocha xunit report via --reporter xunit appended to the script' });
+  }
+  return reporting;
+}
+
+/** The user's value first, ours after it: both reach the runner. */
+export function mergeVariable(existing: string | undefined, added: string): string {
+  return existing && existing.trim() !== '' ? `${existing} ${added}` : added;
+}
