@@ -6,8 +6,10 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { gateDecision } from './actions/gate.js';
 import { openTask } from './actions/task-scope.js';
 import { CallerError } from './core/errors.js';
+import { runStateCommand, STATE_OPTIONS_USAGE, STATE_USAGE } from './cli-state.js';
 import { runDemo } from './demo.js';
 import { createServer } from './server.js';
+import { useStateDirectory } from './state/location.js';
 import { VERSION } from './version.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent
@@ -18,6 +20,7 @@ Usage:
                                                    for hooks and CI: exit 0 only if the task is approved
                                                    and nothing changed since the approving test run
   coachgate demo                                   run the Player/Coach demo on the bundled example
+${STATE_USAGE}
   coachgate --help | --version
 
 Options:
@@ -25,6 +28,7 @@ Options:
   --base REF      trusted base commit/branch (overrides coachgate.base_ref and the merge-base with main/master).
   --task ID       gate: the task to check.
   --worktree DIR  gate: the repository (default: the current directory).
+${STATE_OPTIONS_USAGE}
   -h, --help      show this help
   -v, --version   print the version
 `;
@@ -51,6 +55,7 @@ async function main(argv: string[]): Promise<void> {
         base: { type: 'string' },
         task: { type: 'string' },
         worktree: { type: 'string' },
+        'state-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -63,6 +68,11 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return print(USAGE.trimEnd());
   if (values.version) return print(VERSION);
   const [command = 'serve', ...extra] = positionals;
+  useStateDirectory(values['state-dir']);
+  if (command === 'key' || command === 'task') {
+    process.exitCode = await runStateCommand(positionals, values, print);
+    return;
+  }
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (command !== 'gate' && (values.task || values.worktree)) usageError('--task and --worktree belong to the gate command');
   if (command === 'gate') {

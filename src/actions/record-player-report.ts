@@ -1,11 +1,10 @@
 import { CallerError } from '../core/errors.js';
 import { canonicalJson, PlayerReportSchema, type PlayerReport, type PlayerTurnRecord } from '../core/player-report.js';
-import { assertTaskId } from '../core/task-id.js';
 import { writeJsonAtomically } from '../store/files.js';
 import { withTaskLock } from '../store/lock.js';
 import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
-import { assertRepository } from '../repo/git.js';
 import { worktreeRelative } from '../repo/workspace.js';
+import { openTask } from './task-scope.js';
 
 export interface RecordPlayerReportResult {
   recorded: boolean;
@@ -18,9 +17,8 @@ export interface RecordPlayerReportResult {
  * Writes `player_turn_<N>.json`. Turns are append-only: N must be the next turn, an identical re-send is a
  * no-op (a retried call must not fail), and a different report for a recorded turn is refused.
  */
-export async function recordPlayerReport(worktree: string, taskId: string, turn: number, report: PlayerReport): Promise<RecordPlayerReportResult> {
-  assertTaskId(taskId);
-  await assertRepository(worktree);
+export async function recordPlayerReport(worktree: string, taskId: string, turn: number, report: PlayerReport, baseRef?: string): Promise<RecordPlayerReportResult> {
+  await openTask(worktree, taskId, baseRef);
   const normalised = PlayerReportSchema.parse(report);
   const relative = worktreeRelative(worktree, playerTurnPath(worktree, taskId, turn));
   return withTaskLock(worktree, taskId, async () => {

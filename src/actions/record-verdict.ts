@@ -97,6 +97,9 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
         integrity: integrity.findings,
         honesty: report.found && report.results ? report.honesty : null,
       });
+      if (scope.base_moved) {
+        reasons.push(`the base moved since ${taskId} was pinned (pinned ${scope.base_moved.pinned}, now resolves to ${scope.base_moved.resolved}): the task is evaluated against the pinned base; a person confirms a new base with \`coachgate task pin-base\`.`);
+      }
       if (reasons.length > 0) {
         const attempt = await appendVerdict(worktree, taskId, entry(request, issues, state.status, state.strikes, { kind: 'refused_approval', reasons }));
         await review(state.status, state.strikes, [...log.entries, attempt], state.status === 'blocked' ? blockInfo(state.block_reason ?? 'blocked', null) : undefined);

@@ -69,5 +69,7 @@ export async function taskStatus(scope: TaskScope) {
     stall: detectStall(stallHistory(log.entries), { threshold: config.coachgate.stall_threshold }),
     verdict_chain: { intact: log.chain.intact, entries: log.entries.length, problems: log.chain.problems },
     review_path: (await pathExists(reviewPath)) ? worktreeRelative(worktree, reviewPath) : null,
+    base: { commit: scope.base.commit, source: scope.base.source },
+    base_moved: scope.base_moved,
   };
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,8 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 let worktree: string;
 beforeEach(() => {
   worktree = mkdtempSync(path.join(os.tmpdir(), 'coachgate-verdicts-'));
+  // The server's records are keyed by the repository's git directory.
+  execFileSync('git', ['init', '-q'], { cwd: worktree });
 });
 afterEach(() => rmSync(worktree, { recursive: true, force: true }));
 
