@@ -1,9 +1,7 @@
 import { CallerError } from '../core/errors.js';
 import { canonicalJson, PlayerReportSchema, type PlayerReport, type PlayerTurnRecord } from '../core/player-report.js';
-import { writeJsonAtomically } from '../store/files.js';
 import { withTaskLock } from '../store/lock.js';
-import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
-import { worktreeRelative } from '../repo/workspace.js';
+import { playerTurnDisplay, playerTurnNumbers, readPlayerTurn, savePlayerTurn } from '../store/player-turns.js';
 import { openTask } from './task-scope.js';
 
 export interface RecordPlayerReportResult {
@@ -20,7 +18,7 @@ export interface RecordPlayerReportResult {
 export async function recordPlayerReport(worktree: string, taskId: string, turn: number, report: PlayerReport, baseRef?: string): Promise<RecordPlayerReportResult> {
   await openTask(worktree, taskId, baseRef);
   const normalised = PlayerReportSchema.parse(report);
-  const relative = worktreeRelative(worktree, playerTurnPath(worktree, taskId, turn));
+  const relative = await playerTurnDisplay(worktree, taskId, turn);
   return withTaskLock(worktree, taskId, async () => {
     const turns = await playerTurnNumbers(worktree, taskId);
     const last = turns.at(-1) ?? 0;
@@ -36,7 +34,7 @@ export async function recordPlayerReport(worktree: string, taskId: string, turn:
       throw new CallerError(`Turn ${turn} is out of order for ${taskId}: the last recorded Player turn is ${last}.`, `Send turn ${last + 1}.`);
     }
     const record: PlayerTurnRecord = { task_id: taskId, turn, recorded_at: new Date().toISOString(), ...normalised };
-    await writeJsonAtomically(playerTurnPath(worktree, taskId, turn), record);
+    await savePlayerTurn(worktree, taskId, record);
     return { recorded: true, already_recorded: false, turn, path: relative };
   });
 }

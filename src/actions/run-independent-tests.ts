@@ -94,7 +94,6 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
       log_path: logPath,
       output_bytes: run.output_bytes,
     };
-    if (request.task_id) await saveRun(worktree, request.task_id, record);
-    return record;
+    return request.task_id ? saveRun(worktree, request.task_id, record) : record;
   });
 }

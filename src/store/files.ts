@@ -108,6 +108,12 @@ export async function readJsonFile<T = unknown>(file: string): Promise<JsonFile<
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing', path: file };
     return { state: 'corrupt', path: file, problem: `cannot read: ${(error as Error).message}` };
   }
+  return parseJsonRecord(file, text);
+}
+
+/** Parses JSON text already read (e.g. the server's copy of a record); undefined text is "missing". */
+export function parseJsonRecord<T = unknown>(file: string, text: string | undefined): JsonFile<T> {
+  if (text === undefined) return { state: 'missing', path: file };
   const parsed = parseJsonText(text);
   return parsed.ok ? { state: 'ok', path: file, value: parsed.value as T } : { state: 'corrupt', path: file, problem: parsed.problem };
 }

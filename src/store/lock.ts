@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { ensurePrivateDirectory, taskStateDirectory } from '../state/location.js';
+import { repairMirror } from '../state/records.js';
 
 interface LockOwner {
   pid: number;
@@ -30,6 +31,8 @@ export async function withTaskLock<T>(worktree: string, taskId: string, work: ()
   const lock = path.join(directory, '.lock');
   const mine = await acquire(lock);
   try {
+    // A write killed half-way (kill -9) left temp files or a mirror behind the state: fix both first.
+    await repairMirror(worktree, taskId);
     return await work();
   } finally {
     // Only remove the lock if it is still ours (it may have been taken over as expired).
