@@ -98,6 +98,7 @@ async function runGate(worktree: string, taskId: string, base: string | undefine
   try {
     const decision = await gateDecision(await openTask(worktree, taskId, base));
     const lines = decision.pass ? [`coachgate gate: ${taskId} PASS (approved, tests passed on the current tree)`] : [`coachgate gate: ${taskId} FAIL`, ...decision.reasons.map((reason) => `  - ${reason}`)];
+    lines.push(`  verified: ${decision.verified_with}`);
     print(lines.join('\n'));
     return decision.pass ? 0 : 1;
   } catch (error) {
