@@ -1,10 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
 import { taskState } from '../core/task-state.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { loadTask } from '../repo/tasks.js';
 import { existingSigningKey, keyOf, parsePublicKeys, signatureProblem, type TrustedKey } from '../state/keys.js';
 import { mirrorTampering, readStateCopy, stateRecordNames, taskRecordFile, type MirroredFile } from '../state/records.js';
-import { readFile } from 'node:fs/promises';
 import { artifactNames } from '../store/paths.js';
 import { parseVerdictLog } from '../store/verdict-log.js';
 import type { TaskScope } from './task-scope.js';
@@ -24,6 +25,7 @@ export interface GateDecision {
  * clone) the worktree mirror alone is checked against `coachgate.trusted_keys`, else the local key.
  */
 export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
+  await loadTask(scope.worktree, scope.taskId, scope.base.commit); // an unknown task is a caller mistake
   const reasons: string[] = [];
   const { keys, description } = await verificationKeys(scope);
   const fromState = (await stateRecordNames(scope.worktree, scope.taskId)).includes(artifactNames.verdictLog);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
@@ -30,6 +30,7 @@ export async function withTaskLock<T>(worktree: string, taskId: string, work: ()
   await ensurePrivateDirectory(directory);
   const lock = path.join(directory, '.lock');
   const mine = await acquire(lock);
+  await removeDeadStagingDirectories(directory);
   try {
     // A write killed half-way (kill -9) left temp files or a mirror behind the state: fix both first.
     await repairMirror(worktree, taskId);
@@ -88,6 +89,14 @@ async function takeOver(lock: string): Promise<void> {
 async function moveAsideAndRemove(lock: string, why: string): Promise<void> {
   const aside = `${lock}.${why}-${process.pid}-${randomBytes(4).toString('hex')}`;
   if (await rename(lock, aside).then(() => true, () => false)) await rm(aside, { recursive: true, force: true });
+}
+
+/** `.lock.<why>-<pid>-<hex>` directories left by a process killed while taking or releasing a lock. */
+async function removeDeadStagingDirectories(directory: string): Promise<void> {
+  for (const name of await readdir(directory).catch(() => [] as string[])) {
+    const pid = /^\.lock\.[a-z]+-(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) await rm(path.join(directory, name), { recursive: true, force: true });
+  }
 }
 
 async function readOwner(lock: string): Promise<LockOwner | undefined> {
