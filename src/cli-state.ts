@@ -22,28 +22,47 @@ export interface StateCommandOptions {
  * `key …` and `task …`: what only a person at a shell may do (never an MCP tool). Returns the exit code:
  * 0 done, 2 a usage or caller mistake (message on stderr).
  */
-export async function runStateCommand(words: string[], options: StateCommandOptions, print: (text: string) => void): Promise<number> {
+export async function runStateCommand(
+  words: string[],
+  options: StateCommandOptions,
+  print: (text: string) => void,
+): Promise<number> {
   const [command, action, ...extra] = words;
   try {
     if (extra.length > 0) throw new CallerError(`unexpected argument ${JSON.stringify(extra[0])}`);
     if (command === 'key' && action === 'init') {
       const { created, key } = await initKey();
-      print(`${created ? 'created' : 'kept the existing'} key ${key.key_id} (${privateKeyPath()})\n${key.public_key}`);
+      print(
+        `${created ? 'created' : 'kept the existing'} key ${key.key_id} (${privateKeyPath()})\n${key.public_key}`,
+      );
       return 0;
     }
     if (command === 'key' && action === 'show') {
       const key = await existingSigningKey();
-      if (!key) throw new CallerError(`No signing key in ${stateRoot()} yet.`, 'Run `coachgate key init` (or let the server create it on first use).');
+      if (!key)
+        throw new CallerError(
+          `No signing key in ${stateRoot()} yet.`,
+          'Run `coachgate key init` (or let the server create it on first use).',
+        );
       print(key.public_key);
       return 0;
     }
     if (command === 'task' && action === 'pin-base') {
-      if (!options.task || !options.base) throw new CallerError('task pin-base needs --task ID and --base REF');
-      const { previous, pinned } = await repinBase(path.resolve(options.worktree ?? '.'), options.task, options.base);
-      print(`${options.task}: base pinned to ${pinned.commit} (${pinned.source})${previous && previous !== pinned.commit ? `, was ${previous}` : ''}`);
+      if (!options.task || !options.base)
+        throw new CallerError('task pin-base needs --task ID and --base REF');
+      const { previous, pinned } = await repinBase(
+        path.resolve(options.worktree ?? '.'),
+        options.task,
+        options.base,
+      );
+      print(
+        `${options.task}: base pinned to ${pinned.commit} (${pinned.source})${previous && previous !== pinned.commit ? `, was ${previous}` : ''}`,
+      );
       return 0;
     }
-    throw new CallerError(`unknown command ${JSON.stringify([command, action].filter(Boolean).join(' '))}`);
+    throw new CallerError(
+      `unknown command ${JSON.stringify([command, action].filter(Boolean).join(' '))}`,
+    );
   } catch (error) {
     if (!(error instanceof CallerError)) throw error;
     process.stderr.write(`coachgate: ${error.message}\n`);

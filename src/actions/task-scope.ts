@@ -17,7 +17,10 @@ export interface TaskScope extends TrustedConfig {
   base_moved: BaseMoved | null;
 }
 
-export async function openRepository(worktree: string, baseRef?: string): Promise<TrustedConfig & { worktree: string }> {
+export async function openRepository(
+  worktree: string,
+  baseRef?: string,
+): Promise<TrustedConfig & { worktree: string }> {
   await assertRepository(worktree);
   return { worktree, ...(await loadTrustedConfig(worktree, baseRef)) };
 }
@@ -27,13 +30,31 @@ export async function openRepository(worktree: string, baseRef?: string): Promis
  * state directory; afterwards the pinned commit is the base whatever main, the merge-base or base_ref say
  * (a Player moving `main` cannot move it). Only `coachgate task pin-base` re-pins.
  */
-export async function openTask(worktree: string, taskId: string, baseRef?: string): Promise<TaskScope> {
+export async function openTask(
+  worktree: string,
+  taskId: string,
+  baseRef?: string,
+): Promise<TaskScope> {
   assertTaskId(taskId);
   const resolved = await openRepository(worktree, baseRef);
-  const pin = (await readPinnedBase(worktree, taskId)) ?? (await withTaskLock(worktree, taskId, async () => (await readPinnedBase(worktree, taskId)) ?? writePinnedBase(worktree, taskId, resolved.base, 'server')));
+  const pin =
+    (await readPinnedBase(worktree, taskId)) ??
+    (await withTaskLock(
+      worktree,
+      taskId,
+      async () =>
+        (await readPinnedBase(worktree, taskId)) ??
+        writePinnedBase(worktree, taskId, resolved.base, 'server'),
+    ));
   if (pin.commit === resolved.base.commit) return { ...resolved, taskId, base_moved: null };
   const pinned = await loadTrustedConfig(worktree, pin.commit);
-  return { worktree, ...pinned, base: { commit: pin.commit, source: `pinned (${pin.source})` }, taskId, base_moved: { pinned: pin.commit, resolved: resolved.base.commit } };
+  return {
+    worktree,
+    ...pinned,
+    base: { commit: pin.commit, source: `pinned (${pin.source})` },
+    taskId,
+    base_moved: { pinned: pin.commit, resolved: resolved.base.commit },
+  };
 }
 
 /** `coachgate task pin-base`: a person moves the task's pinned base (never reachable through MCP). */
@@ -41,6 +62,8 @@ export async function repinBase(worktree: string, taskId: string, baseRef: strin
   assertTaskId(taskId);
   const resolved = await openRepository(worktree, baseRef);
   const previous = await readPinnedBase(worktree, taskId);
-  const pin = await withTaskLock(worktree, taskId, () => writePinnedBase(worktree, taskId, resolved.base, 'person'));
+  const pin = await withTaskLock(worktree, taskId, () =>
+    writePinnedBase(worktree, taskId, resolved.base, 'person'),
+  );
   return { previous: previous?.commit ?? null, pinned: pin };
 }

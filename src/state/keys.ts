@@ -1,4 +1,12 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
@@ -28,7 +36,10 @@ export function privateKeyPath(): string {
 /** The key id: the first 16 hex digits of the SHA-256 of the public key's DER. */
 function describe(publicKey: KeyObject): { key_id: string; public_key: string } {
   const der = publicKey.export({ type: 'spki', format: 'der' });
-  return { key_id: createHash('sha256').update(der).digest('hex').slice(0, 16), public_key: `${PREFIX}${der.toString('base64')}` };
+  return {
+    key_id: createHash('sha256').update(der).digest('hex').slice(0, 16),
+    public_key: `${PREFIX}${der.toString('base64')}`,
+  };
 }
 
 /** The local key, or undefined when none was created yet (a fresh CI machine). */
@@ -59,7 +70,10 @@ export async function initKey(): Promise<{ created: boolean; key: SigningKey }> 
   if (existing) return { created: false, key: existing };
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   await ensurePrivateDirectory(path.dirname(privateKeyPath()));
-  await writeFileAtomically(privateKeyPath(), privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  await writeFileAtomically(
+    privateKeyPath(),
+    privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  );
   return { created: true, key: { ...describe(publicKey), privateKey } };
 }
 
@@ -76,7 +90,10 @@ function signedBytes(record: object): Buffer {
 
 export function signRecord<T extends object>(record: T, key: SigningKey): T & Required<Signed> {
   const withKey = { ...record, key_id: key.key_id };
-  return { ...withKey, signature: sign(null, signedBytes(withKey), key.privateKey).toString('base64') };
+  return {
+    ...withKey,
+    signature: sign(null, signedBytes(withKey), key.privateKey).toString('base64'),
+  };
 }
 
 export interface TrustedKey {
@@ -89,11 +106,18 @@ export function parsePublicKeys(texts: string[]): TrustedKey[] {
   return texts.map((text) => {
     try {
       if (!text.startsWith(PREFIX)) throw new Error(`does not start with "${PREFIX}"`);
-      const publicKey = createPublicKey({ key: Buffer.from(text.slice(PREFIX.length), 'base64'), format: 'der', type: 'spki' });
+      const publicKey = createPublicKey({
+        key: Buffer.from(text.slice(PREFIX.length), 'base64'),
+        format: 'der',
+        type: 'spki',
+      });
       if (publicKey.asymmetricKeyType !== 'ed25519') throw new Error('not an Ed25519 key');
       return { key_id: describe(publicKey).key_id, publicKey };
     } catch (error) {
-      throw new CallerError(`Trusted key ${JSON.stringify(text.slice(0, 40))} is not usable: ${(error as Error).message}.`, 'Use the line printed by `coachgate key show`.');
+      throw new CallerError(
+        `Trusted key ${JSON.stringify(text.slice(0, 40))} is not usable: ${(error as Error).message}.`,
+        'Use the line printed by `coachgate key show`.',
+      );
     }
   });
 }
@@ -114,5 +138,7 @@ export function signatureProblem(record: object, keys: TrustedKey[]): string | n
   } catch {
     valid = false;
   }
-  return valid ? null : `has an invalid signature (key ${keyId}): it was changed after signing or forged`;
+  return valid
+    ? null
+    : `has an invalid signature (key ${keyId}): it was changed after signing or forged`;
 }

@@ -22,7 +22,10 @@ export function stateRoot(): string {
   const fromEnv = process.env.COACHGATE_STATE_DIR;
   if (fromEnv) return path.resolve(fromEnv);
   const xdg = process.env.XDG_STATE_HOME;
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state'), 'coachgate');
+  return path.join(
+    xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state'),
+    'coachgate',
+  );
 }
 
 const repositoryKeys = new Map<string, Promise<string>>();

@@ -25,17 +25,30 @@ export interface Tampering {
 }
 
 /** Files of a task that are server records (mirrored); `task_work_results.json` is the Player's own. */
-const RECORD_NAME = /^(verdicts\.jsonl|review\.md|(player|coach)_turn_\d+\.json|runs\/[^/]+\.json)$/;
+const RECORD_NAME =
+  /^(verdicts\.jsonl|review\.md|(player|coach)_turn_\d+\.json|runs\/[^/]+\.json)$/;
 
-export async function taskRecordFile(worktree: string, taskId: string, name: string): Promise<MirroredFile> {
+export async function taskRecordFile(
+  worktree: string,
+  taskId: string,
+  name: string,
+): Promise<MirroredFile> {
   const mirror = path.join(taskDirectory(worktree, taskId), name);
-  return { state: path.join(await taskStateDirectory(worktree, taskId), name), mirror, display: worktreeRelative(worktree, mirror) };
+  return {
+    state: path.join(await taskStateDirectory(worktree, taskId), name),
+    mirror,
+    display: worktreeRelative(worktree, mirror),
+  };
 }
 
 /** The baseline cache (per repository): `<state>/…/baseline-cache/<key>.json` ↔ `.guardkit/autobuild/.baseline-cache/`. */
 export async function baselineCacheFile(worktree: string, key: string): Promise<MirroredFile> {
   const mirror = path.join(storeDirectory(worktree), '.baseline-cache', `${key}.json`);
-  return { state: path.join(await repositoryStateDirectory(worktree), 'baseline-cache', `${key}.json`), mirror, display: worktreeRelative(worktree, mirror) };
+  return {
+    state: path.join(await repositoryStateDirectory(worktree), 'baseline-cache', `${key}.json`),
+    mirror,
+    display: worktreeRelative(worktree, mirror),
+  };
 }
 
 /** The server's copy, or undefined when the server never wrote it. */
@@ -59,7 +72,9 @@ export async function stateRecordNames(worktree: string, taskId: string): Promis
 
 async function recordNames(directory: string): Promise<string[]> {
   const top = await readdir(directory).catch(() => [] as string[]);
-  const runs = (await readdir(path.join(directory, artifactNames.runsDirectory)).catch(() => [] as string[])).map((name) => `${artifactNames.runsDirectory}/${name}`);
+  const runs = (
+    await readdir(path.join(directory, artifactNames.runsDirectory)).catch(() => [] as string[])
+  ).map((name) => `${artifactNames.runsDirectory}/${name}`);
   return [...top, ...runs].filter((name) => RECORD_NAME.test(name)).sort();
 }
 
@@ -72,8 +87,19 @@ export async function mirrorTampering(worktree: string, taskId: string): Promise
     const file = await taskRecordFile(worktree, taskId, name);
     const [server, mirror] = await Promise.all([readText(file.state), readText(file.mirror)]);
     if (server === mirror) continue;
-    if (server === undefined) findings.push({ file: file.display, entry: entryName(name), difference: 'not written by the server: it has no copy of this record' });
-    else if (mirror === undefined) findings.push({ file: file.display, entry: entryName(name), difference: "missing from the mirror (deleted, or a write was interrupted; the next record call restores it)" });
+    if (server === undefined)
+      findings.push({
+        file: file.display,
+        entry: entryName(name),
+        difference: 'not written by the server: it has no copy of this record',
+      });
+    else if (mirror === undefined)
+      findings.push({
+        file: file.display,
+        entry: entryName(name),
+        difference:
+          'missing from the mirror (deleted, or a write was interrupted; the next record call restores it)',
+      });
     else findings.push(...describeDifference(file.display, name, server, mirror));
   }
   return findings;
@@ -84,8 +110,12 @@ export async function mirroredFileTampering(file: MirroredFile): Promise<Tamperi
   const [server, mirror] = await Promise.all([readText(file.state), readText(file.mirror)]);
   if (mirror === undefined || server === mirror) return null;
   return server === undefined
-    ? { file: file.display, entry: 'whole file', difference: 'not written by the server: it has no copy (ignored)' }
-    : describeDifference(file.display, path.basename(file.mirror), server, mirror)[0] ?? null;
+    ? {
+        file: file.display,
+        entry: 'whole file',
+        difference: 'not written by the server: it has no copy (ignored)',
+      }
+    : (describeDifference(file.display, path.basename(file.mirror), server, mirror)[0] ?? null);
 }
 
 /**
@@ -102,18 +132,25 @@ export async function repairMirror(worktree: string, taskId: string): Promise<vo
   for (const name of await stateRecordNames(worktree, taskId)) {
     const file = await taskRecordFile(worktree, taskId, name);
     const server = await readText(file.state);
-    if (server !== undefined && server !== (await readText(file.mirror))) await writeFileAtomically(file.mirror, server);
+    if (server !== undefined && server !== (await readText(file.mirror)))
+      await writeFileAtomically(file.mirror, server);
   }
 }
 
 function entryName(name: string): string {
   const turn = /^(player|coach)_turn_(\d+)\.json$/.exec(name);
   if (turn) return `${turn[1]} turn ${turn[2]}`;
-  if (name.startsWith(`${artifactNames.runsDirectory}/`)) return `run ${path.basename(name, '.json')}`;
+  if (name.startsWith(`${artifactNames.runsDirectory}/`))
+    return `run ${path.basename(name, '.json')}`;
   return 'whole file';
 }
 
-function describeDifference(display: string, name: string, server: string, mirror: string): Tampering[] {
+function describeDifference(
+  display: string,
+  name: string,
+  server: string,
+  mirror: string,
+): Tampering[] {
   if (name === artifactNames.verdictLog) return verdictLogDifferences(display, server, mirror);
   const entry = entryName(name);
   const fields = jsonFieldDifferences(server, mirror);
@@ -128,9 +165,16 @@ function verdictLogDifferences(display: string, server: string, mirror: string):
     const [ours, theirs] = [serverLines[index], mirrorLines[index]];
     if (ours === theirs) continue;
     const entry = `line ${index + 1} (seq ${index + 1})`;
-    if (ours === undefined) findings.push({ file: display, entry, difference: 'an entry the server never wrote' });
-    else if (theirs === undefined) findings.push({ file: display, entry, difference: 'missing from the mirror' });
-    else findings.push({ file: display, entry, difference: jsonFieldDifferences(ours, theirs) ?? 'the line differs' });
+    if (ours === undefined)
+      findings.push({ file: display, entry, difference: 'an entry the server never wrote' });
+    else if (theirs === undefined)
+      findings.push({ file: display, entry, difference: 'missing from the mirror' });
+    else
+      findings.push({
+        file: display,
+        entry,
+        difference: jsonFieldDifferences(ours, theirs) ?? 'the line differs',
+      });
   }
   return findings;
 }
@@ -145,7 +189,9 @@ function jsonFieldDifferences(server: string, mirror: string): string | null {
     return null;
   }
   if (!isObject(ours) || !isObject(theirs)) return null;
-  const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].filter((key) => JSON.stringify(ours[key]) !== JSON.stringify(theirs[key]));
+  const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].filter(
+    (key) => JSON.stringify(ours[key]) !== JSON.stringify(theirs[key]),
+  );
   if (keys.length === 0) return 'the formatting differs';
   return keys
     .slice(0, 5)

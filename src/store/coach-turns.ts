@@ -6,7 +6,11 @@ export async function coachTurnNumbers(worktree: string, taskId: string): Promis
   return turnNumbers(await stateRecordNames(worktree, taskId), 'coach_turn_');
 }
 
-export async function readCoachTurn(worktree: string, taskId: string, turn: number): Promise<JsonFile<{ feedback_for_player?: string; decision?: string }>> {
+export async function readCoachTurn(
+  worktree: string,
+  taskId: string,
+  turn: number,
+): Promise<JsonFile<{ feedback_for_player?: string; decision?: string }>> {
   const file = await taskRecordFile(worktree, taskId, artifactNames.coachTurn(turn));
   return parseJsonRecord(file.mirror, await readStateCopy(file));
 }

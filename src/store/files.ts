@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readdir, readFile, realpath, rename, unlink } from 'node:fs/promises';
+import {
+  access,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  realpath,
+  rename,
+  unlink,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { realStateRoot, stateRoot } from '../state/location.js';
@@ -34,8 +44,15 @@ export async function writeFileAtomically(file: string, content: string): Promis
   } else {
     await mkdir(directory, { recursive: true });
   }
-  const temp = path.join(directory, `.${path.basename(file)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`);
-  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, isInsideState(file) ? 0o600 : 0o644);
+  const temp = path.join(
+    directory,
+    `.${path.basename(file)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
+  const handle = await open(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    isInsideState(file) ? 0o600 : 0o644,
+  );
   try {
     await handle.writeFile(content, 'utf8');
     await handle.sync();
@@ -53,7 +70,9 @@ export async function writeFileAtomically(file: string, content: string): Promis
 
 /** Removes temp files a killed write left in `directory` (the caller holds the lock that guards it). */
 export async function removeLeftoverTempFiles(directory: string): Promise<string[]> {
-  const names = (await readdir(directory).catch(() => [] as string[])).filter((name) => name.includes(TEMP_MARK));
+  const names = (await readdir(directory).catch(() => [] as string[])).filter((name) =>
+    name.includes(TEMP_MARK),
+  );
   await Promise.all(names.map((name) => unlink(path.join(directory, name)).catch(() => undefined)));
   return names;
 }
@@ -73,25 +92,41 @@ function guardedRoot(file: string): string | undefined {
 async function refuseLink(target: string, file: string): Promise<boolean> {
   const stat = await lstat(target).catch(() => undefined);
   if (stat?.isSymbolicLink()) {
-    throw new CallerError(`Refusing to write ${file}: ${target} is a symbolic link.`, 'Remove the link; coachgate writes its records only to real files inside the store.');
+    throw new CallerError(
+      `Refusing to write ${file}: ${target} is a symbolic link.`,
+      'Remove the link; coachgate writes its records only to real files inside the store.',
+    );
   }
   return stat !== undefined;
 }
 
-async function makeDirectoriesNoFollow(root: string, directory: string, file: string): Promise<void> {
+async function makeDirectoriesNoFollow(
+  root: string,
+  directory: string,
+  file: string,
+): Promise<void> {
   const relative = path.relative(root, directory);
-  if (relative.startsWith('..') || path.isAbsolute(relative)) throw new CallerError(`Refusing to write ${file}: it is outside ${root}.`);
+  if (relative.startsWith('..') || path.isAbsolute(relative))
+    throw new CallerError(`Refusing to write ${file}: it is outside ${root}.`);
   await mkdir(root, { recursive: true, mode: 0o700 });
   let current = root;
   for (const part of relative.split(path.sep).filter(Boolean)) {
     current = path.join(current, part);
-    if (!(await refuseLink(current, file))) await mkdir(current, { mode: isInsideState(file) ? 0o700 : 0o755 }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
+    if (!(await refuseLink(current, file)))
+      await mkdir(current, { mode: isInsideState(file) ? 0o700 : 0o755 }).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        },
+      );
   }
-  const [realRoot, realDirectory] = await Promise.all([root === stateRoot() ? realStateRoot() : realpath(root), realpath(directory)]);
+  const [realRoot, realDirectory] = await Promise.all([
+    root === stateRoot() ? realStateRoot() : realpath(root),
+    realpath(directory),
+  ]);
   if (path.relative(realRoot, realDirectory).startsWith('..')) {
-    throw new CallerError(`Refusing to write ${file}: its real directory ${realDirectory} is outside ${realRoot}.`);
+    throw new CallerError(
+      `Refusing to write ${file}: its real directory ${realDirectory} is outside ${realRoot}.`,
+    );
   }
 }
 
@@ -115,10 +150,14 @@ export async function readJsonFile<T = unknown>(file: string): Promise<JsonFile<
 export function parseJsonRecord<T = unknown>(file: string, text: string | undefined): JsonFile<T> {
   if (text === undefined) return { state: 'missing', path: file };
   const parsed = parseJsonText(text);
-  return parsed.ok ? { state: 'ok', path: file, value: parsed.value as T } : { state: 'corrupt', path: file, problem: parsed.problem };
+  return parsed.ok
+    ? { state: 'ok', path: file, value: parsed.value as T }
+    : { state: 'corrupt', path: file, problem: parsed.problem };
 }
 
-function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+function parseJsonText(
+  text: string,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
   if (text.trim() === '') return { ok: false, problem: 'file is empty (half-written?)' };
   try {
     return { ok: true, value: JSON.parse(text) };

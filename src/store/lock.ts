@@ -25,7 +25,11 @@ const WAIT_LIMIT_MS = 120_000;
  * at once; one with an unknown owner or an mtime in the future is reported (stderr) and expires.
  * Callers re-read their files inside `work`, never before it.
  */
-export async function withTaskLock<T>(worktree: string, taskId: string, work: () => Promise<T>): Promise<T> {
+export async function withTaskLock<T>(
+  worktree: string,
+  taskId: string,
+  work: () => Promise<T>,
+): Promise<T> {
   const directory = await taskStateDirectory(worktree, taskId);
   await ensurePrivateDirectory(directory);
   const lock = path.join(directory, '.lock');
@@ -37,14 +41,19 @@ export async function withTaskLock<T>(worktree: string, taskId: string, work: ()
     return await work();
   } finally {
     // Only remove the lock if it is still ours (it may have been taken over as expired).
-    if ((await readOwner(lock))?.acquired_at === mine.acquired_at) await moveAsideAndRemove(lock, 'released');
+    if ((await readOwner(lock))?.acquired_at === mine.acquired_at)
+      await moveAsideAndRemove(lock, 'released');
   }
 }
 
 async function acquire(lock: string): Promise<LockOwner> {
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
-    const owner: LockOwner = { pid: process.pid, host: os.hostname(), acquired_at: `${new Date().toISOString()}#${randomBytes(4).toString('hex')}` };
+    const owner: LockOwner = {
+      pid: process.pid,
+      host: os.hostname(),
+      acquired_at: `${new Date().toISOString()}#${randomBytes(4).toString('hex')}`,
+    };
     const staging = `${lock}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
     await mkdir(staging);
     await writeFile(path.join(staging, 'owner.json'), JSON.stringify(owner));
@@ -63,9 +72,14 @@ async function acquire(lock: string): Promise<LockOwner> {
       continue;
     }
     if (Date.now() - started > WAIT_LIMIT_MS) {
-      throw new CallerError(`The task's records are locked by another coachgate process (${lock}) for over ${WAIT_LIMIT_MS / 1000} s.`, 'Retry when the other call has finished.');
+      throw new CallerError(
+        `The task's records are locked by another coachgate process (${lock}) for over ${WAIT_LIMIT_MS / 1000} s.`,
+        'Retry when the other call has finished.',
+      );
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt) + Math.random() * 10));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(100, 5 * 2 ** attempt) + Math.random() * 10),
+    );
   }
 }
 
@@ -76,8 +90,14 @@ async function expiry(lock: string): Promise<string | null> {
   const age = Date.now() - info.mtimeMs;
   if (age < -1_000) return `its mtime ${info.mtime.toISOString()} is in the future`;
   const owner = await readOwner(lock);
-  if (!owner) return age > UNKNOWN_OWNER_EXPIRY_MS ? `it has no readable owner and is ${Math.round(age / 1000)} s old` : null;
-  if (owner.host !== os.hostname()) return age > REMOTE_OWNER_EXPIRY_MS ? `its owner on ${owner.host} has held it for ${Math.round(age / 1000)} s` : null;
+  if (!owner)
+    return age > UNKNOWN_OWNER_EXPIRY_MS
+      ? `it has no readable owner and is ${Math.round(age / 1000)} s old`
+      : null;
+  if (owner.host !== os.hostname())
+    return age > REMOTE_OWNER_EXPIRY_MS
+      ? `its owner on ${owner.host} has held it for ${Math.round(age / 1000)} s`
+      : null;
   return processAlive(owner.pid) ? null : `its owner process ${owner.pid} is gone`;
 }
 
@@ -88,14 +108,21 @@ async function takeOver(lock: string): Promise<void> {
 /** One atomic rename ends the lock; removing its files afterwards cannot touch a newer lock. */
 async function moveAsideAndRemove(lock: string, why: string): Promise<void> {
   const aside = `${lock}.${why}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  if (await rename(lock, aside).then(() => true, () => false)) await rm(aside, { recursive: true, force: true });
+  if (
+    await rename(lock, aside).then(
+      () => true,
+      () => false,
+    )
+  )
+    await rm(aside, { recursive: true, force: true });
 }
 
 /** `.lock.<why>-<pid>-<hex>` directories left by a process killed while taking or releasing a lock. */
 async function removeDeadStagingDirectories(directory: string): Promise<void> {
   for (const name of await readdir(directory).catch(() => [] as string[])) {
     const pid = /^\.lock\.[a-z]+-(\d+)-[0-9a-f]+$/.exec(name)?.[1];
-    if (pid !== undefined && !processAlive(Number(pid))) await rm(path.join(directory, name), { recursive: true, force: true });
+    if (pid !== undefined && !processAlive(Number(pid)))
+      await rm(path.join(directory, name), { recursive: true, force: true });
   }
 }
 

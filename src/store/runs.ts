@@ -29,11 +29,21 @@ export async function storedRunIds(worktree: string, taskId: string): Promise<st
 }
 
 /** Signs the run and stores it in the state directory and the mirror, then appends it to the run order. */
-export async function saveRun(worktree: string, taskId: string, run: RunRecord): Promise<RunRecord> {
+export async function saveRun(
+  worktree: string,
+  taskId: string,
+  run: RunRecord,
+): Promise<RunRecord> {
   const signed = signRecord(RunRecordSchema.parse(run), await signingKey());
   await withTaskLock(worktree, taskId, async () => {
-    await writeMirrored(await taskRecordFile(worktree, taskId, runName(run.run_id)), `${JSON.stringify(signed, null, 2)}\n`);
-    await writeJsonAtomically(await runOrderPath(worktree, taskId), [...(await storedRunIds(worktree, taskId)), run.run_id]);
+    await writeMirrored(
+      await taskRecordFile(worktree, taskId, runName(run.run_id)),
+      `${JSON.stringify(signed, null, 2)}\n`,
+    );
+    await writeJsonAtomically(await runOrderPath(worktree, taskId), [
+      ...(await storedRunIds(worktree, taskId)),
+      run.run_id,
+    ]);
   });
   return signed;
 }
@@ -43,7 +53,11 @@ function runName(runId: string): string {
 }
 
 /** One stored run from the server's copy, validated and signature-checked. */
-export async function readRun(worktree: string, taskId: string, runId: string): Promise<JsonFile<RunRecord>> {
+export async function readRun(
+  worktree: string,
+  taskId: string,
+  runId: string,
+): Promise<JsonFile<RunRecord>> {
   const file = await taskRecordFile(worktree, taskId, runName(runId));
   const text = await readStateCopy(file);
   if (text === undefined) return { state: 'missing', path: file.mirror };
@@ -51,12 +65,23 @@ export async function readRun(worktree: string, taskId: string, runId: string): 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { state: 'corrupt', path: file.mirror, problem: `invalid JSON: ${(error as Error).message}` };
+    return {
+      state: 'corrupt',
+      path: file.mirror,
+      problem: `invalid JSON: ${(error as Error).message}`,
+    };
   }
   const parsed = RunRecordSchema.safeParse(value);
-  if (!parsed.success) return { state: 'corrupt', path: file.mirror, problem: `not a run record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}` };
+  if (!parsed.success)
+    return {
+      state: 'corrupt',
+      path: file.mirror,
+      problem: `not a run record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+    };
   const unsigned = signatureProblem(parsed.data, [keyOf(await signingKey())]);
-  return unsigned ? { state: 'corrupt', path: file.mirror, problem: `run ${runId} ${unsigned}` } : { state: 'ok', path: file.mirror, value: parsed.data };
+  return unsigned
+    ? { state: 'corrupt', path: file.mirror, problem: `run ${runId} ${unsigned}` }
+    : { state: 'ok', path: file.mirror, value: parsed.data };
 }
 
 /** The most recent run the server stored for a task (by its own order, not by file name). */

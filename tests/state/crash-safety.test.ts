@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,7 +9,9 @@ import { withTaskLock } from '../../src/store/lock.js';
 import { readVerdictLog } from '../../src/store/verdict-log.js';
 
 const TASK = 'TASK-7';
-const dist = (module: string) => JSON.stringify(new URL(`../../dist/${module}`, import.meta.url).href);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const dist = (module: string) =>
+  JSON.stringify(new URL(`../../dist/${module}`, import.meta.url).href);
 let worktree: string;
 beforeEach(() => {
   worktree = mkdtempSync(path.join(os.tmpdir(), 'coachgate-crash-'));
@@ -30,19 +32,29 @@ async function killWriterAfter(ms: number): Promise<void> {
       });
     }`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
-  await new Promise((resolve) => setTimeout(resolve, ms));
+  // Kill it `ms` after its first record landed, so the kill hits a writer in full flow.
+  const mirrorLog = path.join(worktree, '.guardkit/autobuild', TASK, 'verdicts.jsonl');
+  for (let waited = 0; !existsSync(mirrorLog) && waited < 30_000; waited += 20) await sleep(20);
+  await sleep(ms);
   child.kill('SIGKILL');
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
 const leftovers = async () => {
-  const directories = [await taskStateDirectory(worktree, TASK), path.join(worktree, '.guardkit/autobuild', TASK)];
-  return directories.flatMap((directory) => readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter((name) => name.includes('coachgate-tmp') || name.startsWith('.lock.')));
+  const directories = [
+    await taskStateDirectory(worktree, TASK),
+    path.join(worktree, '.guardkit/autobuild', TASK),
+  ];
+  return directories.flatMap((directory) =>
+    readdirSync(directory, { recursive: true, encoding: 'utf8' }).filter(
+      (name) => name.includes('coachgate-tmp') || name.startsWith('.lock.'),
+    ),
+  );
 };
 
 describe('kill -9 during record writes', () => {
   it('the next call takes the dead lock at once, removes temp files and repairs the mirror from the state', async () => {
-    for (const delay of [900, 1300, 1700]) {
+    for (const delay of [15, 60, 150, 300]) {
       await killWriterAfter(delay);
       const started = Date.now();
       await withTaskLock(worktree, TASK, async () => {
@@ -64,7 +76,10 @@ describe('task locks cannot be wedged', () => {
   it('takes over a lock whose owner process is gone at once', async () => {
     const lock = await lockDirectory();
     mkdirSync(lock, { recursive: true });
-    writeFileSync(path.join(lock, 'owner.json'), JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname(), acquired_at: 'then' }));
+    writeFileSync(
+      path.join(lock, 'owner.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: os.hostname(), acquired_at: 'then' }),
+    );
     const started = Date.now();
     expect(await withTaskLock(worktree, TASK, async () => 'done')).toBe('done');
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -80,7 +95,9 @@ describe('task locks cannot be wedged', () => {
     const started = Date.now();
     expect(await withTaskLock(worktree, TASK, async () => 'done')).toBe('done');
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(report.mock.calls.map(([text]) => String(text)).join('')).toMatch(/taking over the task lock .*: its mtime 2100-01-01T00:00:00.000Z is in the future/);
+    expect(report.mock.calls.map(([text]) => String(text)).join('')).toMatch(
+      /taking over the task lock .*: its mtime 2100-01-01T00:00:00.000Z is in the future/,
+    );
     report.mockRestore();
   });
 });

@@ -1,6 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +20,10 @@ import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const TASK = 'TASK-042';
-const EVIDENCE = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
+const EVIDENCE = [
+  { criterion: 'AC-001', test: 'greets by name' },
+  { criterion: 'AC-002', test: 'rejects empty names' },
+];
 const cleanup: string[] = [];
 let repo: TempRepo;
 afterEach(() => {
@@ -27,7 +37,10 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /** `coachgate gate` in `dir` with its own (maybe empty) state directory: a CI machine or a fresh clone. */
 function gate(dir: string, stateDir?: string) {
   const env = { ...process.env, ...(stateDir ? { COACHGATE_STATE_DIR: stateDir } : {}) };
-  return spawnSync(process.execPath, [cli, 'gate', '--task', TASK, '--worktree', dir], { encoding: 'utf8', env });
+  return spawnSync(process.execPath, [cli, 'gate', '--task', TASK, '--worktree', dir], {
+    encoding: 'utf8',
+    env,
+  });
 }
 
 function freshClone(source: string): { dir: string; state: string } {
@@ -38,7 +51,10 @@ function freshClone(source: string): { dir: string; state: string } {
 }
 
 /** What a hostile Player writes: a consistent hash chain, signed with a key it made itself (or unsigned). */
-function forgeLog(entries: Record<string, unknown>[], signWith?: ReturnType<typeof generateKeyPairSync>): string {
+function forgeLog(
+  entries: Record<string, unknown>[],
+  signWith?: ReturnType<typeof generateKeyPairSync>,
+): string {
   let previous = '0'.repeat(64);
   return entries
     .map((entry, index) => {
@@ -46,7 +62,11 @@ function forgeLog(entries: Record<string, unknown>[], signWith?: ReturnType<type
       if (signWith) {
         const der = signWith.publicKey.export({ type: 'spki', format: 'der' });
         value = { ...value, key_id: createHash('sha256').update(der).digest('hex').slice(0, 16) };
-        value.signature = sign(null, Buffer.from(canonicalJson(value)), signWith.privateKey).toString('base64');
+        value.signature = sign(
+          null,
+          Buffer.from(canonicalJson(value)),
+          signWith.privateKey,
+        ).toString('base64');
       }
       const line = JSON.stringify(value);
       previous = sha256(line);
@@ -61,9 +81,23 @@ async function approveRealWork(config: string) {
   repo.commit('player work');
   const { client, close } = await connect({ roots: [repo.dir] });
   const task = { worktree: repo.dir, task_id: TASK };
-  await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+  await callTool(client, 'record_player_report', {
+    ...task,
+    turn: 1,
+    report: { tests_passed: true, files_created: ['src/greet.js'] },
+  });
   dataOf(await callTool(client, 'run_independent_tests', task));
-  expect(dataOf(await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence: EVIDENCE })).status).toBe('approved');
+  expect(
+    dataOf(
+      await callTool(client, 'record_verdict', {
+        ...task,
+        turn: 1,
+        decision: 'approve',
+        rationale: 'verified',
+        evidence: EVIDENCE,
+      }),
+    ).status,
+  ).toBe('approved');
   await close();
   repo.commit('coachgate records');
 }
@@ -72,26 +106,50 @@ describe('signed records: coachgate gate with a pinned public key', () => {
   it('passes a real approval in a fresh clone without the state directory, and fails forged or tampered mirrors naming the entry', async () => {
     const { key } = await initKey();
     await approveRealWork(`coachgate:\n  trusted_keys:\n    - "${key.public_key}"\n`);
-    expect(gate(repo.dir).stdout).toMatch(/PASS[\s\S]*verified: the server's state copy, signatures checked against 1 trusted key/);
+    expect(gate(repo.dir).stdout).toMatch(
+      /PASS[\s\S]*verified: the server's state copy, signatures checked against 1 trusted key/,
+    );
 
     const clean = freshClone(repo.dir);
     const passed = gate(clean.dir, clean.state);
-    expect(passed.stdout).toMatch(/PASS[\s\S]*the worktree mirror alone \(no state directory for this clone\), signatures checked against 1 trusted key/);
+    expect(passed.stdout).toMatch(
+      /PASS[\s\S]*the worktree mirror alone \(no state directory for this clone\), signatures checked against 1 trusted key/,
+    );
     expect(passed.status).toBe(0);
 
     // Forged run record: the approving run rewritten (a failing run made "passed" has the same shape).
     const forgedRun = freshClone(repo.dir);
-    const runFile = readdirSync(path.dirname(mirror(forgedRun.dir, 'runs/x'))).find((name) => name.endsWith('.json'))!;
+    const runFile = readdirSync(path.dirname(mirror(forgedRun.dir, 'runs/x'))).find((name) =>
+      name.endsWith('.json'),
+    )!;
     const runPath = mirror(forgedRun.dir, `runs/${runFile}`);
-    writeFileSync(runPath, readFileSync(runPath, 'utf8').replace('"duration_ms": ', '"duration_ms": 1'));
+    writeFileSync(
+      runPath,
+      readFileSync(runPath, 'utf8').replace('"duration_ms": ', '"duration_ms": 1'),
+    );
     const runResult = gate(forgedRun.dir, forgedRun.state);
     expect(runResult.status).toBe(1);
-    expect(runResult.stdout).toContain(`the approving run .guardkit/autobuild/${TASK}/runs/${runFile} has an invalid signature`);
+    expect(runResult.stdout).toContain(
+      `the approving run .guardkit/autobuild/${TASK}/runs/${runFile} has an invalid signature`,
+    );
 
     // Forged verdict log: a consistent chain with an approval signed by the Player's own key, then unsigned.
-    const entry = { kind: 'verdict', turn: 1, decision: 'approve', status: 'approved', strikes: 0, recorded_at: new Date().toISOString(), rationale: 'ok', issues: [], run_id: runFile.replace('.json', '') };
+    const entry = {
+      kind: 'verdict',
+      turn: 1,
+      decision: 'approve',
+      status: 'approved',
+      strikes: 0,
+      recorded_at: new Date().toISOString(),
+      rationale: 'ok',
+      issues: [],
+      run_id: runFile.replace('.json', ''),
+    };
     for (const [signer, expected] of [
-      [generateKeyPairSync('ed25519'), /line 1 \(seq 1, verdict approve turn 1\): is signed by key [0-9a-f]{16}, which is not a trusted key/],
+      [
+        generateKeyPairSync('ed25519'),
+        /line 1 \(seq 1, verdict approve turn 1\): is signed by key [0-9a-f]{16}, which is not a trusted key/,
+      ],
       [undefined, /line 1 \(seq 1, verdict approve turn 1\): has no signature/],
     ] as const) {
       const forged = freshClone(repo.dir);
@@ -106,7 +164,9 @@ describe('signed records: coachgate gate with a pinned public key', () => {
     await approveRealWork('');
     const result = gate(repo.dir);
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/no coachgate.trusted_keys pinned: signatures checked against the local key [0-9a-f]{16}/);
+    expect(result.stdout).toMatch(
+      /no coachgate.trusted_keys pinned: signatures checked against the local key [0-9a-f]{16}/,
+    );
   });
 });
 
@@ -115,16 +175,46 @@ describe('forged records against the server (MCP)', () => {
     repo = greetingProject(BAD_GREET);
     const { client, close } = await connect({ roots: [repo.dir] });
     const task = { worktree: repo.dir, task_id: TASK };
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
-    const real = dataOf(await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }));
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
+    const real = dataOf(
+      await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }),
+    );
     expect(real.status).toBe('failed');
     expect(real.signature).toMatch(/^[A-Za-z0-9+/=]+$/);
 
     // A "passed" run whose name sorts after every real one, with the real tree hash.
     const forgedId = '99991231T235959999Z-ffff';
-    writeFileSync(mirror(repo.dir, `runs/${forgedId}.json`), JSON.stringify({ ...real, run_id: forgedId, status: 'passed', counts: { ...real.counts, failed: 0, passed: 2 }, tests: [] }));
+    writeFileSync(
+      mirror(repo.dir, `runs/${forgedId}.json`),
+      JSON.stringify({
+        ...real,
+        run_id: forgedId,
+        status: 'passed',
+        counts: { ...real.counts, failed: 0, passed: 2 },
+        tests: [],
+      }),
+    );
     // A verdict log claiming approval.
-    writeFileSync(mirror(repo.dir, 'verdicts.jsonl'), forgeLog([{ kind: 'verdict', turn: 1, decision: 'approve', status: 'approved', strikes: 0, recorded_at: 'x', rationale: 'ok', issues: [], run_id: forgedId }]));
+    writeFileSync(
+      mirror(repo.dir, 'verdicts.jsonl'),
+      forgeLog([
+        {
+          kind: 'verdict',
+          turn: 1,
+          decision: 'approve',
+          status: 'approved',
+          strikes: 0,
+          recorded_at: 'x',
+          rationale: 'ok',
+          issues: [],
+          run_id: forgedId,
+        },
+      ]),
+    );
     // A baseline cache that says the base had fewer tests.
     const cacheDir = path.join(repo.dir, '.guardkit/autobuild/.baseline-cache');
     const cacheName = readdirSync(cacheDir)[0]!;
@@ -136,17 +226,35 @@ describe('forged records against the server (MCP)', () => {
     expect(status.latest_run).toMatchObject({ run_id: real.run_id, status: 'failed' });
     expect(status.mirror_tampering).toEqual(
       expect.arrayContaining([
-        { file: `.guardkit/autobuild/${TASK}/runs/${forgedId}.json`, entry: `run ${forgedId}`, difference: 'not written by the server: it has no copy of this record' },
-        { file: `.guardkit/autobuild/${TASK}/verdicts.jsonl`, entry: 'whole file', difference: 'not written by the server: it has no copy of this record' },
+        {
+          file: `.guardkit/autobuild/${TASK}/runs/${forgedId}.json`,
+          entry: `run ${forgedId}`,
+          difference: 'not written by the server: it has no copy of this record',
+        },
+        {
+          file: `.guardkit/autobuild/${TASK}/verdicts.jsonl`,
+          entry: 'whole file',
+          difference: 'not written by the server: it has no copy of this record',
+        },
       ]),
     );
     expect(textOf(await callTool(client, 'task_status', task))).toMatch(/MIRROR TAMPERED/);
-    const again = dataOf(await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }));
+    const again = dataOf(
+      await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }),
+    );
     expect(again.baseline).toMatchObject({ cached: true, tests_total: cache.tests_total });
 
-    const refused = await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'forged', evidence: EVIDENCE });
+    const refused = await callTool(client, 'record_verdict', {
+      ...task,
+      turn: 1,
+      decision: 'approve',
+      rationale: 'forged',
+      evidence: EVIDENCE,
+    });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toContain(`the worktree mirror was changed: .guardkit/autobuild/${TASK}/runs/${forgedId}.json run ${forgedId}`);
+    expect(textOf(refused)).toContain(
+      `the worktree mirror was changed: .guardkit/autobuild/${TASK}/runs/${forgedId}.json run ${forgedId}`,
+    );
     expect(textOf(refused)).toMatch(/latest run .* status failed|run .* failed/i);
     expect(gate(repo.dir).status).toBe(1);
     await close();
@@ -156,18 +264,39 @@ describe('forged records against the server (MCP)', () => {
     repo = greetingProject(BAD_GREET);
     const { client, close } = await connect({ roots: [repo.dir] });
     const task = { worktree: repo.dir, task_id: TASK };
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
-    const far = await callTool(client, 'record_verdict', { ...task, turn: 1000, decision: 'feedback', rationale: 'lockout' });
-    expect(textOf(far)).toMatch(/Turn 1000 is not the turn under review for TASK-042: the verdict belongs to turn 1/);
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
+    const far = await callTool(client, 'record_verdict', {
+      ...task,
+      turn: 1000,
+      decision: 'feedback',
+      rationale: 'lockout',
+    });
+    expect(textOf(far)).toMatch(
+      /Turn 1000 is not the turn under review for TASK-042: the verdict belongs to turn 1/,
+    );
     expect(dataOf(await callTool(client, 'task_status', task)).turns).toHaveLength(1);
 
-    const outside = path.join(mkdtempSync(path.join(os.tmpdir(), 'coachgate-outside-')), 'victim.txt');
+    const outside = path.join(
+      mkdtempSync(path.join(os.tmpdir(), 'coachgate-outside-')),
+      'victim.txt',
+    );
     cleanup.push(path.dirname(outside));
     writeFileSync(outside, 'keep me\n');
     symlinkSync(outside, mirror(repo.dir, 'review.md'));
-    const refused = await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'feedback', rationale: 'fix the greeting' });
+    const refused = await callTool(client, 'record_verdict', {
+      ...task,
+      turn: 1,
+      decision: 'feedback',
+      rationale: 'fix the greeting',
+    });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toMatch(/Refusing to write .*review\.md: .*review\.md is a symbolic link/);
+    expect(textOf(refused)).toMatch(
+      /Refusing to write .*review\.md: .*review\.md is a symbolic link/,
+    );
     expect(readFileSync(outside, 'utf8')).toBe('keep me\n');
     await close();
   });

@@ -40,15 +40,34 @@ describe('pinned base (state directory)', () => {
     expect(integrity.base_commit).toBe(base);
     expect(integrity.base_moved).toEqual({ pinned: base, resolved: own });
 
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
     await callTool(client, 'run_independent_tests', task);
-    const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
-    const refused = await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'ok', evidence });
+    const evidence = [
+      { criterion: 'AC-001', test: 'greets by name' },
+      { criterion: 'AC-002', test: 'rejects empty names' },
+    ];
+    const refused = await callTool(client, 'record_verdict', {
+      ...task,
+      turn: 1,
+      decision: 'approve',
+      rationale: 'ok',
+      evidence,
+    });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toContain(`the base moved since TASK-042 was pinned (pinned ${base}, now resolves to ${own})`);
+    expect(textOf(refused)).toContain(
+      `the base moved since TASK-042 was pinned (pinned ${base}, now resolves to ${own})`,
+    );
 
     // A person re-pins with the CLI; the next evaluation uses the new base.
-    const repin = spawnSync(process.execPath, [cli, 'task', 'pin-base', '--task', 'TASK-042', '--base', 'main', '--worktree', repo.dir], { encoding: 'utf8' });
+    const repin = spawnSync(
+      process.execPath,
+      [cli, 'task', 'pin-base', '--task', 'TASK-042', '--base', 'main', '--worktree', repo.dir],
+      { encoding: 'utf8' },
+    );
     expect(repin.stderr).toBe('');
     expect(repin.status).toBe(0);
     expect(repin.stdout).toContain(`base pinned to ${own}`);
