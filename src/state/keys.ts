@@ -77,11 +77,6 @@ export async function initKey(): Promise<{ created: boolean; key: SigningKey }> 
   return { created: true, key: { ...describe(publicKey), privateKey } };
 }
 
-/** Forgets the cached key (tests switch state directories). */
-export function forgetCachedKey(): void {
-  cached = undefined;
-}
-
 /** The signed bytes: the record without its signature, keys sorted (key_id included, so it is bound). */
 function signedBytes(record: object): Buffer {
   const { signature: _signature, ...rest } = record as Signed & Record<string, unknown>;

@@ -105,19 +105,6 @@ export async function mirrorTampering(worktree: string, taskId: string): Promise
   return findings;
 }
 
-/** Compares one cached/mirrored file; null when the mirror matches or is absent. */
-export async function mirroredFileTampering(file: MirroredFile): Promise<Tampering | null> {
-  const [server, mirror] = await Promise.all([readText(file.state), readText(file.mirror)]);
-  if (mirror === undefined || server === mirror) return null;
-  return server === undefined
-    ? {
-        file: file.display,
-        entry: 'whole file',
-        difference: 'not written by the server: it has no copy (ignored)',
-      }
-    : (describeDifference(file.display, path.basename(file.mirror), server, mirror)[0] ?? null);
-}
-
 /**
  * Under the task lock: removes temp files a killed write left behind and rewrites every mirror file that
  * is missing or differs from the server's copy, so the mirror matches the state again.
