@@ -8,6 +8,7 @@ import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree, type Workt
 import { stopHook } from './autobuild/hook.js';
 import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
 import { parseOptions, type Print } from './cli-options.js';
+import { runStateCommand } from './cli-state.js';
 import { CallerError } from './core/errors.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
 import { planValidation } from './core/plan-validation.js';
@@ -132,9 +133,12 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
     description: { type: 'string' },
     'depends-on': { type: 'string', multiple: true },
     worktree: { type: 'string' },
+    task: { type: 'string' },
+    base: { type: 'string' },
   } as const;
   const { values, positionals } = parseOptions(args, options);
-  if (positionals[0] !== 'new') throw new CallerError(`task needs the sub-command new, not ${JSON.stringify(positionals[0] ?? '')}`);
+  if (positionals[0] === 'pin-base') return runStateCommand(['task', ...positionals], values, print);
+  if (positionals[0] !== 'new') throw new CallerError(`task needs the sub-command new or pin-base, not ${JSON.stringify(positionals[0] ?? '')}`);
   const written = await writeNewTask(path.resolve(values.worktree ?? '.'), {
     title: values.title ?? '',
     criteria: values.criterion ?? [],

@@ -2,6 +2,12 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli-loop.js';
+import {
+  runStateCommand,
+  STATE_OPTIONS_USAGE,
+  STATE_USAGE,
+  takeStateDirectory,
+} from './cli-state.js';
 import { runDemo } from './demo.js';
 import { serveHttp } from './http.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
@@ -18,6 +24,7 @@ Usage:
                                                    otherwise); each bearer token in FILE carries its role
 ${LOOP_USAGE}
   coachgate demo                                   run the Player/Coach demo on the bundled example
+${STATE_USAGE}
   coachgate --help | --version
 
 Options:
@@ -32,6 +39,7 @@ Options:
                   --http: extra Host header values (host:port) and Origins to accept (DNS-rebinding checks).
   --task ID       the task to check or run.
   --worktree DIR  the repository (default: the current directory).
+${STATE_OPTIONS_USAGE}
   -h, --help      show this help
   -v, --version   print the version
 `;
@@ -49,7 +57,14 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
-async function main(argv: string[]): Promise<void> {
+async function main(allArgs: string[]): Promise<void> {
+  // --state-dir applies to every command (serve, gate, worktree, autobuild, key, task).
+  let argv: string[];
+  try {
+    argv = takeStateDirectory(allArgs);
+  } catch (error) {
+    usageError((error as Error).message);
+  }
   if (LOOP_COMMANDS.has(argv[0] ?? '') && !argv.includes('--help') && !argv.includes('-h')) {
     process.exitCode = await runLoopCommand(argv, print);
     return;
@@ -81,6 +96,10 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return print(USAGE.trimEnd());
   if (values.version) return print(VERSION);
   const [command = 'serve', ...extra] = positionals;
+  if (command === 'key') {
+    process.exitCode = await runStateCommand(positionals, {}, print);
+    return;
+  }
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   const serveFlag = SERVE_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
   if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);

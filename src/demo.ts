@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { stateRoot } from './state/location.js';
+
 
 const EXAMPLE = fileURLToPath(new URL('../examples/greeting/', import.meta.url));
 const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
@@ -31,7 +33,7 @@ export async function runDemo(print: (line: string) => void): Promise<number> {
     git('checkout', '-q', '-b', `autobuild/${TASK}`);
     print(`coachgate demo — example project copied to ${worktree} (task ${TASK}, base branch main)\n`);
 
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--root', worktree], stderr: 'ignore' }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--root', worktree, '--state-dir', stateRoot()], stderr: 'ignore' }));
     const call = async (name: string, args: Data = {}): Promise<{ data: Data; text: string; isError: boolean }> => {
       const result = (await client.callTool({ name, arguments: { worktree, task_id: TASK, ...args } }, undefined, { timeout: 300_000 })) as CallToolResult;
       const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');

@@ -5,6 +5,7 @@ import { PlayerReportSchema, PlayerTurnRecordSchema } from './core/player-report
 import { RunRecordSchema } from './core/run-record.js';
 import { TaskWorkResultsSchema } from './core/task-work-results.js';
 import { VerdictLogEntrySchema } from './core/verdict-entry.js';
+import { PinnedBaseSchema } from './state/pinned-base.js';
 
 /**
  * Every file format coachgate reads or writes, keyed by the JSON Schema file generated from it into
@@ -18,6 +19,7 @@ export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'out
   'coach-turn.schema.json': { schema: CoachTurnRecordSchema, io: 'output' },
   'run-record.schema.json': { schema: RunRecordSchema, io: 'output' },
   'verdict-log-entry.schema.json': { schema: VerdictLogEntrySchema, io: 'output' },
+  'pinned-base.schema.json': { schema: PinnedBaseSchema, io: 'output' },
 };
 
 export function jsonSchemaText(name: string): string {

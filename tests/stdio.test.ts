@@ -16,7 +16,7 @@ afterAll(() => repo.remove());
 
 describe('the built binary (dist/cli.js)', () => {
   it('serves every tool over stdio and keeps stdout for MCP frames only', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', repo.dir], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', repo.dir, '--state-dir', process.env.COACHGATE_STATE_DIR!], stderr: 'pipe' });
     const client = new Client({ name: 'stdio-test', version: '0' });
     await client.connect(transport);
     const { tools } = await client.listTools();
@@ -35,7 +35,7 @@ describe('the built binary (dist/cli.js)', () => {
     const project = greetingProject();
     // The worktree tools need a repository on its base branch, not one already on autobuild/TASK-042.
     const mainline = makeRepo({ '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', project.dir, '--root', mainline.dir], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, '--root', project.dir, '--root', mainline.dir, '--state-dir', process.env.COACHGATE_STATE_DIR!], stderr: 'pipe' });
     const client = new Client({ name: 'stdio-test', version: '0' });
     await client.connect(transport);
     const task = { worktree: project.dir, task_id: 'TASK-042' };

@@ -3,13 +3,12 @@ import path from 'node:path';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import { findIntegrityIssues, type FileVersions, type IntegrityFinding } from '../core/integrity.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
-import { assertTaskId } from '../core/task-id.js';
 import { changedSince, readAtCommit } from '../repo/git.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { STORE_PREFIX } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
-import { openRepository } from './task-scope.js';
+import { openRepository, openTask, type BaseMoved } from './task-scope.js';
 
 export interface IntegrityReport {
   base_commit: string;
@@ -18,6 +17,7 @@ export interface IntegrityReport {
   files_checked: string[];
   tests_at_base?: number;
   tests_now?: number;
+  base_moved?: BaseMoved | null;
 }
 
 /**
@@ -25,9 +25,10 @@ export interface IntegrityReport {
  * ways a Player makes tests pass without making the code work.
  */
 export async function checkTestIntegrity(worktree: string, taskId: string | undefined, baseRef?: string): Promise<IntegrityReport> {
-  if (taskId !== undefined) assertTaskId(taskId);
-  const repo = await openRepository(worktree, baseRef);
-  return integrityAgainstBase(worktree, repo.base.commit, taskId);
+  if (taskId === undefined) return integrityAgainstBase(worktree, (await openRepository(worktree, baseRef)).base.commit, undefined);
+  // A task is judged against its pinned base; a moved base is reported, not followed.
+  const scope = await openTask(worktree, taskId, baseRef);
+  return { ...(await integrityAgainstBase(worktree, scope.base.commit, taskId)), base_moved: scope.base_moved };
 }
 
 /** The integrity check for a repository already opened at a known base commit. */

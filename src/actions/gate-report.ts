@@ -14,7 +14,7 @@ export async function gateReport(scope: TaskScope): Promise<GateReport> {
     return found ? { label: LABELS[name], state: found.passed ? 'pass' : 'fail', detail: found.reason, details: found.details } : { label: LABELS[name], state: 'skip', detail: `not configured (toolchain.${name})`, details: [] };
   };
   const rows = [verdictRow(decision), check('graph'), check('build'), check('typecheck'), testsRow(decision), check('lint')].filter((row) => !(row.label === LABELS.typecheck && row.state === 'skip'));
-  const report: GateReport = { task_id: scope.taskId, title: task.title, passed: decision.pass, status: task.status, strikes: task.strikes, max_strikes: task.max_strikes, rows, reasons: decision.reasons };
+  const report: GateReport = { task_id: scope.taskId, title: task.title, passed: decision.pass, status: task.status, strikes: task.strikes, max_strikes: task.max_strikes, rows, reasons: decision.reasons, verified_with: decision.verified_with };
   if (task.status === 'blocked') report.blocked = await blockedInfo(scope, task.block_reason ?? 'blocked');
   return report;
 }

@@ -1,4 +1,26 @@
 import type { GateCheck } from '../core/gate-report.js';
+import { readFile } from 'node:fs/promises';
+import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
+import { taskState } from '../core/task-state.js';
+import type { VerdictLogEntry } from '../core/verdict-entry.js';
+import { treeFingerprint } from '../repo/fingerprint.js';
+import { loadTask } from '../repo/tasks.js';
+import {
+  existingSigningKey,
+  keyOf,
+  parsePublicKeys,
+  signatureProblem,
+  type TrustedKey,
+} from '../state/keys.js';
+import {
+  mirrorTampering,
+  readStateCopy,
+  stateRecordNames,
+  taskRecordFile,
+  type MirroredFile,
+} from '../state/records.js';
+import { artifactNames } from '../store/paths.js';
+import { parseVerdictLog } from '../store/verdict-log.js';
 import { gateChecks } from './gate-checks.js';
 import type { TaskScope } from './task-scope.js';
 import { taskStatus } from './task-status.js';
@@ -10,25 +32,120 @@ export interface GateDecision {
   task: Awaited<ReturnType<typeof taskStatus>>;
   /** Graph health, build, typecheck and lint on the current tree (gate-checks.ts). */
   checks: GateCheck[];
+  /** Which records were checked and with which keys, e.g. "mirror only, 1 pinned trusted key". */
+  verified_with: string;
 }
 
 /**
- * For hooks and CI: a task passes only when its recorded verdict is an approval, the verdict history is
- * intact, and the tree is still the one the approving run tested (nothing changed after approval).
+ * For hooks and CI: a task passes only when its last verdict is a signed approval, the verdict history is
+ * intact and signed, the approving run is signed, passed and still matches the tree. With the server's
+ * state directory the server's copy is checked (and the mirror compared with it); without it (CI, a fresh
+ * clone) the worktree mirror alone is checked against `coachgate.trusted_keys`, else the local key.
  */
 export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
-  const status = await taskStatus(scope);
+  await loadTask(scope.worktree, scope.taskId, scope.base.commit); // an unknown task is a caller mistake
   const reasons: string[] = [];
-  if (status.status !== 'approved') reasons.push(`task is ${status.status}${status.block_reason ? ` (${status.block_reason})` : ''}, not approved`);
-  if (!status.verdict_chain.intact) reasons.push(`verdicts.jsonl is damaged: ${status.verdict_chain.problems.join('; ')}`);
-  const run = status.latest_run;
-  if (!run) reasons.push('no independent test run is stored');
-  else if ('problem' in run) reasons.push(`the latest run is unreadable: ${run.problem}`);
-  else {
-    if (run.status !== 'passed') reasons.push(`the latest run ${run.run_id} has status ${run.status}`);
-    if (!run.fresh) reasons.push(`the worktree changed after run ${run.run_id}: the approval no longer describes the code`);
+  const { keys, description } = await verificationKeys(scope);
+  const fromState = (await stateRecordNames(scope.worktree, scope.taskId)).includes(
+    artifactNames.verdictLog,
+  );
+  const read = async (file: MirroredFile) =>
+    fromState ? readStateCopy(file) : readText(file.mirror);
+  const logFile = await taskRecordFile(scope.worktree, scope.taskId, artifactNames.verdictLog);
+  const log = parseVerdictLog((await read(logFile)) ?? '', keys);
+  if (!log.chain.intact)
+    reasons.push(`${logFile.display} does not verify: ${log.chain.problems.join('; ')}`);
+  const state = taskState(log.entries);
+  if (state.status !== 'approved')
+    reasons.push(
+      `task is ${state.status}${state.block_reason ? ` (${state.block_reason})` : ''}, not approved`,
+    );
+  const approval = log.entries.filter((entry) => entry.kind === 'verdict').at(-1);
+  if (state.status === 'approved' && approval)
+    reasons.push(...(await approvingRunReasons(scope, approval, keys, read)));
+  if (fromState) {
+    reasons.push(
+      ...(await mirrorTampering(scope.worktree, scope.taskId)).map(
+        (finding) =>
+          `the mirror was changed: ${finding.file} ${finding.entry}: ${finding.difference}`,
+      ),
+    );
   }
+  if (scope.base_moved)
+    reasons.push(
+      `the base moved since the task was pinned (pinned ${scope.base_moved.pinned}, now ${scope.base_moved.resolved})`,
+    );
   const checks = await gateChecks(scope);
-  reasons.push(...checks.filter((check) => !check.passed).map((check) => `${check.name}: ${check.reason}`));
-  return { pass: reasons.length === 0, status: status.status, reasons, task: status, checks };
+  reasons.push(
+    ...checks.filter((check) => !check.passed).map((check) => `${check.name}: ${check.reason}`),
+  );
+  return {
+    pass: reasons.length === 0,
+    status: state.status,
+    reasons,
+    task: await taskStatus(scope),
+    checks,
+    verified_with: `${fromState ? "the server's state copy" : 'the worktree mirror alone (no state directory for this clone)'}, ${description}`,
+  };
+}
+
+async function approvingRunReasons(
+  scope: TaskScope,
+  approval: VerdictLogEntry,
+  keys: TrustedKey[],
+  read: (file: MirroredFile) => Promise<string | undefined>,
+): Promise<string[]> {
+  const entry = `verdicts.jsonl seq ${approval.seq} (approve, turn ${approval.turn})`;
+  if (!approval.run_id) return [`${entry} names no approving run`];
+  const file = await taskRecordFile(
+    scope.worktree,
+    scope.taskId,
+    `${artifactNames.runsDirectory}/${approval.run_id}.json`,
+  );
+  const text = await read(file);
+  if (text === undefined) return [`the approving run ${file.display} is missing`];
+  let run: RunRecord;
+  try {
+    run = RunRecordSchema.parse(JSON.parse(text));
+  } catch (error) {
+    return [
+      `the approving run ${file.display} is unreadable: ${(error as Error).message.split('\n')[0]}`,
+    ];
+  }
+  const reasons: string[] = [];
+  const unsigned = signatureProblem(run, keys);
+  if (unsigned) reasons.push(`the approving run ${file.display} ${unsigned}`);
+  if (run.status !== 'passed')
+    reasons.push(`the approving run ${run.run_id} has status ${run.status}`);
+  if (run.tree_hash !== (await treeFingerprint(scope.worktree)))
+    reasons.push(
+      `the worktree changed after run ${run.run_id}: the approval no longer describes the code`,
+    );
+  return reasons;
+}
+
+/** `coachgate.trusted_keys` from the base config when pinned; otherwise the local key, said so. */
+async function verificationKeys(
+  scope: TaskScope,
+): Promise<{ keys: TrustedKey[]; description: string }> {
+  const pinned = scope.config.coachgate.trusted_keys;
+  if (pinned && pinned.length > 0)
+    return {
+      keys: parsePublicKeys(pinned),
+      description: `signatures checked against ${pinned.length} trusted key(s) pinned in the base config`,
+    };
+  const local = await existingSigningKey();
+  if (!local)
+    return {
+      keys: [],
+      description: 'no coachgate.trusted_keys pinned and no local key: no signature can verify',
+    };
+  return {
+    keys: [keyOf(local)],
+    description: `no coachgate.trusted_keys pinned: signatures checked against the local key ${local.key_id}`,
+  };
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch(() => undefined);
 }

@@ -4,7 +4,8 @@ import { playerClaims, reportedGates, claimedFiles, TaskWorkResultsSchema, type 
 import { resolveFileInWorktree, worktreeRelative } from '../repo/workspace.js';
 import { pathExists, readJsonFile } from '../store/files.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
-import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
+import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
+import { taskRecordFile } from '../state/records.js';
 import { assertTaskId } from '../core/task-id.js';
 
 export interface TaskWorkResultsReport {
@@ -34,7 +35,7 @@ export async function readTaskWorkResults(worktree: string, taskId: string): Pro
   // Whichever the Player wrote last is its current report: an old task_work_results.json must not hide a
   // newer recorded turn (nor the other way round).
   const latest = (await playerTurnNumbers(worktree, taskId)).at(-1);
-  if (latest !== undefined && (file.state === 'missing' || (await modifiedAt(playerTurnPath(worktree, taskId, latest))) > (await modifiedAt(resultsPath)))) {
+  if (latest !== undefined && (file.state === 'missing' || (await modifiedAt((await taskRecordFile(worktree, taskId, artifactNames.playerTurn(latest))).state)) > (await modifiedAt(resultsPath)))) {
     file = await readPlayerTurn(worktree, taskId, latest);
     source = 'player_turn';
   }

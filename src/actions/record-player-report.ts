@@ -1,11 +1,8 @@
 import { CallerError } from '../core/errors.js';
 import { canonicalJson, PlayerReportSchema, type PlayerReport, type PlayerTurnRecord } from '../core/player-report.js';
-import { assertTaskId } from '../core/task-id.js';
-import { writeJsonAtomically } from '../store/files.js';
 import { withTaskLock } from '../store/lock.js';
-import { playerTurnNumbers, playerTurnPath, readPlayerTurn } from '../store/player-turns.js';
-import { assertRepository } from '../repo/git.js';
-import { worktreeRelative } from '../repo/workspace.js';
+import { playerTurnDisplay, playerTurnNumbers, readPlayerTurn, savePlayerTurn } from '../store/player-turns.js';
+import { openTask } from './task-scope.js';
 
 export interface RecordPlayerReportResult {
   recorded: boolean;
@@ -18,11 +15,10 @@ export interface RecordPlayerReportResult {
  * Writes `player_turn_<N>.json`. Turns are append-only: N must be the next turn, an identical re-send is a
  * no-op (a retried call must not fail), and a different report for a recorded turn is refused.
  */
-export async function recordPlayerReport(worktree: string, taskId: string, turn: number, report: PlayerReport): Promise<RecordPlayerReportResult> {
-  assertTaskId(taskId);
-  await assertRepository(worktree);
+export async function recordPlayerReport(worktree: string, taskId: string, turn: number, report: PlayerReport, baseRef?: string): Promise<RecordPlayerReportResult> {
+  await openTask(worktree, taskId, baseRef);
   const normalised = PlayerReportSchema.parse(report);
-  const relative = worktreeRelative(worktree, playerTurnPath(worktree, taskId, turn));
+  const relative = await playerTurnDisplay(worktree, taskId, turn);
   return withTaskLock(worktree, taskId, async () => {
     const turns = await playerTurnNumbers(worktree, taskId);
     const last = turns.at(-1) ?? 0;
@@ -38,7 +34,7 @@ export async function recordPlayerReport(worktree: string, taskId: string, turn:
       throw new CallerError(`Turn ${turn} is out of order for ${taskId}: the last recorded Player turn is ${last}.`, `Send turn ${last + 1}.`);
     }
     const record: PlayerTurnRecord = { task_id: taskId, turn, recorded_at: new Date().toISOString(), ...normalised };
-    await writeJsonAtomically(playerTurnPath(worktree, taskId, turn), record);
+    await savePlayerTurn(worktree, taskId, record);
     return { recorded: true, already_recorded: false, turn, path: relative };
   });
 }

@@ -11,10 +11,11 @@ import type { VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
-import { writeFileAtomically, writeJsonAtomically } from '../store/files.js';
 import { withTaskLock } from '../store/lock.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
+import { playerTurnNumbers } from '../store/player-turns.js';
+import { mirrorTampering, taskRecordFile, writeMirrored, type Tampering } from '../state/records.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
 import { integrityAgainstBase } from './check-test-integrity.js';
 import { readTaskWorkResults } from './read-task-work-results.js';
@@ -55,6 +56,8 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
   const directory = taskDirectory(worktree, taskId);
   const reviewPath = path.join(directory, artifactNames.review);
   const task = await loadTask(worktree, taskId, scope.base.commit);
+  // Seen before the lock repairs the mirror from the server's copy.
+  const tampering = await mirrorTampering(worktree, taskId);
 
   return withTaskLock(worktree, taskId, async () => {
     const log = await readVerdictLog(worktree, taskId);
@@ -62,12 +65,13 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       throw new CallerError(`No verdict was recorded: ${worktreeRelative(worktree, path.join(directory, artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`, 'Restore the file (e.g. from version control); task_status lists the problems.');
     }
     const state = taskState(log.entries);
-    if (request.turn <= state.last_turn) {
+    const turn = verdictTurn(state.last_turn, (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0);
+    if (request.turn !== turn) {
       throw new CallerError(
         log.entries.some((entry) => entry.kind === 'verdict' && entry.turn === request.turn)
           ? `Turn ${request.turn} of ${taskId} already has a verdict.`
-          : `Turn ${request.turn} of ${taskId} comes before the last verdict's turn ${state.last_turn}.`,
-        `Verdicts are append-only and in turn order: record turn ${state.last_turn + 1} or later.`,
+          : `Turn ${request.turn} is not the turn under review for ${taskId}: the verdict belongs to turn ${turn}.`,
+        `A verdict's turn is the latest recorded Player turn (or the next one when the Coach reviews without a report): record turn ${turn}.`,
       );
     }
     if (state.status === 'approved') throw new CallerError(`${taskId} is already approved; no further verdicts are recorded.`);
@@ -79,9 +83,10 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
     const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report });
     const currentTree = await treeFingerprint(worktree);
     const runSummary = run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
+    const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
     const review = (status: VerdictLogEntry['status'], strikes: number, history: VerdictLogEntry[], blocked?: { reason: string; recommendation: string }) =>
-      writeFileAtomically(
-        reviewPath,
+      writeMirrored(
+        reviewFile,
         renderReview({ task_id: taskId, title: task.title, status, strikes, max_strikes: config.coachgate.max_strikes, turn: request.turn, decision: request.decision, rationale: request.rationale, history, requirements: requirements.criteria, issues, ...(blocked ? { blocked } : {}) }),
       );
 
@@ -97,6 +102,10 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
         integrity: integrity.findings,
         honesty: report.found && report.results ? report.honesty : null,
       });
+      reasons.push(...tampering.map(tamperingReason));
+      if (scope.base_moved) {
+        reasons.push(`the base moved since ${taskId} was pinned (pinned ${scope.base_moved.pinned}, now resolves to ${scope.base_moved.resolved}): the task is evaluated against the pinned base; a person confirms a new base with \`coachgate task pin-base\`.`);
+      }
       if (reasons.length > 0) {
         const attempt = await appendVerdict(worktree, taskId, entry(request, issues, state.status, state.strikes, { kind: 'refused_approval', reasons }));
         await review(state.status, state.strikes, [...log.entries, attempt], state.status === 'blocked' ? blockInfo(state.block_reason ?? 'blocked', null) : undefined);
@@ -129,11 +138,11 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       recorded_at: new Date().toISOString(),
       verdict_log_head: log.chain.head_sha256,
     };
-    await writeJsonAtomically(coachTurnPath, coachTurn);
+    await writeMirrored(await taskRecordFile(worktree, taskId, artifactNames.coachTurn(request.turn)), `${JSON.stringify(coachTurn, null, 2)}\n`);
     const recorded = await appendVerdict(
       worktree,
       taskId,
-      entry(request, issues, status, strikes, { kind: 'verdict', ...(blockReason ? { reasons: [blockReason] } : {}), stall_reason: stall.reason, ...(request.decision === 'feedback' ? { stall_input: stallInput } : {}) }),
+      entry(request, issues, status, strikes, { kind: 'verdict', ...(request.decision === 'approve' && run.state === 'ok' ? { run_id: run.value.run_id } : {}), ...(blockReason ? { reasons: [blockReason] } : {}), stall_reason: stall.reason, ...(request.decision === 'feedback' ? { stall_input: stallInput } : {}) }),
     );
     await review(status, strikes, [...log.entries, recorded], blockReason ? blockInfo(blockReason, stall) : undefined);
     return {
@@ -149,6 +158,15 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       requirements_status: requirements.criteria,
     };
   });
+}
+
+/** The latest recorded Player turn, or the next turn when the Coach reviews without a new report. */
+function verdictTurn(lastVerdictTurn: number, lastPlayerTurn: number): number {
+  return lastPlayerTurn > lastVerdictTurn ? lastPlayerTurn : lastVerdictTurn + 1;
+}
+
+function tamperingReason(finding: Tampering): string {
+  return `the worktree mirror was changed: ${finding.file} ${finding.entry}: ${finding.difference}. The server's own copy was used and the mirror restored; find out who edited it.`;
 }
 
 function entry(request: VerdictRequest, issues: VerdictIssue[], status: VerdictLogEntry['status'], strikes: number, extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>): NewVerdictLogEntry {

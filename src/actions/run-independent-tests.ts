@@ -1,7 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { failingTests, type RunRecord } from '../core/run-record.js';
-import { assertTaskId } from '../core/task-id.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { runBaseline } from '../runner/baseline.js';
 import { detectTestCommand } from '../runner/detect.js';
@@ -10,7 +9,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { newRunId, runsDirectory, saveRun } from '../store/runs.js';
-import { openRepository } from './task-scope.js';
+import { openRepository, openTask } from './task-scope.js';
 
 export interface RunTestsRequest {
   task_id?: string;
@@ -35,8 +34,8 @@ export const MAX_TIMEOUT_S = 3600;
  * the fingerprint of the tree it tested — the only test evidence the approval guard accepts.
  */
 export async function runIndependentTests(worktree: string, request: RunTestsRequest, options: RunTestsOptions = {}): Promise<RunRecord> {
-  if (request.task_id !== undefined) assertTaskId(request.task_id);
-  const repo = await openRepository(worktree, options.baseRef);
+  // A task's runs compare against its pinned base; touching a task pins it.
+  const repo = request.task_id !== undefined ? await openTask(worktree, request.task_id, options.baseRef) : await openRepository(worktree, options.baseRef);
   const command = await detectTestCommand(worktree, repo.config, request.command);
   const timeoutS = Math.min(request.timeout_s ?? repo.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S);
   const loginShell = repo.config.autobuild?.coach?.test_execution === 'login-shell';
@@ -100,7 +99,6 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
       log_path: logPath,
       output_bytes: run.output_bytes,
     };
-    if (store) await saveRun(worktree, request.task_id!, record);
-    return record;
+    return store ? saveRun(worktree, request.task_id!, record) : record;
   });
 }

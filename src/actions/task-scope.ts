@@ -1,19 +1,69 @@
 import { assertTaskId } from '../core/task-id.js';
 import { assertRepository } from '../repo/git.js';
 import { loadTrustedConfig, type TrustedConfig } from '../repo/trusted-config.js';
+import { readPinnedBase, writePinnedBase } from '../state/pinned-base.js';
+import { withTaskLock } from '../store/lock.js';
 
-/** A checked worktree + task id with the configuration trusted for it. */
+/** The base the task was pinned to and the one resolved now, when they differ. */
+export interface BaseMoved {
+  pinned: string;
+  resolved: string;
+}
+
+/** A checked worktree + task id with the configuration trusted for it, evaluated at the pinned base. */
 export interface TaskScope extends TrustedConfig {
   worktree: string;
   taskId: string;
+  base_moved: BaseMoved | null;
 }
 
-export async function openRepository(worktree: string, baseRef?: string): Promise<TrustedConfig & { worktree: string }> {
+export async function openRepository(
+  worktree: string,
+  baseRef?: string,
+): Promise<TrustedConfig & { worktree: string }> {
   await assertRepository(worktree);
   return { worktree, ...(await loadTrustedConfig(worktree, baseRef)) };
 }
 
-export async function openTask(worktree: string, taskId: string, baseRef?: string): Promise<TaskScope> {
+/**
+ * Every tool, prompt and `gate` opens a task here. The first time, the resolved base is pinned in the
+ * state directory; afterwards the pinned commit is the base whatever main, the merge-base or base_ref say
+ * (a Player moving `main` cannot move it). Only `coachgate task pin-base` re-pins.
+ */
+export async function openTask(
+  worktree: string,
+  taskId: string,
+  baseRef?: string,
+): Promise<TaskScope> {
   assertTaskId(taskId);
-  return { ...(await openRepository(worktree, baseRef)), taskId };
+  const resolved = await openRepository(worktree, baseRef);
+  const pin =
+    (await readPinnedBase(worktree, taskId)) ??
+    (await withTaskLock(
+      worktree,
+      taskId,
+      async () =>
+        (await readPinnedBase(worktree, taskId)) ??
+        writePinnedBase(worktree, taskId, resolved.base, 'server'),
+    ));
+  if (pin.commit === resolved.base.commit) return { ...resolved, taskId, base_moved: null };
+  const pinned = await loadTrustedConfig(worktree, pin.commit);
+  return {
+    worktree,
+    ...pinned,
+    base: { commit: pin.commit, source: `pinned (${pin.source})` },
+    taskId,
+    base_moved: { pinned: pin.commit, resolved: resolved.base.commit },
+  };
+}
+
+/** `coachgate task pin-base`: a person moves the task's pinned base (never reachable through MCP). */
+export async function repinBase(worktree: string, taskId: string, baseRef: string) {
+  assertTaskId(taskId);
+  const resolved = await openRepository(worktree, baseRef);
+  const previous = await readPinnedBase(worktree, taskId);
+  const pin = await withTaskLock(worktree, taskId, () =>
+    writePinnedBase(worktree, taskId, resolved.base, 'person'),
+  );
+  return { previous: previous?.commit ?? null, pinned: pin };
 }

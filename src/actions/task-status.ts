@@ -9,6 +9,7 @@ import { artifactNames, taskDirectory } from '../store/paths.js';
 import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
 import { latestRun } from '../store/runs.js';
 import { readVerdictLog } from '../store/verdict-log.js';
+import { mirrorTampering } from '../state/records.js';
 import type { TaskScope } from './task-scope.js';
 
 export async function detectStallForTask(scope: TaskScope): Promise<StallReport> {
@@ -26,11 +27,12 @@ export interface TurnStatus {
 /** One view of a task's loop: turns, strikes, status, latest run, stall state and verdict-chain integrity. */
 export async function taskStatus(scope: TaskScope) {
   const { worktree, taskId, config } = scope;
-  const [task, log, run, playerTurns] = await Promise.all([
+  const [task, log, run, playerTurns, tampering] = await Promise.all([
     loadTask(worktree, taskId, scope.base.commit),
     readVerdictLog(worktree, taskId),
     latestRun(worktree, taskId),
     playerTurnNumbers(worktree, taskId),
+    mirrorTampering(worktree, taskId),
   ]);
   const state = taskState(log.entries);
   const turnNumbers = [...new Set([...playerTurns, ...log.entries.map((entry) => entry.turn)])].sort((a, b) => a - b);
@@ -69,5 +71,8 @@ export async function taskStatus(scope: TaskScope) {
     stall: detectStall(stallHistory(log.entries), { threshold: config.coachgate.stall_threshold }),
     verdict_chain: { intact: log.chain.intact, entries: log.entries.length, problems: log.chain.problems },
     review_path: (await pathExists(reviewPath)) ? worktreeRelative(worktree, reviewPath) : null,
+    base: { commit: scope.base.commit, source: scope.base.source },
+    base_moved: scope.base_moved,
+    mirror_tampering: tampering,
   };
 }

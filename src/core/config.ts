@@ -42,6 +42,10 @@ export const ConfigSchema = z
         allow_command_override: z.boolean().default(false),
         required_gates: z.array(GateNameSchema).default(['tests']).describe('Gates required even when the Player reports nothing for them.'),
         coverage_min: z.number().min(0).max(100).optional().describe('Line coverage percentage the Player must report.'),
+        trusted_keys: z
+          .array(z.string().regex(/^ed25519:[A-Za-z0-9+/=]+$/))
+          .optional()
+          .describe('Public keys (`coachgate key show`) whose signatures `coachgate gate` accepts on the verdict log and runs.'),
       })
       .prefault({}),
   })

@@ -24,6 +24,8 @@ export interface GateReport {
   max_strikes: number;
   rows: GateRow[];
   reasons: string[];
+  /** Which records were checked and with which keys (signed records). */
+  verified_with: string;
   /** Present when the task is blocked: the 3-strike escalation. */
   blocked?: { reason: string; failure_pattern: string[]; recommendation: string };
 }
@@ -44,7 +46,8 @@ function renderText(report: GateReport): string {
   const head = report.passed ? `coachgate gate: ${report.task_id} PASS (approved, tests passed on the current tree)` : `coachgate gate: ${report.task_id} FAIL`;
   const rows = report.rows.map((row) => `${row.label.toLowerCase()}: ${row.state} — ${row.detail}`);
   const blocked = report.blocked ? ['failure pattern:', ...report.blocked.failure_pattern.map((line) => `  ${line}`), `recommendation: ${report.blocked.recommendation}`] : [];
-  return [head, ...report.reasons.map((reason) => `  - ${reason}`), ...rows, ...blocked].join('\n');
+  const verified = `verified: ${report.verified_with}`;
+  return [head, ...report.reasons.map((reason) => `  - ${reason}`), ...rows, ...blocked, verified].join('\n');
 }
 
 /** The coach-gate skill's box: a titled frame, one row per check, and the strike box when blocked. */
@@ -68,7 +71,8 @@ function renderBox(report: GateReport): string {
   }
   const bar = '═'.repeat(WIDTH + 2);
   const framed = sections.map((section) => section.map((line) => `║ ${line.padEnd(WIDTH)} ║`).join('\n'));
-  return [`╔${bar}╗`, framed.join(`\n╠${bar}╣\n`), `╚${bar}╝`].join('\n');
+  const frame = [`╔${bar}╗`, framed.join(`\n╠${bar}╣\n`), `╚${bar}╝`];
+  return [...frame, `verified: ${report.verified_with}`].join('\n');
 }
 
 /** Splits a line at spaces to fit the box, indenting continuations so rows stay readable. */

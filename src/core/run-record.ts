@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SignatureFields } from './verdict-entry.js';
 
 /**
  * One independent test run, as returned by run_independent_tests and stored in
@@ -46,6 +47,7 @@ export const RunRecordSchema = z
       .optional(),
     log_path: z.string().describe('The full output.'),
     output_bytes: z.number(),
+    ...SignatureFields,
   })
   .describe('Test run record (.guardkit/autobuild/<TASK>/runs/<run_id>.json).');
 

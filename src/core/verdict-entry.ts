@@ -1,5 +1,11 @@
 import { z } from 'zod';
 
+/** The server's Ed25519 signature over the record's canonical JSON (sorted keys, without `signature`). */
+export const SignatureFields = {
+  key_id: z.string().optional().describe('Id of the signing key: the first 16 hex digits of the SHA-256 of its public key (SPKI DER).'),
+  signature: z.string().optional().describe('Base64 Ed25519 signature over the canonical JSON (sorted keys) of the record without this field.'),
+};
+
 export const VerdictIssueSchema = z.object({
   severity: z.enum(['must_fix', 'should_fix', 'info']),
   category: z.string(),
@@ -27,6 +33,7 @@ export const VerdictLogEntrySchema = z
     issues: z.array(VerdictIssueSchema),
     reasons: z.array(z.string()).optional().describe('Why an approval was refused, or why the task was blocked.'),
     stall_reason: z.string().nullable().optional(),
+    run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
     stall_input: z
       .object({
         feedback: z.string(),
@@ -40,6 +47,7 @@ export const VerdictLogEntrySchema = z
       .string()
       .regex(/^[0-9a-f]{64}$/)
       .describe("SHA-256 (hex) of the previous line's exact text; 64 zeros for the first line."),
+    ...SignatureFields,
   })
   .describe('One line of .guardkit/autobuild/<TASK>/verdicts.jsonl, an append-only hash-chained verdict history.');
 

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { failingTests } from '../core/run-record.js';
 import { gitForCheckout } from '../repo/git.js';
-import { pathExists, readJsonFile, writeJsonAtomically } from '../store/files.js';
-import { storeDirectory } from '../store/paths.js';
+import { baselineCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
+import { parseJsonRecord, pathExists } from '../store/files.js';
 import { runTests, type TestRunSpec } from './test-run.js';
 import type { RunStatus } from './report/types.js';
 
@@ -27,8 +27,9 @@ const SHARED_TOOLCHAINS = ['node_modules', '.venv', 'venv'];
  */
 export async function runBaseline(worktree: string, baseCommit: string, spec: Omit<TestRunSpec, 'cwd' | 'logPath'>): Promise<BaselineResult> {
   const key = createHash('sha256').update(JSON.stringify([baseCommit, spec.command, spec.loginShell])).digest('hex').slice(0, 24);
-  const cacheFile = path.join(storeDirectory(worktree), '.baseline-cache', `${key}.json`);
-  const cached = await readJsonFile<BaselineResult>(cacheFile);
+  // The server's own copy is read; the worktree's .baseline-cache is only a mirror (a Player can edit it).
+  const cacheFile = await baselineCacheFile(worktree, key);
+  const cached = parseJsonRecord<BaselineResult>(cacheFile.mirror, await readStateCopy(cacheFile));
   if (cached.state === 'ok') return { ...cached.value, cached: true };
 
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-baseline-'));
@@ -48,7 +49,7 @@ export async function runBaseline(worktree: string, baseCommit: string, spec: Om
       tests_total: run.counts.total,
       cached: false,
     };
-    if (!run.cancelled && !run.timed_out) await writeJsonAtomically(cacheFile, result);
+    if (!run.cancelled && !run.timed_out) await writeMirrored(cacheFile, `${JSON.stringify(result, null, 2)}\n`);
     return result;
   } finally {
     await repo.raw(['worktree', 'remove', '--force', checkout]).catch(() => undefined);

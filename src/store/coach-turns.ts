@@ -1,13 +1,16 @@
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
-import { readJsonFile, type JsonFile } from './files.js';
-import { artifactNames, taskDirectory, turnNumbers } from './paths.js';
+import { readStateCopy, stateRecordNames, taskRecordFile } from '../state/records.js';
+import { parseJsonRecord, type JsonFile } from './files.js';
+import { artifactNames, turnNumbers } from './paths.js';
 
 export async function coachTurnNumbers(worktree: string, taskId: string): Promise<number[]> {
-  const names = await readdir(taskDirectory(worktree, taskId)).catch(() => [] as string[]);
-  return turnNumbers(names, 'coach_turn_');
+  return turnNumbers(await stateRecordNames(worktree, taskId), 'coach_turn_');
 }
 
-export async function readCoachTurn(worktree: string, taskId: string, turn: number): Promise<JsonFile<{ feedback_for_player?: string; decision?: string }>> {
-  return readJsonFile(path.join(taskDirectory(worktree, taskId), artifactNames.coachTurn(turn)));
+export async function readCoachTurn(
+  worktree: string,
+  taskId: string,
+  turn: number,
+): Promise<JsonFile<{ feedback_for_player?: string; decision?: string }>> {
+  const file = await taskRecordFile(worktree, taskId, artifactNames.coachTurn(turn));
+  return parseJsonRecord(file.mirror, await readStateCopy(file));
 }

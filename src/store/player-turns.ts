@@ -1,23 +1,54 @@
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { PlayerTurnRecordSchema, type PlayerTurnRecord } from '../core/player-report.js';
-import { readJsonFile, type JsonFile } from './files.js';
-import { artifactNames, taskDirectory, turnNumbers } from './paths.js';
+import {
+  readStateCopy,
+  stateRecordNames,
+  taskRecordFile,
+  writeMirrored,
+} from '../state/records.js';
+import { parseJsonRecord, type JsonFile } from './files.js';
+import { artifactNames, turnNumbers } from './paths.js';
 
+/** Player turns the server recorded (its own copy; a file planted in the mirror is not a turn). */
 export async function playerTurnNumbers(worktree: string, taskId: string): Promise<number[]> {
-  const names = await readdir(taskDirectory(worktree, taskId)).catch(() => [] as string[]);
-  return turnNumbers(names, 'player_turn_');
+  return turnNumbers(await stateRecordNames(worktree, taskId), 'player_turn_');
 }
 
-export function playerTurnPath(worktree: string, taskId: string, turn: number): string {
-  return path.join(taskDirectory(worktree, taskId), artifactNames.playerTurn(turn));
+/** The worktree-relative mirror path of a turn, for messages. */
+export async function playerTurnDisplay(
+  worktree: string,
+  taskId: string,
+  turn: number,
+): Promise<string> {
+  return (await taskRecordFile(worktree, taskId, artifactNames.playerTurn(turn))).display;
 }
 
 /** A stored player turn, validated; a file that is not a valid record is reported as corrupt. */
-export async function readPlayerTurn(worktree: string, taskId: string, turn: number): Promise<JsonFile<PlayerTurnRecord>> {
-  const file = await readJsonFile(playerTurnPath(worktree, taskId, turn));
-  if (file.state !== 'ok') return file;
-  const parsed = PlayerTurnRecordSchema.safeParse(file.value);
-  if (!parsed.success) return { state: 'corrupt', path: file.path, problem: `not a player turn record: ${parsed.error.issues[0]?.message}` };
-  return { state: 'ok', path: file.path, value: parsed.data };
+export async function readPlayerTurn(
+  worktree: string,
+  taskId: string,
+  turn: number,
+): Promise<JsonFile<PlayerTurnRecord>> {
+  const file = await taskRecordFile(worktree, taskId, artifactNames.playerTurn(turn));
+  const parsed = parseJsonRecord(file.mirror, await readStateCopy(file));
+  if (parsed.state !== 'ok') return parsed;
+  const record = PlayerTurnRecordSchema.safeParse(parsed.value);
+  if (!record.success)
+    return {
+      state: 'corrupt',
+      path: file.mirror,
+      problem: `not a player turn record: ${record.error.issues[0]?.message}`,
+    };
+  return { state: 'ok', path: file.mirror, value: record.data };
+}
+
+/** Writes the turn to the state directory and the mirror; the caller holds the task lock. */
+export async function savePlayerTurn(
+  worktree: string,
+  taskId: string,
+  record: PlayerTurnRecord,
+): Promise<void> {
+  await writeMirrored(
+    await taskRecordFile(worktree, taskId, artifactNames.playerTurn(record.turn)),
+    `${JSON.stringify(record, null, 2)}\n`,
+  );
 }

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
+import { keyOf, signatureProblem, signingKey, signRecord } from '../state/keys.js';
+import { taskStateDirectory } from '../state/location.js';
+import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
 import { readJsonFile, writeJsonAtomically, type JsonFile } from './files.js';
+import { withTaskLock } from './lock.js';
 import { artifactNames, taskDirectory } from './paths.js';
 
 /** Time-sortable and unique: `20261121T160512345Z-3fa9`. */
@@ -10,24 +13,80 @@ export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(2).toString('hex')}`;
 }
 
+/** The mirror's runs directory (run logs are written there too). */
 export function runsDirectory(worktree: string, taskId: string): string {
   return path.join(taskDirectory(worktree, taskId), artifactNames.runsDirectory);
 }
 
-export async function saveRun(worktree: string, taskId: string, run: RunRecord): Promise<string> {
-  const file = path.join(runsDirectory(worktree, taskId), `${run.run_id}.json`);
-  await writeJsonAtomically(file, run);
-  return file;
+/** The order the server stored runs in (state only): the latest run is the last id, whatever files are named. */
+async function runOrderPath(worktree: string, taskId: string): Promise<string> {
+  return path.join(await taskStateDirectory(worktree, taskId), 'run-order.json');
 }
 
-/** The most recent stored run for a task, validated; corrupt records are reported, not skipped. */
+export async function storedRunIds(worktree: string, taskId: string): Promise<string[]> {
+  const order = await readJsonFile<string[]>(await runOrderPath(worktree, taskId));
+  return order.state === 'ok' && Array.isArray(order.value) ? order.value : [];
+}
+
+/** Signs the run and stores it in the state directory and the mirror, then appends it to the run order. */
+export async function saveRun(
+  worktree: string,
+  taskId: string,
+  run: RunRecord,
+): Promise<RunRecord> {
+  const signed = signRecord(RunRecordSchema.parse(run), await signingKey());
+  await withTaskLock(worktree, taskId, async () => {
+    await writeMirrored(
+      await taskRecordFile(worktree, taskId, runName(run.run_id)),
+      `${JSON.stringify(signed, null, 2)}\n`,
+    );
+    await writeJsonAtomically(await runOrderPath(worktree, taskId), [
+      ...(await storedRunIds(worktree, taskId)),
+      run.run_id,
+    ]);
+  });
+  return signed;
+}
+
+function runName(runId: string): string {
+  return `${artifactNames.runsDirectory}/${runId}.json`;
+}
+
+/** One stored run from the server's copy, validated and signature-checked. */
+export async function readRun(
+  worktree: string,
+  taskId: string,
+  runId: string,
+): Promise<JsonFile<RunRecord>> {
+  const file = await taskRecordFile(worktree, taskId, runName(runId));
+  const text = await readStateCopy(file);
+  if (text === undefined) return { state: 'missing', path: file.mirror };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      state: 'corrupt',
+      path: file.mirror,
+      problem: `invalid JSON: ${(error as Error).message}`,
+    };
+  }
+  const parsed = RunRecordSchema.safeParse(value);
+  if (!parsed.success)
+    return {
+      state: 'corrupt',
+      path: file.mirror,
+      problem: `not a run record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+    };
+  const unsigned = signatureProblem(parsed.data, [keyOf(await signingKey())]);
+  return unsigned
+    ? { state: 'corrupt', path: file.mirror, problem: `run ${runId} ${unsigned}` }
+    : { state: 'ok', path: file.mirror, value: parsed.data };
+}
+
+/** The most recent run the server stored for a task (by its own order, not by file name). */
 export async function latestRun(worktree: string, taskId: string): Promise<JsonFile<RunRecord>> {
-  const directory = runsDirectory(worktree, taskId);
-  const names = (await readdir(directory).catch(() => [] as string[])).filter((name) => name.endsWith('.json')).sort();
-  const latest = names.at(-1);
-  if (!latest) return { state: 'missing', path: directory };
-  const file = await readJsonFile(path.join(directory, latest));
-  if (file.state !== 'ok') return file;
-  const parsed = RunRecordSchema.safeParse(file.value);
-  return parsed.success ? { state: 'ok', path: file.path, value: parsed.data } : { state: 'corrupt', path: file.path, problem: `not a run record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}` };
+  const latest = (await storedRunIds(worktree, taskId)).at(-1);
+  if (!latest) return { state: 'missing', path: runsDirectory(worktree, taskId) };
+  return readRun(worktree, taskId, latest);
 }

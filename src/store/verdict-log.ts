@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { CHAIN_START, VerdictLogEntrySchema, type VerdictLogEntry } from '../core/verdict-entry.js';
-import { writeFileAtomically } from './files.js';
+import { keyOf, signatureProblem, signingKey, signRecord, type TrustedKey } from '../state/keys.js';
+import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
 import { artifactNames, taskDirectory } from './paths.js';
 
 export { VerdictIssueSchema, VerdictLogEntrySchema, type VerdictIssue, type VerdictLogEntry } from '../core/verdict-entry.js';
 
-export type NewVerdictLogEntry = Omit<VerdictLogEntry, 'seq' | 'prev_sha256'>;
+export type NewVerdictLogEntry = Omit<VerdictLogEntry, 'seq' | 'prev_sha256' | 'key_id' | 'signature'>;
 
 export interface VerdictLog {
   /** Every line that is a valid entry, in file order, even when the chain is broken. */
@@ -29,9 +29,13 @@ export function verdictLogPath(worktree: string, taskId: string): string {
   return path.join(taskDirectory(worktree, taskId), artifactNames.verdictLog);
 }
 
-/** Reads `verdicts.jsonl` and verifies its hash chain; a missing file is an empty, intact log. */
+/**
+ * Reads the server's copy of `verdicts.jsonl` (never the worktree mirror) and verifies its hash chain and
+ * every entry's signature with the local key; a missing file is an empty, intact log.
+ */
 export async function readVerdictLog(worktree: string, taskId: string): Promise<VerdictLog> {
-  return verifyChain(await readLogText(verdictLogPath(worktree, taskId)));
+  const text = (await readStateCopy(await taskRecordFile(worktree, taskId, artifactNames.verdictLog))) ?? '';
+  return parseVerdictLog(text, [keyOf(await signingKey())]);
 }
 
 /**
@@ -40,37 +44,33 @@ export async function readVerdictLog(worktree: string, taskId: string): Promise<
  * chain is refused rather than extended: appending would bury the damage under a valid-looking link.
  */
 export async function appendVerdict(worktree: string, taskId: string, entry: NewVerdictLogEntry): Promise<VerdictLogEntry> {
-  const file = verdictLogPath(worktree, taskId);
-  const text = await readLogText(file);
-  const log = verifyChain(text);
+  const file = await taskRecordFile(worktree, taskId, artifactNames.verdictLog);
+  const text = (await readStateCopy(file)) ?? '';
+  const key = await signingKey();
+  const log = parseVerdictLog(text, [keyOf(key)]);
   if (!log.chain.intact) {
     throw new CallerError(
-      `No verdict was recorded: ${file} is damaged (${log.chain.problems.join('; ')}).`,
+      `No verdict was recorded: the server's copy of ${file.display} is damaged (${log.chain.problems.join('; ')}).`,
       'A person must restore the file (e.g. from git history or a backup) or move it aside to start a new log; coachgate does not append to a broken chain.',
       { problems: log.chain.problems },
     );
   }
   // Parsing puts the fields in schema order and drops unknown keys, so every line has one shape.
-  const linked = VerdictLogEntrySchema.parse({ ...entry, seq: (log.entries.at(-1)?.seq ?? 0) + 1, prev_sha256: log.chain.head_sha256 });
+  const linked = VerdictLogEntrySchema.parse(signRecord(VerdictLogEntrySchema.parse({ ...entry, seq: (log.entries.at(-1)?.seq ?? 0) + 1, prev_sha256: log.chain.head_sha256 }), key));
   const existing = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  await writeFileAtomically(file, `${existing}${JSON.stringify(linked)}\n`);
+  await writeMirrored(file, `${existing}${JSON.stringify(linked)}\n`);
   return linked;
-}
-
-async function readLogText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw error;
-  }
 }
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-function verifyChain(text: string): VerdictLog {
+/**
+ * Parses a verdict log's text and verifies its hash chain, and with `keys` every entry's signature (a
+ * missing, invalid or unknown-key signature is a problem naming the line). Used on the mirror by `gate`.
+ */
+export function parseVerdictLog(text: string, keys?: TrustedKey[]): VerdictLog {
   const lines = text.split('\n');
   // The newline after the last entry ends it; it does not start another line.
   if (lines.at(-1) === '') lines.pop();
@@ -97,6 +97,8 @@ function verifyChain(text: string): VerdictLog {
     if (entry.seq !== expectedSeq) {
       problems.push(`line ${number}: seq ${entry.seq}, expected ${expectedSeq}: lines were removed, inserted or reordered before it`);
     }
+    const unsigned = keys ? signatureProblem(entry, keys) : null;
+    if (unsigned) problems.push(`line ${number} (seq ${entry.seq}, ${entry.kind} ${entry.decision} turn ${entry.turn}): ${unsigned}`);
     lastSeq = entry.seq;
     lastSeqLine = number;
     entries.push(entry);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkTestIntegrity } from '../actions/check-test-integrity.js';
+import { BaseMovedSchema } from '../state/pinned-base.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
@@ -32,6 +33,7 @@ export const checkTestIntegrityTool = defineTool({
     files_checked: z.array(z.string()),
     tests_at_base: z.number().optional(),
     tests_now: z.number().optional(),
+    base_moved: BaseMovedSchema.optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ worktree, task_id, base }, context) {
@@ -42,7 +44,7 @@ export const checkTestIntegrityTool = defineTool({
       summary:
         report.findings.length === 0
           ? `No test-integrity findings against ${report.base_commit.slice(0, 12)} (${report.files_checked.length} changed test/config file(s) checked).`
-          : `${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`,
+          : `${report.base_moved ? `BASE MOVED since the task was pinned (now ${report.base_moved.resolved.slice(0, 12)}). ` : ''}${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`,
     };
   },
 });

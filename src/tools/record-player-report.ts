@@ -18,7 +18,7 @@ export const recordPlayerReportTool = defineTool({
   output: z.object({ recorded: z.boolean(), already_recorded: z.boolean(), turn: z.number(), path: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ worktree, task_id, turn, report }, context) {
-    const result = await recordPlayerReport(await context.workspace.resolveWorktree(worktree), task_id, turn, report);
+    const result = await recordPlayerReport(await context.workspace.resolveWorktree(worktree), task_id, turn, report, context.baseRef);
     return {
       data: result,
       summary: result.recorded ? `Recorded Player turn ${turn} at ${result.path}.` : `Player turn ${turn} was already recorded with this report (${result.path}); nothing changed.`,

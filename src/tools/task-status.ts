@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { taskStatus } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
+import { BaseMovedSchema } from '../state/pinned-base.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
@@ -39,14 +40,21 @@ export const taskStatusTool = defineTool({
     stall: StallSchema,
     verdict_chain: z.object({ intact: z.boolean(), entries: z.number(), problems: z.array(z.string()) }),
     review_path: z.string().nullable(),
+    base: z.object({ commit: z.string(), source: z.string() }).describe('The base commit the task is evaluated against (pinned on first touch).'),
+    base_moved: BaseMovedSchema,
+    mirror_tampering: z
+      .array(z.object({ file: z.string(), entry: z.string(), difference: z.string() }))
+      .describe("Where .guardkit/autobuild/<TASK>/ differs from the server's own copy (which every decision reads)."),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ worktree, task_id }, context) {
     const status = await taskStatus(await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef));
     const chain = status.verdict_chain.intact ? '' : ` VERDICT CHAIN BROKEN: ${status.verdict_chain.problems.join('; ')}.`;
+    const tampered = status.mirror_tampering.length > 0 ? ` MIRROR TAMPERED: ${status.mirror_tampering.map((t) => `${t.file} ${t.entry}: ${t.difference}`).join('; ')}.` : '';
+    const moved = status.base_moved ? ` BASE MOVED: pinned ${status.base_moved.pinned.slice(0, 12)}, now resolves to ${status.base_moved.resolved.slice(0, 12)}.` : '';
     return {
       data: status,
-      summary: `${task_id}: ${status.status}, ${status.turns.length} turn(s), strikes ${status.strikes}/${status.max_strikes}${status.stall.stalled ? `, stalled (${status.stall.reason})` : ''}.${chain}`,
+      summary: `${task_id}: ${status.status}, ${status.turns.length} turn(s), strikes ${status.strikes}/${status.max_strikes}${status.stall.stalled ? `, stalled (${status.stall.reason})` : ''}.${chain}${moved}${tampered}`,
     };
   },
 });

@@ -31,6 +31,7 @@ describe('store files', () => {
 
   it('serialises read-modify-write across processes: 4 processes x 15 increments lose nothing', async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-lock-'));
+    await run('git', ['init', '-q'], { cwd: dir });
     mkdirSync(path.join(dir, '.guardkit/autobuild/TASK-1'), { recursive: true });
     const counter = path.join(dir, '.guardkit/autobuild/TASK-1/counter.json');
     writeFileSync(counter, '{"n":0}');

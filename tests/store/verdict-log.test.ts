@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -5,15 +6,21 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallerError } from '../../src/core/errors.js';
 import { withTaskLock } from '../../src/store/lock.js';
-import { appendVerdict, readVerdictLog, verdictLogPath, type NewVerdictLogEntry } from '../../src/store/verdict-log.js';
+import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../../src/store/verdict-log.js';
+import { taskRecordFile } from '../../src/state/records.js';
 
 const TASK = 'TASK-42';
 const ZEROS = '0'.repeat(64);
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 let worktree: string;
-beforeEach(() => {
+let stateLog: string;
+beforeEach(async () => {
   worktree = mkdtempSync(path.join(os.tmpdir(), 'coachgate-verdicts-'));
+  // The server's records are keyed by the repository's git directory.
+  execFileSync('git', ['init', '-q'], { cwd: worktree });
+  // The server's own copy: what every decision reads (the worktree file is a mirror of it).
+  stateLog = (await taskRecordFile(worktree, TASK, 'verdicts.jsonl')).state;
 });
 afterEach(() => rmSync(worktree, { recursive: true, force: true }));
 
@@ -34,7 +41,7 @@ async function appendTurns(count: number): Promise<void> {
   for (let turn = 1; turn <= count; turn++) await appendVerdict(worktree, TASK, feedback(turn, turn));
 }
 
-const logFile = () => verdictLogPath(worktree, TASK);
+const logFile = () => stateLog;
 const fileLines = () => readFileSync(logFile(), 'utf8').split('\n').slice(0, -1);
 const writeLines = (lines: string[]) => writeFileSync(logFile(), `${lines.join('\n')}\n`);
 
@@ -52,7 +59,8 @@ describe('verdict log', () => {
       reasons: ['no independent test run is stored for this task'],
       stall_reason: null,
     });
-    expect(logFile()).toBe(path.join(worktree, '.guardkit/autobuild/TASK-42/verdicts.jsonl'));
+    // The worktree file mirrors the server's copy byte for byte.
+    expect(readFileSync(path.join(worktree, '.guardkit/autobuild/TASK-42/verdicts.jsonl'), 'utf8')).toBe(readFileSync(logFile(), 'utf8'));
     const lines = fileLines();
     expect(lines).toHaveLength(5);
     expect(lines.map((line) => JSON.parse(line).prev_sha256)).toEqual([ZEROS, ...lines.slice(0, -1).map(sha256)]);
@@ -73,6 +81,7 @@ describe('verdict log', () => {
     const log = await readVerdictLog(worktree, TASK);
     expect(log.chain.intact).toBe(false);
     expect(log.chain.problems).toEqual([
+      expect.stringMatching(/^line 2 \(seq 2, verdict approve turn 2\): has an invalid signature \(key [0-9a-f]{16}\)/),
       'line 3: prev_sha256 does not match line 2: line 2 was edited, or lines were removed or inserted between them',
     ]);
     // What parses is still shown, so a person can see what was changed.
@@ -131,7 +140,7 @@ describe('verdict log', () => {
     expect(refusal).toBeInstanceOf(CallerError);
     expect((refusal as CallerError).message).toContain('No verdict was recorded');
     expect((refusal as CallerError).message).toContain('line 2: prev_sha256 does not match line 1');
-    expect((refusal as CallerError).details).toEqual({ problems: [expect.stringMatching(/^line 2: /)] });
+    expect((refusal as CallerError).details).toEqual({ problems: [expect.stringMatching(/^line 1 \(seq 1.*invalid signature/), expect.stringMatching(/^line 2: /)] });
     expect(readFileSync(logFile(), 'utf8')).toBe(before);
   });
 
@@ -153,13 +162,13 @@ describe('verdict log', () => {
     expect(log.entries.map((entry) => entry.seq)).toEqual([1, 2, 3]);
   });
 
-  it('changes head_sha256 when the last line is edited, which the chain alone cannot see', async () => {
+  it('catches an edited last line by its signature (the chain alone cannot see it) and changes head_sha256', async () => {
     await appendTurns(2);
     const head = (await readVerdictLog(worktree, TASK)).chain.head_sha256;
     const lines = fileLines();
     writeLines([lines[0]!, lines[1]!.replace('"decision":"feedback"', '"decision":"approve"')]);
     const edited = await readVerdictLog(worktree, TASK);
-    expect(edited.chain.intact).toBe(true);
+    expect(edited.chain.problems).toEqual([expect.stringMatching(/^line 2 \(seq 2, verdict approve turn 2\): has an invalid signature/)]);
     expect(edited.chain.head_sha256).not.toBe(head);
   });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CoachTurnRecordSchema } from '../../src/core/coach-turn.js';
+import { taskRecordFile } from '../../src/state/records.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
@@ -161,22 +162,39 @@ describe('record_verdict approval guard', () => {
 });
 
 describe('verdict history', () => {
-  it('detects an edited entry through task_status and refuses to record on a broken chain', async () => {
+  it('reports an edited mirror entry as tampering and keeps deciding from the server copy', async () => {
     await setup(BAD_GREET);
     await feedback(1);
-    await feedback(2);
     const file = path.join(repo.dir, '.guardkit/autobuild', TASK, 'verdicts.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"decision":"feedback"', '"decision":"approve"'));
     const status = dataOf(await call('task_status', {}));
+    expect(status.verdict_chain).toMatchObject({ intact: true, entries: 1 });
+    expect(status.status).toBe('in_progress');
+    expect(status.mirror_tampering).toEqual([
+      { file: `.guardkit/autobuild/${TASK}/verdicts.jsonl`, entry: 'line 1 (seq 1)', difference: 'field decision: server "feedback", mirror "approve"' },
+    ]);
+    // The next record call restores the mirror from the server's copy.
+    expect(dataOf(await feedback(2)).strikes).toBe(2);
+    expect(dataOf(await call('task_status', {})).mirror_tampering).toEqual([]);
+  });
+
+  it('detects an edited entry in the server copy and refuses to record on a broken chain', async () => {
+    await setup(BAD_GREET);
+    await feedback(1);
+    await feedback(2);
+    const file = (await taskRecordFile(repo.dir, TASK, 'verdicts.jsonl')).state;
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"decision":"feedback"', '"decision":"approve"'));
+    const status = dataOf(await call('task_status', {}));
     expect(status.verdict_chain).toMatchObject({ intact: false, entries: 2 });
-    expect(status.verdict_chain.problems[0]).toMatch(/line 2/);
+    expect(status.verdict_chain.problems.join('\n')).toMatch(/line 1 \(seq 1, verdict approve turn 1\): has an invalid signature/);
+    expect(status.verdict_chain.problems.join('\n')).toMatch(/line 2: prev_sha256/);
     expect(textOf(await feedback(3))).toMatch(/No verdict was recorded: .*verdicts\.jsonl is damaged/);
   });
 
   it('loses nothing and keeps strikes consistent when 20 verdicts arrive at once', async () => {
     await setup(BAD_GREET);
     // Ten approvals (refused: no run) and ten feedback verdicts race for the same task.
-    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? approve({ turn: index + 1 }) : feedback(index + 1))));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? approve({ turn: (index >> 1) + 1 }) : feedback((index >> 1) + 1))));
     const log = verdictLog();
     const verdicts = log.filter((entry) => entry.kind === 'verdict');
     expect(log.map((entry) => entry.seq)).toEqual(Array.from({ length: log.length }, (_, index) => index + 1));
@@ -185,14 +203,14 @@ describe('verdict history', () => {
     expect(approvals.every((result) => result.isError)).toBe(true);
     const guarded = approvals.filter((result) => /Approval refused/.test(textOf(result))).length;
     expect(log.filter((entry) => entry.kind === 'refused_approval')).toHaveLength(guarded);
-    approvals.forEach((result) => expect(textOf(result)).toMatch(/Approval refused|comes before the last verdict|already has a verdict/));
+    approvals.forEach((result) => expect(textOf(result)).toMatch(/Approval refused|is not the turn under review|already has a verdict/));
     // Feedback stops being recorded once the task blocks; every verdict that was recorded counts one strike.
     expect(verdicts.map((entry) => entry.strikes)).toEqual(verdicts.map((_, index) => index + 1));
     expect(verdicts.length).toBeGreaterThanOrEqual(1);
     expect(verdicts.length).toBeLessThanOrEqual(3);
     const refusedFeedback = results.filter((result, index) => index % 2 === 1 && result.isError).map(textOf);
     expect(refusedFeedback).toHaveLength(10 - verdicts.length);
-    refusedFeedback.forEach((text) => expect(text).toMatch(/is blocked|comes before the last verdict|already has a verdict/));
+    refusedFeedback.forEach((text) => expect(text).toMatch(/is blocked|is not the turn under review|already has a verdict/));
     const status = dataOf(await call('task_status', {}));
     expect(status).toMatchObject({ status: verdicts.at(-1)!.status, strikes: verdicts.length, verdict_chain: { intact: true, entries: log.length } });
   }, 120_000);

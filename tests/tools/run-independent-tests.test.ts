@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { repinBase } from '../../src/actions/task-scope.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
@@ -419,6 +420,8 @@ describe('run_independent_tests contract', () => {
     expect(textOf(refused)).toMatch(/allow_command_override/);
     repo.write('.guardkit/config.yaml', 'coachgate:\n  allow_command_override: true\n');
     repo.commit('allow overrides');
+    // The task's base was pinned on first touch; a person moves it to the commit that allows overrides.
+    await repinBase(repo.dir, 'TASK-1', 'HEAD');
     const allowed = dataOf(await run(repo, { command: ['sh', '-c', 'echo "1 passed in 0.01s"'] }));
     expect(allowed.detected_by).toMatch(/command input/);
   });

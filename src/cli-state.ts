@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { repinBase } from './actions/task-scope.js';
+import { CallerError } from './core/errors.js';
+import { initKey, existingSigningKey, privateKeyPath } from './state/keys.js';
+import { stateRoot, useStateDirectory } from './state/location.js';
+
+export const STATE_USAGE = `  coachgate key init                               create the signing key (done on first use otherwise)
+  coachgate key show                               print the public key, for coachgate.trusted_keys
+  coachgate task pin-base --task ID --base REF [--worktree DIR]
+                                                   re-pin the base commit a task is evaluated against`;
+
+export const STATE_OPTIONS_USAGE = `  --state-dir DIR the server's own records and key (default: $COACHGATE_STATE_DIR, else
+                  $XDG_STATE_HOME/coachgate, else ~/.local/state/coachgate).`;
+
+export interface StateCommandOptions {
+  task?: string;
+  base?: string;
+  worktree?: string;
+}
+
+/**
+ * `key …` and `task …`: what only a person at a shell may do (never an MCP tool). Returns the exit code:
+ * 0 done, 2 a usage or caller mistake (message on stderr).
+ */
+export async function runStateCommand(
+  words: string[],
+  options: StateCommandOptions,
+  print: (text: string) => void,
+): Promise<number> {
+  const [command, action, ...extra] = words;
+  try {
+    if (extra.length > 0) throw new CallerError(`unexpected argument ${JSON.stringify(extra[0])}`);
+    if (command === 'key' && action === 'init') {
+      const { created, key } = await initKey();
+      print(
+        `${created ? 'created' : 'kept the existing'} key ${key.key_id} (${privateKeyPath()})\n${key.public_key}`,
+      );
+      return 0;
+    }
+    if (command === 'key' && action === 'show') {
+      const key = await existingSigningKey();
+      if (!key)
+        throw new CallerError(
+          `No signing key in ${stateRoot()} yet.`,
+          'Run `coachgate key init` (or let the server create it on first use).',
+        );
+      print(key.public_key);
+      return 0;
+    }
+    if (command === 'task' && action === 'pin-base') {
+      if (!options.task || !options.base)
+        throw new CallerError('task pin-base needs --task ID and --base REF');
+      const { previous, pinned } = await repinBase(
+        path.resolve(options.worktree ?? '.'),
+        options.task,
+        options.base,
+      );
+      print(
+        `${options.task}: base pinned to ${pinned.commit} (${pinned.source})${previous && previous !== pinned.commit ? `, was ${previous}` : ''}`,
+      );
+      return 0;
+    }
+    throw new CallerError(
+      `unknown command ${JSON.stringify([command, action].filter(Boolean).join(' '))}`,
+    );
+  } catch (error) {
+    if (!(error instanceof CallerError)) throw error;
+    process.stderr.write(`coachgate: ${error.message}\n`);
+    return 2;
+  }
+}
+
+/** Removes `--state-dir DIR` (or `--state-dir=DIR`) from argv and makes it the state directory. */
+export function takeStateDirectory(argv: string[]): string[] {
+  const rest: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const word = argv[index]!;
+    if (word === '--state-dir') {
+      const directory = argv[index + 1];
+      if (directory === undefined || directory.startsWith('-'))
+        throw new CallerError('--state-dir needs a directory');
+      useStateDirectory(directory);
+      index += 1;
+    } else if (word.startsWith('--state-dir=')) {
+      useStateDirectory(word.slice('--state-dir='.length));
+    } else {
+      rest.push(word);
+    }
+  }
+  return rest;
+}

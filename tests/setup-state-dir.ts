@@ -1,0 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// Every test file gets its own state directory (inherited by spawned CLI processes): tests never touch
+// the real ~/.local/state/coachgate.
+process.env.COACHGATE_STATE_DIR = mkdtempSync(path.join(os.tmpdir(), 'coachgate-state-'));
