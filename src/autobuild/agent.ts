@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentRole } from '../actions/agent-prompt.js';
 import { projectEnvironment } from '../runner/environment.js';
+import { stateRoot } from '../state/location.js';
 import { runProcess, type ProcessOutcome } from '../runner/execute.js';
 import { OutputCapture } from '../runner/output-capture.js';
 
@@ -30,7 +31,7 @@ export async function runAgentTurn(turn: AgentTurn): Promise<ProcessOutcome & { 
   const logPath = path.join(turn.directory, `${turn.role}_turn_${turn.turn}.log`);
   await writeFile(promptFile, turn.prompt);
   const environment = await projectEnvironment(turn.worktree);
-  const env = { ...environment.env, COACHGATE_ROLE: turn.role, COACHGATE_TASK_ID: turn.taskId, COACHGATE_TURN: String(turn.turn), COACHGATE_WORKTREE: turn.worktree, COACHGATE_PROMPT_FILE: promptFile };
+  const env = { ...environment.env, COACHGATE_ROLE: turn.role, COACHGATE_TASK_ID: turn.taskId, COACHGATE_TURN: String(turn.turn), COACHGATE_WORKTREE: turn.worktree, COACHGATE_PROMPT_FILE: promptFile, COACHGATE_STATE_DIR: stateRoot() };
   const capture = await OutputCapture.open(logPath);
   try {
     const outcome = await runProcess({ argv: ['sh', '-c', turn.command], cwd: turn.worktree, env, timeoutMs: turn.timeoutMs, signal: turn.signal }, capture);

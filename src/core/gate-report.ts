@@ -69,10 +69,10 @@ function renderBox(report: GateReport): string {
       ...wrap(`Recommendation: ${report.blocked.recommendation}`, 2),
     ]);
   }
+  sections.push(wrap(`Verified: ${report.verified_with}`, 2));
   const bar = '═'.repeat(WIDTH + 2);
   const framed = sections.map((section) => section.map((line) => `║ ${line.padEnd(WIDTH)} ║`).join('\n'));
-  const frame = [`╔${bar}╗`, framed.join(`\n╠${bar}╣\n`), `╚${bar}╝`];
-  return [...frame, `verified: ${report.verified_with}`].join('\n');
+  return [`╔${bar}╗`, framed.join(`\n╠${bar}╣\n`), `╚${bar}╝`].join('\n');
 }
 
 /** Splits a line at spaces to fit the box, indenting continuations so rows stay readable. */

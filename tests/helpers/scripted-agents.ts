@@ -17,7 +17,7 @@ const worktree = process.env.COACHGATE_WORKTREE;
 const turn = Number(process.env.COACHGATE_TURN);
 const task = { worktree, task_id: process.env.COACHGATE_TASK_ID };
 const client = new Client({ name: 'scripted-agent', version: '0' });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree], stderr: 'ignore' }));
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree, '--state-dir', process.env.COACHGATE_STATE_DIR], stderr: 'ignore' }));
 const call = async (name, args) => client.callTool({ name, arguments: { ...task, ...args } }, undefined, { timeout: 120000 });
 `;
 
