@@ -21,7 +21,7 @@ export interface RequirementsValidation extends RequirementsReport {
 export async function validateRequirements(
   scope: TaskScope,
   evidence: EvidenceInput[],
-  known: { run?: JsonFile<RunRecord>; task?: LoadedTask; report?: TaskWorkResultsReport } = {},
+  known: { run?: JsonFile<RunRecord>; task?: LoadedTask; report?: TaskWorkResultsReport; passingOnBaseCode?: string[] } = {},
 ): Promise<RequirementsValidation> {
   const { worktree, taskId } = scope;
   const task = known.task ?? (await loadTask(worktree, taskId, scope.base.commit));
@@ -40,6 +40,7 @@ export async function validateRequirements(
       require_evidence: requireEvidence,
       files,
       passed_tests: passed,
+      passing_on_base_code: known.passingOnBaseCode ?? null,
     }),
     require_evidence: requireEvidence,
     latest_run_id: latest.state === 'ok' ? latest.value.run_id : null,

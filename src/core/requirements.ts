@@ -57,6 +57,11 @@ export interface RequirementsInput {
   files: ReadonlyMap<string, string | null>;
   /** Ids of the PASSED tests of the latest stored run for the task; null = no run stored. */
   passed_tests: string[] | null;
+  /**
+   * Ids that passed when the Player's tests ran on the BASE code (the fail-to-pass run); null when no such
+   * run was made. A cited test in this list does not exercise the change.
+   */
+  passing_on_base_code?: string[] | null;
 }
 
 /** Context lines either side of `line` within which a snippet must appear. */
@@ -110,7 +115,8 @@ export function evaluateRequirements(input: RequirementsInput): RequirementsRepo
     const claimed_by = [...(claimedByPlayer.has(criterion) ? ['player' as const] : []), ...(claimedByCoach.has(criterion) ? ['coach' as const] : [])];
     // Evidence that does not hold (a cited test that failed, a snippet that is not there, a promised file
     // that does not exist) contradicts the claim: it outweighs any evidence that does hold.
-    const verified = evidence.some((check) => check.valid) && evidence.every((check) => check.valid);
+    // A promise whose files merely exist proves nothing by itself: some evidence must check code or a test.
+    const verified = evidence.some((check) => check.valid && provesSomething(check)) && evidence.every((check) => check.valid);
     const status: CriterionStatus = verified ? 'verified' : claimed_by.length > 0 || evidence.length > 0 ? 'claimed_unverified' : 'missing';
     return { id: criterion.id, text: criterion.text, status, claimed_by, evidence };
   });
@@ -144,7 +150,11 @@ function promiseEvidence(promises: readonly CompletionPromise[]): EvidenceInput[
   });
 }
 
-function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'passed_tests'>): EvidenceCheck {
+function provesSomething(check: EvidenceCheck): boolean {
+  return check.source === 'coach' || check.test !== undefined || check.snippet !== undefined;
+}
+
+function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'passed_tests' | 'passing_on_base_code'>): EvidenceCheck {
   const file = nonBlank(item.file);
   const test = nonBlank(item.test);
   const problems: string[] = [];
@@ -154,8 +164,13 @@ function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pic
   if (file !== undefined) problems.push(...fileProblems(file, item.line, item.snippet, context.files));
   if (test !== undefined) {
     const outcome = checkTest(test, context.passed_tests);
-    if (outcome.ok) matchedTest = outcome.id;
-    else problems.push(outcome.problem);
+    if (!outcome.ok) problems.push(outcome.problem);
+    else {
+      matchedTest = outcome.id;
+      if (context.passing_on_base_code?.includes(outcome.id)) {
+        problems.push(`test ${outcome.id} also passes on the base code (fail-to-pass run: your tests on the base code), so it does not exercise the change: cite or write a test that fails without it`);
+      }
+    }
   }
   return {
     criterion: item.criterion,
@@ -189,10 +204,15 @@ function fileProblems(file: string, line: number | undefined, snippet: string | 
 
 type TestOutcome = { ok: true; id: string } | { ok: false; problem: string };
 
+/** The id among `ids` that is `test`, or ends with it right after a separator: how a cited test is found. */
+export function findTestId(test: string, ids: readonly string[]): string | undefined {
+  return ids.find((id) => id === test) ?? ids.find((id) => TEST_ID_SEPARATORS.some((separator) => id.endsWith(separator + test)));
+}
+
 /** A passed test whose id is the given value, or ends with it right after a separator. */
 function checkTest(test: string, passedTests: readonly string[] | null): TestOutcome {
   if (passedTests === null) return { ok: false, problem: 'no stored test run for this task: run run_independent_tests first' };
-  const id = passedTests.find((passed) => passed === test) ?? passedTests.find((passed) => TEST_ID_SEPARATORS.some((separator) => passed.endsWith(separator + test)));
+  const id = findTestId(test, passedTests);
   return id === undefined ? { ok: false, problem: `test ${test} did not pass in the latest run` } : { ok: true, id };
 }
 
