@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { approvalRefusals } from '../core/approval-guard.js';
+import { approvalRefusals, type AcknowledgedChange } from '../core/approval-guard.js';
 import type { CoachTurnRecord } from '../core/coach-turn.js';
 import { CallerError } from '../core/errors.js';
 import { feedbackForPlayer } from '../core/player-feedback.js';
@@ -16,6 +16,7 @@ import { withTaskLock } from '../store/lock.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
+import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { integrityAgainstBase } from './check-test-integrity.js';
 import { readTaskWorkResults } from './read-task-work-results.js';
 import { stallHistory, taskState } from '../core/task-state.js';
@@ -29,6 +30,13 @@ export interface VerdictRequest {
   rationale: string;
   issues?: VerdictIssue[];
   evidence?: EvidenceInput[];
+  acknowledged_changes?: AcknowledgedChange[];
+}
+
+export interface VerdictOptions {
+  signal?: AbortSignal;
+  /** Progress of the trusted runs an approval starts. */
+  onProgress?: (elapsedMs: number, testsSeen: number) => void;
 }
 
 export interface VerdictResult {
@@ -42,6 +50,8 @@ export interface VerdictResult {
   feedback_for_player: string;
   stall: StallReport;
   requirements_status: RequirementsValidation['criteria'];
+  /** The trusted runs behind an approval; null for feedback. */
+  evaluation: Evaluation | null;
 }
 
 /**
@@ -49,12 +59,18 @@ export interface VerdictResult {
  * fingerprint, gates, requirements with evidence, integrity, honesty — and refused (logged, no verdict)
  * unless all hold. Feedback costs a strike; strikes or a stalled loop block the task.
  */
-export async function recordVerdict(scope: TaskScope, request: VerdictRequest): Promise<VerdictResult> {
+export async function recordVerdict(scope: TaskScope, request: VerdictRequest, options: VerdictOptions = {}): Promise<VerdictResult> {
   const { worktree, taskId, config } = scope;
   const issues = request.issues ?? [];
+  const acknowledged = request.acknowledged_changes ?? [];
   const directory = taskDirectory(worktree, taskId);
   const reviewPath = path.join(directory, artifactNames.review);
   const task = await loadTask(worktree, taskId, scope.base.commit);
+  for (const change of acknowledged) {
+    if (!task.acceptance_criteria.some((criterion) => criterion.id === change.criterion)) {
+      throw new CallerError(`acknowledged_changes names criterion ${JSON.stringify(change.criterion)}, which ${taskId} does not have.`, `Use one of: ${task.acceptance_criteria.map((criterion) => criterion.id).join(', ')}.`);
+    }
+  }
 
   return withTaskLock(worktree, taskId, async () => {
     const log = await readVerdictLog(worktree, taskId);
@@ -76,13 +92,19 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
     }
 
     const [run, report] = await Promise.all([latestRun(worktree, taskId), readTaskWorkResults(worktree, taskId)]);
-    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report });
     const currentTree = await treeFingerprint(worktree);
+    // The trusted runs happen here, lazily, for the tree being approved: only approvals pay for them, and
+    // they always describe the current code. A missing or stale candidate run is refused without them.
+    const evaluation =
+      request.decision === 'approve' && run.state === 'ok' && run.value.tree_hash === currentTree
+        ? await evaluateCandidate({ worktree, taskId, baseCommit: scope.base.commit, config, candidateTests: run.value.tests.map((test) => test.id), ...options })
+        : null;
+    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report, ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}) });
     const runSummary = run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
     const review = (status: VerdictLogEntry['status'], strikes: number, history: VerdictLogEntry[], blocked?: { reason: string; recommendation: string }) =>
       writeFileAtomically(
         reviewPath,
-        renderReview({ task_id: taskId, title: task.title, status, strikes, max_strikes: config.coachgate.max_strikes, turn: request.turn, decision: request.decision, rationale: request.rationale, history, requirements: requirements.criteria, issues, ...(blocked ? { blocked } : {}) }),
+        renderReview({ task_id: taskId, title: task.title, status, strikes, max_strikes: config.coachgate.max_strikes, turn: request.turn, decision: request.decision, rationale: request.rationale, history, requirements: requirements.criteria, issues, acknowledged_changes: acknowledged, preexisting_failures: evaluation?.preexisting_failures ?? [], ...(blocked ? { blocked } : {}) }),
       );
 
     if (request.decision === 'approve') {
@@ -96,6 +118,8 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
         verdict_issues: issues,
         integrity: integrity.findings,
         honesty: report.found && report.results ? report.honesty : null,
+        evaluation,
+        acknowledged_changes: acknowledged,
       });
       if (reasons.length > 0) {
         const attempt = await appendVerdict(worktree, taskId, entry(request, issues, state.status, state.strikes, { kind: 'refused_approval', reasons }));
@@ -126,6 +150,7 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       requirements_status: requirements.criteria,
       feedback_for_player: feedback,
       stall,
+      acknowledged_changes: acknowledged,
       recorded_at: new Date().toISOString(),
       verdict_log_head: log.chain.head_sha256,
     };
@@ -147,12 +172,14 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       feedback_for_player: request.decision === 'approve' ? '' : feedback,
       stall,
       requirements_status: requirements.criteria,
+      evaluation,
     };
   });
 }
 
 function entry(request: VerdictRequest, issues: VerdictIssue[], status: VerdictLogEntry['status'], strikes: number, extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>): NewVerdictLogEntry {
-  return { turn: request.turn, decision: request.decision, status, strikes, recorded_at: new Date().toISOString(), rationale: request.rationale, issues, ...extra };
+  const acknowledged = request.acknowledged_changes ?? [];
+  return { turn: request.turn, decision: request.decision, status, strikes, recorded_at: new Date().toISOString(), rationale: request.rationale, issues, ...(acknowledged.length > 0 ? { acknowledged_changes: acknowledged } : {}), ...extra };
 }
 
 function runEvidence(run: RunRecord, currentTree: string) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FailureClassSchema, RunStatusSchema } from './run-record.js';
-import { VerdictIssueSchema } from './verdict-entry.js';
+import { AcknowledgedChangeSchema, VerdictIssueSchema } from './verdict-entry.js';
 
 export const EvidenceCheckSchema = z.object({
   criterion: z.string(),
@@ -50,6 +50,7 @@ export const CoachTurnRecordSchema = z
     requirements_status: z.array(CriterionReportSchema),
     feedback_for_player: z.string(),
     stall: StallSchema,
+    acknowledged_changes: z.array(AcknowledgedChangeSchema).optional().describe('Changed base behaviour the Coach acknowledged.'),
     recorded_at: z.string(),
     verdict_log_head: z.string().describe('SHA-256 of the last verdicts.jsonl line before this verdict: detects a later edit of that line.'),
   })
