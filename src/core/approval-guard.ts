@@ -1,4 +1,5 @@
 import type { GatesReport } from './gates.js';
+import { explainWithTrustedRun, type IntegrityFinding } from './integrity.js';
 import { findTestId } from './requirements.js';
 import { failingTests, type RunRecord } from './run-record.js';
 
@@ -10,7 +11,7 @@ export interface ApprovalFacts {
   gates: Pick<GatesReport, 'all_gates_passed' | 'failed_gates'>;
   requirements: { criteria_total: number; all_criteria_met: boolean; missing: string[]; criteria: { id: string; status: string; evidence: { valid: boolean; problem?: string }[] }[] };
   verdict_issues: { severity: string; description: string; location?: string }[];
-  integrity: { severity: string; kind: string; file: string; line?: number; detail: string }[];
+  integrity: IntegrityFinding[];
   honesty: { verified: boolean; missing_files: string[] } | null;
   /** The server's trusted runs for the current tree; null when none was made (no stored candidate run). */
   evaluation: EvaluationFacts | null;
@@ -19,6 +20,8 @@ export interface ApprovalFacts {
 
 /** What the guard reads of one evaluation (src/evaluation): planted files, PASS_TO_PASS, collection. */
 export interface EvaluationFacts {
+  /** Null when the trusted run did not happen (planted environment). */
+  trusted: { status: string } | null;
   planted: { file: string; problem: string }[];
   regressions: { test: string; outcome: 'failed' | 'error' | 'skipped' | 'missing'; message?: string }[];
   uncollected_test_files: string[];
@@ -52,7 +55,8 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
     reasons.push(`the verdict itself lists ${mustFix.length} must_fix issue(s) (${mustFix.map((issue) => issue.description).join('; ')}): send decision "feedback" instead.`);
   }
   reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
-  for (const finding of facts.integrity.filter((item) => item.severity === 'must_fix')) {
+  const integrity = facts.evaluation?.trusted ? explainWithTrustedRun(facts.integrity) : facts.integrity;
+  for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {
     reasons.push(`test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}. Send feedback to undo it.`);
   }
   return reasons;

@@ -70,6 +70,28 @@ export interface IntegrityFinding {
   detail: string;
 }
 
+/** A finding once the trusted run has been made: `info` where running settled what it suspected. */
+export type ExplainedFinding = Omit<IntegrityFinding, 'severity'> & { severity: IntegrityFinding['severity'] | 'info' };
+
+/** Findings about base tests and test config that the trusted run settles by running the base versions. */
+const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set(['test_deleted', 'test_file_deleted', 'assertions_removed', 'test_config_changed', 'tests_count_dropped']);
+
+/**
+ * With the trusted runs made, a static finding blocks only where running confirms harm: the base's tests
+ * and config ran against the Player's code, and any base test that stopped passing is its own reason. So a
+ * deleted, moved, renamed or rewritten base test or an edited config is an explanation (info), and a skip
+ * or focus only affects the Player's own tests (should_fix). Findings keep their file:line.
+ */
+export function explainWithTrustedRun(findings: IntegrityFinding[]): ExplainedFinding[] {
+  return findings.map((finding): ExplainedFinding => {
+    if (SETTLED_BY_TRUSTED_RUN.has(finding.kind)) {
+      return { ...finding, severity: 'info', detail: `${finding.detail} (explanation only: the base's own tests and config ran against this code in the trusted run)` };
+    }
+    if (finding.kind === 'skip_added' || finding.kind === 'focus_added') return { ...finding, severity: 'should_fix' };
+    return finding;
+  });
+}
+
 export interface IntegrityInput {
   files: FileVersions[];
   /** Test facts per path, for the paths `needsTestFacts` accepts. */
