@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { codeOnly } from '../analysis/code-only.js';
 import { toWorktreeRelative } from '../core/paths.js';
 import { evaluateRequirements, filesToRead, type EvidenceInput, type RequirementsReport } from '../core/requirements.js';
 import type { RunRecord } from '../core/run-record.js';
@@ -39,6 +40,7 @@ export async function validateRequirements(
       coach_evidence: evidence,
       require_evidence: requireEvidence,
       files,
+      code_only: new Map([...files].map(([file, text]) => [file, text === null ? null : codeOnly(file, text)])),
       passed_tests: passed,
       passing_on_base_code: known.passingOnBaseCode ?? null,
     }),

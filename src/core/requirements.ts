@@ -55,6 +55,8 @@ export interface RequirementsInput {
   require_evidence: boolean;
   /** Keyed by the paths filesToRead returned; null = missing or outside the worktree. */
   files: ReadonlyMap<string, string | null>;
+  /** The same files with comments and docstrings blanked (lines kept): snippets must match code. */
+  code_only?: ReadonlyMap<string, string | null>;
   /** Ids of the PASSED tests of the latest stored run for the task; null = no run stored. */
   passed_tests: string[] | null;
   /**
@@ -154,14 +156,14 @@ function provesSomething(check: EvidenceCheck): boolean {
   return check.source === 'coach' || check.test !== undefined || check.snippet !== undefined;
 }
 
-function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'passed_tests' | 'passing_on_base_code'>): EvidenceCheck {
+function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'code_only' | 'passed_tests' | 'passing_on_base_code'>): EvidenceCheck {
   const file = nonBlank(item.file);
   const test = nonBlank(item.test);
   const problems: string[] = [];
   let matchedTest: string | undefined;
   if (file === undefined && test === undefined) problems.push('evidence needs a file (with line/snippet) or a passed test');
   else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined)) problems.push('line/snippet need a file to be checked against');
-  if (file !== undefined) problems.push(...fileProblems(file, item.line, item.snippet, context.files));
+  if (file !== undefined) problems.push(...fileProblems(file, item.line, item.snippet, context.files, context.code_only?.get(file) ?? undefined));
   if (test !== undefined) {
     const outcome = checkTest(test, context.passed_tests);
     if (!outcome.ok) problems.push(outcome.problem);
@@ -185,7 +187,7 @@ function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pic
   };
 }
 
-function fileProblems(file: string, line: number | undefined, snippet: string | undefined, files: ReadonlyMap<string, string | null>): string[] {
+function fileProblems(file: string, line: number | undefined, snippet: string | undefined, files: ReadonlyMap<string, string | null>, code?: string): string[] {
   const content = files.get(file);
   if (content === undefined || content === null) return [`file not found in the worktree: ${file}`];
   const lines = splitLines(content);
@@ -197,8 +199,11 @@ function fileProblems(file: string, line: number | undefined, snippet: string | 
   const wanted = collapseWhitespace(snippet);
   if (wanted === '') return ['snippet is empty'];
   // Joining the window's lines lets a snippet span consecutive lines; it must lie wholly inside the window.
-  const window = line === undefined ? lines : lines.slice(Math.max(0, line - 1 - SNIPPET_WINDOW), line + SNIPPET_WINDOW);
-  if (collapseWhitespace(window.join('\n')).includes(wanted)) return [];
+  const inWindow = (all: string[]) => collapseWhitespace((line === undefined ? all : all.slice(Math.max(0, line - 1 - SNIPPET_WINDOW), line + SNIPPET_WINDOW)).join('\n')).includes(wanted);
+  if (inWindow(lines)) {
+    if (code === undefined || inWindow(splitLines(code))) return [];
+    return [`snippet matches only a comment or docstring in ${file}, not code: cite the code that does it`];
+  }
   return [line === undefined ? `snippet not found in ${file}` : `snippet not found within ${SNIPPET_WINDOW} lines of line ${line} in ${file}`];
 }
 
