@@ -59,7 +59,8 @@ export type IntegrityFindingKind =
   | 'test_config_changed'
   | 'task_file_modified'
   | 'module_stubbed'
-  | 'tests_count_dropped';
+  | 'tests_count_dropped'
+  | 'hidden_from_git';
 
 export interface IntegrityFinding {
   kind: IntegrityFindingKind;
@@ -103,6 +104,8 @@ export interface IntegrityInput {
   first_party_modules: string[];
   tests_at_base?: number;
   tests_now?: number;
+  /** Files git ignores (.gitignore, .git/info/exclude) that the test runner still loads. */
+  hidden_files?: string[];
 }
 
 const NARROWING_KEYS = /(?:^|\.)(?:exclude|testPathIgnorePatterns|testNamePattern|collect_ignore(?:_glob)?|norecursedirs)$/;
@@ -120,6 +123,12 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
     ...[...(input.config_settings ?? [])].flatMap(([file, settings]) => compareConfigSettings(file, settings)),
     ...taskFileModified(input.files, input.task_file),
     ...testsCountDropped(input.tests_at_base, input.tests_now),
+    ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
+      kind: 'hidden_from_git',
+      severity: 'must_fix',
+      file,
+      detail: 'git ignores this file but the test runner loads it, so it shapes the Player\'s own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed',
+    })),
   ];
   return findings.sort(compareFindings);
 }

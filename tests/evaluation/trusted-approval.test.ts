@@ -125,7 +125,8 @@ describe.skipIf(!hasPytest)('trusted evaluation refuses hostile pytest tactics (
       'tests/conftest.py': 'def pytest_collection_modifyitems(config, items):\n    items[:] = [i for i in items if i.name != "test_add"]\n',
     });
     repo.write('.git/info/exclude', 'tests/conftest.py\n');
-    await expectRefused(TRUSTED_ADD_FAILED);
+    const { text } = await expectRefused(TRUSTED_ADD_FAILED);
+    expect(text).toMatch(/hidden_from_git in tests\/conftest\.py — git ignores this file but the test runner loads it/);
   });
 
   it('a base test body turned into assert True', async () => {
