@@ -134,6 +134,25 @@ describe.skipIf(!hasPytest)('trusted evaluation refuses hostile pytest tactics (
     await expectRefused(TRUSTED_ADD_FAILED);
   });
 
+  it.each([
+    ['an early return', 'def test_add():\n    return\n    assert add(2, 3) == 5\n'],
+    ['try/except: pass', 'def test_add():\n    try:\n        assert add(2, 3) == 5\n    except AssertionError:\n        pass\n'],
+    ['== weakened to in', 'def test_add():\n    assert add(2, 3) in (5, -1)\n'],
+    ['monkeypatch.setattr on the function under test', 'import calc\n\n\ndef test_add(monkeypatch):\n    monkeypatch.setattr(calc, "add", lambda a, b: 5)\n    assert calc.add(2, 3) == 5\n'],
+    ['parametrize over []', 'import pytest\n\n\n@pytest.mark.parametrize("a", [])\ndef test_add(a):\n    assert add(2, 3) == 5\n'],
+  ])('a base test weakened with %s', async (_tactic, body) => {
+    await pythonProject({ 'calc.py': BROKEN_CALC, 'tests/test_calc.py': `from calc import add\n\n\n${body}` });
+    await expectRefused(TRUSTED_ADD_FAILED);
+  });
+
+  it('a weakening assertion helper under tests/ that base tests import', async () => {
+    await pythonProject(
+      { 'calc.py': BROKEN_CALC, 'tests/checks.py': 'def check_equal(a, b):\n    pass\n' },
+      { 'tests/checks.py': 'def check_equal(a, b):\n    assert a == b\n', 'tests/test_calc.py': 'from calc import add\nfrom checks import check_equal\n\n\ndef test_add():\n    check_equal(add(2, 3), 5)\n' },
+    );
+    await expectRefused(TRUSTED_ADD_FAILED);
+  });
+
   it('a new pytest.ini that shadows pyproject.toml and narrows collection', async () => {
     await pythonProject({ 'calc.py': BROKEN_CALC, 'pytest.ini': '[pytest]\ntestpaths = tests\npython_files = test_divide.py\npythonpath = .\n' });
     const { run } = await expectRefused(TRUSTED_ADD_FAILED);
