@@ -52,6 +52,8 @@ export interface EvaluationRequest {
 }
 
 const DEFAULT_TIMEOUT_S = 300;
+/** Runners whose test ids start with the test file, so an added file can be looked for in a run. */
+const RUNNERS_WITH_FILE_IDS = new Set(['pytest', 'vitest']);
 
 /**
  * Runs the base's tests the trusted way: baseline (base tests on base code, cached), trusted (base tests
@@ -102,7 +104,7 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
       regressions,
       preexisting_failures: preexisting,
       passing_on_base_code: failToPassRun.tests.filter((test) => test.status === 'passed').map((test) => test.id),
-      uncollected_test_files: command.runner === 'node-test' ? [] : addedTests.filter((file) => !request.candidateTests.some((id) => id.startsWith(file) || id.includes(`${file} > `))),
+      uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.runner) ? addedTests.filter((file) => !request.candidateTests.some((id) => id.startsWith(file))) : [],
     };
   } finally {
     await Promise.all([base.remove(), trusted?.remove(), failToPass?.remove()]);

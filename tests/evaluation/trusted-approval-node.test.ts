@@ -78,6 +78,19 @@ describe('trusted evaluation with node --test', () => {
     expect((await approve()).text).toMatch(/base test greets by name passed at the base but failed in the trusted run/);
   });
 
+  it('refuses a pretest script that rewrites an assertion and a posttest that restores it', async () => {
+    const swap = (from: string, to: string) => `const fs = require('fs'); const f = 'test/lib.test.js'; fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(${JSON.stringify(from)}, ${JSON.stringify(to)}));\n`;
+    await nodeProject({
+      'src/lib.js': BROKEN_LIB,
+      'rewrite.cjs': swap('Hello, Ada!', 'Hi Ada!'),
+      'restore.cjs': swap('Hi Ada!', 'Hello, Ada!'),
+      'package.json': JSON.stringify({ type: 'module', scripts: { pretest: 'node rewrite.cjs', test: 'node --test 2>&1', posttest: 'node restore.cjs' } }, null, 2),
+    });
+    const { run, text } = await approve();
+    expect(run.status).toBe('passed'); // npm ran pretest, the tests, then posttest: the tree looks untouched
+    expect(text).toMatch(/base test greets by name passed at the base but failed in the trusted run/);
+  });
+
   it('refuses a planted node_modules/.bin shim', async () => {
     await nodeProject({ 'src/lib.js': BASE_LIB + SHOUT, '.gitignore': 'node_modules/\n' });
     mkdirSync(path.join(repo.dir, 'node_modules/.bin'), { recursive: true });
