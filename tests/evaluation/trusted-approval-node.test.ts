@@ -91,6 +91,20 @@ describe('trusted evaluation with node --test', () => {
     expect(text).toMatch(/base test greets by name passed at the base but failed in the trusted run/);
   });
 
+  it('sends increasing progress notifications while the trusted runs last', async () => {
+    await nodeProject({ 'src/lib.js': BASE_LIB + SHOUT, 'test/slow.test.js': "import test from 'node:test';\ntest('waits', () => new Promise((r) => setTimeout(r, 3000)));\n" });
+    dataOf(await call('run_independent_tests', {}));
+    const progress: number[] = [];
+    const result = await client.callTool(
+      { name: 'record_verdict', arguments: { worktree: repo.dir, task_id: TASK, turn: 1, decision: 'approve', rationale: 'done', evidence: [{ criterion: 'AC-001', test: 'shouts' }] } },
+      undefined,
+      { timeout: 120_000, onprogress: (update) => progress.push(update.progress) },
+    );
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  });
+
   it('refuses a planted node_modules/.bin shim', async () => {
     await nodeProject({ 'src/lib.js': BASE_LIB + SHOUT, '.gitignore': 'node_modules/\n' });
     mkdirSync(path.join(repo.dir, 'node_modules/.bin'), { recursive: true });
