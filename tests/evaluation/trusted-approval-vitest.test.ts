@@ -44,13 +44,14 @@ const REFUSED = /base test test\/lib\.test\.js > greets by name passed at the ba
 
 describe('trusted evaluation with vitest', () => {
   it.each([
-    ['expect(true).toBe(true)', BASE_TEST.replace("expect(greet('Ada')).toBe('Hello, Ada!');", 'expect(true).toBe(true);')],
-    ["test.each([])('same title')", BASE_TEST.replace("test('greets by name', () => {", "test.each([])('greets by name', () => {")],
-    ['if (process.env.NO_COLOR) return;', BASE_TEST.replace("test('greets by name', () => {", "test('greets by name', () => {\n  if (process.env.NO_COLOR) return;")],
-  ])('refuses a base test weakened with %s', async (_tactic, body) => {
+    ['expect(true).toBe(true)', BASE_TEST.replace("expect(greet('Ada')).toBe('Hello, Ada!');", 'expect(true).toBe(true);'), true],
+    // vitest 4 fails a file whose only test has no cases, so this one does not even fool the candidate run.
+    ["test.each([])('same title')", BASE_TEST.replace("test('greets by name', () => {", "test.each([])('greets by name', () => {"), false],
+    ['if (process.env.NO_COLOR) return;', BASE_TEST.replace("test('greets by name', () => {", "test('greets by name', () => {\n  if (process.env.NO_COLOR) return;"), true],
+  ])('refuses a base test weakened with %s', async (_tactic, body, foolsCandidateRun) => {
     await vitestProject({ 'src/lib.js': BROKEN_LIB, 'test/lib.test.js': body });
     const { run, text, isError } = await approve();
-    expect(['passed', 'no_tests']).toContain(run.status);
+    if (foolsCandidateRun) expect(run.status).toBe('passed');
     expect(isError).toBe(true);
     expect(text).toMatch(REFUSED);
   });
