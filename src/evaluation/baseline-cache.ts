@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { readJsonFile, writeJsonAtomically } from '../store/files.js';
 import { taskDirectory } from '../store/paths.js';
-import type { TestCaseResult } from '../runner/report/types.js';
-import type { RunStatus } from '../runner/report/types.js';
+import type { RunStatus, TestCaseResult } from '../runner/report/types.js';
 
 /** The base's tests on the base's code: what PASS_TO_PASS compares the trusted run against. */
 export interface BaselineRun {

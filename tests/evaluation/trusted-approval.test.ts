@@ -207,6 +207,22 @@ describe.skipIf(!hasPytest)('trusted evaluation approves honest pytest work (pyt
     await expectApproved();
   });
 
+  it('a unittest TestCase turned into a parametrized pytest function', async () => {
+    await pythonProject(
+      { 'calc.py': GOOD_CALC, 'tests/test_calc.py': 'import pytest\nfrom calc import add\n\n\n@pytest.mark.parametrize("a, b, total", [(2, 3, 5), (-1, 1, 0)])\ndef test_add(a, b, total):\n    assert add(a, b) == total\n' },
+      { 'tests/test_calc.py': 'import unittest\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n' },
+    );
+    await expectApproved();
+  });
+
+  it('a new test with a version-gated skip', async () => {
+    await pythonProject({
+      'calc.py': GOOD_CALC,
+      'tests/test_divide.py': DIVIDE_TEST + '\n\nimport sys\n\n\n@pytest.mark.skipif(sys.version_info < (3, 8), reason="needs 3.8")\ndef test_divide_walrus():\n    assert (q := divide(6, 3)) == 2\n',
+    });
+    await expectApproved();
+  });
+
   it('a test that already fails at the base is pre-existing, listed and not held against the task', async () => {
     await pythonProject({ 'calc.py': GOOD_CALC }, { 'tests/test_legacy.py': 'def test_legacy():\n    assert 1 == 2\n' });
     const data = await expectApproved();
