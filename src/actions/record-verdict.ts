@@ -72,6 +72,10 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
     }
   }
 
+  // The trusted runs happen lazily, for the tree being approved, and outside the task lock: they take as
+  // long as the suite, and a Player report or another verdict must not time out waiting for them.
+  const evaluated = request.decision === 'approve' ? await evaluateFreshRun(scope, options) : undefined;
+
   return withTaskLock(worktree, taskId, async () => {
     const log = await readVerdictLog(worktree, taskId);
     if (!log.chain.intact) {
@@ -93,12 +97,9 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
 
     const [run, report] = await Promise.all([latestRun(worktree, taskId), readTaskWorkResults(worktree, taskId)]);
     const currentTree = await treeFingerprint(worktree);
-    // The trusted runs happen here, lazily, for the tree being approved: only approvals pay for them, and
-    // they always describe the current code. A missing or stale candidate run is refused without them.
-    const evaluation =
-      request.decision === 'approve' && run.state === 'ok' && run.value.tree_hash === currentTree
-        ? await evaluateCandidate({ worktree, taskId, baseCommit: scope.base.commit, config, candidateTests: run.value.tests.map((test) => test.id), ...options })
-        : null;
+    // Only an evaluation of exactly this run and tree counts; anything else leaves it null, which the guard
+    // refuses for a fresh run.
+    const evaluation = evaluated && run.state === 'ok' && run.value.run_id === evaluated.run_id && currentTree === evaluated.tree ? evaluated.result : null;
     const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report, ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}) });
     const runSummary = run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
     const review = (status: VerdictLogEntry['status'], strikes: number, history: VerdictLogEntry[], blocked?: { reason: string; recommendation: string }) =>
@@ -175,6 +176,16 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
       evaluation,
     };
   });
+}
+
+/** The trusted evaluation of the latest stored run, when that run describes the current tree. */
+async function evaluateFreshRun(scope: TaskScope, options: VerdictOptions): Promise<{ run_id: string; tree: string; result: Evaluation } | undefined> {
+  const { worktree, taskId, config } = scope;
+  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
+  if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
+  const candidateTests = run.value.tests.map((test) => test.id);
+  const result = await evaluateCandidate({ worktree, taskId, baseCommit: scope.base.commit, config, candidateTests, ...options });
+  return { run_id: run.value.run_id, tree, result };
 }
 
 function entry(request: VerdictRequest, issues: VerdictIssue[], status: VerdictLogEntry['status'], strikes: number, extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>): NewVerdictLogEntry {

@@ -13,7 +13,7 @@ export interface ApprovalFacts {
   verdict_issues: { severity: string; description: string; location?: string }[];
   integrity: IntegrityFinding[];
   honesty: { verified: boolean; missing_files: string[] } | null;
-  /** The server's trusted runs for the current tree; null when none was made (no stored candidate run). */
+  /** The server's trusted runs for the current tree and latest run; null when none was made for them. */
   evaluation: EvaluationFacts | null;
   acknowledged_changes: AcknowledgedChange[];
 }
@@ -105,6 +105,9 @@ function runReasons(facts: ApprovalFacts): string[] {
   const { value } = run;
   if (value.status !== 'passed' && !onlyPreexistingFailures(value, facts.evaluation)) {
     reasons.push(`latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.`);
+  }
+  if (value.tree_hash === facts.current_tree_hash && facts.evaluation === null) {
+    reasons.push(`no trusted evaluation describes test run ${value.run_id} on the current tree (the tree or the run changed while it was being made): ask for the approval again.`);
   }
   if (value.tree_hash !== facts.current_tree_hash) {
     reasons.push(

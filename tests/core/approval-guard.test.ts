@@ -43,13 +43,17 @@ describe('approvalRefusals with a trusted evaluation', () => {
     expect(approvalRefusals(facts(null, red(['old'])))[0]).toMatch(/status "failed"/);
   });
 
+  it('refuses a fresh run that no trusted evaluation describes', () => {
+    expect(approvalRefusals(facts(null))).toEqual([expect.stringMatching(/no trusted evaluation describes test run r1/)]);
+  });
+
   it('turns settled static findings into explanations only when the trusted run exists', () => {
     const integrity = [
       { kind: 'test_deleted' as const, severity: 'must_fix' as const, file: 't.py', line: 3, detail: 'test `test_add` no longer exists' },
       { kind: 'module_stubbed' as const, severity: 'must_fix' as const, file: 't.py', line: 9, detail: 'stubs calc' },
     ];
     expect(approvalRefusals(facts({}, { integrity }))).toEqual([expect.stringMatching(/module_stubbed in t\.py:9/)]);
-    expect(approvalRefusals(facts(null, { integrity }))).toHaveLength(2);
+    expect(approvalRefusals(facts(null, { integrity })).filter((reason) => reason.startsWith('test integrity'))).toHaveLength(2);
     expect(approvalRefusals(facts({ trusted: null, planted: [{ file: '.venv/bin/python', problem: 'a script' }] }, { integrity }))).toHaveLength(3);
   });
 });
