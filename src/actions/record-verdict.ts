@@ -147,7 +147,7 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
       max_strikes: config.coachgate.max_strikes,
       rationale: request.rationale,
       issues,
-      validation_results: { latest_run: run.state === 'ok' ? runEvidence(run.value, currentTree) : null, tree_hash: currentTree },
+      validation_results: { latest_run: run.state === 'ok' ? runEvidence(run.value, currentTree) : null, tree_hash: currentTree, evaluation },
       requirements_status: requirements.criteria,
       feedback_for_player: feedback,
       stall,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EvaluationSchema } from './evaluation-record.js';
 import { FailureClassSchema, RunStatusSchema } from './run-record.js';
 import { AcknowledgedChangeSchema, VerdictIssueSchema } from './verdict-entry.js';
 
@@ -46,6 +47,7 @@ export const CoachTurnRecordSchema = z
         .object({ run_id: z.string(), status: RunStatusSchema, counts: z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() }), failure_class: FailureClassSchema, tree_hash: z.string(), fresh: z.boolean() })
         .nullable(),
       tree_hash: z.string().describe('Worktree fingerprint when the verdict was recorded.'),
+      evaluation: EvaluationSchema.nullable().optional().describe('The trusted runs behind an approval: regressions, pre-existing failures, fail-to-pass.'),
     }),
     requirements_status: z.array(CriterionReportSchema),
     feedback_for_player: z.string(),

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { realpath, stat } from 'node:fs/promises';
+import type { z } from 'zod';
 import type { Config } from '../core/config.js';
+import type { EvaluationSchema } from '../core/evaluation-record.js';
 import { isTestFile } from '../core/test-paths.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
@@ -12,33 +14,13 @@ import { runTests } from '../runner/test-run.js';
 import { newRunId, runsDirectory } from '../store/runs.js';
 import { STORE_PREFIX } from '../store/paths.js';
 import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.js';
-import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
+import { plantedEnvironment } from './planted-environment.js';
 import { baseSnapshot, failToPassSnapshot, trustedSnapshot, type Snapshot } from './snapshot.js';
 
-/** A base test that passed at the base and does not pass against the Player's code. */
-export interface Regression {
-  test: string;
-  outcome: 'failed' | 'error' | 'skipped' | 'missing';
-  message?: string;
-}
-
 /** One approval evaluation: what the guard reads about the three server-made runs. */
-export interface Evaluation {
-  base_commit: string;
-  command: string[];
-  /** Borrowed-environment files that would run the Player's code inside the trusted runs; none ran. */
-  planted: PlantedFile[];
-  baseline: { status: string; cached: boolean; tests_total: number } | null;
-  trusted: { status: string; tests_total: number } | null;
-  /** PASS_TO_PASS failures: base tests that passed at the base and fail, error, skip or vanish now. */
-  regressions: Regression[];
-  /** Base tests that already failed at the base and still fail: listed, never a reason to refuse. */
-  preexisting_failures: string[];
-  /** Ids that PASS when the Player's tests run on the base code: they do not exercise the change. */
-  passing_on_base_code: string[];
-  /** Test files the Player added that contribute no test to the candidate run. */
-  uncollected_test_files: string[];
-}
+export type Evaluation = z.infer<typeof EvaluationSchema>;
+/** A base test that passed at the base and does not pass against the Player's code. */
+type Regression = Evaluation['regressions'][number];
 
 export interface EvaluationRequest {
   worktree: string;

@@ -5,7 +5,7 @@ import { AcknowledgedChangeSchema, VerdictIssueSchema } from '../core/verdict-en
 import { defineTool } from './tool.js';
 import { CriterionReportSchema, StallSchema } from '../core/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
-import { EvaluationSchema } from '../evaluation/schema.js';
+import { EvaluationSchema } from '../core/evaluation-record.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 export const recordVerdictTool = defineTool({

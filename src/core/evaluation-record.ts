@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The tool-facing shape of an Evaluation (src/evaluation/evaluate.ts). */
+/** One approval evaluation as record_verdict returns it and coach_turn_N.json keeps it (src/evaluation/evaluate.ts). */
 export const EvaluationSchema = z.object({
   base_commit: z.string(),
   command: z.array(z.string()),
