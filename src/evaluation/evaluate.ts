@@ -53,7 +53,9 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
   let trusted: Snapshot | undefined;
   let failToPass: Snapshot | undefined;
   try {
-    const command = await detectTestCommand(base.dir, config);
+    // The base's command; a base with no test setup at all has no base tests to protect, so the
+    // Player's command serves (fail-to-pass still needs one).
+    const command = await detectTestCommand(base.dir, config).catch(() => detectTestCommand(worktree, config));
     const run = (snapshot: Snapshot, name: string) => runIn(snapshot, command, name, request);
     const key = { baseCommit, command, environment: await environmentFingerprint(worktree) };
     [trusted, failToPass] = await Promise.all([trustedSnapshot(worktree, baseCommit), failToPassSnapshot(worktree, baseCommit)]);
