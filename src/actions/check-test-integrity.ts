@@ -3,7 +3,8 @@ import path from 'node:path';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import { findIntegrityIssues, type FileVersions, type IntegrityFinding } from '../core/integrity.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
-import { changedSince, readAtCommit } from '../repo/git.js';
+import { isTestSideFile } from '../evaluation/snapshot.js';
+import { changedSince, git, readAtCommit } from '../repo/git.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { STORE_PREFIX } from '../store/paths.js';
@@ -50,8 +51,19 @@ export async function integrityAgainstBase(worktree: string, base: string, taskI
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
+    hidden_files: await hiddenTestSideFiles(worktree),
   });
   return { base_commit: base, findings, must_fix: findings.filter((finding) => finding.severity === 'must_fix').length, files_checked: relevant, ...counts };
+}
+
+/**
+ * Ignored files the runner would load (conftest.py, runner config, setup files). Ignored directories are
+ * listed whole (`--directory`), so node_modules and virtualenvs are not walked; their site hooks and shims
+ * are the trusted runs' planted-environment check.
+ */
+async function hiddenTestSideFiles(worktree: string): Promise<string[]> {
+  const output = await git(worktree).raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']);
+  return output.split('\0').filter((file) => file && !file.endsWith('/') && !file.startsWith(STORE_PREFIX) && isTestSideFile(file));
 }
 
 /** Test totals now and at the base, when the latest stored run compared against a baseline. */

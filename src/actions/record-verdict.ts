@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { approvalRefusals } from '../core/approval-guard.js';
+import { approvalRefusals, type AcknowledgedChange } from '../core/approval-guard.js';
 import type { CoachTurnRecord } from '../core/coach-turn.js';
 import { CallerError } from '../core/errors.js';
 import { feedbackForPlayer } from '../core/player-feedback.js';
@@ -17,6 +17,7 @@ import { latestRun } from '../store/runs.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import { mirrorTampering, taskRecordFile, writeMirrored, type Tampering } from '../state/records.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
+import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { integrityAgainstBase } from './check-test-integrity.js';
 import { readTaskWorkResults } from './read-task-work-results.js';
 import { stallHistory, taskState } from '../core/task-state.js';
@@ -30,6 +31,13 @@ export interface VerdictRequest {
   rationale: string;
   issues?: VerdictIssue[];
   evidence?: EvidenceInput[];
+  acknowledged_changes?: AcknowledgedChange[];
+}
+
+export interface VerdictOptions {
+  signal?: AbortSignal;
+  /** Progress of the trusted runs an approval starts. */
+  onProgress?: (elapsedMs: number, testsSeen: number) => void;
 }
 
 export interface VerdictResult {
@@ -43,6 +51,8 @@ export interface VerdictResult {
   feedback_for_player: string;
   stall: StallReport;
   requirements_status: RequirementsValidation['criteria'];
+  /** The trusted runs behind an approval; null for feedback. */
+  evaluation: Evaluation | null;
 }
 
 /**
@@ -50,14 +60,24 @@ export interface VerdictResult {
  * fingerprint, gates, requirements with evidence, integrity, honesty — and refused (logged, no verdict)
  * unless all hold. Feedback costs a strike; strikes or a stalled loop block the task.
  */
-export async function recordVerdict(scope: TaskScope, request: VerdictRequest): Promise<VerdictResult> {
+export async function recordVerdict(scope: TaskScope, request: VerdictRequest, options: VerdictOptions = {}): Promise<VerdictResult> {
   const { worktree, taskId, config } = scope;
   const issues = request.issues ?? [];
+  const acknowledged = request.acknowledged_changes ?? [];
   const directory = taskDirectory(worktree, taskId);
   const reviewPath = path.join(directory, artifactNames.review);
   const task = await loadTask(worktree, taskId, scope.base.commit);
   // Seen before the lock repairs the mirror from the server's copy.
   const tampering = await mirrorTampering(worktree, taskId);
+  for (const change of acknowledged) {
+    if (!task.acceptance_criteria.some((criterion) => criterion.id === change.criterion)) {
+      throw new CallerError(`acknowledged_changes names criterion ${JSON.stringify(change.criterion)}, which ${taskId} does not have.`, `Use one of: ${task.acceptance_criteria.map((criterion) => criterion.id).join(', ')}.`);
+    }
+  }
+
+  // The trusted runs happen lazily, for the tree being approved, and outside the task lock: they take as
+  // long as the suite, and a Player report or another verdict must not time out waiting for them.
+  const evaluated = request.decision === 'approve' ? await evaluateFreshRun(scope, options) : undefined;
 
   return withTaskLock(worktree, taskId, async () => {
     const log = await readVerdictLog(worktree, taskId);
@@ -80,14 +100,17 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
     }
 
     const [run, report] = await Promise.all([latestRun(worktree, taskId), readTaskWorkResults(worktree, taskId)]);
-    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report });
     const currentTree = await treeFingerprint(worktree);
+    // Only an evaluation of exactly this run and tree counts; anything else leaves it null, which the guard
+    // refuses for a fresh run.
+    const evaluation = evaluated && run.state === 'ok' && run.value.run_id === evaluated.run_id && currentTree === evaluated.tree ? evaluated.result : null;
+    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report, ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}) });
     const runSummary = run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
     const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
     const review = (status: VerdictLogEntry['status'], strikes: number, history: VerdictLogEntry[], blocked?: { reason: string; recommendation: string }) =>
       writeMirrored(
         reviewFile,
-        renderReview({ task_id: taskId, title: task.title, status, strikes, max_strikes: config.coachgate.max_strikes, turn: request.turn, decision: request.decision, rationale: request.rationale, history, requirements: requirements.criteria, issues, ...(blocked ? { blocked } : {}) }),
+        renderReview({ task_id: taskId, title: task.title, status, strikes, max_strikes: config.coachgate.max_strikes, turn: request.turn, decision: request.decision, rationale: request.rationale, history, requirements: requirements.criteria, issues, acknowledged_changes: acknowledged, preexisting_failures: evaluation?.preexisting_failures ?? [], ...(blocked ? { blocked } : {}) }),
       );
 
     if (request.decision === 'approve') {
@@ -101,6 +124,8 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
         verdict_issues: issues,
         integrity: integrity.findings,
         honesty: report.found && report.results ? report.honesty : null,
+        evaluation,
+        acknowledged_changes: acknowledged,
       });
       reasons.push(...tampering.map(tamperingReason));
       if (scope.base_moved) {
@@ -131,10 +156,11 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       max_strikes: config.coachgate.max_strikes,
       rationale: request.rationale,
       issues,
-      validation_results: { latest_run: run.state === 'ok' ? runEvidence(run.value, currentTree) : null, tree_hash: currentTree },
+      validation_results: { latest_run: run.state === 'ok' ? runEvidence(run.value, currentTree) : null, tree_hash: currentTree, evaluation },
       requirements_status: requirements.criteria,
       feedback_for_player: feedback,
       stall,
+      acknowledged_changes: acknowledged,
       recorded_at: new Date().toISOString(),
       verdict_log_head: log.chain.head_sha256,
     };
@@ -156,6 +182,7 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest): 
       feedback_for_player: request.decision === 'approve' ? '' : feedback,
       stall,
       requirements_status: requirements.criteria,
+      evaluation,
     };
   });
 }
@@ -169,8 +196,19 @@ function tamperingReason(finding: Tampering): string {
   return `the worktree mirror was changed: ${finding.file} ${finding.entry}: ${finding.difference}. The server's own copy was used and the mirror restored; find out who edited it.`;
 }
 
+/** The trusted evaluation of the latest stored run, when that run describes the current tree. */
+async function evaluateFreshRun(scope: TaskScope, options: VerdictOptions): Promise<{ run_id: string; tree: string; result: Evaluation } | undefined> {
+  const { worktree, taskId, config } = scope;
+  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
+  if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
+  const candidateTests = run.value.tests.map((test) => test.id);
+  const result = await evaluateCandidate({ worktree, taskId, baseCommit: scope.base.commit, config, candidateTests, ...options });
+  return { run_id: run.value.run_id, tree, result };
+}
+
 function entry(request: VerdictRequest, issues: VerdictIssue[], status: VerdictLogEntry['status'], strikes: number, extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>): NewVerdictLogEntry {
-  return { turn: request.turn, decision: request.decision, status, strikes, recorded_at: new Date().toISOString(), rationale: request.rationale, issues, ...extra };
+  const acknowledged = request.acknowledged_changes ?? [];
+  return { turn: request.turn, decision: request.decision, status, strikes, recorded_at: new Date().toISOString(), rationale: request.rationale, issues, ...(acknowledged.length > 0 ? { acknowledged_changes: acknowledged } : {}), ...extra };
 }
 
 function runEvidence(run: RunRecord, currentTree: string) {

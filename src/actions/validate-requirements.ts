@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { codeOnly } from '../analysis/code-only.js';
 import { toWorktreeRelative } from '../core/paths.js';
 import { evaluateRequirements, filesToRead, type EvidenceInput, type RequirementsReport } from '../core/requirements.js';
 import { hasPerTestResults, type RunRecord } from '../core/run-record.js';
@@ -21,7 +22,7 @@ export interface RequirementsValidation extends RequirementsReport {
 export async function validateRequirements(
   scope: TaskScope,
   evidence: EvidenceInput[],
-  known: { run?: JsonFile<RunRecord>; task?: LoadedTask; report?: TaskWorkResultsReport } = {},
+  known: { run?: JsonFile<RunRecord>; task?: LoadedTask; report?: TaskWorkResultsReport; passingOnBaseCode?: string[] } = {},
 ): Promise<RequirementsValidation> {
   const { worktree, taskId } = scope;
   const task = known.task ?? (await loadTask(worktree, taskId, scope.base.commit));
@@ -39,8 +40,10 @@ export async function validateRequirements(
       coach_evidence: evidence,
       require_evidence: requireEvidence,
       files,
+      code_only: new Map([...files].map(([file, text]) => [file, text === null ? null : codeOnly(file, text)])),
       passed_tests: passed,
       latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),
+      passing_on_base_code: known.passingOnBaseCode ?? null,
     }),
     require_evidence: requireEvidence,
     latest_run_id: latest.state === 'ok' ? latest.value.run_id : null,

@@ -1,16 +1,39 @@
 import type { GatesReport } from './gates.js';
-import type { RunRecord } from './run-record.js';
+import { explainWithTrustedRun, type IntegrityFinding } from './integrity.js';
+import { findTestId } from './requirements.js';
+import { failingTests, type RunRecord } from './run-record.js';
 
 /** Everything the guard re-evaluates server-side at the moment an approval is requested. */
 export interface ApprovalFacts {
   task_status: 'approved' | 'in_progress' | 'blocked';
-  run: { state: 'missing' } | { state: 'corrupt'; problem: string } | { state: 'ok'; value: Pick<RunRecord, 'run_id' | 'status' | 'tree_hash' | 'tree_clean' | 'failure_class' | 'counts'> };
+  run: { state: 'missing' } | { state: 'corrupt'; problem: string } | { state: 'ok'; value: Pick<RunRecord, 'run_id' | 'status' | 'tree_hash' | 'tree_clean' | 'failure_class' | 'counts' | 'tests'> };
   current_tree_hash: string;
   gates: Pick<GatesReport, 'all_gates_passed' | 'failed_gates'>;
   requirements: { criteria_total: number; all_criteria_met: boolean; missing: string[]; criteria: { id: string; status: string; evidence: { valid: boolean; problem?: string }[] }[] };
   verdict_issues: { severity: string; description: string; location?: string }[];
-  integrity: { severity: string; kind: string; file: string; line?: number; detail: string }[];
+  integrity: IntegrityFinding[];
   honesty: { verified: boolean; missing_files: string[] } | null;
+  /** The server's trusted runs for the current tree and latest run; null when none was made for them. */
+  evaluation: EvaluationFacts | null;
+  acknowledged_changes: AcknowledgedChange[];
+}
+
+/** What the guard reads of one evaluation (src/evaluation): planted files, PASS_TO_PASS, collection. */
+export interface EvaluationFacts {
+  /** Null when the trusted run did not happen (planted environment). */
+  trusted: { status: string } | null;
+  planted: { file: string; problem: string }[];
+  regressions: { test: string; outcome: 'failed' | 'error' | 'skipped' | 'missing'; message?: string }[];
+  uncollected_test_files: string[];
+  /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
+  preexisting_failures: string[];
+}
+
+/** The Coach's statement that a base test's changed outcome is what a criterion asks for. */
+export interface AcknowledgedChange {
+  test: string;
+  criterion: string;
+  reason: string;
 }
 
 /**
@@ -31,10 +54,47 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
   if (mustFix.length > 0) {
     reasons.push(`the verdict itself lists ${mustFix.length} must_fix issue(s) (${mustFix.map((issue) => issue.description).join('; ')}): send decision "feedback" instead.`);
   }
-  for (const finding of facts.integrity.filter((item) => item.severity === 'must_fix')) {
+  reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
+  const integrity = facts.evaluation?.trusted ? explainWithTrustedRun(facts.integrity) : facts.integrity;
+  for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {
     reasons.push(`test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}. Send feedback to undo it.`);
   }
   return reasons;
+}
+
+/**
+ * PASS_TO_PASS and collection, from the trusted runs. An acknowledged failure does not block; a test that
+ * did not run at all cannot be acknowledged, since nothing shows what it would now say.
+ */
+function evaluationReasons(evaluation: EvaluationFacts | null, acknowledged: AcknowledgedChange[]): string[] {
+  if (!evaluation) return [];
+  const reasons = evaluation.planted.map(
+    (item) => `planted environment: ${item.file} — ${item.problem}. The trusted runs did not start. Remove it (or reinstall the environment from the base's manifests), then ask again.`,
+  );
+  for (const regression of evaluation.regressions) {
+    if (regression.outcome !== 'missing' && acknowledgedTest(regression.test, acknowledged)) continue;
+    const shown = regression.message ? `: ${regression.message.replace(/\s+/g, ' ').slice(0, 200)}` : '';
+    reasons.push(
+      regression.outcome === 'missing'
+        ? `base test ${regression.test} passed at the base but did not run in the trusted run (base tests and config on your code): something in the code stops it from being collected. Restore what removed it; an acknowledgement cannot cover a test that did not run.`
+        : `base test ${regression.test} passed at the base but ${regression.outcome === 'skipped' ? 'was skipped' : regression.outcome === 'error' ? 'errored' : 'failed'} in the trusted run (base tests and config on your code)${shown}. Fix: restore the behaviour the test pins, or, if a criterion changes it, acknowledge it in record_verdict acknowledged_changes [{test, criterion, reason}].`,
+    );
+  }
+  for (const file of evaluation.uncollected_test_files) {
+    reasons.push(`test file ${file} was added but contributes no test to the candidate run: the runner never collects it. Fix: move or rename it where the base's test config collects tests.`);
+  }
+  return reasons;
+}
+
+function acknowledgedTest(test: string, acknowledged: AcknowledgedChange[]): boolean {
+  return acknowledged.some((change) => findTestId(change.test, [test]) !== undefined);
+}
+
+/** A red run whose every failure already failed at the base (and still does) is an honest run. */
+function onlyPreexistingFailures(run: Pick<RunRecord, 'status' | 'tests'>, evaluation: EvaluationFacts | null): boolean {
+  if (!evaluation || run.status !== 'failed') return false;
+  const failing = failingTests(run);
+  return failing.length > 0 && failing.every((id) => evaluation.preexisting_failures.includes(id));
 }
 
 function runReasons(facts: ApprovalFacts): string[] {
@@ -43,8 +103,11 @@ function runReasons(facts: ApprovalFacts): string[] {
   if (run.state === 'corrupt') return [`the latest stored test run is unreadable (${run.problem}): run run_independent_tests again.`];
   const reasons: string[] = [];
   const { value } = run;
-  if (value.status !== 'passed') {
+  if (value.status !== 'passed' && !onlyPreexistingFailures(value, facts.evaluation)) {
     reasons.push(`latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.`);
+  }
+  if (value.tree_hash === facts.current_tree_hash && facts.evaluation === null) {
+    reasons.push(`no trusted evaluation describes test run ${value.run_id} on the current tree (the tree or the run changed while it was being made): ask for the approval again.`);
   }
   if (value.tree_hash !== facts.current_tree_hash) {
     reasons.push(

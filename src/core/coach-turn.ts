@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { EvaluationSchema } from './evaluation-record.js';
 import { FailureClassSchema, RunStatusSchema } from './run-record.js';
-import { VerdictIssueSchema } from './verdict-entry.js';
+import { AcknowledgedChangeSchema, VerdictIssueSchema } from './verdict-entry.js';
 
 export const EvidenceCheckSchema = z.object({
   criterion: z.string(),
@@ -46,10 +47,12 @@ export const CoachTurnRecordSchema = z
         .object({ run_id: z.string(), status: RunStatusSchema, counts: z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() }), failure_class: FailureClassSchema, tree_hash: z.string(), fresh: z.boolean() })
         .nullable(),
       tree_hash: z.string().describe('Worktree fingerprint when the verdict was recorded.'),
+      evaluation: EvaluationSchema.nullable().optional().describe('The trusted runs behind an approval: regressions, pre-existing failures, fail-to-pass.'),
     }),
     requirements_status: z.array(CriterionReportSchema),
     feedback_for_player: z.string(),
     stall: StallSchema,
+    acknowledged_changes: z.array(AcknowledgedChangeSchema).optional().describe('Changed base behaviour the Coach acknowledged.'),
     recorded_at: z.string(),
     verdict_log_head: z.string().describe('SHA-256 of the last verdicts.jsonl line before this verdict: detects a later edit of that line.'),
   })

@@ -59,7 +59,8 @@ export type IntegrityFindingKind =
   | 'test_config_changed'
   | 'task_file_modified'
   | 'module_stubbed'
-  | 'tests_count_dropped';
+  | 'tests_count_dropped'
+  | 'hidden_from_git';
 
 export interface IntegrityFinding {
   kind: IntegrityFindingKind;
@@ -68,6 +69,28 @@ export interface IntegrityFinding {
   file: string;
   line?: number;
   detail: string;
+}
+
+/** A finding once the trusted run has been made: `info` where running settled what it suspected. */
+export type ExplainedFinding = Omit<IntegrityFinding, 'severity'> & { severity: IntegrityFinding['severity'] | 'info' };
+
+/** Findings about base tests and test config that the trusted run settles by running the base versions. */
+const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set(['test_deleted', 'test_file_deleted', 'assertions_removed', 'test_config_changed', 'tests_count_dropped']);
+
+/**
+ * With the trusted runs made, a static finding blocks only where running confirms harm: the base's tests
+ * and config ran against the Player's code, and any base test that stopped passing is its own reason. So a
+ * deleted, moved, renamed or rewritten base test or an edited config is an explanation (info), and a skip
+ * or focus only affects the Player's own tests (should_fix). Findings keep their file:line.
+ */
+export function explainWithTrustedRun(findings: IntegrityFinding[]): ExplainedFinding[] {
+  return findings.map((finding): ExplainedFinding => {
+    if (SETTLED_BY_TRUSTED_RUN.has(finding.kind)) {
+      return { ...finding, severity: 'info', detail: `${finding.detail} (explanation only: the base's own tests and config ran against this code in the trusted run)` };
+    }
+    if (finding.kind === 'skip_added' || finding.kind === 'focus_added') return { ...finding, severity: 'should_fix' };
+    return finding;
+  });
 }
 
 export interface IntegrityInput {
@@ -81,6 +104,8 @@ export interface IntegrityInput {
   first_party_modules: string[];
   tests_at_base?: number;
   tests_now?: number;
+  /** Files git ignores (.gitignore, .git/info/exclude) that the test runner still loads. */
+  hidden_files?: string[];
 }
 
 const NARROWING_KEYS = /(?:^|\.)(?:exclude|testPathIgnorePatterns|testNamePattern|collect_ignore(?:_glob)?|norecursedirs)$/;
@@ -98,6 +123,12 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
     ...[...(input.config_settings ?? [])].flatMap(([file, settings]) => compareConfigSettings(file, settings)),
     ...taskFileModified(input.files, input.task_file),
     ...testsCountDropped(input.tests_at_base, input.tests_now),
+    ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
+      kind: 'hidden_from_git',
+      severity: 'must_fix',
+      file,
+      detail: 'git ignores this file but the test runner loads it, so it shapes the Player\'s own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed',
+    })),
   ];
   return findings.sort(compareFindings);
 }

@@ -55,10 +55,17 @@ export interface RequirementsInput {
   require_evidence: boolean;
   /** Keyed by the paths filesToRead returned; null = missing or outside the worktree. */
   files: ReadonlyMap<string, string | null>;
+  /** The same files with comments and docstrings blanked (lines kept): snippets must match code. */
+  code_only?: ReadonlyMap<string, string | null>;
   /** Ids of the PASSED tests of the latest stored run for the task; null = no run stored. */
   passed_tests: string[] | null;
   /** False when the latest run has counts only (tests_source "none"): a test id cannot be checked. */
   latest_run_lists_tests?: boolean;
+  /**
+   * Ids that passed when the Player's tests ran on the BASE code (the fail-to-pass run); null when no such
+   * run was made. A cited test in this list does not exercise the change.
+   */
+  passing_on_base_code?: string[] | null;
 }
 
 /** Context lines either side of `line` within which a snippet must appear. */
@@ -112,7 +119,8 @@ export function evaluateRequirements(input: RequirementsInput): RequirementsRepo
     const claimed_by = [...(claimedByPlayer.has(criterion) ? ['player' as const] : []), ...(claimedByCoach.has(criterion) ? ['coach' as const] : [])];
     // Evidence that does not hold (a cited test that failed, a snippet that is not there, a promised file
     // that does not exist) contradicts the claim: it outweighs any evidence that does hold.
-    const verified = evidence.some((check) => check.valid) && evidence.every((check) => check.valid);
+    // A promise whose files merely exist proves nothing by itself: some evidence must check code or a test.
+    const verified = evidence.some((check) => check.valid && provesSomething(check)) && evidence.every((check) => check.valid);
     const status: CriterionStatus = verified ? 'verified' : claimed_by.length > 0 || evidence.length > 0 ? 'claimed_unverified' : 'missing';
     return { id: criterion.id, text: criterion.text, status, claimed_by, evidence };
   });
@@ -146,18 +154,27 @@ function promiseEvidence(promises: readonly CompletionPromise[]): EvidenceInput[
   });
 }
 
-function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'passed_tests' | 'latest_run_lists_tests'>): EvidenceCheck {
+function provesSomething(check: EvidenceCheck): boolean {
+  return check.source === 'coach' || check.test !== undefined || check.snippet !== undefined;
+}
+
+function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'code_only' | 'passed_tests' | 'passing_on_base_code' | 'latest_run_lists_tests'>): EvidenceCheck {
   const file = nonBlank(item.file);
   const test = nonBlank(item.test);
   const problems: string[] = [];
   let matchedTest: string | undefined;
   if (file === undefined && test === undefined) problems.push('evidence needs a file (with line/snippet) or a passed test');
   else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined)) problems.push('line/snippet need a file to be checked against');
-  if (file !== undefined) problems.push(...fileProblems(file, item.line, item.snippet, context.files));
+  if (file !== undefined) problems.push(...fileProblems(file, item.line, item.snippet, context.files, context.code_only?.get(file) ?? undefined));
   if (test !== undefined) {
     const outcome = checkTest(test, context.passed_tests, context.latest_run_lists_tests ?? true);
-    if (outcome.ok) matchedTest = outcome.id;
-    else problems.push(outcome.problem);
+    if (!outcome.ok) problems.push(outcome.problem);
+    else {
+      matchedTest = outcome.id;
+      if (context.passing_on_base_code?.includes(outcome.id)) {
+        problems.push(`test ${outcome.id} also passes on the base code (fail-to-pass run: your tests on the base code), so it does not exercise the change: cite or write a test that fails without it`);
+      }
+    }
   }
   return {
     criterion: item.criterion,
@@ -172,7 +189,7 @@ function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pic
   };
 }
 
-function fileProblems(file: string, line: number | undefined, snippet: string | undefined, files: ReadonlyMap<string, string | null>): string[] {
+function fileProblems(file: string, line: number | undefined, snippet: string | undefined, files: ReadonlyMap<string, string | null>, code?: string): string[] {
   const content = files.get(file);
   if (content === undefined || content === null) return [`file not found in the worktree: ${file}`];
   const lines = splitLines(content);
@@ -184,12 +201,20 @@ function fileProblems(file: string, line: number | undefined, snippet: string | 
   const wanted = collapseWhitespace(snippet);
   if (wanted === '') return ['snippet is empty'];
   // Joining the window's lines lets a snippet span consecutive lines; it must lie wholly inside the window.
-  const window = line === undefined ? lines : lines.slice(Math.max(0, line - 1 - SNIPPET_WINDOW), line + SNIPPET_WINDOW);
-  if (collapseWhitespace(window.join('\n')).includes(wanted)) return [];
+  const inWindow = (all: string[]) => collapseWhitespace((line === undefined ? all : all.slice(Math.max(0, line - 1 - SNIPPET_WINDOW), line + SNIPPET_WINDOW)).join('\n')).includes(wanted);
+  if (inWindow(lines)) {
+    if (code === undefined || inWindow(splitLines(code))) return [];
+    return [`snippet matches only a comment or docstring in ${file}, not code: cite the code that does it`];
+  }
   return [line === undefined ? `snippet not found in ${file}` : `snippet not found within ${SNIPPET_WINDOW} lines of line ${line} in ${file}`];
 }
 
 type TestOutcome = { ok: true; id: string } | { ok: false; problem: string };
+
+/** The id among `ids` that is `test`, or ends with it right after a separator: how a cited test is found. */
+export function findTestId(test: string, ids: readonly string[]): string | undefined {
+  return ids.find((id) => id === test) ?? ids.find((id) => TEST_ID_SEPARATORS.some((separator) => id.endsWith(separator + test)));
+}
 
 /** A passed test whose id is the given value, or ends with it right after a separator. */
 function checkTest(test: string, passedTests: readonly string[] | null, runListsTests: boolean): TestOutcome {
@@ -197,7 +222,7 @@ function checkTest(test: string, passedTests: readonly string[] | null, runLists
   if (!runListsTests) {
     return { ok: false, problem: `test ${test} cannot be checked: this run has no per-test results (counts only); cite a file + line + snippet` };
   }
-  const id = passedTests.find((passed) => passed === test) ?? passedTests.find((passed) => TEST_ID_SEPARATORS.some((separator) => passed.endsWith(separator + test)));
+  const id = findTestId(test, passedTests);
   return id === undefined ? { ok: false, problem: `test ${test} did not pass in the latest run` } : { ok: true, id };
 }
 

@@ -15,6 +15,10 @@ export interface ReviewInput {
   requirements: RequirementCheck[];
   /** The latest verdict's issues. */
   issues: VerdictIssue[];
+  /** Base-test failures the Coach acknowledged as asked for by a criterion. */
+  acknowledged_changes?: { test: string; criterion: string; reason: string }[];
+  /** Base tests that already failed at the base and still fail. */
+  preexisting_failures?: string[];
   /** Present exactly when status is "blocked". */
   blocked?: { reason: string; recommendation: string };
 }
@@ -44,6 +48,15 @@ export function renderReview(input: ReviewInput): string {
     `## Should fix\n\n${issueList(input.issues, 'should_fix')}`,
     `## Beyond spec (info only)\n\n${infoList(input.issues)}`,
   ];
+  const changes = input.acknowledged_changes ?? [];
+  if (changes.length > 0) {
+    const items = changes.map((change) => `- ${inlineCode(change.test)} (${change.criterion}): ${oneLine(change.reason)}`);
+    sections.push(`## Changed base behaviour\n\n${items.join('\n')}`);
+  }
+  const preexisting = input.preexisting_failures ?? [];
+  if (preexisting.length > 0) {
+    sections.push(`## Pre-existing failures (failed at the base, not held against this task)\n\n${preexisting.map((id) => `- ${inlineCode(id)}`).join('\n')}`);
+  }
   if (input.blocked) sections.push(blockedSection(input.history, input.blocked));
   return `${sections.join('\n\n')}\n`;
 }

@@ -16,6 +16,13 @@ export const VerdictIssueSchema = z.object({
 
 export type VerdictIssue = z.infer<typeof VerdictIssueSchema>;
 
+/** The Coach's statement that a base test's changed outcome is what a criterion asks for. */
+export const AcknowledgedChangeSchema = z.object({
+  test: z.string().min(1).describe('A test id as the refusal lists it (or its tail after a separator, as for test evidence).'),
+  criterion: z.string().min(1).describe('An acceptance criterion id of the task that asks for the change.'),
+  reason: z.string().trim().min(1).describe('Why the old expectation no longer holds.'),
+});
+
 /** SHA-256 hex of nothing yet: the `prev_sha256` of the first line. */
 export const CHAIN_START = '0'.repeat(64);
 
@@ -32,6 +39,7 @@ export const VerdictLogEntrySchema = z
     rationale: z.string(),
     issues: z.array(VerdictIssueSchema),
     reasons: z.array(z.string()).optional().describe('Why an approval was refused, or why the task was blocked.'),
+    acknowledged_changes: z.array(AcknowledgedChangeSchema).optional().describe('Base-test failures the Coach acknowledged as asked for by a criterion.'),
     stall_reason: z.string().nullable().optional(),
     run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
     stall_input: z

@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import { recordVerdict } from '../actions/record-verdict.js';
 import { openTask } from '../actions/task-scope.js';
-import { VerdictIssueSchema } from '../core/verdict-entry.js';
+import { AcknowledgedChangeSchema, VerdictIssueSchema } from '../core/verdict-entry.js';
 import { defineTool } from './tool.js';
 import { CriterionReportSchema, StallSchema } from '../core/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
+import { EvaluationSchema } from '../core/evaluation-record.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 export const recordVerdictTool = defineTool({
   name: 'record_verdict',
   title: "Record the Coach's verdict",
   description:
-    'Records the Coach\'s decision for a turn. "approve" is REFUSED (isError, reasons listed, attempt logged) unless the server\'s own evidence supports it right now: the latest stored run passed on the current tree, quality gates pass, every criterion is verified by evidence, the verdict lists no must_fix issue, check_test_integrity has no must_fix finding, and the task is not blocked. "feedback" costs a strike; max_strikes or a stalled loop blocks the task. Writes coach_turn_<N>.json, appends to the hash-chained verdicts.jsonl, rewrites review.md, and returns feedback_for_player.',
+    'Records the Coach\'s decision for a turn. "approve" is REFUSED (isError, reasons listed, attempt logged) unless the server\'s own evidence supports it right now: the latest stored run passed on the current tree (failures that already failed at the base excepted), the trusted runs the server makes now pass — the base\'s own tests and test config on the Player\'s code in a clean snapshot (every base test that passed at the base still passes, unless acknowledged), cited tests fail on the base code (fail-to-pass), every added test file is collected, and no planted interpreter, site hook or .bin shim is present —, quality gates pass, every criterion is verified by evidence, the verdict lists no must_fix issue, check_test_integrity has no must_fix finding, and the task is not blocked. "feedback" costs a strike; max_strikes or a stalled loop blocks the task. Writes coach_turn_<N>.json, appends to the hash-chained verdicts.jsonl, rewrites review.md, and returns feedback_for_player.',
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput,
@@ -20,6 +21,11 @@ export const recordVerdictTool = defineTool({
     rationale: z.string().min(1).max(20_000).describe('Why, in a few sentences.'),
     issues: z.array(VerdictIssueSchema).max(200).optional().describe('must_fix items block approval; info items go to "Beyond spec".'),
     evidence: evidenceInput.optional(),
+    acknowledged_changes: z
+      .array(AcknowledgedChangeSchema)
+      .max(200)
+      .optional()
+      .describe('Base tests whose changed outcome a criterion asks for: their trusted-run failure does not block approval. Never covers a test that did not run.'),
   }),
   output: z.object({
     recorded: z.boolean(),
@@ -32,11 +38,17 @@ export const recordVerdictTool = defineTool({
     feedback_for_player: z.string(),
     stall: StallSchema,
     requirements_status: z.array(CriterionReportSchema),
+    evaluation: EvaluationSchema.nullable().describe('The trusted runs behind an approval request; null for feedback or when no fresh candidate run exists.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run({ worktree, task_id, ...request }, context) {
     const scope = await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
-    const result = await recordVerdict(scope, request);
+    // The trusted runs report side by side; a counter keeps the progress value increasing.
+    let ticks = 0;
+    const result = await recordVerdict(scope, request, {
+      signal: context.signal,
+      onProgress: (elapsedMs, testsSeen) => void context.progress(++ticks, `trusted evaluation: a run at ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished`),
+    });
     const head =
       result.status === 'approved'
         ? `APPROVED ${task_id} at turn ${request.turn}.`

@@ -252,10 +252,12 @@ describe('evaluateRequirements end to end over a real worktree', () => {
       );
       const input = { criteria: CRITERIA, player_claims: claims.requirements_met, promises: claims.completion_promises, coach_evidence: evidence, require_evidence: true, files, passed_tests: [] };
       const report = evaluateRequirements(input);
-      // AC-002's Coach evidence holds, but the test file its promise names does not exist: not verified.
-      expect(report.criteria.map((c) => c.status)).toEqual(['verified', 'claimed_unverified', 'claimed_unverified']);
+      // AC-001's promised file exists, which proves nothing alone; AC-002's Coach evidence holds, but the
+      // test file its promise names does not exist: neither is verified.
+      expect(report.criteria.map((c) => c.status)).toEqual(['claimed_unverified', 'claimed_unverified', 'claimed_unverified']);
+      expect(report.criteria[0]!.evidence.map((check) => [check.source, check.valid])).toEqual([['player_promise', true]]);
       expect(report.criteria[1]!.evidence.map((check) => [check.source, check.valid])).toEqual([['coach', true], ['player_promise', false]]);
-      expect(report).toMatchObject({ criteria_met: 1, all_criteria_met: false, missing: ['AC-002', 'AC-003'], unmatched_claims: [] });
+      expect(report).toMatchObject({ criteria_met: 0, all_criteria_met: false, missing: ['AC-001', 'AC-002', 'AC-003'], unmatched_claims: [] });
       // Same input, same report, byte for byte.
       expect(JSON.stringify(evaluateRequirements(input))).toBe(JSON.stringify(report));
     } finally {

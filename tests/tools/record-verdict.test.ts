@@ -118,11 +118,19 @@ describe('record_verdict approval guard', () => {
     expect(await refusal({ issues: [{ severity: 'must_fix', category: 'security', description: 'logs the name' }] })).toMatch(/lists 1 must_fix issue\(s\) \(logs the name\)/);
   });
 
-  it('refuses while check_test_integrity has a must_fix finding', async () => {
+  it('refuses while check_test_integrity has a must_fix finding the trusted run does not settle', async () => {
+    await setup();
+    const taskFile = path.join(repo.dir, '.guardkit/tasks/backlog/TASK-042.md');
+    writeFileSync(taskFile, readFileSync(taskFile, 'utf8').replace('with a TypeError', 'somehow'));
+    await runTests();
+    expect(await refusal()).toMatch(/test integrity: task_file_modified in \.guardkit\/tasks\/backlog\/TASK-042\.md/);
+  });
+
+  it("does not refuse a focus on the Player's own new test once the trusted run exists (should_fix)", async () => {
     await setup();
     repo.write('test/greet.test.js', readFileSync(path.join(repo.dir, 'test/greet.test.js'), 'utf8').replace("test('greets by name'", "test.only('greets by name'"));
     await runTests();
-    expect(await refusal()).toMatch(/test integrity: focus_added in test\/greet\.test\.js:5/);
+    expect(dataOf(await approve())).toMatchObject({ status: 'approved' });
   });
 
   it('blocks the task after max_strikes feedback verdicts and refuses approval of a blocked task', async () => {
