@@ -47,7 +47,8 @@ describe('trusted evaluation with vitest', () => {
     ['expect(true).toBe(true)', BASE_TEST.replace("expect(greet('Ada')).toBe('Hello, Ada!');", 'expect(true).toBe(true);'), true],
     // vitest 4 fails a file whose only test has no cases, so this one does not even fool the candidate run.
     ["test.each([])('same title')", BASE_TEST.replace("test('greets by name', () => {", "test.each([])('greets by name', () => {"), false],
-    ['if (process.env.NO_COLOR) return;', BASE_TEST.replace("test('greets by name', () => {", "test('greets by name', () => {\n  if (process.env.NO_COLOR) return;"), true],
+    // coachgate no longer sets NO_COLOR, so this one fails the candidate run too; refused either way.
+    ['if (process.env.NO_COLOR) return;', BASE_TEST.replace("test('greets by name', () => {", "test('greets by name', () => {\n  if (process.env.NO_COLOR) return;"), false],
   ])('refuses a base test weakened with %s', async (_tactic, body, foolsCandidateRun) => {
     await vitestProject({ 'src/lib.js': BROKEN_LIB, 'test/lib.test.js': body });
     const { run, text, isError } = await approve();

@@ -240,7 +240,7 @@ describe.skipIf(!hasPytest)('trusted evaluation approves honest pytest work (pyt
     const evidence = [...DIVIDE_EVIDENCE, { criterion: 'AC-002', file: 'calc.py', snippet: 'return str(a + b)' }];
     await expectRefused(TRUSTED_ADD_FAILED, { evidence });
     const acknowledged_changes = [{ test: 'tests/test_calc.py::test_add', criterion: 'AC-002', reason: 'AC-002 makes add return a string' }];
-    const result = await call('record_verdict', { turn: 2, decision: 'approve', rationale: 'done', evidence, acknowledged_changes });
+    const result = await call('record_verdict', { turn: 1, decision: 'approve', rationale: 'done', evidence, acknowledged_changes });
     const data = dataOf(result);
     const turn = JSON.parse(readFileSync(path.join(repo.dir, data.path), 'utf8'));
     expect(turn.acknowledged_changes).toEqual(acknowledged_changes);
