@@ -2,12 +2,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { gateDecision } from './actions/gate.js';
 import { openTask } from './actions/task-scope.js';
 import { CallerError } from './core/errors.js';
 import { runDemo } from './demo.js';
+import { stopOnHostExit } from './lifecycle.js';
 import { createServer } from './server.js';
+import { LineDelimitedStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent
@@ -78,8 +79,10 @@ async function main(argv: string[]): Promise<void> {
   const roots = (values.root ?? []).map((root) => path.resolve(root));
   const missing = roots.find((root) => !existsSync(root));
   if (missing) usageError(`--root ${missing} does not exist`);
+  const stop = stopOnHostExit((line) => process.stderr.write(`${line}\n`));
   const server = createServer({ roots, base: values.base });
-  await server.connect(new StdioServerTransport());
+  server.server.onclose = () => void stop('transport closed');
+  await server.connect(new LineDelimitedStdioTransport());
   process.stderr.write(`coachgate ${VERSION} serving MCP on stdio\n`);
 }
 
