@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
@@ -7,6 +7,7 @@ import { artifactNames, storeDirectory, taskDirectory } from '../store/paths.js'
 import { coachTurnNumbers } from '../store/coach-turns.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import { runsDirectory } from '../store/runs.js';
+import { readRegularFile } from '../repo/read-text.js';
 
 /** Task ids that have records under .guardkit/autobuild/. */
 export async function tasksWithRecords(worktree: string): Promise<string[]> {
@@ -16,7 +17,7 @@ export async function tasksWithRecords(worktree: string): Promise<string[]> {
 
 export async function reviewText(worktree: string, taskId: string): Promise<string> {
   const file = path.join(taskDirectory(worktree, assertTaskId(taskId)), artifactNames.review);
-  return readFile(file, 'utf8').catch(() => {
+  return readRegularFile(file).catch(() => {
     throw new CallerError(`No review.md for ${taskId} yet.`, 'It is written by record_verdict.');
   });
 }

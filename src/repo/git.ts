@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { CallerError } from '../core/errors.js';
+import { quotePrefix } from '../core/quote.js';
 
 export interface BaseCommit {
   commit: string;
@@ -37,9 +38,9 @@ export async function assertRepository(worktree: string): Promise<void> {
 export async function resolveBase(worktree: string, ref?: string): Promise<BaseCommit> {
   const repo = git(worktree);
   if (ref) {
-    if (ref.startsWith('-')) throw new CallerError(`Base ref ${JSON.stringify(ref)} looks like an option.`, 'Pass a branch, tag or commit name.');
+    if (ref.startsWith('-')) throw new CallerError(`Base ref ${quotePrefix(ref)} looks like an option.`, 'Pass a branch, tag or commit name.');
     const commit = await commitOf(repo, ref);
-    if (!commit) throw new CallerError(`Base ref ${JSON.stringify(ref)} does not name a commit in ${worktree}.`, 'Pass a branch, tag or commit that exists (e.g. main).');
+    if (!commit) throw new CallerError(`Base ref ${quotePrefix(ref)} does not name a commit in ${worktree}.`, 'Pass a branch, tag or commit that exists (e.g. main).');
     return { commit, source: `ref ${ref}` };
   }
   for (const branch of DEFAULT_BRANCHES) {

@@ -1,8 +1,9 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { parseTaskMarkdown, type TaskDocument } from '../core/task.js';
 import { listAtCommit, readAtCommit } from './git.js';
+import { readRegularFile } from './read-text.js';
 
 export const TASK_DIRECTORIES = ['.guardkit/tasks', 'tasks'];
 
@@ -21,7 +22,7 @@ export interface LoadedTask extends TaskDocument {
 export async function loadTask(worktree: string, taskId: string, baseCommit: string): Promise<LoadedTask> {
   const file = await findTaskFile(worktree, taskId, baseCommit);
   const text = (await readAtCommit(worktree, baseCommit, file))!;
-  const working = await readFile(path.join(worktree, file), 'utf8').catch(() => undefined);
+  const working = await readRegularFile(path.join(worktree, file)).catch(() => undefined);
   return {
     ...parseTaskMarkdown(text, file),
     task_id: taskId,

@@ -1,6 +1,7 @@
-import { access, mkdir, readFile } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { readRegularFile } from '../repo/read-text.js';
 
 export async function pathExists(file: string): Promise<boolean> {
   return access(file).then(
@@ -28,7 +29,7 @@ export async function writeJsonAtomically(file: string, value: unknown): Promise
 export async function readJsonFile<T = unknown>(file: string): Promise<JsonFile<T>> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readRegularFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing', path: file };
     return { state: 'corrupt', path: file, problem: `cannot read: ${(error as Error).message}` };

@@ -3,6 +3,7 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
 import { CallerError } from '../core/errors.js';
+import { boundedMessage } from '../core/quote.js';
 import type { Workspace } from '../repo/workspace.js';
 
 export interface ToolContext {
@@ -62,7 +63,7 @@ export function registerTool(server: McpServer, tool: ToolDefinition, context: (
 
 /** Caller mistakes say what to fix; internal faults are logged to stderr (never stdout) and reported briefly. */
 function errorResult(toolName: string, error: unknown): CallToolResult {
-  if (error instanceof CallerError) return { isError: true, content: [{ type: 'text', text: error.message }] };
+  if (error instanceof CallerError) return { isError: true, content: [{ type: 'text', text: boundedMessage(error.message) }] };
   process.stderr.write(`coachgate: ${toolName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return { isError: true, content: [{ type: 'text', text: `coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}` }] };
+  return { isError: true, content: [{ type: 'text', text: boundedMessage(`coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}`) }] };
 }
