@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { createRequire } from 'node:module';
+import type { SimpleGit } from 'simple-git';
 import { CallerError } from '../core/errors.js';
 import { quotePrefix } from '../core/quote.js';
 
@@ -11,10 +12,15 @@ export interface BaseCommit {
 
 const DEFAULT_BRANCHES = ['main', 'master', 'origin/main', 'origin/master'];
 
+/** simple-git is required on first use (its CommonJS build loads synchronously), not at start-up. */
+function loadSimpleGit(): typeof import('simple-git').simpleGit {
+  return (createRequire(import.meta.url)('simple-git') as typeof import('simple-git')).simpleGit;
+}
+
 export function git(worktree: string): SimpleGit {
   // Inherit the environment as is: simple-git refuses an explicit env carrying EDITOR/PAGER-like variables,
   // and coachgate only runs local, non-interactive git commands.
-  return simpleGit({ baseDir: worktree, config: ['core.quotepath=false'] });
+  return loadSimpleGit()({ baseDir: worktree, config: ['core.quotepath=false'] });
 }
 
 /** Fails with a clear message unless `worktree` is the top of a git work tree with at least one commit. */

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { RunTree } from './process-tree.js';
 import type { OutputCapture } from './output-capture.js';
 
@@ -34,6 +33,8 @@ export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Pro
   const started = performance.now();
   const [program, ...args] = spec.argv;
   const tree = new RunTree();
+  // Imported on the first run, not at start-up: the server must answer tools/list quickly.
+  const { execa } = await import('execa');
   const child = execa(program!, args, {
     cwd: spec.cwd,
     env: tree.environment(spec.env),
