@@ -70,3 +70,30 @@ async function findInWorkingTree(worktree: string, taskId: string): Promise<stri
   }
   return undefined;
 }
+
+/** Most task files read when listing ids (completions must answer quickly even in a huge backlog). */
+const MAX_LISTED_TASK_FILES = 2_000;
+
+/** Task ids in the working tree's task directories (front matter `id`, else the file name), sorted. */
+export async function listTaskIds(worktree: string): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const directory of TASK_DIRECTORIES) {
+    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(() => [] as string[]);
+    for (const entry of entries.filter((name) => name.endsWith('.md')).slice(0, MAX_LISTED_TASK_FILES)) {
+      const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
+      const text = await readRegularFile(path.join(worktree, relative), 256 * 1024).catch(() => undefined);
+      const fromFile = /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];
+      const id = (text === undefined ? undefined : safeId(text, relative)) ?? fromFile;
+      if (id) ids.add(id);
+    }
+  }
+  return [...ids].sort();
+}
+
+function safeId(text: string, file: string): string | undefined {
+  try {
+    return parseTaskMarkdown(text, file).id;
+  } catch {
+    return undefined;
+  }
+}
