@@ -21,10 +21,11 @@ export interface ProcessInfo {
 }
 
 const run = promisify(execFile);
+const PROC_READERS = 8;
 
 /** All processes the server can see, or `undefined` where the platform cannot list them (Windows). */
-export async function listProcesses(platform: NodeJS.Platform = process.platform): Promise<ProcessInfo[] | undefined> {
-  if (platform === 'linux') return listFromProc();
+export async function listProcesses(platform: NodeJS.Platform = process.platform, cookies = true): Promise<ProcessInfo[] | undefined> {
+  if (platform === 'linux') return listFromProc(cookies);
   if (platform === 'win32') return undefined;
   // macOS and other Unixes: -E appends each process's environment to its command (own processes only).
   const { stdout } = await run('ps', ['-A', '-E', '-ww', '-o', 'pid=,ppid=,pgid=,lstart=,command='], {
@@ -52,16 +53,26 @@ export function parsePsOutput(text: string): ProcessInfo[] {
   return processes;
 }
 
-async function listFromProc(): Promise<ProcessInfo[]> {
-  const entries = await readdir('/proc').catch(() => [] as string[]);
-  const found = await Promise.all(entries.filter((entry) => /^\d+$/.test(entry)).map(readProc));
-  return found.filter((info): info is ProcessInfo => info !== undefined);
+async function listFromProc(cookies: boolean): Promise<ProcessInfo[]> {
+  const pids = (await readdir('/proc').catch(() => [] as string[])).filter((entry) => /^\d+$/.test(entry));
+  const found: ProcessInfo[] = [];
+  // A few reads at a time: each /proc read allocates a 64 KiB buffer (the files report size 0), so reading
+  // a thousand at once would cost 64 MiB.
+  let next = 0;
+  const worker = async () => {
+    while (next < pids.length) {
+      const info = await readProc(pids[next++]!, cookies);
+      if (info) found.push(info);
+    }
+  };
+  await Promise.all(Array.from({ length: PROC_READERS }, worker));
+  return found;
 }
 
-async function readProc(entry: string): Promise<ProcessInfo | undefined> {
+async function readProc(entry: string, cookies: boolean): Promise<ProcessInfo | undefined> {
   const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
   const info = parseProcStat(Number(entry), stat);
-  if (!info) return undefined;
+  if (!info || !cookies) return info;
   // Readable only for the server's own user, which is every process a run can start.
   const environ = await readFile(`/proc/${entry}/environ`, 'utf8').catch(() => '');
   const prefix = `${RUN_COOKIE}=`;
@@ -180,7 +191,8 @@ export class RunTree {
   /** Remembers current descendants with their start times (for processes that clear their environment). */
   async observe(): Promise<void> {
     if (this.root === undefined) return;
-    const processes = await listProcesses(this.platform);
+    // Parentage only: the cookie sweep happens when killing; reading every environment 4× a second is waste.
+    const processes = await listProcesses(this.platform, false);
     for (const info of descendantsIn(processes ?? [], this.root)) this.seen.set(info.pid, info.start);
   }
 

@@ -4,6 +4,7 @@ import { openTask } from '../actions/task-scope.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { orNull } from '../core/portable-schema.js';
 
 const counts = z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() });
 
@@ -17,7 +18,7 @@ export const taskStatusTool = defineTool({
     task_id: z.string(),
     title: z.string(),
     status: z.enum(['approved', 'in_progress', 'blocked']),
-    block_reason: z.string().nullable(),
+    block_reason: orNull(z.string()),
     strikes: z.number(),
     max_strikes: z.number(),
     turns: z.array(
@@ -38,7 +39,7 @@ export const taskStatusTool = defineTool({
       .nullable(),
     stall: StallSchema,
     verdict_chain: z.object({ intact: z.boolean(), entries: z.number(), problems: z.array(z.string()) }),
-    review_path: z.string().nullable(),
+    review_path: orNull(z.string()),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ worktree, task_id }, context) {
