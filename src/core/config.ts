@@ -27,7 +27,7 @@ export const ConfigSchema = z
             test_execution: z
               .enum(['subprocess', 'sdk', 'login-shell'])
               .optional()
-              .describe('`login-shell` runs the tests under `bash -lc` so profile-set toolchains are found.'),
+              .describe('`login-shell` runs the tests under the user\'s login shell ($SHELL -lc; zsh on macOS) so profile-set toolchains are found.'),
           })
           .optional(),
       })

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { loginShellProgram } from '../../src/runner/platform.js';
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -208,7 +209,7 @@ describe('run_independent_tests contract', () => {
     const data = dataOf(await run(repo));
     expect(data.command.slice(0, 2)).toEqual(['bash', '-lc']);
     expect(data.command[2]).toMatch(/^python3 -m pytest /);
-    expect(data).toMatchObject({ status: 'passed', env: { shell: 'bash -lc' } });
+    expect(data).toMatchObject({ status: 'passed', env: { shell: `${path.basename(loginShellProgram())} -lc` } });
   });
 
   it('sends progress notifications while a run lasts and stops the run when the client cancels', async () => {
