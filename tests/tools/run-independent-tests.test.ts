@@ -207,7 +207,7 @@ describe('run_independent_tests contract', () => {
   it('runs under a login shell when the base config asks for it', async () => {
     const repo = project({ '.guardkit/config.yaml': 'autobuild:\n  coach:\n    test_execution: login-shell\n', 'tests/test_x.py': 'def test_x():\n    assert True\n' });
     const data = dataOf(await run(repo));
-    expect(data.command.slice(0, 2)).toEqual(['bash', '-lc']);
+    expect(data.command.slice(0, 2)).toEqual([loginShellProgram(), '-lc']);
     expect(data.command[2]).toMatch(/^python3 -m pytest /);
     expect(data).toMatchObject({ status: 'passed', env: { shell: `${path.basename(loginShellProgram())} -lc` } });
   });
