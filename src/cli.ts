@@ -19,6 +19,8 @@ Usage:
                                                    for hooks and CI: exit 0 only if the task is approved
                                                    and nothing changed since the approving test run
   coachgate demo                                   run the Player/Coach demo on the bundled example
+  coachgate doctor                                 show the node, Python, package managers and PATH
+                                                   the server finds (run it the way your MCP host does)
   coachgate --help | --version
 
 Options:
@@ -70,6 +72,10 @@ async function main(argv: string[]): Promise<void> {
     if (!values.task) usageError('gate needs --task ID');
     process.exitCode = await runGate(path.resolve(values.worktree ?? '.'), values.task, values.base);
     return;
+  }
+  if (command === 'doctor') {
+    const { doctorReport, formatDoctorReport } = await import('./doctor.js');
+    return print(formatDoctorReport(await doctorReport()));
   }
   if (command === 'demo') {
     process.exitCode = await runDemo(print);
