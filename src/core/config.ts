@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { yaml } from './yaml.js';
 import { CallerError } from './errors.js';
 
 /**
@@ -62,9 +62,9 @@ export function defaultConfig(): Config {
 export function parseConfig(text: string, source = '.guardkit/config.yaml'): ParsedConfig {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = yaml().parse(text);
   } catch (error) {
-    const where = error instanceof YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
+    const where = error instanceof yaml().YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
     throw new CallerError(`${source} is not valid YAML${where}: ${(error as Error).message.split('\n')[0]}.`, 'Fix the file on the base branch.');
   }
   if (raw === null || raw === undefined) raw = {};
