@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-tree-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A process is gone when it no longer exists or is a zombie waiting to be reaped (it runs nothing). */
-export function processGone(pid: number): boolean {
+function processGone(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
   } catch {
@@ -107,5 +107,3 @@ describe('kill plans signal only processes provably the run\'s', () => {
     expect(parseProcStat(9, `9 (sleep) ${fields('Z')}`)).toBeUndefined();
   });
 });
-
-it('test helper sanity: the scratch directory exists', () => expect(existsSync(scratch)).toBe(true));
