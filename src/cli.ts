@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli-loop.js';
 import {
   runStateCommand,
@@ -11,7 +10,9 @@ import {
 import { runDemo } from './demo.js';
 import { serveHttp } from './http.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
+import { stopOnHostExit } from './lifecycle.js';
 import { createServer } from './server.js';
+import { LineDelimitedStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent
@@ -25,6 +26,8 @@ Usage:
 ${LOOP_USAGE}
   coachgate demo                                   run the Player/Coach demo on the bundled example
 ${STATE_USAGE}
+  coachgate doctor                                 show the node, Python, package managers and PATH
+                                                   the server finds (run it the way your MCP host does)
   coachgate --help | --version
 
 Options:
@@ -100,6 +103,10 @@ async function main(allArgs: string[]): Promise<void> {
     process.exitCode = await runStateCommand(positionals, {}, print);
     return;
   }
+  if (command === 'doctor') {
+    const { doctorReport, formatDoctorReport } = await import('./doctor.js');
+    return print(formatDoctorReport(await doctorReport()));
+  }
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   const serveFlag = SERVE_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
   if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
@@ -119,8 +126,10 @@ async function main(allArgs: string[]): Promise<void> {
     await serveHttp(options.server, options.http);
     return;
   }
+  const stop = stopOnHostExit((line) => process.stderr.write(`${line}\n`));
   const server = createServer(options.server);
-  await server.connect(new StdioServerTransport());
+  server.server.onclose = () => void stop('transport closed');
+  await server.connect(new LineDelimitedStdioTransport());
   process.stderr.write(`coachgate ${VERSION} serving MCP on stdio (role ${options.server.role ?? 'all'})\n`);
 }
 

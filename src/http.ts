@@ -6,6 +6,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { TokenTable } from './http-tokens.js';
 import type { ServeOptions } from './serve-options.js';
 import { createServer, type ServerOptions } from './server.js';
+import { killAllRuns } from './runner/process-tree.js';
 import { VERSION } from './version.js';
 
 export type HttpOptions = NonNullable<ServeOptions['http']>;
@@ -132,7 +133,12 @@ export async function serveHttp(serverOptions: ServerOptions, options: HttpOptio
   }
   const running = await startHttpServer(serverOptions, options, table);
   process.stderr.write(`coachgate ${VERSION} serving MCP over Streamable HTTP at ${running.url}\n`);
-  const stop = () => void running.close().finally(() => process.exit(0));
+  // Running test trees die with the server, as on stdio.
+  const stop = () =>
+    void running
+      .close()
+      .then(() => killAllRuns())
+      .finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

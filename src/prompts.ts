@@ -1,5 +1,9 @@
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { CallerError } from './core/errors.js';
+import { completeTaskId } from './task-completion.js';
 import { AGENT_ROLES, buildAgentPrompt, type AgentRole } from './actions/agent-prompt.js';
 import { openTask } from './actions/task-scope.js';
 import { autobuildPromptText } from './autobuild/prompt.js';
@@ -33,15 +37,23 @@ export function registerPrompts(
         title: `coachgate ${role}`,
         description: DESCRIPTIONS[role],
         argsSchema: {
-          task_id: z.string().describe('Task id, e.g. TASK-001.'),
+          task_id: completable(z.string().describe('Task id, e.g. TASK-001.'), (value, context) =>
+            completeTaskId(workspace, value, context?.arguments?.worktree),
+          ),
           turn: z.string().regex(/^\d+$/).optional().describe('Turn number (default: the next Player turn / the latest one for the Coach).'),
           worktree: z.string().optional().describe('Repository (default: the first allowed root).'),
         },
       },
       async ({ task_id, turn, worktree }) => {
-        const root = await workspace.resolveWorktree(worktree ?? '.');
-        const text = await buildAgentPrompt(role, await openTask(root, task_id, baseRef), turn ? Number(turn) : undefined);
-        return { description: DESCRIPTIONS[role], messages: [{ role: 'user', content: { type: 'text', text } }] };
+        try {
+          const root = await workspace.resolveWorktree(worktree ?? '.');
+          const text = await buildAgentPrompt(role, await openTask(root, task_id, baseRef), turn ? Number(turn) : undefined);
+          return { description: DESCRIPTIONS[role], messages: [{ role: 'user', content: { type: 'text', text } }] };
+        } catch (error) {
+          // An unknown task or a bad worktree is the caller's argument: invalid params, not an internal error.
+          if (error instanceof CallerError) throw new McpError(ErrorCode.InvalidParams, error.message);
+          throw error;
+        }
       },
     );
   }

@@ -3,6 +3,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CallerError } from './core/errors.js';
 import { reviewText, runRecords, tasksWithRecords, turnRecords } from './actions/task-records.js';
 import type { Workspace } from './repo/workspace.js';
+import { completeTaskId } from './task-completion.js';
 
 /**
  * A task's records as resources, for the first allowed root (the repository coachgate was started for):
@@ -24,6 +25,7 @@ export function registerResources(server: McpServer, workspace: Workspace): void
         list: async () => ({
           resources: (await tasksWithRecords(await root())).map((id) => ({ uri: `coachgate://tasks/${id}/${kind.name}`, name: `${id} ${kind.name}`, mimeType: kind.mimeType })),
         }),
+        complete: { task_id: (value) => completeTaskId(workspace, value) },
       }),
       { title: kind.title, mimeType: kind.mimeType },
       async (uri, { task_id }) => {

@@ -1,11 +1,15 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { analyzeGraph, type DependencyEdge, type GraphReport } from '../core/graph.js';
 import { BLOCKING_BEADS_TYPES, edgesFromBeads, edgesFromFeature, edgesFromTasks, type GraphSource } from '../core/graph-sources.js';
 import { parseTaskMarkdown } from '../core/task.js';
 import { assertTaskId } from '../core/task-id.js';
+import type { CheckRepoActions } from 'simple-git';
+import { quotePrefix } from '../core/quote.js';
+import { git } from '../repo/git.js';
 import { TASK_DIRECTORIES } from '../repo/tasks.js';
+import { readRegularFile } from '../repo/read-text.js';
 
 export type GraphSourceName = 'tasks' | 'feature' | 'beads' | 'edges';
 
@@ -37,7 +41,7 @@ async function readSource(worktree: string | undefined, source: GraphSourceName,
   switch (source) {
     case 'beads': {
       const file = path.join(worktree, '.beads', 'issues.jsonl');
-      const text = await readFile(file, 'utf8').catch(() => {
+      const text = await readRegularFile(file).catch(() => {
         throw new CallerError('.beads/issues.jsonl does not exist in the worktree.', 'Use source "tasks" or "feature", or run beads in this repository first.');
       });
       return edgesFromBeads(text, request.edge_types ?? BLOCKING_BEADS_TYPES);
@@ -46,12 +50,19 @@ async function readSource(worktree: string | undefined, source: GraphSourceName,
       if (!request.feature_id) throw new CallerError('source "feature" needs feature_id.', 'Pass feature_id, e.g. FEAT-001 for .guardkit/features/FEAT-001.yaml.');
       assertTaskId(request.feature_id);
       const file = path.join(worktree, '.guardkit', 'features', `${request.feature_id}.yaml`);
-      const text = await readFile(file, 'utf8').catch(() => {
+      const text = await readRegularFile(file).catch(() => {
         throw new CallerError(`.guardkit/features/${request.feature_id}.yaml does not exist.`, 'Check the feature id.');
       });
       return edgesFromFeature(text);
     }
     default:
+      // In a folder that is not a project, "0 nodes, acyclic" would be a false all-clear.
+      if (!(await git(worktree).checkIsRepo('root' as CheckRepoActions).catch(() => false))) {
+        throw new CallerError(
+          `${quotePrefix(worktree)} is not the root of a git repository, so it has no task files to read.`,
+          'Pass the repository root as worktree, or pass edges with source "edges".',
+        );
+      }
       return taskGraph(worktree);
   }
 }
@@ -65,7 +76,7 @@ async function taskGraph(worktree: string): Promise<GraphSource> {
     for (const entry of entries.filter((name) => name.endsWith('.md')).sort()) {
       const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
       try {
-        const task = parseTaskMarkdown(await readFile(path.join(worktree, relative), 'utf8'), relative);
+        const task = parseTaskMarkdown(await readRegularFile(path.join(worktree, relative)), relative);
         const id = task.id ?? /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];
         if (id) tasks.push({ id, dependencies: task.dependencies });
         else problems.push(`${relative}: no id in the front matter or the file name`);

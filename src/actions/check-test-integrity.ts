@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import { findIntegrityIssues, type FileVersions, type IntegrityFinding } from '../core/integrity.js';
@@ -10,6 +9,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import { STORE_PREFIX } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { openRepository, openTask, type BaseMoved } from './task-scope.js';
+import { readRegularFile } from '../repo/read-text.js';
 
 export interface IntegrityReport {
   base_commit: string;
@@ -40,7 +40,7 @@ export async function integrityAgainstBase(worktree: string, base: string, taskI
   );
   const files: FileVersions[] = await Promise.all(
     relevant.map(async (file) => {
-      const [before, now] = await Promise.all([readAtCommit(worktree, base, file), readFile(path.join(worktree, file), 'utf8').catch(() => undefined)]);
+      const [before, now] = await Promise.all([readAtCommit(worktree, base, file), readRegularFile(path.join(worktree, file)).catch(() => undefined)]);
       return { path: file, ...(before !== undefined ? { base: before } : {}), ...(now !== undefined ? { now } : {}) };
     }),
   );

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { codeOnly } from '../analysis/code-only.js';
 import { toWorktreeRelative } from '../core/paths.js';
 import { evaluateRequirements, filesToRead, type EvidenceInput, type RequirementsReport } from '../core/requirements.js';
@@ -9,6 +8,7 @@ import type { JsonFile } from '../store/files.js';
 import { latestRun } from '../store/runs.js';
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
+import { readRegularFile } from '../repo/read-text.js';
 
 export interface RequirementsValidation extends RequirementsReport {
   require_evidence: boolean;
@@ -55,5 +55,5 @@ async function readInside(worktree: string, claimed: string): Promise<string | n
   const relative = toWorktreeRelative(worktree, claimed);
   if (!relative.ok) return null;
   const resolved = await resolveFileInWorktree(worktree, relative.path).catch(() => undefined);
-  return resolved ? readFile(resolved, 'utf8').catch(() => null) : null;
+  return resolved ? readRegularFile(resolved).catch(() => null) : null;
 }

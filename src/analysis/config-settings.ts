@@ -1,8 +1,12 @@
-import ts from 'typescript';
+import type TS from 'typescript';
 import { parse as parseYaml } from 'yaml';
 import type { ConfigSettings } from '../core/integrity.js';
 import { testConfigKind } from '../core/test-paths.js';
 import { bracketDepth, stripComment } from './source-text.js';
+import { typescript } from './typescript-parser.js';
+
+/** The compiler, loaded on first use (see typescript-parser.ts); callers await loadTypeScript() first. */
+const ts = new Proxy({} as typeof TS, { get: (_target, key) => typescript()[key as keyof typeof TS] });
 
 /** pytest settings that decide which tests are collected and how they run. */
 const PYTEST_KEYS = new Set(['addopts', 'testpaths', 'python_files', 'python_classes', 'python_functions', 'norecursedirs']);
@@ -133,7 +137,7 @@ function jsRunnerConfigSettings(filePath: string, text: string): ConfigSettings 
   const source = ts.createSourceFile(filePath, text, ts.ScriptTarget.Latest, true);
   const needsTestBlock = !/(?:^|\/)jest\.[^/]*$/.test(filePath);
   const settings: ConfigSettings = {};
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isPropertyAssignment(node)) {
       const keyPath = propertyPath(node);
       const key = keyPath.at(-1) ?? '';
@@ -151,9 +155,9 @@ function jsRunnerConfigSettings(filePath: string, text: string): ConfigSettings 
 }
 
 /** Names of the property assignments enclosing this one, outermost first. */
-function propertyPath(node: ts.PropertyAssignment): string[] {
+function propertyPath(node: TS.PropertyAssignment): string[] {
   const names: string[] = [];
-  for (let current: ts.Node | undefined = node; current !== undefined; current = current.parent) {
+  for (let current: TS.Node | undefined = node; current !== undefined; current = current.parent) {
     if (ts.isPropertyAssignment(current) && (ts.isIdentifier(current.name) || ts.isStringLiteral(current.name))) {
       names.unshift(current.name.text);
     }

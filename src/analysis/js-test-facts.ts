@@ -1,5 +1,9 @@
-import ts from 'typescript';
+import type TS from 'typescript';
 import type { TestCase, TestFileFacts } from '../core/integrity.js';
+import { typescript } from './typescript-parser.js';
+
+/** The compiler, loaded on first use (see typescript-parser.ts); callers await loadTypeScript() first. */
+const ts = new Proxy({} as typeof TS, { get: (_target, key) => typescript()[key as keyof typeof TS] });
 
 /** Functions that declare tests and suites in vitest, jest, mocha, jasmine and node:test. */
 const TEST_FUNCTIONS = new Set(['it', 'test', 'specify', 'xit', 'xtest', 'fit', 'ftest']);
@@ -27,13 +31,13 @@ interface Scope {
 export function extractJsTestFacts(filePath: string, text: string): TestFileFacts {
   const source = ts.createSourceFile(filePath, text, ts.ScriptTarget.Latest, true, scriptKindOf(filePath));
   const facts: TestFileFacts = { tests: [], skips: [], focuses: [], module_stubs: [], parser: 'typescript' };
-  const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-  const mark = (kind: 'skip' | 'focus', node: ts.Node, marker: string, scope: Scope) => {
+  const lineOf = (node: TS.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const mark = (kind: 'skip' | 'focus', node: TS.Node, marker: string, scope: Scope) => {
     const occurrence = { line: lineOf(node), marker, ...(scope.owner === undefined ? {} : { test: scope.owner }) };
     (kind === 'skip' ? facts.skips : facts.focuses).push(occurrence);
   };
 
-  const walk = (node: ts.Node, scope: Scope): void => {
+  const walk = (node: TS.Node, scope: Scope): void => {
     if (ts.isCallExpression(node)) {
       const role = testApiRole(node, scope);
       if (role !== undefined) {
@@ -50,7 +54,7 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
     ts.forEachChild(node, (child) => walk(child, scope));
   };
 
-  const walkTestCall = (call: ts.CallExpression, role: 'test' | 'suite', scope: Scope): void => {
+  const walkTestCall = (call: TS.CallExpression, role: 'test' | 'suite', scope: Scope): void => {
     const title = titleOf(call);
     const owner = [...scope.suites, title].join(' > ');
     const callback = call.arguments.find(isFunction);
@@ -75,7 +79,7 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
     ts.forEachChild(call, (child) => walk(child, inner));
   };
 
-  const recordModifier = (access: ts.PropertyAccessExpression, scope: Scope): void => {
+  const recordModifier = (access: TS.PropertyAccessExpression, scope: Scope): void => {
     const chain = calleeChain(access);
     const root = chain[0] ?? '';
     if (!TEST_FUNCTIONS.has(root) && !SUITE_FUNCTIONS.has(root)) return;
@@ -84,14 +88,14 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
     else if (name === 'only') mark('focus', access, chain.join('.'), scope);
   };
 
-  const recordContextSkip = (call: ts.CallExpression, scope: Scope): void => {
+  const recordContextSkip = (call: TS.CallExpression, scope: Scope): void => {
     const chain = dottedName(call.expression);
     const [root, method] = chain;
     if (chain.length !== 2 || root === undefined || method === undefined || !CONTEXT_SKIPS.has(method)) return;
     if (scope.contexts.includes(root) || (root === 'this' && scope.test !== undefined)) mark('skip', call, chain.join('.'), scope);
   };
 
-  const recordModuleMock = (call: ts.CallExpression, scope: Scope): void => {
+  const recordModuleMock = (call: TS.CallExpression, scope: Scope): void => {
     const via = dottedName(call.expression).join('.');
     if (!MODULE_MOCKS.has(via) && !via.endsWith('mock.module')) return;
     facts.module_stubs.push({
@@ -106,7 +110,7 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
   return facts;
 }
 
-function scriptKindOf(filePath: string): ts.ScriptKind {
+function scriptKindOf(filePath: string): TS.ScriptKind {
   if (/\.[cm]?ts$/.test(filePath)) return ts.ScriptKind.TS;
   if (filePath.endsWith('.tsx')) return ts.ScriptKind.TSX;
   if (filePath.endsWith('.jsx')) return ts.ScriptKind.JSX;
@@ -117,7 +121,7 @@ function scriptKindOf(filePath: string): ts.ScriptKind {
  * Whether this call declares a test or a suite. For `it.each(table)('name', fn)` only the outer call
  * does; a test needs a title or a callback, and `todo` declares no test.
  */
-function testApiRole(call: ts.CallExpression, scope: Scope): 'test' | 'suite' | undefined {
+function testApiRole(call: TS.CallExpression, scope: Scope): 'test' | 'suite' | undefined {
   const parent = call.parent;
   if (ts.isCallExpression(parent) && parent.expression === call) return undefined;
   const chain = calleeChain(call.expression);
@@ -132,7 +136,7 @@ function testApiRole(call: ts.CallExpression, scope: Scope): 'test' | 'suite' | 
 }
 
 /** `it.skip.each(t)` → ['it', 'skip', 'each']: property names through calls, from the root identifier. */
-function calleeChain(node: ts.Expression): string[] {
+function calleeChain(node: TS.Expression): string[] {
   if (ts.isIdentifier(node)) return [node.text];
   if (ts.isPropertyAccessExpression(node)) return [...calleeChain(node.expression), node.name.text];
   if (ts.isCallExpression(node)) return calleeChain(node.expression);
@@ -140,7 +144,7 @@ function calleeChain(node: ts.Expression): string[] {
 }
 
 /** `t.assert.equal` → ['t', 'assert', 'equal']; empty when a call sits in between. */
-function dottedName(node: ts.Expression): string[] {
+function dottedName(node: TS.Expression): string[] {
   if (ts.isIdentifier(node)) return [node.text];
   if (node.kind === ts.SyntaxKind.ThisKeyword) return ['this'];
   if (ts.isPropertyAccessExpression(node)) {
@@ -151,29 +155,29 @@ function dottedName(node: ts.Expression): string[] {
 }
 
 /** `expect(…)`, `expect.soft(…)`, `assert(…)`, `assert.equal(…)`, `t.assert.ok(…)`, `t.assertEqual(…)`. */
-function isAssertion(call: ts.CallExpression): boolean {
+function isAssertion(call: TS.CallExpression): boolean {
   const [root, second] = dottedName(call.expression);
   return root === 'expect' || root === 'assert' || (second?.startsWith('assert') ?? false);
 }
 
-function titleOf(call: ts.CallExpression): string {
+function titleOf(call: TS.CallExpression): string {
   const first = call.arguments[0];
   if (first === undefined || isFunction(first)) return '(untitled)';
   if (ts.isStringLiteralLike(first)) return first.text;
   return first.getText().replace(/^`|`$/g, '');
 }
 
-function isFunction(node: ts.Node): node is ts.ArrowFunction | ts.FunctionExpression {
+function isFunction(node: TS.Node): node is TS.ArrowFunction | TS.FunctionExpression {
   return ts.isArrowFunction(node) || ts.isFunctionExpression(node);
 }
 
-function contextParameters(callback: ts.ArrowFunction | ts.FunctionExpression): string[] {
+function contextParameters(callback: TS.ArrowFunction | TS.FunctionExpression): string[] {
   const first = callback.parameters[0]?.name;
   return first !== undefined && ts.isIdentifier(first) ? [first.text] : [];
 }
 
 /** The module path of `vi.mock('./db')` or `vi.mock(import('./db'))`; `<dynamic>` when computed. */
-function mockedModule(argument: ts.Expression | undefined): string {
+function mockedModule(argument: TS.Expression | undefined): string {
   if (argument === undefined) return '<dynamic>';
   if (ts.isStringLiteralLike(argument)) return argument.text;
   if (ts.isCallExpression(argument) && argument.expression.kind === ts.SyntaxKind.ImportKeyword) {

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import type { TestFileFacts } from '../core/integrity.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { PYTHON_TEST_FACTS_SCRIPT } from './python-test-facts-script.js';
@@ -14,6 +13,7 @@ type ParsedByPython = Omit<TestFileFacts, 'parser'> | { error: string };
  */
 export async function extractPythonTestFacts(files: SourceFile[], python: string): Promise<TestFileFacts[]> {
   if (files.length === 0) return [];
+  const { execa } = await import('execa');
   const run = await execa(python, ['-c', PYTHON_TEST_FACTS_SCRIPT], {
     input: JSON.stringify(files),
     reject: false,

@@ -3,6 +3,7 @@ import { isJsFile, needsTestFacts, testConfigKind } from '../core/test-paths.js'
 import { extractConfigSettings } from './config-settings.js';
 import { extractJsTestFacts } from './js-test-facts.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
+import { loadTypeScript } from './typescript-parser.js';
 import { extractPythonTestFacts } from './python-test-facts.js';
 
 export interface SourceFile {
@@ -33,6 +34,7 @@ async function testFactsInOrder(files: SourceFile[], options: TestFactsOptions):
     files.filter((file) => file.path.endsWith('.py')),
     options.python ?? 'python3',
   );
+  if (files.some((file) => isJsFile(file.path))) await loadTypeScript();
   let nextPython = 0;
   return files.map((file) => {
     if (file.path.endsWith('.py')) return pythonFacts[nextPython++];
@@ -62,7 +64,9 @@ export async function collectIntegrityFacts(files: FileVersions[], options: Test
   const facts = new Map<string, BaseAndNow<TestFileFacts>>();
   for (const file of testSources) facts.set(file.path, comparablePair(file, parsed.get(file)?.base, parsed.get(file)?.now));
   const config_settings = new Map<string, BaseAndNow<ConfigSettings>>();
-  for (const file of files.filter((f) => testConfigKind(f.path) !== undefined)) {
+  const configs = files.filter((f) => testConfigKind(f.path) !== undefined);
+  if (configs.some((file) => testConfigKind(file.path) === 'js_runner_config')) await loadTypeScript();
+  for (const file of configs) {
     config_settings.set(file.path, {
       ...(file.base === undefined ? {} : { base: extractConfigSettings(file.path, file.base) }),
       ...(file.now === undefined ? {} : { now: extractConfigSettings(file.path, file.now) }),

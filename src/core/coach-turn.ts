@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EvaluationSchema } from './evaluation-record.js';
 import { FailureClassSchema, RunStatusSchema } from './run-record.js';
 import { AcknowledgedChangeSchema, VerdictIssueSchema } from './verdict-entry.js';
+import { orNull } from './portable-schema.js';
 
 export const EvidenceCheckSchema = z.object({
   criterion: z.string(),
@@ -26,7 +27,7 @@ export const CriterionReportSchema = z.object({
 export const StallSchema = z.object({
   stalled: z.boolean(),
   reason: z.enum(['repeated_feedback', 'same_failures', 'no_changes', 'oscillation']).nullable(),
-  first_stalled_turn: z.number().nullable(),
+  first_stalled_turn: orNull(z.number()),
   signatures: z.array(z.string()),
   recommendation: z.string(),
 });

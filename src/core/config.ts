@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { yaml } from './yaml.js';
 import { CallerError } from './errors.js';
 
 /**
@@ -27,7 +27,7 @@ export const ConfigSchema = z
             test_execution: z
               .enum(['subprocess', 'sdk', 'login-shell'])
               .optional()
-              .describe('`login-shell` runs the tests under `bash -lc` so profile-set toolchains are found.'),
+              .describe('`login-shell` runs the tests under the user\'s login shell ($SHELL -lc; zsh on macOS) so profile-set toolchains are found.'),
           })
           .optional(),
       })
@@ -66,9 +66,9 @@ export function defaultConfig(): Config {
 export function parseConfig(text: string, source = '.guardkit/config.yaml'): ParsedConfig {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = yaml().parse(text);
   } catch (error) {
-    const where = error instanceof YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
+    const where = error instanceof yaml().YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
     throw new CallerError(`${source} is not valid YAML${where}: ${(error as Error).message.split('\n')[0]}.`, 'Fix the file on the base branch.');
   }
   if (raw === null || raw === undefined) raw = {};

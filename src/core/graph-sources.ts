@@ -3,7 +3,7 @@
  * `analyzeGraph` takes. Anything that cannot be read is reported in `problems` instead of being dropped
  * silently, because a skipped line could hide exactly the cycle the caller is looking for.
  */
-import { parseDocument } from 'yaml';
+import { yaml } from './yaml.js';
 import type { DependencyEdge } from './graph.js';
 
 export interface GraphSource {
@@ -53,7 +53,7 @@ export function edgesFromBeads(jsonlText: string, edgeTypes: readonly string[] =
 /** GuardKit `.guardkit/features/<FEAT>.yaml`: `tasks: [{id, dependencies: [...]}]`. */
 export function edgesFromFeature(yamlText: string): GraphSource {
   const source = new SourceBuilder();
-  const document = parseDocument(yamlText);
+  const document = yaml().parseDocument(yamlText);
   for (const error of document.errors) source.problem('feature file', `not valid YAML (${firstLine(error.message)})`);
   if (document.errors.length > 0) return source.build();
   const feature: unknown = document.toJS();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SignatureFields } from './verdict-entry.js';
+import { orNull } from './portable-schema.js';
 
 /**
  * One independent test run, as returned by run_independent_tests and stored in
@@ -12,14 +13,14 @@ export const FailureClassSchema = z.enum(['none', 'code', 'infrastructure', 'col
 export const RunRecordSchema = z
   .object({
     run_id: z.string().describe('Sortable by time: later runs have greater ids.'),
-    task_id: z.string().nullable(),
+    task_id: orNull(z.string()),
     started_at: z.string(),
     command: z.array(z.string()).describe('The argv actually run.'),
     detected_by: z.string(),
     cwd: z.string(),
     status: RunStatusSchema.describe('"passed" only when the exit code is 0, at least one test passed and none failed.'),
     exit_code: z.number().int().nullable(),
-    signal: z.string().nullable(),
+    signal: orNull(z.string()),
     timed_out: z.boolean(),
     cancelled: z.boolean(),
     duration_ms: z.number(),

@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { yaml } from './yaml.js';
 import { CallerError } from './errors.js';
 
 export interface AcceptanceCriterion {
@@ -29,7 +29,7 @@ export function parseTaskMarkdown(text: string, source: string): TaskDocument {
   if (match) {
     let parsed: unknown;
     try {
-      parsed = parseYaml(match[1]!);
+      parsed = yaml().parse(match[1]!);
     } catch (error) {
       throw new CallerError(`${source}: the YAML front matter does not parse: ${(error as Error).message.split('\n')[0]}.`, 'Fix the front matter between the --- lines.');
     }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 import { CallerError } from '../core/errors.js';
+import { quotePrefix } from '../core/quote.js';
 
 export interface BaseCommit {
   commit: string;
@@ -14,6 +16,11 @@ export interface BaseCommit {
 const PARALLEL_READS = 16;
 
 const DEFAULT_BRANCHES = ['main', 'master', 'origin/main', 'origin/master'];
+
+/** simple-git is required on first use (its CommonJS build loads synchronously), not at start-up. */
+function loadSimpleGit(): typeof import('simple-git').simpleGit {
+  return (createRequire(import.meta.url)('simple-git') as typeof import('simple-git')).simpleGit;
+}
 
 /**
  * Settings that override anything the repository configures to run a program. The worktree's `.git/config`
@@ -45,7 +52,7 @@ const OVERRIDES_ALLOWED = {
 export function git(worktree: string, overrides: string[] = []): SimpleGit {
   // Inherit the environment as is: simple-git refuses an explicit env carrying EDITOR/PAGER-like variables,
   // and coachgate only runs local, non-interactive git commands.
-  return simpleGit({
+  return loadSimpleGit()({
     baseDir: worktree,
     config: ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS, ...overrides],
     unsafe: OVERRIDES_ALLOWED,
@@ -93,9 +100,9 @@ export async function assertRepository(worktree: string): Promise<void> {
 export async function resolveBase(worktree: string, ref?: string): Promise<BaseCommit> {
   const repo = git(worktree);
   if (ref) {
-    if (ref.startsWith('-')) throw new CallerError(`Base ref ${JSON.stringify(ref)} looks like an option.`, 'Pass a branch, tag or commit name.');
+    if (ref.startsWith('-')) throw new CallerError(`Base ref ${quotePrefix(ref)} looks like an option.`, 'Pass a branch, tag or commit name.');
     const commit = await commitOf(repo, ref);
-    if (!commit) throw new CallerError(`Base ref ${JSON.stringify(ref)} does not name a commit in ${worktree}.`, 'Pass a branch, tag or commit that exists (e.g. main).');
+    if (!commit) throw new CallerError(`Base ref ${quotePrefix(ref)} does not name a commit in ${worktree}.`, 'Pass a branch, tag or commit that exists (e.g. main).');
     return { commit, source: `ref ${ref}` };
   }
   for (const branch of DEFAULT_BRANCHES) {

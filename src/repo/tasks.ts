@@ -1,8 +1,9 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { parseTaskMarkdown, type TaskDocument } from '../core/task.js';
 import { listAtCommit, readAtCommit } from './git.js';
+import { readRegularFile } from './read-text.js';
 
 export const TASK_DIRECTORIES = ['.guardkit/tasks', 'tasks'];
 
@@ -21,7 +22,7 @@ export interface LoadedTask extends TaskDocument {
 export async function loadTask(worktree: string, taskId: string, baseCommit: string): Promise<LoadedTask> {
   const file = await findTaskFile(worktree, taskId, baseCommit);
   const text = (await readAtCommit(worktree, baseCommit, file))!;
-  const working = await readFile(path.join(worktree, file), 'utf8').catch(() => undefined);
+  const working = await readRegularFile(path.join(worktree, file)).catch(() => undefined);
   return {
     ...parseTaskMarkdown(text, file),
     task_id: taskId,
@@ -68,4 +69,31 @@ async function findInWorkingTree(worktree: string, taskId: string): Promise<stri
     if (match) return path.posix.join(directory, match.split(path.sep).join('/'));
   }
   return undefined;
+}
+
+/** Most task files read when listing ids (completions must answer quickly even in a huge backlog). */
+const MAX_LISTED_TASK_FILES = 2_000;
+
+/** Task ids in the working tree's task directories (front matter `id`, else the file name), sorted. */
+export async function listTaskIds(worktree: string): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const directory of TASK_DIRECTORIES) {
+    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(() => [] as string[]);
+    for (const entry of entries.filter((name) => name.endsWith('.md')).slice(0, MAX_LISTED_TASK_FILES)) {
+      const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
+      const text = await readRegularFile(path.join(worktree, relative), 256 * 1024).catch(() => undefined);
+      const fromFile = /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];
+      const id = (text === undefined ? undefined : safeId(text, relative)) ?? fromFile;
+      if (id) ids.add(id);
+    }
+  }
+  return [...ids].sort();
+}
+
+function safeId(text: string, file: string): string | undefined {
+  try {
+    return parseTaskMarkdown(text, file).id;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
+import { quotePrefix } from '../core/quote.js';
 
 /** Supplies the directories the caller may work in (`--root` flags, the client's MCP roots, or the cwd). */
 export type RootsProvider = () => Promise<string[]>;
@@ -25,9 +26,9 @@ export class Workspace {
     try {
       real = await realpath(lexical);
     } catch {
-      throw new CallerError(`worktree ${worktree} does not exist (resolved to ${lexical}).`, `Pass an existing directory inside ${roots.join(', ')}.`);
+      throw new CallerError(`worktree ${quotePrefix(worktree)} does not exist (resolved to ${quotePrefix(lexical)}).`, `Pass an existing directory inside ${roots.join(', ')}.`);
     }
-    if (!(await stat(real)).isDirectory()) throw new CallerError(`worktree ${worktree} is not a directory.`);
+    if (!(await stat(real)).isDirectory()) throw new CallerError(`worktree ${quotePrefix(worktree)} is not a directory.`);
     if (!roots.some((root) => isInside(root, real))) {
       const escaped = roots.some((root) => isInside(root, lexical));
       throw new CallerError(

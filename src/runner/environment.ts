@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { pathExists } from '../store/files.js';
+import { virtualenvLayout } from './platform.js';
 
 export interface RunEnvironment {
   env: Record<string, string>;
-  /** How the command is started: `none` (argv, no shell), `sh -c` (config commands), `bash -lc` (login shell). */
-  shell: 'none' | 'sh -c' | 'bash -lc';
+  /** How the command is started: `none` (argv, no shell), `sh -c` / `cmd.exe /c` (config commands), `zsh -lc` etc. */
+  shell: string;
   /** The project's own Python, when it has a virtualenv. */
   interpreter?: string;
   path_prefix: string[];
@@ -23,12 +24,12 @@ export async function projectEnvironment(worktree: string, base: NodeJS.ProcessE
   const notes: string[] = [];
   let interpreter: string | undefined;
   for (const directory of VENV_DIRECTORIES) {
-    const python = path.join(worktree, directory, 'bin', 'python');
-    if (await pathExists(python)) {
-      interpreter = python;
-      pathPrefix.push(path.join(worktree, directory, 'bin'));
+    const venv = virtualenvLayout(path.join(worktree, directory));
+    if (await pathExists(venv.python)) {
+      interpreter = venv.python;
+      pathPrefix.push(venv.bin);
       env.VIRTUAL_ENV = path.join(worktree, directory);
-      notes.push(`using the project virtualenv ${directory}/ (pytest runs as ${directory}/bin/python -m pytest)`);
+      notes.push(`using the project virtualenv ${directory}/ (pytest runs as ${path.relative(worktree, venv.python)} -m pytest)`);
       break;
     }
   }

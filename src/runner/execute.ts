@@ -1,5 +1,4 @@
-import { execa } from 'execa';
-import { descendantPids, killTree } from './process-tree.js';
+import { RunTree } from './process-tree.js';
 import type { OutputCapture } from './output-capture.js';
 
 export interface ProcessSpec {
@@ -33,9 +32,12 @@ const WATCH_MS = 250;
 export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Promise<ProcessOutcome> {
   const started = performance.now();
   const [program, ...args] = spec.argv;
+  const tree = new RunTree();
+  // Imported on the first run, not at start-up: the server must answer tools/list quickly.
+  const { execa } = await import('execa');
   const child = execa(program!, args, {
     cwd: spec.cwd,
-    env: spec.env,
+    env: tree.environment(spec.env),
     extendEnv: false,
     detached: true,
     buffer: false,
@@ -46,14 +48,10 @@ export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Pro
   });
   let timedOut = false;
   let cancelled = false;
-  const pid = child.pid;
-  // Descendants seen while the run lasts: a daemon that called setsid() leaves the group and, once its
-  // parent exits, the tree too; remembering it is the only way to still kill it.
-  const seen = new Set<number>();
-  const watch = setInterval(() => {
-    if (pid !== undefined) void descendantPids(pid).then((pids) => pids.forEach((descendant) => seen.add(descendant)));
-  }, WATCH_MS);
-  const kill = (signal: NodeJS.Signals) => (pid === undefined ? Promise.resolve() : killTree(pid, signal, seen));
+  tree.started(child.pid);
+  // Descendants seen while the run lasts, for any that clear their environment (and so the run's cookie).
+  const watch = setInterval(() => void tree.observe(), WATCH_MS);
+  const kill = (signal: NodeJS.Signals) => tree.kill(signal);
 
   const stop = async () => {
     await kill('SIGTERM');
@@ -80,6 +78,7 @@ export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Pro
   }
   // The runner has exited: anything it left behind (and that still holds our pipes open) is killed.
   child.on('exit', () => {
+    tree.rootExited();
     setTimeout(() => void kill('SIGKILL'), LINGER_MS).unref();
   });
 
@@ -87,7 +86,8 @@ export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Pro
   clearTimeout(timer);
   clearInterval(watch);
   spec.signal?.removeEventListener('abort', onAbort);
-  await kill('SIGKILL');
+  await tree.killAll();
+  tree.release();
   const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !cancelled;
   return {
     exit_code: spawnFailed ? 127 : (result.exitCode ?? null),

@@ -14,10 +14,11 @@ export interface Invocation {
   /** What coachgate added to obtain per-test ids, for env.notes. */
   notes: string[];
 }
+import { commandShellArgv, defaultPython, loginShellArgv, shellLabel } from './platform.js';
 
 /**
  * The argv actually run: the detected command plus the flags that make the runner write a machine-readable
- * report outside the worktree, wrapped in `sh -c` or `bash -lc` when the command or config asks for a shell.
+ * report outside the worktree, wrapped in `sh -c` (Windows: `cmd /c`) or the user's login shell when the command or config asks for a shell.
  */
 export function buildInvocation(command: TestCommand, environment: RunEnvironment, reportDirectory: string, loginShell: boolean): Invocation {
   const junit = path.join(reportDirectory, 'junit.xml');
@@ -30,11 +31,11 @@ export function buildInvocation(command: TestCommand, environment: RunEnvironmen
     switch (command.runner) {
       case 'pytest':
         // `python -m pytest` with the project's interpreter: a PATH lookup of `pytest` can find another install.
-        argv = [environment.interpreter ?? 'python3', '-m', 'pytest', ...rest, `--junitxml=${junit}`, '-o', 'junit_family=xunit2', '-p', 'no:cacheprovider'];
+        argv = [environment.interpreter ?? defaultPython(), '-m', 'pytest', ...rest, `--junitxml=${junit}`, '-o', 'junit_family=xunit2', '-p', 'no:cacheprovider'];
         channels = [{ file: junit, format: 'junit', source: 'pytest JUnit report (--junitxml)' }];
         break;
       case 'unittest':
-        argv = [environment.interpreter ?? 'python3', path.join(reportDirectory, UNITTEST_REPORTER_FILE), junit, ...rest];
+        argv = [environment.interpreter ?? defaultPython(), path.join(reportDirectory, UNITTEST_REPORTER_FILE), junit, ...rest];
         channels = [{ file: junit, format: 'junit', source: "JUnit report from coachgate's unittest runner (python -m unittest)" }];
         notes.push("python -m unittest runs through coachgate's reporter: same loader and load_tests, plus a JUnit report");
         break;
@@ -61,8 +62,12 @@ export function buildInvocation(command: TestCommand, environment: RunEnvironmen
     }
     channels = wrapped.channels;
   }
-  if (loginShell) return { argv: ['bash', '-lc', command.shellCommand ?? argv!.map(shellQuote).join(' ')], shell: 'bash -lc', env, channels, notes };
-  if (command.shellCommand !== undefined) return { argv: ['sh', '-c', command.shellCommand], shell: 'sh -c', env, channels, notes };
+  const shellArgv = loginShell
+    ? loginShellArgv(command.shellCommand ?? argv!.map(shellQuote).join(' '))
+    : command.shellCommand !== undefined
+      ? commandShellArgv(command.shellCommand)
+      : undefined;
+  if (shellArgv) return { argv: shellArgv, shell: shellLabel(shellArgv), env, channels, notes };
   return { argv: argv!, shell: 'none', env, channels, notes };
 }
 

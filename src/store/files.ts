@@ -6,7 +6,6 @@ import {
   mkdir,
   open,
   readdir,
-  readFile,
   realpath,
   rename,
   unlink,
@@ -14,6 +13,7 @@ import {
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { realStateRoot, stateRoot } from '../state/location.js';
+import { readRegularFile } from '../repo/read-text.js';
 
 export async function pathExists(file: string): Promise<boolean> {
   return access(file).then(
@@ -138,7 +138,7 @@ export async function writeJsonAtomically(file: string, value: unknown): Promise
 export async function readJsonFile<T = unknown>(file: string): Promise<JsonFile<T>> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readRegularFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing', path: file };
     return { state: 'corrupt', path: file, problem: `cannot read: ${(error as Error).message}` };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { readTaskWorkResults } from '../actions/read-task-work-results.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { anyJsonValue } from '../core/portable-schema.js';
 
 export const readTaskWorkResultsTool = defineTool({
   name: 'read_task_work_results',
@@ -13,7 +14,7 @@ export const readTaskWorkResultsTool = defineTool({
     found: z.boolean(),
     path: z.string(),
     source: z.enum(['task_work_results', 'player_turn', 'none']),
-    results: z.record(z.string(), z.unknown()).nullable(),
+    results: z.record(z.string(), anyJsonValue).nullable(),
     reported_gates: z.object({
       tests_all_passed: z.boolean().optional(),
       tests_passed: z.number().optional(),
@@ -28,7 +29,7 @@ export const readTaskWorkResultsTool = defineTool({
       files_modified: z.array(z.string()),
       tests_written: z.array(z.string()),
       requirements_met: z.array(z.string()),
-      completion_promises: z.array(z.record(z.string(), z.unknown())),
+      completion_promises: z.array(z.record(z.string(), anyJsonValue)),
     }),
     honesty: z.object({ verified: z.boolean(), missing_files: z.array(z.string()) }),
     problems: z.array(z.string()),

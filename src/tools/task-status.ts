@@ -5,6 +5,7 @@ import { BaseMovedSchema } from '../state/pinned-base.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { orNull } from '../core/portable-schema.js';
 
 const counts = z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() });
 
@@ -18,7 +19,7 @@ export const taskStatusTool = defineTool({
     task_id: z.string(),
     title: z.string(),
     status: z.enum(['approved', 'in_progress', 'blocked']),
-    block_reason: z.string().nullable(),
+    block_reason: orNull(z.string()),
     strikes: z.number(),
     max_strikes: z.number(),
     turns: z.array(
@@ -39,7 +40,7 @@ export const taskStatusTool = defineTool({
       .nullable(),
     stall: StallSchema,
     verdict_chain: z.object({ intact: z.boolean(), entries: z.number(), problems: z.array(z.string()) }),
-    review_path: z.string().nullable(),
+    review_path: orNull(z.string()),
     base: z.object({ commit: z.string(), source: z.string() }).describe('The base commit the task is evaluated against (pinned on first touch).'),
     base_moved: BaseMovedSchema,
     mirror_tampering: z

@@ -3,6 +3,7 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
 import { CallerError } from '../core/errors.js';
+import { boundedMessage } from '../core/quote.js';
 import type { Workspace } from '../repo/workspace.js';
 
 /** Who a server is for: `player` and `coach` see only their tools (src/tools/index.ts); `all` sees every tool. */
@@ -58,17 +59,42 @@ export function registerTool(server: McpServer, tool: ToolDefinition, context: (
     async (input: unknown, extra: Extra): Promise<CallToolResult> => {
       try {
         const { data, summary } = await tool.run(input as never, context(extra));
+        const chain = (data as { verdict_chain?: { intact?: boolean; problems?: string[] } }).verdict_chain;
+        if (chain?.intact === false) log(server, 'error', { tool: tool.name, tampering: chain.problems ?? [] });
+        else if (!tool.annotations.readOnlyHint) log(server, 'info', { tool: tool.name, summary });
         return { content: [{ type: 'text', text: summary }], structuredContent: data as Record<string, unknown> };
       } catch (error) {
-        return errorResult(tool.name, error);
+        const result = errorResult(tool.name, error);
+        log(server, error instanceof CallerError ? 'warning' : 'error', { tool: tool.name, ...(result._meta?.[REFUSAL_META] ?? { error: textOfResult(result) }) });
+        return result;
       }
     },
   );
 }
 
+/**
+ * Where a refused call's reasons travel as data: `_meta["coachgate/refusal"]` = `{ message, fix?, ...details }`
+ * (e.g. `reasons` for a refused approval). Not `structuredContent`: the SDK client validates that against the
+ * tool's output schema even on errors, and a refusal is not the tool's output.
+ */
+export const REFUSAL_META = 'coachgate/refusal';
+
+/** `notifications/message` to the client, at the level it asked for with logging/setLevel; never fails a call. */
+function log(server: McpServer, level: 'info' | 'warning' | 'error', data: Record<string, unknown>): void {
+  if (!server.isConnected()) return;
+  server.sendLoggingMessage({ level, logger: 'coachgate', data }).catch(() => undefined);
+}
+
+function textOfResult(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
 /** Caller mistakes say what to fix; internal faults are logged to stderr (never stdout) and reported briefly. */
 function errorResult(toolName: string, error: unknown): CallToolResult {
-  if (error instanceof CallerError) return { isError: true, content: [{ type: 'text', text: error.message }] };
+  if (error instanceof CallerError) {
+    const refusal = { message: boundedMessage(error.message), ...(error.fix ? { fix: error.fix } : {}), ...error.details };
+    return { isError: true, content: [{ type: 'text', text: refusal.message }], _meta: { [REFUSAL_META]: refusal } };
+  }
   process.stderr.write(`coachgate: ${toolName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return { isError: true, content: [{ type: 'text', text: `coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}` }] };
+  return { isError: true, content: [{ type: 'text', text: boundedMessage(`coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}`) }] };
 }

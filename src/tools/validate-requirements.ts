@@ -5,6 +5,7 @@ import { defineTool } from './tool.js';
 import { CriterionReportSchema } from '../core/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { orNull } from '../core/portable-schema.js';
 
 export const validateRequirementsTool = defineTool({
   name: 'validate_requirements',
@@ -20,7 +21,7 @@ export const validateRequirementsTool = defineTool({
     missing: z.array(z.string()),
     unmatched_claims: z.array(z.string()),
     require_evidence: z.boolean(),
-    latest_run_id: z.string().nullable(),
+    latest_run_id: orNull(z.string()),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ worktree, task_id, evidence }, context) {

@@ -3,6 +3,7 @@ import { openTask } from '../actions/task-scope.js';
 import { verifyQualityGates } from '../actions/verify-quality-gates.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { orNull } from '../core/portable-schema.js';
 
 const gateName = z.enum(['tests', 'coverage', 'arch_review', 'plan_audit']);
 
@@ -20,14 +21,14 @@ export const verifyQualityGatesTool = defineTool({
     all_gates_passed: z.boolean(),
     failed_gates: z.array(z.string()),
     gates: z.array(z.object({ name: gateName, required: z.boolean(), passed: z.boolean(), reason: z.string() })),
-    thresholds: z.object({ arch_review_min: z.number(), coverage_min: z.number().nullable(), required_gates: z.array(gateName) }),
+    thresholds: z.object({ arch_review_min: z.number(), coverage_min: orNull(z.number()), required_gates: z.array(gateName) }),
     toolchain_gates: z.array(
       z.object({
         name: z.enum(['build', 'typecheck', 'lint']),
         command: z.string(),
         passed: z.boolean(),
         reason: z.string(),
-        exit_code: z.number().nullable(),
+        exit_code: orNull(z.number()),
         duration_ms: z.number(),
         judged_by: z.string().describe('Linter output format the findings were read from, or "exit code".'),
         new_errors: z.array(z.string()).describe('Errors absent at the base (first 20): file:line rule: message.'),
@@ -35,7 +36,7 @@ export const verifyQualityGatesTool = defineTool({
         summary: z.string(),
       }),
     ),
-    report_path: z.string().nullable(),
+    report_path: orNull(z.string()),
     problems: z.array(z.string()),
     warnings: z.array(z.string()),
   }),

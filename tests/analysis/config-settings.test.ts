@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { extractConfigSettings } from '../../src/analysis/config-settings.js';
+import { loadTypeScript } from '../../src/analysis/typescript-parser.js';
+
+// The compiler is loaded lazily in the server; JS runner configs need it loaded before parsing.
+beforeAll(() => loadTypeScript());
 
 const code = (...lines: string[]) => `${lines.join('\n')}\n`;
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,7 @@ describe('check_graph_cycles through MCP', () => {
     write('.guardkit/tasks/backlog/TASK-B.md', task('TASK-B', ['TASK-A']));
     write('.guardkit/tasks/in_progress/TASK-C.md', task('TASK-C', ['TASK-B', 'TASK-GONE']));
     write('tasks/TASK-D.md', task('TASK-D', []));
+    execFileSync('git', ['init', '-q'], { cwd: dir });
     const result = await check({ worktree: dir });
     const data = dataOf(result);
     expect(data).toMatchObject({ source: 'tasks', node_count: 4, acyclic: false, dangling: [{ from: 'TASK-C', to: 'TASK-GONE' }] });
@@ -70,5 +72,22 @@ describe('check_graph_cycles through MCP', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/needs|none was given/);
     expect(textOf(await check({ worktree: dir, source: 'feature' }))).toMatch(/needs feature_id/);
+  });
+
+  it('refuses source "tasks" on a folder that is not a repository instead of answering "acyclic, 0 nodes"', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
+    const result = await check({ worktree: dir, source: 'tasks' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/not the root of a git repository/);
+  });
+
+  it.skipIf(process.platform === 'win32')('refuses a FIFO named as the feature file at once instead of hanging', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
+    mkdirSync(path.join(dir, '.guardkit', 'features'), { recursive: true });
+    execFileSync('mkfifo', [path.join(dir, '.guardkit', 'features', 'FEAT-1.yaml')]);
+    const started = Date.now();
+    const result = await check({ worktree: dir, feature_id: 'FEAT-1' });
+    expect(result.isError).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

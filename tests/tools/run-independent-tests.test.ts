@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { installedPackage, JEST_VERSION, MOCHA_VERSION } from '../helpers/runners.js';
+import { loginShellProgram } from '../../src/runner/platform.js';
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -437,9 +438,9 @@ describe('run_independent_tests contract', () => {
   it('runs under a login shell when the base config asks for it', async () => {
     const repo = project({ '.guardkit/config.yaml': 'autobuild:\n  coach:\n    test_execution: login-shell\n', 'tests/test_x.py': 'def test_x():\n    assert True\n' });
     const data = dataOf(await run(repo));
-    expect(data.command.slice(0, 2)).toEqual(['bash', '-lc']);
+    expect(data.command.slice(0, 2)).toEqual([loginShellProgram(), '-lc']);
     expect(data.command[2]).toMatch(/^python3 -m pytest /);
-    expect(data).toMatchObject({ status: 'passed', env: { shell: 'bash -lc' } });
+    expect(data).toMatchObject({ status: 'passed', env: { shell: `${path.basename(loginShellProgram())} -lc` } });
   });
 
   it('sends progress notifications while a run lasts and stops the run when the client cancels', async () => {

@@ -1,4 +1,5 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser as XMLParserType } from 'fast-xml-parser';
 import { clipMessage } from './text.js';
 import type { TestCaseResult, TestStatus } from './types.js';
 
@@ -10,12 +11,13 @@ import type { TestCaseResult, TestStatus } from './types.js';
  */
 export function parseJUnitXml(xml: string): TestCaseResult[] {
   // A truncated report (runner killed mid-write) must not silently read as fewer tests.
+  const { XMLValidator } = fastXmlParser();
   const validation = XMLValidator.validate(xml);
   if (validation !== true) {
     const { msg, line } = validation.err;
     throw new Error(`JUnit report is not well-formed XML (line ${line}): ${msg}`);
   }
-  const document = parser.parse(xml) as XmlNode[];
+  const document = parser().parse(xml) as XmlNode[];
   const node = isNodeTestReport(xml);
   const testId = isPytestReport(document) ? pytestTestId : node ? nodeTestId : isMochaReport(document) ? mochaTestId : suitePathTestId;
   const results: TestCaseResult[] = [];
@@ -63,9 +65,17 @@ function nodeTestId(attributes: Attributes, suitePath: string[]): string {
   return [...suitePath, attributes.name ?? ''].filter((part) => part !== '').join(' > ');
 }
 
+/** Required on the first report (its CommonJS build loads synchronously), not at server start-up. */
+function fastXmlParser(): typeof import('fast-xml-parser') {
+  return createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+}
+
+let cachedParser: XMLParserType | undefined;
+const parser = () => (cachedParser ??= new (fastXmlParser().XMLParser)(PARSER_OPTIONS));
+
 // preserveOrder keeps document order and makes every child list an array, so a report with a
 // single <testcase> or <testsuite> needs no special case.
-const parser = new XMLParser({
+const PARSER_OPTIONS = {
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: '',
@@ -76,7 +86,7 @@ const parser = new XMLParser({
   ignorePiTags: true,
   // Numeric character references (`&#10;`) appear in messages written by several runners.
   htmlEntities: true,
-});
+};
 
 /** One element in fast-xml-parser's ordered form: `{ tag: children, ':@': attributes }` or `{ '#text': text }`. */
 type XmlNode = Record<string, unknown>;

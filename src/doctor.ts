@@ -1,0 +1,95 @@
+import { execFile } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { defaultPython, loginShellProgram } from './runner/platform.js';
+import { VERSION } from './version.js';
+
+const run = promisify(execFile);
+
+export interface ToolCheck {
+  name: string;
+  /** Absolute path found on PATH, or undefined when the server cannot find it. */
+  path?: string;
+  version?: string;
+}
+
+export interface DoctorReport {
+  coachgate: string;
+  node: { version: string; path: string };
+  platform: string;
+  login_shell: string;
+  path_entries: string[];
+  tools: ToolCheck[];
+}
+
+/** What test runs need; GUI-launched hosts (Claude Desktop) often start servers with a PATH missing them. */
+const TOOLS: { name: string; args: string[] }[] = [
+  { name: 'node', args: ['--version'] },
+  { name: 'npm', args: ['--version'] },
+  { name: 'pnpm', args: ['--version'] },
+  { name: 'yarn', args: ['--version'] },
+  { name: defaultPython(), args: ['--version'] },
+  ...(process.platform === 'win32' ? [{ name: 'py', args: ['--version'] }] : []),
+  { name: 'go', args: ['version'] },
+  { name: 'cargo', args: ['--version'] },
+  { name: 'git', args: ['--version'] },
+];
+
+/** Looks a program up on PATH the way a spawn would (PATHEXT on Windows). */
+export async function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const extensions = process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';') : [''];
+  for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    for (const extension of extensions) {
+      const candidate = path.join(directory, name + extension);
+      if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+async function versionOf(program: string, args: string[]): Promise<string | undefined> {
+  const output = await run(program, args, { timeout: 10_000, shell: process.platform === 'win32' && /\.(cmd|bat)$/i.test(program) })
+    .then(({ stdout, stderr }) => `${stdout}${stderr}`)
+    .catch(() => undefined);
+  return output?.trim().split('\n')[0];
+}
+
+/** Everything the server will find when it runs tests, as this process (and so the MCP host) sees it. */
+export async function doctorReport(env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
+  const tools = await Promise.all(
+    TOOLS.map(async ({ name, args }): Promise<ToolCheck> => {
+      const found = await findOnPath(name, env);
+      const version = found ? await versionOf(found, args) : undefined;
+      return { name, ...(found ? { path: found } : {}), ...(version ? { version } : {}) };
+    }),
+  );
+  const python = tools.find((tool) => tool.name === defaultPython())?.path;
+  const pytest = python ? await versionOf(python, ['-m', 'pytest', '--version']) : undefined;
+  tools.push({ name: 'pytest', ...(python && pytest?.startsWith('pytest') ? { path: `${python} -m pytest`, version: pytest } : {}) });
+  return {
+    coachgate: VERSION,
+    node: { version: process.version, path: process.execPath },
+    platform: `${process.platform} ${process.arch}`,
+    login_shell: process.platform === 'win32' ? 'none (cmd /c)' : loginShellProgram(),
+    path_entries: (env.PATH ?? '').split(path.delimiter).filter(Boolean),
+    tools,
+  };
+}
+
+export function formatDoctorReport(report: DoctorReport): string {
+  const missing = report.tools.filter((tool) => !tool.path).map((tool) => tool.name);
+  return [
+    `coachgate ${report.coachgate} doctor — what the server finds when it runs tests`,
+    `node      ${report.node.version} at ${report.node.path}`,
+    `platform  ${report.platform}; login-shell runs use ${report.login_shell}`,
+    'PATH as the server sees it:',
+    ...report.path_entries.map((entry) => `  ${entry}`),
+    'Tools:',
+    ...report.tools.map((tool) => `  ${tool.name.padEnd(8)} ${tool.path ? `${tool.path}${tool.version ? `  (${tool.version})` : ''}` : 'NOT FOUND'}`),
+    missing.length === 0
+      ? 'Everything was found.'
+      : `Not found on this PATH: ${missing.join(', ')}. If your MCP host is a GUI app (Claude Desktop), it may start ` +
+        'coachgate with a shorter PATH than your terminal: set "env": {"PATH": "..."} in its server config.',
+  ].join('\n');
+}

@@ -1,0 +1,122 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { greetingProject } from './helpers/node-project.js';
+import type { TempRepo } from './helpers/git-repo.js';
+
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const repos: TempRepo[] = [];
+afterAll(() => repos.forEach((repo) => repo.remove()));
+
+/** The coachgate binary over raw stdio, so tests control every byte and how the server is stopped. */
+function startServer(root: string) {
+  const child = spawn(process.execPath, [cli, '--root', root], { stdio: 'pipe' }) as ChildProcessWithoutNullStreams;
+  const answers: Record<string, any>[] = [];
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    for (let at = stdout.indexOf('\n'); at !== -1; at = stdout.indexOf('\n')) {
+      answers.push(JSON.parse(stdout.slice(0, at)));
+      stdout = stdout.slice(at + 1);
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const send = (message: unknown) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  const answer = async (id: number | string, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const found = answers.find((message) => message.id === id);
+      if (found) return found;
+      await sleep(20);
+    }
+    throw new Error(`no answer to ${id}; stderr: ${stderr}`);
+  };
+  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return { child, answers, send, answer, exited, stderr: () => stderr };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function processGone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+async function waitForPids(file: string, count: number): Promise<number[]> {
+  for (let i = 0; i < 500; i++) {
+    const pids = existsSync(file) ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+    if (pids.length >= count) return pids;
+    await sleep(20);
+  }
+  throw new Error(`the test run never wrote ${count} pids to ${file}`);
+}
+
+/** A project whose test run starts a setsid daemon and a plain background process, then waits forever. */
+function hangingProject(): { repo: TempRepo; pidFile: string } {
+  const script = "setsid -f sh -c 'echo $$ >> .pids; exec sleep 300'; sleep 300 & echo $! >> .pids; wait";
+  const repo = greetingProject(undefined, `toolchain:\n  test: ${JSON.stringify(script)}\n`);
+  repos.push(repo);
+  return { repo, pidFile: path.join(repo.dir, '.pids') };
+}
+
+describe.skipIf(process.platform !== 'linux')('no test process outlives the stdio server (Linux)', () => {
+  for (const stop of ['SIGINT', 'SIGTERM', 'stdin closed'] as const) {
+    it(`kills a running test tree, setsid daemon included, when stopped by ${stop}`, async () => {
+      const { repo, pidFile } = hangingProject();
+      const server = startServer(repo.dir);
+      await server.answer(0);
+      server.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_independent_tests', arguments: { worktree: repo.dir, task_id: 'TASK-042' } } });
+      const pids = await waitForPids(pidFile, 2);
+      if (stop === 'stdin closed') server.child.stdin.end();
+      else server.child.kill(stop);
+      const code = await server.exited;
+      expect(code).toBe({ SIGINT: 130, SIGTERM: 143, 'stdin closed': 0 }[stop]);
+      for (const pid of pids) expect(processGone(pid), `pid ${pid} survived`).toBe(true);
+      expect(server.stderr()).toMatch(/killed 1 running test run/);
+    });
+  }
+});
+
+describe('bad frames get a JSON-RPC error and the session survives', () => {
+  it('answers an oversized line (10 MB) with -32600 for its id, then still answers ping', async () => {
+    const repo = greetingProject();
+    repos.push(repo);
+    const server = startServer(repo.dir);
+    await server.answer(0);
+    const huge = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'load_task', arguments: { worktree: 'x'.repeat(10 * 1024 * 1024) } }, id: 7 };
+    server.send(huge);
+    const error = await server.answer(7);
+    expect(error.error.code).toBe(-32600);
+    expect(error.error.message).toMatch(/too large/);
+    expect(JSON.stringify(error).length).toBeLessThan(1000);
+    server.send({ jsonrpc: '2.0', id: 8, method: 'ping' });
+    expect((await server.answer(8)).result).toEqual({});
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+  });
+
+  it('answers malformed JSON with -32700 and non-JSON-RPC with -32600, quoting only a short prefix', async () => {
+    const repo = greetingProject();
+    repos.push(repo);
+    const server = startServer(repo.dir);
+    await server.answer(0);
+    server.send(`{"jsonrpc":"2.0","id":3,"method":"ping",${'y'.repeat(100_000)}`);
+    const parse = await server.answer(3);
+    expect(parse.error.code).toBe(-32700);
+    expect(JSON.stringify(parse).length).toBeLessThan(600);
+    server.send({ id: 4, hello: 'world' });
+    expect((await server.answer(4)).error.code).toBe(-32600);
+    server.send({ jsonrpc: '2.0', id: 5, method: 'ping' });
+    expect((await server.answer(5)).result).toEqual({});
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+});
