@@ -5,9 +5,7 @@ import { analyzeGraph, type DependencyEdge, type GraphReport } from '../core/gra
 import { BLOCKING_BEADS_TYPES, edgesFromBeads, edgesFromFeature, edgesFromTasks, type GraphSource } from '../core/graph-sources.js';
 import { parseTaskMarkdown } from '../core/task.js';
 import { assertTaskId } from '../core/task-id.js';
-import type { CheckRepoActions } from 'simple-git';
-import { quotePrefix } from '../core/quote.js';
-import { git } from '../repo/git.js';
+import { assertRepository } from '../repo/git.js';
 import { TASK_DIRECTORIES } from '../repo/tasks.js';
 import { readRegularFile } from '../repo/read-text.js';
 
@@ -57,12 +55,7 @@ async function readSource(worktree: string | undefined, source: GraphSourceName,
     }
     default:
       // In a folder that is not a project, "0 nodes, acyclic" would be a false all-clear.
-      if (!(await git(worktree).checkIsRepo('root' as CheckRepoActions).catch(() => false))) {
-        throw new CallerError(
-          `${quotePrefix(worktree)} is not the root of a git repository, so it has no task files to read.`,
-          'Pass the repository root as worktree, or pass edges with source "edges".',
-        );
-      }
+      await assertRepository(worktree);
       return taskGraph(worktree);
   }
 }
