@@ -154,7 +154,7 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
 async function hookCommand(args: string[], print: Print): Promise<number> {
   const { values } = parseOptions(args, { task: { type: 'string' } });
   const raw = process.stdin.isTTY ? '' : await text(process.stdin);
-  let input = {};
+  let input: object;
   try {
     input = raw.trim() ? JSON.parse(raw) : {};
   } catch {

@@ -25,7 +25,9 @@ export class TokenTable {
     try {
       mapping = parse(await readFile(file, 'utf8'));
     } catch (error) {
-      throw new Error(`cannot read --tokens ${file}: ${(error as Error).message.split('\n')[0]}`);
+      throw new Error(`cannot read --tokens ${file}: ${(error as Error).message.split('\n')[0]}`, {
+        cause: error,
+      });
     }
     const parsed = TokensFileSchema.safeParse(mapping);
     if (!parsed.success) {

@@ -127,7 +127,7 @@ export function signatureProblem(record: object, keys: TrustedKey[]): string | n
   if (!signature || !keyId) return 'has no signature';
   const key = keys.find((candidate) => candidate.key_id === keyId);
   if (!key) return `is signed by key ${keyId}, which is not a trusted key`;
-  let valid = false;
+  let valid: boolean;
   try {
     valid = verify(null, signedBytes(record), key.publicKey, Buffer.from(signature, 'base64'));
   } catch {

@@ -26,16 +26,19 @@ export const TOOLSETS = {
 } as const;
 export type Toolset = keyof typeof TOOLSETS;
 
+// Each tool has its own input/output types; registering only needs the shared shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyTool = ToolDefinition<any, any>;
+
 /** Roles that see a tool: the player role cannot reach the verdict, the coach role cannot write a report. */
 interface ToolEntry {
-  tool: ToolDefinition<any, any>;
+  tool: AnyTool;
   toolset: Toolset;
   roles: readonly Exclude<ServerRole, 'all'>[];
 }
 
 const BOTH = ['player', 'coach'] as const;
 
-// `any`: each tool has its own input/output types; registerTool only needs the shared shape.
 /** Every tool coachgate serves: the Player's, then a Coach turn's in the order it uses them, then utilities. */
 const ENTRIES: ToolEntry[] = [
   { tool: loadTaskTool, toolset: 'tasks', roles: BOTH },
@@ -69,7 +72,7 @@ export interface ToolSelection {
 }
 
 /** The tools a server with these options lists; anything else is neither listed nor callable. */
-export function selectTools(selection: ToolSelection): ToolDefinition<any, any>[] {
+export function selectTools(selection: ToolSelection): AnyTool[] {
   const { role = 'all', toolsets, readOnly = false } = selection;
   return ENTRIES.filter(
     (entry) =>

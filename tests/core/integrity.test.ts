@@ -19,8 +19,6 @@ async function check(
   return findIntegrityIssues({ files, ...facts, first_party_modules: ['app', '@acme/core'], ...extra });
 }
 
-const mustFix = (findings: IntegrityFinding[]) => findings.filter((f) => f.severity === 'must_fix');
-
 const PY_BASE = code(
   'from app.cart import total',
   '',

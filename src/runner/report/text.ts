@@ -2,6 +2,7 @@
 
 // CSI sequences (colours, cursor moves), OSC sequences (hyperlinks, titles) and pytest's junit
 // rendering of ESC as the literal text `#x1B`.
+// eslint-disable-next-line no-control-regex -- matching ESC and BEL is the point
 const ANSI_PATTERN = /(?:\u001b|#x1B)\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 
 export function stripAnsi(text: string): string {
