@@ -64,9 +64,19 @@ function bestOf(edges) {
 
 // `family` names the 10k case whose time per edge is the baseline; the first case of a family is 10k.
 const cases = [
-  ...SIZES.map((size) => ({ kind: 'random DAG', family: 'random', size, build: () => randomDag(size, size) })),
+  ...SIZES.map((size) => ({
+    kind: 'random DAG',
+    family: 'random',
+    size,
+    build: () => randomDag(size, size),
+  })),
   ...SIZES.map((size) => ({ kind: 'chain', family: 'chain', size, build: () => chain(size) })),
-  { kind: 'random + cycle', family: 'random', size: 1_000_000, build: () => randomWithCycle(1_000_000, 99) },
+  {
+    kind: 'random + cycle',
+    family: 'random',
+    size: 1_000_000,
+    build: () => randomWithCycle(1_000_000, 99),
+  },
 ];
 
 const baselinePerEdge = new Map();
@@ -90,13 +100,18 @@ for (const { kind, family, size, build } of cases) {
 }
 
 printTable(rows);
-console.log(`\nbest of ${RUNS} runs; "vs 10k" = time per edge divided by the 10k-edge time per edge of the same kind`);
-console.log('(the cyclic graph is compared with the random DAG baseline); about 1 means linear growth.');
+console.log(
+  `\nbest of ${RUNS} runs; "vs 10k" = time per edge divided by the 10k-edge time per edge of the same kind`,
+);
+console.log(
+  '(the cyclic graph is compared with the random DAG baseline); about 1 means linear growth.',
+);
 
 function printTable(records) {
   const columns = Object.keys(records[0]);
   const widths = columns.map((c) => Math.max(c.length, ...records.map((r) => r[c].length)));
-  const line = (cells) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const line = (cells) =>
+    cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   console.log(line(columns));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const record of records) console.log(line(columns.map((c) => record[c])));

@@ -12,7 +12,9 @@ const FRAMES = 10_000;
 const child = spawn(process.execPath, [cli], { stdio: ['pipe', 'pipe', 'ignore'] });
 const rss = () => {
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024;
+    return (
+      Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024
+    );
   } catch {
     return NaN;
   }
@@ -34,7 +36,18 @@ const wait = async (id) => {
   while (!answers.has(id) && !exited) await new Promise((resolve) => setTimeout(resolve, 5));
   return answers.get(id);
 };
-send(JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } } }));
+send(
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'fuzz', version: '0' },
+    },
+  }),
+);
 await wait('init');
 send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
 const before = rss();
@@ -42,9 +55,24 @@ let peak = before;
 const shapes = [
   (i) => `{"jsonrpc":"2.0","id":${i},"method":"tools/call",`,
   (i) => JSON.stringify({ id: i, what: 'not json-rpc' }),
-  (i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'load_task', arguments: { worktree: 'x'.repeat(10_000), task_id: '../../etc' } } }),
+  (i) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: {
+        name: 'load_task',
+        arguments: { worktree: 'x'.repeat(10_000), task_id: '../../etc' },
+      },
+    }),
   (i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'no/such/method' }),
-  (i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'check_graph_cycles', arguments: { edges: 'nope' } } }),
+  (i) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'check_graph_cycles', arguments: { edges: 'nope' } },
+    }),
 ];
 let clear = 0;
 for (let i = 0; i < FRAMES; i++) {
@@ -62,6 +90,10 @@ const alive = (await wait('ping'))?.result !== undefined;
 await new Promise((resolve) => setTimeout(resolve, 1000));
 const after = rss();
 console.log(`\nMalformed-input storm (${FRAMES} frames, 5 shapes):`);
-console.log(`  clear errors   ${clear} / ${FRAMES}; crashes ${exited ? 1 : 0}; ping afterwards ${alive ? 'answered' : 'NOT answered'}`);
-console.log(`  server RSS     ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB peak, ${after.toFixed(0)} MB after (growth ${(after - before).toFixed(0)} MB)`);
+console.log(
+  `  clear errors   ${clear} / ${FRAMES}; crashes ${exited ? 1 : 0}; ping afterwards ${alive ? 'answered' : 'NOT answered'}`,
+);
+console.log(
+  `  server RSS     ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB peak, ${after.toFixed(0)} MB after (growth ${(after - before).toFixed(0)} MB)`,
+);
 child.stdin.end();

@@ -16,14 +16,18 @@ const RUNS = 3;
 const SUITES = [
   {
     name: 'pytest, one test sleeping 1 s',
-    files: { 'pytest.ini': '[pytest]\n', 'tests/test_slow.py': 'import time\n\ndef test_slow():\n    time.sleep(1)\n' },
+    files: {
+      'pytest.ini': '[pytest]\n',
+      'tests/test_slow.py': 'import time\n\ndef test_slow():\n    time.sleep(1)\n',
+    },
     raw: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider'],
   },
   {
     name: 'pytest, 2,000 tests',
     files: {
       'pytest.ini': '[pytest]\n',
-      'tests/test_many.py': 'import pytest\n\n@pytest.mark.parametrize("n", range(2000))\ndef test_many(n):\n    assert n >= 0\n',
+      'tests/test_many.py':
+        'import pytest\n\n@pytest.mark.parametrize("n", range(2000))\ndef test_many(n):\n    assert n >= 0\n',
     },
     raw: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider'],
   },
@@ -46,13 +50,28 @@ function gitRepository(files) {
   const git = (...args) => spawnSync('git', args, { cwd: dir, stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
   git('add', '.');
-  git('-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'suite');
+  git(
+    '-c',
+    'user.name=bench',
+    '-c',
+    'user.email=bench@example.invalid',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '-q',
+    '-m',
+    'suite',
+  );
   return dir;
 }
 
 function rawRun(dir, argv) {
   const start = performance.now();
-  const result = spawnSync(argv[0], argv.slice(1), { cwd: dir, stdio: 'ignore', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  const result = spawnSync(argv[0], argv.slice(1), {
+    cwd: dir,
+    stdio: 'ignore',
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+  });
   if (result.status !== 0) throw new Error(`raw run of ${argv.join(' ')} exited ${result.status}`);
   return performance.now() - start;
 }
@@ -60,7 +79,8 @@ function rawRun(dir, argv) {
 async function servedRun(dir) {
   const start = performance.now();
   const record = await runIndependentTests(dir, {});
-  if (record.status !== 'passed') throw new Error(`served run in ${dir} was ${record.status}: ${record.summary}`);
+  if (record.status !== 'passed')
+    throw new Error(`served run in ${dir} was ${record.status}: ${record.summary}`);
   return performance.now() - start;
 }
 
@@ -86,5 +106,7 @@ for (const suite of SUITES) {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-console.log(`Runner overhead, best of ${RUNS} (node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}):`);
+console.log(
+  `Runner overhead, best of ${RUNS} (node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}):`,
+);
 console.table(rows);

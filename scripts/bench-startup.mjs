@@ -15,9 +15,27 @@ const STARTS = 9;
 const ROUND_TRIPS = 300;
 
 const servers = {
-  coachgate: { args: [path.join(root, 'dist', 'cli.js'), '--root', scratch], tool: ['parse_validator_verdict', { text: '**Verdict: PASS**' }] },
-  everything: { args: [path.join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'] },
-  'bare SDK echo': { args: [path.join(here, 'bench', 'echo-server.mjs')], tool: ['echo', { text: 'hi' }] },
+  coachgate: {
+    args: [path.join(root, 'dist', 'cli.js'), '--root', scratch],
+    tool: ['parse_validator_verdict', { text: '**Verdict: PASS**' }],
+  },
+  everything: {
+    args: [
+      path.join(
+        root,
+        'node_modules',
+        '@modelcontextprotocol',
+        'server-everything',
+        'dist',
+        'index.js',
+      ),
+      'stdio',
+    ],
+  },
+  'bare SDK echo': {
+    args: [path.join(here, 'bench', 'echo-server.mjs')],
+    tool: ['echo', { text: 'hi' }],
+  },
 };
 
 /** A server over raw stdio: JSON-RPC requests by id, answered through promises. */
@@ -41,10 +59,21 @@ function open(args) {
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
   const initialize = async () => {
-    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    await request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '0' },
+    });
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+    );
   };
-  const close = () => new Promise((resolve) => { child.on('exit', resolve); child.stdin.end(); setTimeout(() => child.kill('SIGKILL'), 2000).unref(); });
+  const close = () =>
+    new Promise((resolve) => {
+      child.on('exit', resolve);
+      child.stdin.end();
+      setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+    });
   return { request, initialize, close };
 }
 
@@ -80,11 +109,18 @@ const starts = Object.fromEntries(Object.keys(servers).map((name) => [name, []])
 for (let round = 0; round < STARTS; round++) {
   for (const [name, { args }] of Object.entries(servers)) starts[name].push(await coldStart(args));
 }
-const start = Object.fromEntries(Object.entries(starts).map(([name, values]) => [name, median(values)]));
+const start = Object.fromEntries(
+  Object.entries(starts).map(([name, values]) => [name, median(values)]),
+);
 console.log(`\nCold start to tools/list (median of ${STARTS}):`);
-for (const [name, ms] of Object.entries(start)) console.log(`  ${name.padEnd(14)} ${ms.toFixed(0).padStart(5)} ms`);
-console.log(`  coachgate / everything     ${(start.coachgate / start.everything).toFixed(2)}×  (target ≤ 1.00×)`);
-console.log(`  coachgate / bare SDK echo  ${(start.coachgate / start['bare SDK echo']).toFixed(2)}×`);
+for (const [name, ms] of Object.entries(start))
+  console.log(`  ${name.padEnd(14)} ${ms.toFixed(0).padStart(5)} ms`);
+console.log(
+  `  coachgate / everything     ${(start.coachgate / start.everything).toFixed(2)}×  (target ≤ 1.00×)`,
+);
+console.log(
+  `  coachgate / bare SDK echo  ${(start.coachgate / start['bare SDK echo']).toFixed(2)}×`,
+);
 
 const trip = {
   coachgate: await roundTrip(servers.coachgate.args, servers.coachgate.tool),
@@ -93,5 +129,7 @@ const trip = {
 console.log(`\nPure tool round trip (median of ${ROUND_TRIPS}):`);
 console.log(`  coachgate parse_validator_verdict  ${trip.coachgate.toFixed(3)} ms`);
 console.log(`  bare SDK echo                      ${trip.echo.toFixed(3)} ms`);
-console.log(`  ratio                              ${(trip.coachgate / trip.echo).toFixed(2)}×  (target ≤ 1.15×)`);
+console.log(
+  `  ratio                              ${(trip.coachgate / trip.echo).toFixed(2)}×  (target ≤ 1.15×)`,
+);
 rmSync(scratch, { recursive: true, force: true });

@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { autobuildStatus, OUTCOME_EXIT_CODES, readDriverSettings, runAutobuild, runFeature, type DriverSettings } from './autobuild/driver.js';
+import {
+  autobuildStatus,
+  OUTCOME_EXIT_CODES,
+  readDriverSettings,
+  runAutobuild,
+  runFeature,
+  type DriverSettings,
+} from './autobuild/driver.js';
 import { CallerError } from './core/errors.js';
 import { parseOptions, type Print } from './cli-options.js';
 
@@ -30,7 +37,10 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
   } as const;
   const { values, positionals } = parseOptions(args, options);
   const [action = 'run', featureId] = positionals;
-  if (action === 'feature' && !featureId) throw new CallerError('autobuild feature needs a feature id, e.g. coachgate autobuild feature FEAT-001 ...');
+  if (action === 'feature' && !featureId)
+    throw new CallerError(
+      'autobuild feature needs a feature id, e.g. coachgate autobuild feature FEAT-001 ...',
+    );
   if (!values.task && action !== 'feature') throw new CallerError('autobuild needs --task ID');
   const repository = path.resolve(values.worktree ?? '.');
   if (action === 'status') {
@@ -40,15 +50,26 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
   let settings: DriverSettings;
   if (action === 'resume') settings = await readDriverSettings(repository, values.task!);
   else if (action === 'run' || action === 'feature') {
-    if (!values['player-cmd'] || !values['coach-cmd']) throw new CallerError('autobuild needs --player-cmd CMD and --coach-cmd CMD', 'e.g. --player-cmd \'claude -p "$(cat "$COACHGATE_PROMPT_FILE")"\'');
+    if (!values['player-cmd'] || !values['coach-cmd'])
+      throw new CallerError(
+        'autobuild needs --player-cmd CMD and --coach-cmd CMD',
+        'e.g. --player-cmd \'claude -p "$(cat "$COACHGATE_PROMPT_FILE")"\'',
+      );
     settings = {
       player_cmd: values['player-cmd'],
       coach_cmd: values['coach-cmd'],
       max_turns: positiveInteger(values['max-turns'], '--max-turns', DEFAULT_MAX_TURNS),
       auto_merge: values['auto-merge'] === true,
-      agent_timeout_s: positiveInteger(values['agent-timeout'], '--agent-timeout', DEFAULT_AGENT_TIMEOUT_S),
+      agent_timeout_s: positiveInteger(
+        values['agent-timeout'],
+        '--agent-timeout',
+        DEFAULT_AGENT_TIMEOUT_S,
+      ),
     };
-  } else throw new CallerError(`autobuild takes feature, status or resume, not ${JSON.stringify(action)}`);
+  } else
+    throw new CallerError(
+      `autobuild takes feature, status or resume, not ${JSON.stringify(action)}`,
+    );
   // Ctrl-C kills the running agent's process tree; the records let `resume` pick up from there.
   const abort = new AbortController();
   const onInterrupt = () => abort.abort();
@@ -57,11 +78,15 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
     if (action === 'feature') {
       const results = await runFeature(repository, featureId!, settings, print, abort.signal);
       const last = results.at(-1);
-      print(`AutoBuild feature ${featureId}: ${results.filter((result) => result.outcome === 'approved').length} task(s) approved${last && last.outcome !== 'approved' ? `, stopped at ${last.task_id} (${last.outcome})` : ''}`);
+      print(
+        `AutoBuild feature ${featureId}: ${results.filter((result) => result.outcome === 'approved').length} task(s) approved${last && last.outcome !== 'approved' ? `, stopped at ${last.task_id} (${last.outcome})` : ''}`,
+      );
       return last ? OUTCOME_EXIT_CODES[last.outcome] : 0;
     }
     const result = await runAutobuild(repository, values.task!, settings, print, abort.signal);
-    print(`AutoBuild ${result.outcome.toUpperCase()} after ${result.turns} turn(s): ${result.detail}`);
+    print(
+      `AutoBuild ${result.outcome.toUpperCase()} after ${result.turns} turn(s): ${result.detail}`,
+    );
     return OUTCOME_EXIT_CODES[result.outcome];
   } finally {
     process.off('SIGINT', onInterrupt);
@@ -71,6 +96,7 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new CallerError(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new CallerError(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
   return parsed;
 }

@@ -4,7 +4,12 @@ import { createInterface } from 'node:readline/promises';
 import { text } from 'node:stream/consumers';
 import { gateReport } from './actions/gate-report.js';
 import { openTask } from './actions/task-scope.js';
-import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree, type WorktreeFinish } from './actions/worktree.js';
+import {
+  finishTaskWorktree,
+  preserveTaskWorktree,
+  startTaskWorktree,
+  type WorktreeFinish,
+} from './actions/worktree.js';
 import { stopHook } from './autobuild/hook.js';
 import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
 import { parseOptions, type Print } from './cli-options.js';
@@ -64,17 +69,33 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
 }
 
 async function gateCommand(args: string[], print: Print): Promise<number> {
-  const { values } = parseOptions(args, { task: { type: 'string' }, worktree: { type: 'string' }, base: { type: 'string' }, format: { type: 'string' } });
+  const { values } = parseOptions(args, {
+    task: { type: 'string' },
+    worktree: { type: 'string' },
+    base: { type: 'string' },
+    format: { type: 'string' },
+  });
   if (!values.task) throw new CallerError('gate needs --task ID');
   const format = (values.format ?? 'box') as GateFormat;
-  if (!GATE_FORMATS.includes(format)) throw new CallerError(`--format must be one of ${GATE_FORMATS.join(', ')}, not ${JSON.stringify(values.format)}`);
-  const report = await gateReport(await openTask(path.resolve(values.worktree ?? '.'), values.task, values.base));
+  if (!GATE_FORMATS.includes(format))
+    throw new CallerError(
+      `--format must be one of ${GATE_FORMATS.join(', ')}, not ${JSON.stringify(values.format)}`,
+    );
+  const report = await gateReport(
+    await openTask(path.resolve(values.worktree ?? '.'), values.task, values.base),
+  );
   print(renderGate(report, format));
   return report.passed ? 0 : 1;
 }
 
 async function worktreeCommand(args: string[], print: Print): Promise<number> {
-  const options = { task: { type: 'string' }, worktree: { type: 'string' }, base: { type: 'string' }, 'auto-merge': { type: 'boolean' }, reason: { type: 'string' } } as const;
+  const options = {
+    task: { type: 'string' },
+    worktree: { type: 'string' },
+    base: { type: 'string' },
+    'auto-merge': { type: 'boolean' },
+    reason: { type: 'string' },
+  } as const;
   const { values, positionals } = parseOptions(args, options);
   const [action] = positionals;
   if (!values.task) throw new CallerError('worktree needs --task ID');
@@ -82,12 +103,17 @@ async function worktreeCommand(args: string[], print: Print): Promise<number> {
   switch (action) {
     case 'start': {
       const started = await startTaskWorktree(repository, values.task, values.base);
-      print(`${started.created ? 'started' : 'already started'}: ${started.path} on ${started.branch} (from ${started.base_branch} at ${started.base_commit.slice(0, 12)})`);
+      print(
+        `${started.created ? 'started' : 'already started'}: ${started.path} on ${started.branch} (from ${started.base_branch} at ${started.base_commit.slice(0, 12)})`,
+      );
       return 0;
     }
     case 'finish': {
       let result = await finishTaskWorktree(repository, values.task, values['auto-merge'] === true);
-      if (result.outcome === 'not_confirmed' && (await confirm(`Merge ${result.branch} into ${result.base_branch}? [y/N] `))) {
+      if (
+        result.outcome === 'not_confirmed' &&
+        (await confirm(`Merge ${result.branch} into ${result.base_branch}? [y/N] `))
+      ) {
         result = await finishTaskWorktree(repository, values.task, true);
       }
       print(describeFinish(result));
@@ -95,11 +121,15 @@ async function worktreeCommand(args: string[], print: Print): Promise<number> {
     }
     case 'preserve': {
       const kept = await preserveTaskWorktree(repository, values.task, values.reason ?? 'stopped');
-      print(`preserved: ${kept.path} on ${kept.branch}${kept.commit ? ` (commit ${kept.commit.slice(0, 12)})` : ' (nothing new to commit)'}`);
+      print(
+        `preserved: ${kept.path} on ${kept.branch}${kept.commit ? ` (commit ${kept.commit.slice(0, 12)})` : ' (nothing new to commit)'}`,
+      );
       return 0;
     }
     default:
-      throw new CallerError(`worktree needs start, finish or preserve, not ${JSON.stringify(action ?? '')}`);
+      throw new CallerError(
+        `worktree needs start, finish or preserve, not ${JSON.stringify(action ?? '')}`,
+      );
   }
 }
 
@@ -110,7 +140,10 @@ function describeFinish(result: WorktreeFinish): string {
     case 'conflict':
       return `not merged: ${result.branch} conflicts with ${result.base_branch} in ${result.conflicts.join(', ')}. The merge was aborted; nothing changed. Resolve in ${result.path}, then finish again.`;
     default:
-      return [`not merged: ${result.task_id} (worktree kept at ${result.path})`, ...result.reasons.map((reason) => `  - ${reason}`)].join('\n');
+      return [
+        `not merged: ${result.task_id} (worktree kept at ${result.path})`,
+        ...result.reasons.map((reason) => `  - ${reason}`),
+      ].join('\n');
   }
 }
 
@@ -137,8 +170,12 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
     base: { type: 'string' },
   } as const;
   const { values, positionals } = parseOptions(args, options);
-  if (positionals[0] === 'pin-base') return runStateCommand(['task', ...positionals], values, print);
-  if (positionals[0] !== 'new') throw new CallerError(`task needs the sub-command new or pin-base, not ${JSON.stringify(positionals[0] ?? '')}`);
+  if (positionals[0] === 'pin-base')
+    return runStateCommand(['task', ...positionals], values, print);
+  if (positionals[0] !== 'new')
+    throw new CallerError(
+      `task needs the sub-command new or pin-base, not ${JSON.stringify(positionals[0] ?? '')}`,
+    );
   const written = await writeNewTask(path.resolve(values.worktree ?? '.'), {
     title: values.title ?? '',
     criteria: values.criterion ?? [],
@@ -146,7 +183,9 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
     ...(values.description ? { description: values.description } : {}),
     depends_on: values['depends-on'] ?? [],
   });
-  print(`${written.id}: wrote ${written.path}\nCommit it: the server reads tasks from the base commit (git add ${written.path} && git commit).`);
+  print(
+    `${written.id}: wrote ${written.path}\nCommit it: the server reads tasks from the base commit (git add ${written.path} && git commit).`,
+  );
   return 0;
 }
 

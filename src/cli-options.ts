@@ -5,7 +5,10 @@ import { CallerError } from './core/errors.js';
 export type Print = (text: string) => void;
 
 /** parseArgs, with its errors turned into caller mistakes. */
-export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: T,
+) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {

@@ -47,7 +47,15 @@ ${STATE_OPTIONS_USAGE}
   -v, --version   print the version
 `;
 
-const SERVE_ONLY_FLAGS = ['role', 'toolsets', 'read-only', 'http', 'tokens', 'allowed-hosts', 'allowed-origins'] as const;
+const SERVE_ONLY_FLAGS = [
+  'role',
+  'toolsets',
+  'read-only',
+  'http',
+  'tokens',
+  'allowed-hosts',
+  'allowed-origins',
+] as const;
 
 /** The one place coachgate writes to stdout: --help, --version, gate and demo. Serve mode never calls it. */
 function print(text: string): void {
@@ -130,10 +138,14 @@ async function main(allArgs: string[]): Promise<void> {
   const server = createServer(options.server);
   server.server.onclose = () => void stop('transport closed');
   await server.connect(new LineDelimitedStdioTransport());
-  process.stderr.write(`coachgate ${VERSION} serving MCP on stdio (role ${options.server.role ?? 'all'})\n`);
+  process.stderr.write(
+    `coachgate ${VERSION} serving MCP on stdio (role ${options.server.role ?? 'all'})\n`,
+  );
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`coachgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `coachgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -37,19 +37,32 @@ const TOOLS: { name: string; args: string[] }[] = [
 ];
 
 /** Looks a program up on PATH the way a spawn would (PATHEXT on Windows). */
-export async function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const extensions = process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';') : [''];
+export async function findOnPath(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const extensions =
+    process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';') : [''];
   for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
     for (const extension of extensions) {
       const candidate = path.join(directory, name + extension);
-      if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+      if (
+        await access(candidate, constants.X_OK).then(
+          () => true,
+          () => false,
+        )
+      )
+        return candidate;
     }
   }
   return undefined;
 }
 
 async function versionOf(program: string, args: string[]): Promise<string | undefined> {
-  const output = await run(program, args, { timeout: 10_000, shell: process.platform === 'win32' && /\.(cmd|bat)$/i.test(program) })
+  const output = await run(program, args, {
+    timeout: 10_000,
+    shell: process.platform === 'win32' && /\.(cmd|bat)$/i.test(program),
+  })
     .then(({ stdout, stderr }) => `${stdout}${stderr}`)
     .catch(() => undefined);
   return output?.trim().split('\n')[0];
@@ -66,7 +79,12 @@ export async function doctorReport(env: NodeJS.ProcessEnv = process.env): Promis
   );
   const python = tools.find((tool) => tool.name === defaultPython())?.path;
   const pytest = python ? await versionOf(python, ['-m', 'pytest', '--version']) : undefined;
-  tools.push({ name: 'pytest', ...(python && pytest?.startsWith('pytest') ? { path: `${python} -m pytest`, version: pytest } : {}) });
+  tools.push({
+    name: 'pytest',
+    ...(python && pytest?.startsWith('pytest')
+      ? { path: `${python} -m pytest`, version: pytest }
+      : {}),
+  });
   return {
     coachgate: VERSION,
     node: { version: process.version, path: process.execPath },
@@ -86,7 +104,10 @@ export function formatDoctorReport(report: DoctorReport): string {
     'PATH as the server sees it:',
     ...report.path_entries.map((entry) => `  ${entry}`),
     'Tools:',
-    ...report.tools.map((tool) => `  ${tool.name.padEnd(8)} ${tool.path ? `${tool.path}${tool.version ? `  (${tool.version})` : ''}` : 'NOT FOUND'}`),
+    ...report.tools.map(
+      (tool) =>
+        `  ${tool.name.padEnd(8)} ${tool.path ? `${tool.path}${tool.version ? `  (${tool.version})` : ''}` : 'NOT FOUND'}`,
+    ),
     missing.length === 0
       ? 'Everything was found.'
       : `Not found on this PATH: ${missing.join(', ')}. If your MCP host is a GUI app (Claude Desktop), it may start ` +

@@ -6,7 +6,10 @@ import { SERVER_ROLES, type ServerRole } from './tools/tool.js';
 
 const MIN_TOKEN_LENGTH = 16;
 
-const TokensFileSchema = z.record(z.string(), z.enum(SERVER_ROLES as [ServerRole, ...ServerRole[]]));
+const TokensFileSchema = z.record(
+  z.string(),
+  z.enum(SERVER_ROLES as [ServerRole, ...ServerRole[]]),
+);
 
 /** A configured bearer token, kept only as its SHA-256 so every comparison has the same length. */
 interface TokenEntry {
@@ -38,7 +41,9 @@ export class TokenTable {
     const entries = tokens.map(([token, role], position) => {
       if (token.length < MIN_TOKEN_LENGTH) {
         const advice = 'generate one with: openssl rand -hex 32';
-        throw new Error(`--tokens ${file}: token ${position + 1} is shorter than ${MIN_TOKEN_LENGTH} characters; ${advice}`);
+        throw new Error(
+          `--tokens ${file}: token ${position + 1} is shorter than ${MIN_TOKEN_LENGTH} characters; ${advice}`,
+        );
       }
       return { digest: digest(token), role, index: position + 1 };
     });

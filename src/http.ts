@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -41,22 +45,33 @@ export async function startHttpServer(
 ): Promise<RunningHttpServer> {
   const sessions = new Map<string, Session>();
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const sweeper = setInterval(() => {
-    for (const session of sessions.values()) {
-      if (Date.now() - session.lastUsed > idleTimeoutMs) void session.transport.close();
-    }
-  }, Math.min(idleTimeoutMs, 60_000));
+  const sweeper = setInterval(
+    () => {
+      for (const session of sessions.values()) {
+        if (Date.now() - session.lastUsed > idleTimeoutMs) void session.transport.close();
+      }
+    },
+    Math.min(idleTimeoutMs, 60_000),
+  );
   sweeper.unref();
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!allowedHosts.has(request.headers.host ?? '')) {
-      return reject(response, 403, 'Host header not allowed (DNS-rebinding protection); see --allowed-hosts.');
+      return reject(
+        response,
+        403,
+        'Host header not allowed (DNS-rebinding protection); see --allowed-hosts.',
+      );
     }
     const origin = request.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) {
-      return reject(response, 403, 'Origin not allowed (DNS-rebinding protection); see --allowed-origins.');
+      return reject(
+        response,
+        403,
+        'Origin not allowed (DNS-rebinding protection); see --allowed-origins.',
+      );
     }
     if (new URL(request.url ?? '/', 'http://host').pathname !== '/mcp') {
       return reject(response, 404, 'The MCP endpoint is /mcp.');
@@ -64,7 +79,11 @@ export async function startHttpServer(
     const token = tokens.match(request.headers.authorization);
     if (!token) {
       response.setHeader('WWW-Authenticate', 'Bearer realm="coachgate"');
-      return reject(response, 401, 'Missing or unknown bearer token: send Authorization: Bearer <token>.');
+      return reject(
+        response,
+        401,
+        'Missing or unknown bearer token: send Authorization: Bearer <token>.',
+      );
     }
     let body: unknown;
     if (request.method === 'POST') {
@@ -75,7 +94,8 @@ export async function startHttpServer(
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
-      if (!session) return reject(response, 404, 'Unknown or closed session: initialize a new one.');
+      if (!session)
+        return reject(response, 404, 'Unknown or closed session: initialize a new one.');
       if (session.tokenIndex !== token.index) {
         return reject(response, 403, 'This session was opened with another token.');
       }
@@ -87,7 +107,8 @@ export async function startHttpServer(
     }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, tokenIndex: token.index, lastUsed: Date.now() }),
+      onsessioninitialized: (id) =>
+        void sessions.set(id, { transport, tokenIndex: token.index, lastUsed: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -109,9 +130,14 @@ export async function startHttpServer(
     http.listen(options.port, options.host, () => resolve());
   });
   const { port } = http.address() as AddressInfo;
-  const names = isLoopback(options.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [hostForUrl(options.host)];
+  const names = isLoopback(options.host)
+    ? ['127.0.0.1', 'localhost', '[::1]']
+    : [hostForUrl(options.host)];
   allowedHosts = new Set([...names.map((name) => `${name}:${port}`), ...options.allowedHosts]);
-  allowedOrigins = new Set([...[...allowedHosts].map((host) => `http://${host}`), ...options.allowedOrigins]);
+  allowedOrigins = new Set([
+    ...[...allowedHosts].map((host) => `http://${host}`),
+    ...options.allowedOrigins,
+  ]);
   return {
     url: `http://${hostForUrl(options.host)}:${port}/mcp`,
     async close() {

@@ -21,10 +21,13 @@ export function stopOnHostExit(log: (line: string) => void): (reason: StopReason
   const stop = (reason: StopReason) =>
     (stopping ??= (async () => {
       const killed = await killAllRuns().catch(() => 0);
-      log(`coachgate: stopping (${reason})${killed > 0 ? `; killed ${killed} running test run(s)` : ''}`);
+      log(
+        `coachgate: stopping (${reason})${killed > 0 ? `; killed ${killed} running test run(s)` : ''}`,
+      );
       process.exit(EXIT_CODES[reason]);
     })());
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => void stop(signal));
   process.stdin.on('end', () => void stop('stdin closed'));
   process.stdin.on('close', () => void stop('stdin closed'));
   return stop;

@@ -11,9 +11,12 @@ import type { Workspace } from './repo/workspace.js';
 import type { ServerRole } from './tools/tool.js';
 
 const DESCRIPTIONS: Record<AgentRole, string> = {
-  player: 'Player instructions for a task turn: implement, test, record the report; never declare completion.',
-  coach: 'Coach instructions for a task turn: verify with coachgate tools in order, then record the verdict.',
-  validator: 'Validator instructions: review a change and end with **Verdict: PASS|WARN|FAIL** and findings.',
+  player:
+    'Player instructions for a task turn: implement, test, record the report; never declare completion.',
+  coach:
+    'Coach instructions for a task turn: verify with coachgate tools in order, then record the verdict.',
+  validator:
+    'Validator instructions: review a change and end with **Verdict: PASS|WARN|FAIL** and findings.',
 };
 
 /** A server offers the instructions of the agents that use it; the validator works for the Coach. */
@@ -40,18 +43,32 @@ export function registerPrompts(
           task_id: completable(z.string().describe('Task id, e.g. TASK-001.'), (value, context) =>
             completeTaskId(workspace, value, context?.arguments?.worktree),
           ),
-          turn: z.string().regex(/^\d+$/).optional().describe('Turn number (default: the next Player turn / the latest one for the Coach).'),
+          turn: z
+            .string()
+            .regex(/^\d+$/)
+            .optional()
+            .describe(
+              'Turn number (default: the next Player turn / the latest one for the Coach).',
+            ),
           worktree: z.string().optional().describe('Repository (default: the first allowed root).'),
         },
       },
       async ({ task_id, turn, worktree }) => {
         try {
           const root = await workspace.resolveWorktree(worktree ?? '.');
-          const text = await buildAgentPrompt(role, await openTask(root, task_id, baseRef), turn ? Number(turn) : undefined);
-          return { description: DESCRIPTIONS[role], messages: [{ role: 'user', content: { type: 'text', text } }] };
+          const text = await buildAgentPrompt(
+            role,
+            await openTask(root, task_id, baseRef),
+            turn ? Number(turn) : undefined,
+          );
+          return {
+            description: DESCRIPTIONS[role],
+            messages: [{ role: 'user', content: { type: 'text', text } }],
+          };
         } catch (error) {
           // An unknown task or a bad worktree is the caller's argument: invalid params, not an internal error.
-          if (error instanceof CallerError) throw new McpError(ErrorCode.InvalidParams, error.message);
+          if (error instanceof CallerError)
+            throw new McpError(ErrorCode.InvalidParams, error.message);
           throw error;
         }
       },
@@ -63,14 +80,27 @@ export function registerPrompts(
     'autobuild',
     {
       title: 'coachgate AutoBuild loop',
-      description: 'Runs the Player/Coach loop for a task in this session: a fresh subagent per turn, the verdict from the records.',
+      description:
+        'Runs the Player/Coach loop for a task in this session: a fresh subagent per turn, the verdict from the records.',
       argsSchema: {
         task_id: z.string().describe('Task id, e.g. TASK-001.'),
-        max_turns: z.string().regex(/^\d+$/).optional().describe('Most turns before the task is preserved for a human (default 5).'),
+        max_turns: z
+          .string()
+          .regex(/^\d+$/)
+          .optional()
+          .describe('Most turns before the task is preserved for a human (default 5).'),
       },
     },
     async ({ task_id, max_turns }) => ({
-      messages: [{ role: 'user', content: { type: 'text', text: autobuildPromptText(task_id, max_turns ? Number(max_turns) : 5) } }],
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: autobuildPromptText(task_id, max_turns ? Number(max_turns) : 5),
+          },
+        },
+      ],
     }),
   );
 }

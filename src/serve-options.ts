@@ -53,13 +53,19 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
   }
   // Over HTTP each token carries its role, and the server's own user picks the repositories it serves.
   if (flags.role !== undefined) {
-    throw new ServeUsageError('with --http the role comes from each token in --tokens; drop --role');
+    throw new ServeUsageError(
+      'with --http the role comes from each token in --tokens; drop --role',
+    );
   }
   if (!flags.tokens) {
-    throw new ServeUsageError('--http needs --tokens FILE (token → role); the HTTP server never runs without tokens');
+    throw new ServeUsageError(
+      '--http needs --tokens FILE (token → role); the HTTP server never runs without tokens',
+    );
   }
   if (roots.length === 0) {
-    throw new ServeUsageError('--http needs at least one --root DIR: clients cannot choose what an HTTP server reads');
+    throw new ServeUsageError(
+      '--http needs at least one --root DIR: clients cannot choose what an HTTP server reads',
+    );
   }
   return {
     server,
@@ -74,7 +80,9 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
 
 function parseRole(value: string): ServerRole {
   if ((SERVER_ROLES as string[]).includes(value)) return value as ServerRole;
-  throw new ServeUsageError(`--role must be one of ${SERVER_ROLES.join(', ')}, not ${JSON.stringify(value)}`);
+  throw new ServeUsageError(
+    `--role must be one of ${SERVER_ROLES.join(', ')}, not ${JSON.stringify(value)}`,
+  );
 }
 
 /** github-mcp-server style: a comma-separated list; `all` (or nothing) serves every toolset. */
@@ -84,7 +92,9 @@ function parseToolsets(value: string): Toolset[] {
   const unknown = names.find((name) => !Object.hasOwn(TOOLSETS, name));
   if (unknown) {
     const known = Object.keys(TOOLSETS).join(', ');
-    throw new ServeUsageError(`unknown toolset ${JSON.stringify(unknown)}; toolsets: ${known}, all`);
+    throw new ServeUsageError(
+      `unknown toolset ${JSON.stringify(unknown)}; toolsets: ${known}, all`,
+    );
   }
   return names as Toolset[];
 }
@@ -93,10 +103,14 @@ function parseToolsets(value: string): Toolset[] {
 export function parseListen(value: string): HttpListen {
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(value);
   const port = Number(match?.[2]);
-  if (!match || port > 65535) throw new ServeUsageError(`--http expects [HOST:]PORT, not ${JSON.stringify(value)}`);
+  if (!match || port > 65535)
+    throw new ServeUsageError(`--http expects [HOST:]PORT, not ${JSON.stringify(value)}`);
   return { host: match[1]?.replace(/^\[(.*)\]$/, '$1') ?? '127.0.0.1', port };
 }
 
 function list(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }

@@ -22,7 +22,10 @@ load_task → read_task_work_results → verify_quality_gates → run the tests 
 
 /** A fresh server per session: no state is shared between clients except the files in the worktree. */
 export function createServer(options: ServerOptions = {}): McpServer {
-  const server = new McpServer({ name: 'coachgate', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  const server = new McpServer(
+    { name: 'coachgate', version: VERSION },
+    { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
+  );
   const workspace = new Workspace(rootsProvider(server, options));
   const role = options.role ?? 'all';
   for (const tool of selectTools(options)) {
@@ -34,7 +37,15 @@ export function createServer(options: ServerOptions = {}): McpServer {
       async progress(progress, message, total) {
         const token = extra._meta?.progressToken;
         if (token === undefined) return;
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message, ...(total !== undefined ? { total } : {}) } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: {
+            progressToken: token,
+            progress,
+            message,
+            ...(total !== undefined ? { total } : {}),
+          },
+        });
       },
     }));
   }
@@ -57,7 +68,11 @@ function rootsProvider(server: McpServer, options: ServerOptions): () => Promise
     if (!server.server.getClientCapabilities()?.roots) return [fallback];
     clientRoots ??= server.server
       .listRoots()
-      .then(({ roots }) => roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri)))
+      .then(({ roots }) =>
+        roots
+          .filter((root) => root.uri.startsWith('file://'))
+          .map((root) => fileURLToPath(root.uri)),
+      )
       .catch(() => []);
     const roots = await clientRoots;
     return roots.length > 0 ? roots : [fallback];

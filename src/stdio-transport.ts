@@ -48,7 +48,11 @@ export class LineDelimitedStdioTransport implements Transport {
   private readonly onData = (chunk: Buffer) => {
     let start = 0;
     // Each byte is looked at once: linear in the input whatever the line lengths.
-    for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
+    for (
+      let newline = chunk.indexOf(10, start);
+      newline !== -1;
+      newline = chunk.indexOf(10, start)
+    ) {
       this.take(chunk.subarray(start, newline));
       this.endLine();
       start = newline + 1;
@@ -58,11 +62,15 @@ export class LineDelimitedStdioTransport implements Transport {
 
   private take(part: Buffer): void {
     if (this.skipping) {
-      this.skipping.tail = Buffer.concat([this.skipping.tail, part.subarray(-EDGE_BYTES)]).subarray(-EDGE_BYTES);
+      this.skipping.tail = Buffer.concat([this.skipping.tail, part.subarray(-EDGE_BYTES)]).subarray(
+        -EDGE_BYTES,
+      );
       return;
     }
     if (this.pendingBytes + part.length > this.maxFrameBytes) {
-      const head = Buffer.concat([...this.pending, part].slice(0, 2)).subarray(0, EDGE_BYTES).toString('utf8');
+      const head = Buffer.concat([...this.pending, part].slice(0, 2))
+        .subarray(0, EDGE_BYTES)
+        .toString('utf8');
       this.skipping = { head, tail: Buffer.from(part.subarray(-EDGE_BYTES)) };
       this.pending = [];
       this.pendingBytes = 0;
@@ -91,22 +99,41 @@ export class LineDelimitedStdioTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      this.reject(PARSE_ERROR, 'Parse error: the line is not valid JSON', line, idIn(line, line.slice(-EDGE_BYTES)));
+      this.reject(
+        PARSE_ERROR,
+        'Parse error: the line is not valid JSON',
+        line,
+        idIn(line, line.slice(-EDGE_BYTES)),
+      );
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      this.reject(INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message', line, idOf(value));
+      this.reject(
+        INVALID_REQUEST,
+        'Invalid Request: not a JSON-RPC 2.0 message',
+        line,
+        idOf(value),
+      );
       return;
     }
     this.onmessage?.(parsed.data);
   }
 
-  private reject(code: number, message: string, input: string, id: string | number | undefined): void {
+  private reject(
+    code: number,
+    message: string,
+    input: string,
+    id: string | number | undefined,
+  ): void {
     this.onerror?.(new Error(`${message} (received ${quotePrefix(input)})`));
     // JSON-RPC says `id: null` when the id cannot be read; the SDK's schema only accepts an absent id.
     const error = { code, message, data: { received: quotePrefix(input) } };
-    void this.send({ jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error } as JSONRPCMessage);
+    void this.send({
+      jsonrpc: '2.0',
+      ...(id !== undefined ? { id } : {}),
+      error,
+    } as JSONRPCMessage);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -131,12 +158,16 @@ export class LineDelimitedStdioTransport implements Transport {
 function idOf(value: unknown): string | number | undefined {
   if (typeof value !== 'object' || value === null || !('id' in value)) return undefined;
   const { id } = value as { id: unknown };
-  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))
+    ? id
+    : undefined;
 }
 
 const ID_VALUE = String.raw`(-?\d{1,15}|"(?:[^"\\]|\\.){0,64}")`;
 /** `id` as the first or second top-level key (after "jsonrpc"), or as the last one. */
-const LEADING_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`);
+const LEADING_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`,
+);
 const TRAILING_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
 
 /**

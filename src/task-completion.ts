@@ -9,9 +9,15 @@ const MAX_COMPLETIONS = 100;
  * the given worktree (default: the first allowed root) that start with what was typed, case-insensitively.
  * A bad worktree completes nothing rather than failing the request.
  */
-export async function completeTaskId(workspace: Workspace, typed: string, worktree = '.'): Promise<string[]> {
+export async function completeTaskId(
+  workspace: Workspace,
+  typed: string,
+  worktree = '.',
+): Promise<string[]> {
   const root = await workspace.resolveWorktree(worktree).catch(() => undefined);
   if (!root) return [];
   const prefix = typed.toLowerCase();
-  return (await listTaskIds(root)).filter((id) => id.toLowerCase().startsWith(prefix)).slice(0, MAX_COMPLETIONS);
+  return (await listTaskIds(root))
+    .filter((id) => id.toLowerCase().startsWith(prefix))
+    .slice(0, MAX_COMPLETIONS);
 }

@@ -5,14 +5,21 @@ import { describe, expect, it } from 'vitest';
 describe('npm run demo (dist/cli.js demo)', () => {
   it('catches the buggy turn, refuses the approval, then approves the fix — over stdio', () => {
     const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-    const result = spawnSync(process.execPath, [cli, 'demo'], { encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync(process.execPath, [cli, 'demo'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/FAILED \(2 passed, 1 failed\); class code/);
     expect(result.stdout).toMatch(/- 'Hello, Ada!'/);
-    expect(result.stdout).toMatch(/REFUSED by the server:\n\s+- latest test run \S+ has status "failed"/);
+    expect(result.stdout).toMatch(
+      /REFUSED by the server:\n\s+- latest test run \S+ has status "failed"/,
+    );
     expect(result.stdout).toMatch(/criterion AC-003 is not verified/);
     expect(result.stdout).toMatch(/^Verdict: APPROVED$/m);
-    expect(result.stdout).toMatch(/Turn 1: Player ✓ report \(claims done\) \/ Coach ✗ feedback \(1 issue\)/);
+    expect(result.stdout).toMatch(
+      /Turn 1: Player ✓ report \(claims done\) \/ Coach ✗ feedback \(1 issue\)/,
+    );
     expect(result.stdout).toMatch(/Turn 2: Player ✓ report \(fix\) \/ Coach ✓ approved/);
   });
 });

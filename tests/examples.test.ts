@@ -22,14 +22,22 @@ afterEach(() => {
 function projectAfterTurn(turn: number): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-greeting-'));
   tempDirs.push(dir);
-  cpSync(EXAMPLE, dir, { recursive: true, filter: (source) => path.relative(EXAMPLE, source).split(path.sep)[0] !== 'turns' });
-  for (let n = 1; n <= turn; n++) cpSync(path.join(EXAMPLE, 'turns', String(n)), dir, { recursive: true });
+  cpSync(EXAMPLE, dir, {
+    recursive: true,
+    filter: (source) => path.relative(EXAMPLE, source).split(path.sep)[0] !== 'turns',
+  });
+  for (let n = 1; n <= turn; n++)
+    cpSync(path.join(EXAMPLE, 'turns', String(n)), dir, { recursive: true });
   return dir;
 }
 
 /** Runs node's test runner in `dir` and reads the top-level TAP result lines. */
 async function runNodeTests(dir: string) {
-  const result = await execa(process.execPath, ['--test', '--test-reporter=tap'], { cwd: dir, reject: false, all: true });
+  const result = await execa(process.execPath, ['--test', '--test-reporter=tap'], {
+    cwd: dir,
+    reject: false,
+    all: true,
+  });
   const outcomes = [...result.stdout.matchAll(/^(not )?ok \d+ - (.+)$/gm)];
   return {
     exitCode: result.exitCode,
@@ -50,10 +58,18 @@ describe('examples/greeting', () => {
   });
 
   it('turn 2 fixes the implementation only, and all three tests pass', async () => {
-    expect(readdirSync(path.join(EXAMPLE, 'turns', '2'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual(['greet.js']);
+    expect(
+      readdirSync(path.join(EXAMPLE, 'turns', '2'), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name),
+    ).toEqual(['greet.js']);
     const run = await runNodeTests(projectAfterTurn(2));
     expect(run.exitCode).toBe(0);
-    expect(run.passed).toEqual(['greets by name', 'rejects blank names', 'trims names before greeting']);
+    expect(run.passed).toEqual([
+      'greets by name',
+      'rejects blank names',
+      'trims names before greeting',
+    ]);
     expect(run.failed).toEqual([]);
   });
 
@@ -69,7 +85,9 @@ describe('examples/greeting', () => {
   });
 
   it('has a config that leaves test detection to package.json and sets three strikes', () => {
-    const { config, warnings } = parseConfig(readFileSync(path.join(EXAMPLE, '.guardkit', 'config.yaml'), 'utf8'));
+    const { config, warnings } = parseConfig(
+      readFileSync(path.join(EXAMPLE, '.guardkit', 'config.yaml'), 'utf8'),
+    );
     expect(warnings).toEqual([]);
     expect(config.toolchain).toBeUndefined();
     expect(config.coachgate.max_strikes).toBe(3);
@@ -87,22 +105,36 @@ function readAgent(name: string): AgentFile {
   const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
   if (!match) throw new Error(`agents/${name}.md has no YAML front matter`);
   const front = parseYaml(match[1]!) as AgentFile['front'];
-  const tools = typeof front.tools === 'string' ? front.tools.split(',').map((tool) => tool.trim()) : [];
+  const tools =
+    typeof front.tools === 'string' ? front.tools.split(',').map((tool) => tool.trim()) : [];
   return { front, tools, body: match[2]! };
 }
 
 describe('agents', () => {
-  it.each(['autobuild-player', 'autobuild-coach', 'validator'])('%s has front matter with its name, a description and tools', (name) => {
-    const agent = readAgent(name);
-    expect(agent.front.name).toBe(name);
-    expect(typeof agent.front.description === 'string' && agent.front.description.length > 40).toBe(true);
-    expect(agent.tools.length).toBeGreaterThan(0);
-    expect(agent.tools.every((tool) => /^[A-Za-z][\w-]*$/.test(tool))).toBe(true);
-  });
+  it.each(['autobuild-player', 'autobuild-coach', 'validator'])(
+    '%s has front matter with its name, a description and tools',
+    (name) => {
+      const agent = readAgent(name);
+      expect(agent.front.name).toBe(name);
+      expect(
+        typeof agent.front.description === 'string' && agent.front.description.length > 40,
+      ).toBe(true);
+      expect(agent.tools.length).toBeGreaterThan(0);
+      expect(agent.tools.every((tool) => /^[A-Za-z][\w-]*$/.test(tool))).toBe(true);
+    },
+  );
 
   it('the coach cannot write or run commands, and may call every coachgate tool its body names', () => {
     const coach = readAgent('autobuild-coach');
-    for (const forbidden of ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'mcp__coachgate-coach__record_player_report', 'mcp__coachgate-player__record_verdict']) {
+    for (const forbidden of [
+      'Write',
+      'Edit',
+      'MultiEdit',
+      'NotebookEdit',
+      'Bash',
+      'mcp__coachgate-coach__record_player_report',
+      'mcp__coachgate-player__record_verdict',
+    ]) {
       expect(coach.tools).not.toContain(forbidden);
     }
     const named = new Set(coach.body.match(/mcp__coachgate[\w-]*__\w+/g));
@@ -112,7 +144,15 @@ describe('agents', () => {
 
   it('the coach body walks the review in order, from load_task to record_verdict', () => {
     const { body } = readAgent('autobuild-coach');
-    const order = ['load_task', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict'];
+    const order = [
+      'load_task',
+      'read_task_work_results',
+      'verify_quality_gates',
+      'run_independent_tests',
+      'check_test_integrity',
+      'validate_requirements',
+      'record_verdict',
+    ];
     const positions = order.map((tool) => body.indexOf(`mcp__coachgate-coach__${tool}`));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -120,9 +160,21 @@ describe('agents', () => {
 
   it('the player records its report but cannot record a verdict', () => {
     const player = readAgent('autobuild-player');
-    expect(player.tools).toEqual(expect.arrayContaining(['Write', 'Edit', 'Bash', 'mcp__coachgate-player__load_task', 'mcp__coachgate-player__record_player_report']));
+    expect(player.tools).toEqual(
+      expect.arrayContaining([
+        'Write',
+        'Edit',
+        'Bash',
+        'mcp__coachgate-player__load_task',
+        'mcp__coachgate-player__record_player_report',
+      ]),
+    );
     // Through the coachgate-player server only: that server does not even list a verdict tool.
-    expect(player.tools.filter((tool) => tool.startsWith('mcp__') && !tool.startsWith('mcp__coachgate-player__'))).toEqual([]);
+    expect(
+      player.tools.filter(
+        (tool) => tool.startsWith('mcp__') && !tool.startsWith('mcp__coachgate-player__'),
+      ),
+    ).toEqual([]);
     expect(player.tools.filter((tool) => tool.endsWith('__record_verdict'))).toEqual([]);
   });
 

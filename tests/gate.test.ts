@@ -9,7 +9,12 @@ const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
-const gate = () => spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir, '--format', 'text'], { encoding: 'utf8' });
+const gate = () =>
+  spawnSync(
+    process.execPath,
+    [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir, '--format', 'text'],
+    { encoding: 'utf8' },
+  );
 
 describe('coachgate gate (for hooks and CI)', () => {
   it('fails before approval, passes after it, and fails again once the code changes', async () => {
@@ -20,10 +25,27 @@ describe('coachgate gate (for hooks and CI)', () => {
 
     const { client, close } = await connect({ roots: [repo.dir] });
     const task = { worktree: repo.dir, task_id: 'TASK-042' };
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
     await callTool(client, 'run_independent_tests', task);
-    const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
-    expect(dataOf(await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence })).status).toBe('approved');
+    const evidence = [
+      { criterion: 'AC-001', test: 'greets by name' },
+      { criterion: 'AC-002', test: 'rejects empty names' },
+    ];
+    expect(
+      dataOf(
+        await callTool(client, 'record_verdict', {
+          ...task,
+          turn: 1,
+          decision: 'approve',
+          rationale: 'verified',
+          evidence,
+        }),
+      ).status,
+    ).toBe('approved');
     await close();
 
     const after = gate();
@@ -38,10 +60,16 @@ describe('coachgate gate (for hooks and CI)', () => {
 
   it('exits 2 for a caller mistake', () => {
     repo = greetingProject();
-    const missing = spawnSync(process.execPath, [cli, 'gate', '--worktree', repo.dir], { encoding: 'utf8' });
+    const missing = spawnSync(process.execPath, [cli, 'gate', '--worktree', repo.dir], {
+      encoding: 'utf8',
+    });
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/gate needs --task ID/);
-    const unknown = spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-404', '--worktree', repo.dir], { encoding: 'utf8' });
+    const unknown = spawnSync(
+      process.execPath,
+      [cli, 'gate', '--task', 'TASK-404', '--worktree', repo.dir],
+      { encoding: 'utf8' },
+    );
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/No task file for TASK-404/);
   });

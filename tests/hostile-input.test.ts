@@ -17,23 +17,32 @@ describe('files are read only when regular and small enough', () => {
     expect(await readRegularFile(path.join(dir, 'a.txt'))).toBe('hello');
   });
 
-  it.skipIf(process.platform === 'win32')('refuses a FIFO at once (no writer: a plain read would wait forever)', async () => {
-    const fifo = path.join(dir, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    await expect(readRegularFile(fifo)).rejects.toMatchObject({ code: 'ENOTREG' });
-  });
+  it.skipIf(process.platform === 'win32')(
+    'refuses a FIFO at once (no writer: a plain read would wait forever)',
+    async () => {
+      const fifo = path.join(dir, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      await expect(readRegularFile(fifo)).rejects.toMatchObject({ code: 'ENOTREG' });
+    },
+  );
 
   it('refuses a device and a file over the limit without reading it', async () => {
-    if (process.platform !== 'win32') await expect(readRegularFile('/dev/zero')).rejects.toMatchObject({ code: 'ENOTREG' });
+    if (process.platform !== 'win32')
+      await expect(readRegularFile('/dev/zero')).rejects.toMatchObject({ code: 'ENOTREG' });
     writeFileSync(path.join(dir, 'big.txt'), 'x'.repeat(2048));
-    await expect(readRegularFile(path.join(dir, 'big.txt'), 1024)).rejects.toMatchObject({ code: 'EFBIG' });
+    await expect(readRegularFile(path.join(dir, 'big.txt'), 1024)).rejects.toMatchObject({
+      code: 'EFBIG',
+    });
   });
 });
 
 describe('task ids and error messages', () => {
-  it.each(['CON', 'nul', 'COM1', 'LPT9.txt', 'aux.md'])('refuses the Windows device name %s as a task id', (id) => {
-    expect(() => assertTaskId(id)).toThrow(/reserved device name on Windows/);
-  });
+  it.each(['CON', 'nul', 'COM1', 'LPT9.txt', 'aux.md'])(
+    'refuses the Windows device name %s as a task id',
+    (id) => {
+      expect(() => assertTaskId(id)).toThrow(/reserved device name on Windows/);
+    },
+  );
 
   it('quotes only a short prefix of a huge argument, so the answer stays small', async () => {
     const repo = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK });

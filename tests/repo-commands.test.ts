@@ -53,29 +53,68 @@ describe('git never runs what the repository configures', () => {
     const task = { worktree: repo.dir, task_id: 'TASK-042' };
     try {
       dataOf(await callTool(client, 'load_task', task));
-      dataOf(await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true } }));
+      dataOf(
+        await callTool(client, 'record_player_report', {
+          ...task,
+          turn: 1,
+          report: { tests_passed: true },
+        }),
+      );
       dataOf(await callTool(client, 'read_task_work_results', task));
-      const run = dataOf(await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }));
+      const run = dataOf(
+        await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }),
+      );
       expect(run.status).toBe('passed');
       dataOf(await callTool(client, 'check_test_integrity', task));
       dataOf(await callTool(client, 'task_status', task));
     } finally {
       await close();
     }
-    const gate = spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir], { encoding: 'utf8' });
+    const gate = spawnSync(
+      process.execPath,
+      [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir],
+      { encoding: 'utf8' },
+    );
     expect(gate.status, gate.stderr).toBe(1);
-    expect(existsSync(hostile.marker) ? readFileSync(hostile.marker, 'utf8') : 'nothing ran').toBe('nothing ran');
+    expect(existsSync(hostile.marker) ? readFileSync(hostile.marker, 'utf8') : 'nothing ran').toBe(
+      'nothing ran',
+    );
   });
 
   it('still tells changed files from touched ones without reading them through filters', async () => {
     const hostile = hostileRepository();
     repo = hostile.repo;
-    repo.git('-c', 'core.fsmonitor=false', '-c', 'filter.evil.clean=', '-c', 'filter.evil.required=false', 'add', 'src/greet.js');
-    repo.git('-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'filter.evil.clean=', '-c', 'filter.evil.required=false', 'commit', '-q', '-m', 'greet');
+    repo.git(
+      '-c',
+      'core.fsmonitor=false',
+      '-c',
+      'filter.evil.clean=',
+      '-c',
+      'filter.evil.required=false',
+      'add',
+      'src/greet.js',
+    );
+    repo.git(
+      '-c',
+      'core.fsmonitor=false',
+      '-c',
+      'core.hooksPath=/dev/null',
+      '-c',
+      'filter.evil.clean=',
+      '-c',
+      'filter.evil.required=false',
+      'commit',
+      '-q',
+      '-m',
+      'greet',
+    );
     const base = repo.git('rev-parse', 'HEAD');
     // Same content, new mtime: the index's stat data is stale, the file is not changed.
     repo.write('src/greet.js', GOOD_GREET);
-    repo.write('package.json', '{"type":"module","scripts":{"test":"node --test"},"changed":true}\n');
+    repo.write(
+      'package.json',
+      '{"type":"module","scripts":{"test":"node --test"},"changed":true}\n',
+    );
     expect(await changedSince(repo.dir, base)).toEqual(['package.json', 'test/greet.test.js']);
     expect(existsSync(hostile.marker)).toBe(false);
   });

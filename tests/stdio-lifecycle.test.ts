@@ -12,7 +12,9 @@ afterAll(() => repos.forEach((repo) => repo.remove()));
 
 /** The coachgate binary over raw stdio, so tests control every byte and how the server is stopped. */
 function startServer(root: string) {
-  const child = spawn(process.execPath, [cli, '--root', root], { stdio: 'pipe' }) as ChildProcessWithoutNullStreams;
+  const child = spawn(process.execPath, [cli, '--root', root], {
+    stdio: 'pipe',
+  }) as ChildProcessWithoutNullStreams;
   const answers: Record<string, any>[] = [];
   let stdout = '';
   let stderr = '';
@@ -25,7 +27,8 @@ function startServer(root: string) {
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const send = (message: unknown) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  const send = (message: unknown) =>
+    child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   const answer = async (id: number | string, timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
@@ -35,7 +38,16 @@ function startServer(root: string) {
     }
     throw new Error(`no answer to ${id}; stderr: ${stderr}`);
   };
-  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '0' },
+    },
+  });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return { child, answers, send, answer, exited, stderr: () => stderr };
 }
@@ -52,7 +64,9 @@ function processGone(pid: number): boolean {
 
 async function waitForPids(file: string, count: number): Promise<number[]> {
   for (let i = 0; i < 500; i++) {
-    const pids = existsSync(file) ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+    const pids = existsSync(file)
+      ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+      : [];
     if (pids.length >= count) return pids;
     await sleep(20);
   }
@@ -61,29 +75,41 @@ async function waitForPids(file: string, count: number): Promise<number[]> {
 
 /** A project whose test run starts a setsid daemon and a plain background process, then waits forever. */
 function hangingProject(): { repo: TempRepo; pidFile: string } {
-  const script = "setsid -f sh -c 'echo $$ >> .pids; exec sleep 300'; sleep 300 & echo $! >> .pids; wait";
+  const script =
+    "setsid -f sh -c 'echo $$ >> .pids; exec sleep 300'; sleep 300 & echo $! >> .pids; wait";
   const repo = greetingProject(undefined, `toolchain:\n  test: ${JSON.stringify(script)}\n`);
   repos.push(repo);
   return { repo, pidFile: path.join(repo.dir, '.pids') };
 }
 
-describe.skipIf(process.platform !== 'linux')('no test process outlives the stdio server (Linux)', () => {
-  for (const stop of ['SIGINT', 'SIGTERM', 'stdin closed'] as const) {
-    it(`kills a running test tree, setsid daemon included, when stopped by ${stop}`, async () => {
-      const { repo, pidFile } = hangingProject();
-      const server = startServer(repo.dir);
-      await server.answer(0);
-      server.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'run_independent_tests', arguments: { worktree: repo.dir, task_id: 'TASK-042' } } });
-      const pids = await waitForPids(pidFile, 2);
-      if (stop === 'stdin closed') server.child.stdin.end();
-      else server.child.kill(stop);
-      const code = await server.exited;
-      expect(code).toBe({ SIGINT: 130, SIGTERM: 143, 'stdin closed': 0 }[stop]);
-      for (const pid of pids) expect(processGone(pid), `pid ${pid} survived`).toBe(true);
-      expect(server.stderr()).toMatch(/killed 1 running test run/);
-    });
-  }
-});
+describe.skipIf(process.platform !== 'linux')(
+  'no test process outlives the stdio server (Linux)',
+  () => {
+    for (const stop of ['SIGINT', 'SIGTERM', 'stdin closed'] as const) {
+      it(`kills a running test tree, setsid daemon included, when stopped by ${stop}`, async () => {
+        const { repo, pidFile } = hangingProject();
+        const server = startServer(repo.dir);
+        await server.answer(0);
+        server.send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'run_independent_tests',
+            arguments: { worktree: repo.dir, task_id: 'TASK-042' },
+          },
+        });
+        const pids = await waitForPids(pidFile, 2);
+        if (stop === 'stdin closed') server.child.stdin.end();
+        else server.child.kill(stop);
+        const code = await server.exited;
+        expect(code).toBe({ SIGINT: 130, SIGTERM: 143, 'stdin closed': 0 }[stop]);
+        for (const pid of pids) expect(processGone(pid), `pid ${pid} survived`).toBe(true);
+        expect(server.stderr()).toMatch(/killed 1 running test run/);
+      });
+    }
+  },
+);
 
 describe('bad frames get a JSON-RPC error and the session survives', () => {
   it('answers an oversized line (10 MB) with -32600 for its id, then still answers ping', async () => {
@@ -91,7 +117,12 @@ describe('bad frames get a JSON-RPC error and the session survives', () => {
     repos.push(repo);
     const server = startServer(repo.dir);
     await server.answer(0);
-    const huge = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'load_task', arguments: { worktree: 'x'.repeat(10 * 1024 * 1024) } }, id: 7 };
+    const huge = {
+      jsonrpc: '2.0',
+      method: 'tools/call',
+      params: { name: 'load_task', arguments: { worktree: 'x'.repeat(10 * 1024 * 1024) } },
+      id: 7,
+    };
     server.send(huge);
     const error = await server.answer(7);
     expect(error.error.code).toBe(-32600);

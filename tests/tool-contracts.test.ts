@@ -6,7 +6,9 @@ describe('tool contracts', () => {
     const { client, close } = await connect({ roots: ['/'] });
     const { tools } = await client.listTools();
     await close();
-    await expect(`${JSON.stringify(tools, null, 2)}\n`).toMatchFileSnapshot('./__snapshots__/tool-contracts.json');
+    await expect(`${JSON.stringify(tools, null, 2)}\n`).toMatchFileSnapshot(
+      './__snapshots__/tool-contracts.json',
+    );
   });
 
   it('declare an output schema and all four annotations on every tool', async () => {
@@ -15,7 +17,12 @@ describe('tool contracts', () => {
     await close();
     for (const tool of tools) {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+      for (const hint of [
+        'readOnlyHint',
+        'destructiveHint',
+        'idempotentHint',
+        'openWorldHint',
+      ] as const) {
         expect(typeof tool.annotations?.[hint], `${tool.name}.${hint}`).toBe('boolean');
       }
       expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40);

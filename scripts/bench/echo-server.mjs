@@ -7,7 +7,11 @@ import { z } from 'zod';
 const server = new McpServer({ name: 'echo', version: '0.0.0' });
 server.registerTool(
   'echo',
-  { description: 'Echoes its text', inputSchema: { text: z.string() }, outputSchema: { text: z.string() } },
+  {
+    description: 'Echoes its text',
+    inputSchema: { text: z.string() },
+    outputSchema: { text: z.string() },
+  },
   async ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { text } }),
 );
 await server.connect(new StdioServerTransport());

@@ -5,7 +5,11 @@ import { coachTurnNumbers, readCoachTurn } from '../store/coach-turns.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import type { TaskScope } from './task-scope.js';
 
-export const AGENT_ROLES = { player: 'autobuild-player', coach: 'autobuild-coach', validator: 'validator' } as const;
+export const AGENT_ROLES = {
+  player: 'autobuild-player',
+  coach: 'autobuild-coach',
+  validator: 'validator',
+} as const;
 export type AgentRole = keyof typeof AGENT_ROLES;
 
 const AGENTS_DIRECTORY = new URL('../../agents/', import.meta.url);
@@ -14,18 +18,29 @@ const AGENTS_DIRECTORY = new URL('../../agents/', import.meta.url);
  * An agent's instructions (agents/<file>.md without front matter) followed by what this turn needs: the
  * task's requirements from the base commit, the turn number and the latest Coach feedback.
  */
-export async function buildAgentPrompt(role: AgentRole, scope: TaskScope, requestedTurn?: number): Promise<string> {
-  const instructions = (await readFile(new URL(`${AGENT_ROLES[role]}.md`, AGENTS_DIRECTORY), 'utf8')).replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '').trim();
+export async function buildAgentPrompt(
+  role: AgentRole,
+  scope: TaskScope,
+  requestedTurn?: number,
+): Promise<string> {
+  const instructions = (
+    await readFile(new URL(`${AGENT_ROLES[role]}.md`, AGENTS_DIRECTORY), 'utf8')
+  )
+    .replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '')
+    .trim();
   const task = await loadTask(scope.worktree, scope.taskId, scope.base.commit);
   const playerTurns = await playerTurnNumbers(scope.worktree, scope.taskId);
   const lastPlayerTurn = playerTurns.at(-1) ?? 0;
-  const turn = requestedTurn ?? (role === 'player' ? lastPlayerTurn + 1 : Math.max(lastPlayerTurn, 1));
+  const turn =
+    requestedTurn ?? (role === 'player' ? lastPlayerTurn + 1 : Math.max(lastPlayerTurn, 1));
   const feedback = await latestFeedback(scope);
   return [
     instructions,
     `## This turn\nTask ${scope.taskId} in worktree ${scope.worktree}, turn ${turn}. Call coachgate tools with worktree "${scope.worktree}" and task_id "${scope.taskId}".`,
     `## Requirements (${task.path} at base commit ${task.base_commit.slice(0, 12)})\n\n${task.requirements.trim()}`,
-    feedback ? `## Latest Coach feedback\n\n${feedback}` : '## Latest Coach feedback\n\nNone yet: this is the first review.',
+    feedback
+      ? `## Latest Coach feedback\n\n${feedback}`
+      : '## Latest Coach feedback\n\nNone yet: this is the first review.',
   ].join('\n\n');
 }
 
@@ -33,6 +48,13 @@ async function latestFeedback(scope: TaskScope): Promise<string | undefined> {
   const last = (await coachTurnNumbers(scope.worktree, scope.taskId)).at(-1);
   if (last === undefined) return undefined;
   const record = await readCoachTurn(scope.worktree, scope.taskId, last);
-  if (record.state === 'corrupt') throw new CallerError(`coach_turn_${last}.json is corrupt (${record.problem}).`, 'Restore it; task_status shows the history.');
-  return record.state === 'ok' ? record.value.feedback_for_player || `Turn ${last}: ${record.value.decision ?? 'unknown decision'}.` : undefined;
+  if (record.state === 'corrupt')
+    throw new CallerError(
+      `coach_turn_${last}.json is corrupt (${record.problem}).`,
+      'Restore it; task_status shows the history.',
+    );
+  return record.state === 'ok'
+    ? record.value.feedback_for_player ||
+        `Turn ${last}: ${record.value.decision ?? 'unknown decision'}.`
+    : undefined;
 }

@@ -2,7 +2,13 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { analyzeGraph, type DependencyEdge, type GraphReport } from '../core/graph.js';
-import { BLOCKING_BEADS_TYPES, edgesFromBeads, edgesFromFeature, edgesFromTasks, type GraphSource } from '../core/graph-sources.js';
+import {
+  BLOCKING_BEADS_TYPES,
+  edgesFromBeads,
+  edgesFromFeature,
+  edgesFromTasks,
+  type GraphSource,
+} from '../core/graph-sources.js';
 import { parseTaskMarkdown } from '../core/task.js';
 import { assertTaskId } from '../core/task-id.js';
 import { assertRepository } from '../repo/git.js';
@@ -24,32 +30,62 @@ export interface GraphCheck extends GraphReport {
 }
 
 /** Reads the dependency graph from the chosen source and analyses it (cycles, self loops, dangling, waves). */
-export async function checkGraphCycles(worktree: string | undefined, request: GraphRequest): Promise<GraphCheck> {
-  const source: GraphSourceName = request.source ?? (request.edges ? 'edges' : request.feature_id ? 'feature' : 'tasks');
+export async function checkGraphCycles(
+  worktree: string | undefined,
+  request: GraphRequest,
+): Promise<GraphCheck> {
+  const source: GraphSourceName =
+    request.source ?? (request.edges ? 'edges' : request.feature_id ? 'feature' : 'tasks');
   const graph = await readSource(worktree, source, request);
-  return { source, ...analyzeGraph(source === 'edges' ? { edges: graph.edges } : graph), problems: graph.problems };
+  return {
+    source,
+    ...analyzeGraph(source === 'edges' ? { edges: graph.edges } : graph),
+    problems: graph.problems,
+  };
 }
 
-async function readSource(worktree: string | undefined, source: GraphSourceName, request: GraphRequest): Promise<GraphSource> {
+async function readSource(
+  worktree: string | undefined,
+  source: GraphSourceName,
+  request: GraphRequest,
+): Promise<GraphSource> {
   if (source === 'edges') {
-    if (!request.edges) throw new CallerError('source "edges" needs an edges list.', 'Pass edges: [{from, to}] where `from` depends on `to`.');
+    if (!request.edges)
+      throw new CallerError(
+        'source "edges" needs an edges list.',
+        'Pass edges: [{from, to}] where `from` depends on `to`.',
+      );
     return { nodes: [], edges: request.edges, problems: [] };
   }
-  if (!worktree) throw new CallerError(`source "${source}" reads files from a worktree, but none was given.`, 'Pass worktree, or pass edges with source "edges".');
+  if (!worktree)
+    throw new CallerError(
+      `source "${source}" reads files from a worktree, but none was given.`,
+      'Pass worktree, or pass edges with source "edges".',
+    );
   switch (source) {
     case 'beads': {
       const file = path.join(worktree, '.beads', 'issues.jsonl');
       const text = await readRegularFile(file).catch(() => {
-        throw new CallerError('.beads/issues.jsonl does not exist in the worktree.', 'Use source "tasks" or "feature", or run beads in this repository first.');
+        throw new CallerError(
+          '.beads/issues.jsonl does not exist in the worktree.',
+          'Use source "tasks" or "feature", or run beads in this repository first.',
+        );
       });
       return edgesFromBeads(text, request.edge_types ?? BLOCKING_BEADS_TYPES);
     }
     case 'feature': {
-      if (!request.feature_id) throw new CallerError('source "feature" needs feature_id.', 'Pass feature_id, e.g. FEAT-001 for .guardkit/features/FEAT-001.yaml.');
+      if (!request.feature_id)
+        throw new CallerError(
+          'source "feature" needs feature_id.',
+          'Pass feature_id, e.g. FEAT-001 for .guardkit/features/FEAT-001.yaml.',
+        );
       assertTaskId(request.feature_id);
       const file = path.join(worktree, '.guardkit', 'features', `${request.feature_id}.yaml`);
       const text = await readRegularFile(file).catch(() => {
-        throw new CallerError(`.guardkit/features/${request.feature_id}.yaml does not exist.`, 'Check the feature id.');
+        throw new CallerError(
+          `.guardkit/features/${request.feature_id}.yaml does not exist.`,
+          'Check the feature id.',
+        );
       });
       return edgesFromFeature(text);
     }
@@ -65,11 +101,16 @@ async function taskGraph(worktree: string): Promise<GraphSource> {
   const tasks: { id: string; dependencies: string[] }[] = [];
   const problems: string[] = [];
   for (const directory of TASK_DIRECTORIES) {
-    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(() => [] as string[]);
+    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(
+      () => [] as string[],
+    );
     for (const entry of entries.filter((name) => name.endsWith('.md')).sort()) {
       const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
       try {
-        const task = parseTaskMarkdown(await readRegularFile(path.join(worktree, relative)), relative);
+        const task = parseTaskMarkdown(
+          await readRegularFile(path.join(worktree, relative)),
+          relative,
+        );
         const id = task.id ?? /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];
         if (id) tasks.push({ id, dependencies: task.dependencies });
         else problems.push(`${relative}: no id in the front matter or the file name`);

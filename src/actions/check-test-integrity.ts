@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
-import { findIntegrityIssues, type FileVersions, type IntegrityFinding } from '../core/integrity.js';
+import {
+  findIntegrityIssues,
+  type FileVersions,
+  type IntegrityFinding,
+} from '../core/integrity.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
 import { isTestSideFile } from '../evaluation/snapshot.js';
 import { changedSince, git, readAtCommit } from '../repo/git.js';
@@ -25,23 +29,50 @@ export interface IntegrityReport {
  * Compares the working tree (committed, staged, unstaged and untracked) with the base commit and reports the
  * ways a Player makes tests pass without making the code work.
  */
-export async function checkTestIntegrity(worktree: string, taskId: string | undefined, baseRef?: string): Promise<IntegrityReport> {
-  if (taskId === undefined) return integrityAgainstBase(worktree, (await openRepository(worktree, baseRef)).base.commit, undefined);
+export async function checkTestIntegrity(
+  worktree: string,
+  taskId: string | undefined,
+  baseRef?: string,
+): Promise<IntegrityReport> {
+  if (taskId === undefined)
+    return integrityAgainstBase(
+      worktree,
+      (await openRepository(worktree, baseRef)).base.commit,
+      undefined,
+    );
   // A task is judged against its pinned base; a moved base is reported, not followed.
   const scope = await openTask(worktree, taskId, baseRef);
-  return { ...(await integrityAgainstBase(worktree, scope.base.commit, taskId)), base_moved: scope.base_moved };
+  return {
+    ...(await integrityAgainstBase(worktree, scope.base.commit, taskId)),
+    base_moved: scope.base_moved,
+  };
 }
 
 /** The integrity check for a repository already opened at a known base commit. */
-export async function integrityAgainstBase(worktree: string, base: string, taskId: string | undefined): Promise<IntegrityReport> {
-  const taskFile = taskId ? await findTaskFile(worktree, taskId, base).catch(() => undefined) : undefined;
+export async function integrityAgainstBase(
+  worktree: string,
+  base: string,
+  taskId: string | undefined,
+): Promise<IntegrityReport> {
+  const taskFile = taskId
+    ? await findTaskFile(worktree, taskId, base).catch(() => undefined)
+    : undefined;
   const relevant = (await changedSince(worktree, base)).filter(
-    (file) => !file.startsWith(STORE_PREFIX) && (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),
+    (file) =>
+      !file.startsWith(STORE_PREFIX) &&
+      (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),
   );
   const files: FileVersions[] = await Promise.all(
     relevant.map(async (file) => {
-      const [before, now] = await Promise.all([readAtCommit(worktree, base, file), readRegularFile(path.join(worktree, file)).catch(() => undefined)]);
-      return { path: file, ...(before !== undefined ? { base: before } : {}), ...(now !== undefined ? { now } : {}) };
+      const [before, now] = await Promise.all([
+        readAtCommit(worktree, base, file),
+        readRegularFile(path.join(worktree, file)).catch(() => undefined),
+      ]);
+      return {
+        path: file,
+        ...(before !== undefined ? { base: before } : {}),
+        ...(now !== undefined ? { now } : {}),
+      };
     }),
   );
   const counts = taskId ? await testCounts(worktree, taskId) : {};
@@ -53,7 +84,13 @@ export async function integrityAgainstBase(worktree: string, base: string, taskI
     ...counts,
     hidden_files: await hiddenTestSideFiles(worktree),
   });
-  return { base_commit: base, findings, must_fix: findings.filter((finding) => finding.severity === 'must_fix').length, files_checked: relevant, ...counts };
+  return {
+    base_commit: base,
+    findings,
+    must_fix: findings.filter((finding) => finding.severity === 'must_fix').length,
+    files_checked: relevant,
+    ...counts,
+  };
 }
 
 /**
@@ -62,12 +99,27 @@ export async function integrityAgainstBase(worktree: string, base: string, taskI
  * are the trusted runs' planted-environment check.
  */
 async function hiddenTestSideFiles(worktree: string): Promise<string[]> {
-  const output = await git(worktree).raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']);
-  return output.split('\0').filter((file) => file && !file.endsWith('/') && !file.startsWith(STORE_PREFIX) && isTestSideFile(file));
+  const output = await git(worktree).raw([
+    'ls-files',
+    '-z',
+    '--others',
+    '--ignored',
+    '--exclude-standard',
+    '--directory',
+  ]);
+  return output
+    .split('\0')
+    .filter(
+      (file) =>
+        file && !file.endsWith('/') && !file.startsWith(STORE_PREFIX) && isTestSideFile(file),
+    );
 }
 
 /** Test totals now and at the base, when the latest stored run compared against a baseline. */
-async function testCounts(worktree: string, taskId: string): Promise<{ tests_at_base?: number; tests_now?: number }> {
+async function testCounts(
+  worktree: string,
+  taskId: string,
+): Promise<{ tests_at_base?: number; tests_now?: number }> {
   const run = await latestRun(worktree, taskId);
   if (run.state !== 'ok' || !run.value.baseline) return {};
   return { tests_at_base: run.value.baseline.tests_total, tests_now: run.value.counts.total };

@@ -9,13 +9,27 @@ import { runToolchainGates } from './toolchain-gates.js';
  */
 export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
   const graph = await checkGraphCycles(scope.worktree, { source: 'tasks' });
-  const loops = [...graph.cycles.map((cycle) => cycle.path.join(' → ')), ...graph.self_loops.map((id) => `${id} → ${id}`)];
+  const loops = [
+    ...graph.cycles.map((cycle) => cycle.path.join(' → ')),
+    ...graph.self_loops.map((id) => `${id} → ${id}`),
+  ];
   const graphCheck: GateCheck = {
     name: 'graph',
     passed: loops.length === 0,
-    reason: loops.length === 0 ? `no cycles (${graph.node_count} tasks, ${graph.edge_count} dependencies)` : `${loops.length} dependency cycle(s): ${loops.join('; ')}`,
+    reason:
+      loops.length === 0
+        ? `no cycles (${graph.node_count} tasks, ${graph.edge_count} dependencies)`
+        : `${loops.length} dependency cycle(s): ${loops.join('; ')}`,
     details: graph.suggested_breaks.map((edge) => `break ${edge.from} → ${edge.to}`),
   };
   const toolchain = await runToolchainGates(scope);
-  return [graphCheck, ...toolchain.map((gate) => ({ name: gate.name, passed: gate.passed, reason: gate.reason, details: gate.new_errors }))];
+  return [
+    graphCheck,
+    ...toolchain.map((gate) => ({
+      name: gate.name,
+      passed: gate.passed,
+      reason: gate.reason,
+      details: gate.new_errors,
+    })),
+  ];
 }

@@ -1,6 +1,14 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { playerClaims, reportedGates, claimedFiles, TaskWorkResultsSchema, type PlayerClaims, type ReportedGates, type TaskWorkResults } from '../core/task-work-results.js';
+import {
+  playerClaims,
+  reportedGates,
+  claimedFiles,
+  TaskWorkResultsSchema,
+  type PlayerClaims,
+  type ReportedGates,
+  type TaskWorkResults,
+} from '../core/task-work-results.js';
 import { resolveFileInWorktree, worktreeRelative } from '../repo/workspace.js';
 import { pathExists, readJsonFile } from '../store/files.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
@@ -20,13 +28,22 @@ export interface TaskWorkResultsReport {
   message: string;
 }
 
-const NO_CLAIMS: PlayerClaims = { files_created: [], files_modified: [], tests_written: [], requirements_met: [], completion_promises: [] };
+const NO_CLAIMS: PlayerClaims = {
+  files_created: [],
+  files_modified: [],
+  tests_written: [],
+  requirements_met: [],
+  completion_promises: [],
+};
 
 /**
  * The Player's report: `task_work_results.json`, else the latest `player_turn_<N>.json`. Never trusted: every
  * claimed file is checked against the worktree, and a corrupt file is a problem, not an empty report.
  */
-export async function readTaskWorkResults(worktree: string, taskId: string): Promise<TaskWorkResultsReport> {
+export async function readTaskWorkResults(
+  worktree: string,
+  taskId: string,
+): Promise<TaskWorkResultsReport> {
   assertTaskId(taskId);
   const directory = taskDirectory(worktree, taskId);
   const resultsPath = path.join(directory, artifactNames.taskWorkResults);
@@ -35,21 +52,44 @@ export async function readTaskWorkResults(worktree: string, taskId: string): Pro
   // Whichever the Player wrote last is its current report: an old task_work_results.json must not hide a
   // newer recorded turn (nor the other way round).
   const latest = (await playerTurnNumbers(worktree, taskId)).at(-1);
-  if (latest !== undefined && (file.state === 'missing' || (await modifiedAt((await taskRecordFile(worktree, taskId, artifactNames.playerTurn(latest))).state)) > (await modifiedAt(resultsPath)))) {
+  if (
+    latest !== undefined &&
+    (file.state === 'missing' ||
+      (await modifiedAt(
+        (await taskRecordFile(worktree, taskId, artifactNames.playerTurn(latest))).state,
+      )) > (await modifiedAt(resultsPath)))
+  ) {
     file = await readPlayerTurn(worktree, taskId, latest);
     source = 'player_turn';
   }
   const shown = worktreeRelative(worktree, file.path);
   if (file.state === 'missing') {
-    return empty(shown, 'none', [], `No Player report for ${taskId}: ${shown} does not exist and no player_turn_<N>.json was recorded.`);
+    return empty(
+      shown,
+      'none',
+      [],
+      `No Player report for ${taskId}: ${shown} does not exist and no player_turn_<N>.json was recorded.`,
+    );
   }
   if (file.state === 'corrupt') {
-    return empty(shown, source, [`${shown}: ${file.problem}`], `The Player report ${shown} is corrupt: ${file.problem}.`);
+    return empty(
+      shown,
+      source,
+      [`${shown}: ${file.problem}`],
+      `The Player report ${shown} is corrupt: ${file.problem}.`,
+    );
   }
   const parsed = TaskWorkResultsSchema.safeParse(file.value);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${shown}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    return empty(shown, source, problems, `The Player report ${shown} does not have the expected shape.`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${shown}: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    return empty(
+      shown,
+      source,
+      problems,
+      `The Player report ${shown} does not have the expected shape.`,
+    );
   }
   const { claims, problems } = playerClaims(worktree, parsed.data);
   const missing = await missingFiles(worktree, claimedFiles(claims));
@@ -62,12 +102,30 @@ export async function readTaskWorkResults(worktree: string, taskId: string): Pro
     claims,
     honesty: { verified: missing.length === 0 && problems.length === 0, missing_files: missing },
     problems,
-    message: missing.length === 0 ? `Read ${shown}; every claimed file exists.` : `Read ${shown}; ${missing.length} claimed file(s) do not exist.`,
+    message:
+      missing.length === 0
+        ? `Read ${shown}; every claimed file exists.`
+        : `Read ${shown}; ${missing.length} claimed file(s) do not exist.`,
   };
 }
 
-function empty(file: string, source: TaskWorkResultsReport['source'], problems: string[], message: string): TaskWorkResultsReport {
-  return { found: source !== 'none', path: file, source, results: null, reported_gates: {}, claims: NO_CLAIMS, honesty: { verified: false, missing_files: [] }, problems, message };
+function empty(
+  file: string,
+  source: TaskWorkResultsReport['source'],
+  problems: string[],
+  message: string,
+): TaskWorkResultsReport {
+  return {
+    found: source !== 'none',
+    path: file,
+    source,
+    results: null,
+    reported_gates: {},
+    claims: NO_CLAIMS,
+    honesty: { verified: false, missing_files: [] },
+    problems,
+    message,
+  };
 }
 
 async function missingFiles(worktree: string, files: string[]): Promise<string[]> {

@@ -1,7 +1,17 @@
 import { CallerError } from '../core/errors.js';
-import { canonicalJson, PlayerReportSchema, type PlayerReport, type PlayerTurnRecord } from '../core/player-report.js';
+import {
+  canonicalJson,
+  PlayerReportSchema,
+  type PlayerReport,
+  type PlayerTurnRecord,
+} from '../core/player-report.js';
 import { withTaskLock } from '../store/lock.js';
-import { playerTurnDisplay, playerTurnNumbers, readPlayerTurn, savePlayerTurn } from '../store/player-turns.js';
+import {
+  playerTurnDisplay,
+  playerTurnNumbers,
+  readPlayerTurn,
+  savePlayerTurn,
+} from '../store/player-turns.js';
 import { openTask } from './task-scope.js';
 
 export interface RecordPlayerReportResult {
@@ -15,7 +25,13 @@ export interface RecordPlayerReportResult {
  * Writes `player_turn_<N>.json`. Turns are append-only: N must be the next turn, an identical re-send is a
  * no-op (a retried call must not fail), and a different report for a recorded turn is refused.
  */
-export async function recordPlayerReport(worktree: string, taskId: string, turn: number, report: PlayerReport, baseRef?: string): Promise<RecordPlayerReportResult> {
+export async function recordPlayerReport(
+  worktree: string,
+  taskId: string,
+  turn: number,
+  report: PlayerReport,
+  baseRef?: string,
+): Promise<RecordPlayerReportResult> {
   await openTask(worktree, taskId, baseRef);
   const normalised = PlayerReportSchema.parse(report);
   const relative = await playerTurnDisplay(worktree, taskId, turn);
@@ -24,16 +40,34 @@ export async function recordPlayerReport(worktree: string, taskId: string, turn:
     const last = turns.at(-1) ?? 0;
     if (turns.includes(turn)) {
       const existing = await readPlayerTurn(worktree, taskId, turn);
-      if (existing.state === 'corrupt') throw new CallerError(`${relative} exists but is corrupt (${existing.problem}).`, 'Inspect or restore the file; coachgate will not overwrite a record.');
-      if (existing.state === 'ok' && canonicalJson(stripRecordFields(existing.value)) === canonicalJson(normalised)) {
+      if (existing.state === 'corrupt')
+        throw new CallerError(
+          `${relative} exists but is corrupt (${existing.problem}).`,
+          'Inspect or restore the file; coachgate will not overwrite a record.',
+        );
+      if (
+        existing.state === 'ok' &&
+        canonicalJson(stripRecordFields(existing.value)) === canonicalJson(normalised)
+      ) {
         return { recorded: false, already_recorded: true, turn, path: relative };
       }
-      throw new CallerError(`Turn ${turn} of ${taskId} is already recorded with a different report.`, `Records are append-only: send the next turn, ${last + 1}.`);
+      throw new CallerError(
+        `Turn ${turn} of ${taskId} is already recorded with a different report.`,
+        `Records are append-only: send the next turn, ${last + 1}.`,
+      );
     }
     if (turn !== last + 1) {
-      throw new CallerError(`Turn ${turn} is out of order for ${taskId}: the last recorded Player turn is ${last}.`, `Send turn ${last + 1}.`);
+      throw new CallerError(
+        `Turn ${turn} is out of order for ${taskId}: the last recorded Player turn is ${last}.`,
+        `Send turn ${last + 1}.`,
+      );
     }
-    const record: PlayerTurnRecord = { task_id: taskId, turn, recorded_at: new Date().toISOString(), ...normalised };
+    const record: PlayerTurnRecord = {
+      task_id: taskId,
+      turn,
+      recorded_at: new Date().toISOString(),
+      ...normalised,
+    };
     await savePlayerTurn(worktree, taskId, record);
     return { recorded: true, already_recorded: false, turn, path: relative };
   });

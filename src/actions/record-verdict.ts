@@ -15,7 +15,12 @@ import { withTaskLock } from '../store/lock.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
-import { mirrorTampering, taskRecordFile, writeMirrored, type Tampering } from '../state/records.js';
+import {
+  mirrorTampering,
+  taskRecordFile,
+  writeMirrored,
+  type Tampering,
+} from '../state/records.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { integrityAgainstBase } from './check-test-integrity.js';
@@ -60,7 +65,11 @@ export interface VerdictResult {
  * fingerprint, gates, requirements with evidence, integrity, honesty — and refused (logged, no verdict)
  * unless all hold. Feedback costs a strike; strikes or a stalled loop block the task.
  */
-export async function recordVerdict(scope: TaskScope, request: VerdictRequest, options: VerdictOptions = {}): Promise<VerdictResult> {
+export async function recordVerdict(
+  scope: TaskScope,
+  request: VerdictRequest,
+  options: VerdictOptions = {},
+): Promise<VerdictResult> {
   const { worktree, taskId, config } = scope;
   const issues = request.issues ?? [];
   const acknowledged = request.acknowledged_changes ?? [];
@@ -71,21 +80,31 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
   const tampering = await mirrorTampering(worktree, taskId);
   for (const change of acknowledged) {
     if (!task.acceptance_criteria.some((criterion) => criterion.id === change.criterion)) {
-      throw new CallerError(`acknowledged_changes names criterion ${JSON.stringify(change.criterion)}, which ${taskId} does not have.`, `Use one of: ${task.acceptance_criteria.map((criterion) => criterion.id).join(', ')}.`);
+      throw new CallerError(
+        `acknowledged_changes names criterion ${JSON.stringify(change.criterion)}, which ${taskId} does not have.`,
+        `Use one of: ${task.acceptance_criteria.map((criterion) => criterion.id).join(', ')}.`,
+      );
     }
   }
 
   // The trusted runs happen lazily, for the tree being approved, and outside the task lock: they take as
   // long as the suite, and a Player report or another verdict must not time out waiting for them.
-  const evaluated = request.decision === 'approve' ? await evaluateFreshRun(scope, options) : undefined;
+  const evaluated =
+    request.decision === 'approve' ? await evaluateFreshRun(scope, options) : undefined;
 
   return withTaskLock(worktree, taskId, async () => {
     const log = await readVerdictLog(worktree, taskId);
     if (!log.chain.intact) {
-      throw new CallerError(`No verdict was recorded: ${worktreeRelative(worktree, path.join(directory, artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`, 'Restore the file (e.g. from version control); task_status lists the problems.');
+      throw new CallerError(
+        `No verdict was recorded: ${worktreeRelative(worktree, path.join(directory, artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`,
+        'Restore the file (e.g. from version control); task_status lists the problems.',
+      );
     }
     const state = taskState(log.entries);
-    const turn = verdictTurn(state.last_turn, (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0);
+    const turn = verdictTurn(
+      state.last_turn,
+      (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0,
+    );
     if (request.turn !== turn) {
       throw new CallerError(
         log.entries.some((entry) => entry.kind === 'verdict' && entry.turn === request.turn)
@@ -94,30 +113,77 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
         `A verdict's turn is the latest recorded Player turn (or the next one when the Coach reviews without a report): record turn ${turn}.`,
       );
     }
-    if (state.status === 'approved') throw new CallerError(`${taskId} is already approved; no further verdicts are recorded.`);
+    if (state.status === 'approved')
+      throw new CallerError(`${taskId} is already approved; no further verdicts are recorded.`);
     if (state.status === 'blocked' && request.decision === 'feedback') {
-      throw new CallerError(`${taskId} is blocked (${state.block_reason}); no further feedback is recorded.`, 'Escalate to a human: review.md has the failure pattern.');
+      throw new CallerError(
+        `${taskId} is blocked (${state.block_reason}); no further feedback is recorded.`,
+        'Escalate to a human: review.md has the failure pattern.',
+      );
     }
 
-    const [run, report] = await Promise.all([latestRun(worktree, taskId), readTaskWorkResults(worktree, taskId)]);
+    const [run, report] = await Promise.all([
+      latestRun(worktree, taskId),
+      readTaskWorkResults(worktree, taskId),
+    ]);
     const currentTree = await treeFingerprint(worktree);
     // Only an evaluation of exactly this run and tree counts; anything else leaves it null, which the guard
     // refuses for a fresh run.
-    const evaluation = evaluated && run.state === 'ok' && run.value.run_id === evaluated.run_id && currentTree === evaluated.tree ? evaluated.result : null;
-    const requirements = await validateRequirements(scope, request.evidence ?? [], { run, task, report, ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}) });
-    const runSummary = run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
+    const evaluation =
+      evaluated &&
+      run.state === 'ok' &&
+      run.value.run_id === evaluated.run_id &&
+      currentTree === evaluated.tree
+        ? evaluated.result
+        : null;
+    const requirements = await validateRequirements(scope, request.evidence ?? [], {
+      run,
+      task,
+      report,
+      ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}),
+    });
+    const runSummary =
+      run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
     const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
-    const review = (status: VerdictLogEntry['status'], strikes: number, history: VerdictLogEntry[], blocked?: { reason: string; recommendation: string }) =>
+    const review = (
+      status: VerdictLogEntry['status'],
+      strikes: number,
+      history: VerdictLogEntry[],
+      blocked?: { reason: string; recommendation: string },
+    ) =>
       writeMirrored(
         reviewFile,
-        renderReview({ task_id: taskId, title: task.title, status, strikes, max_strikes: config.coachgate.max_strikes, turn: request.turn, decision: request.decision, rationale: request.rationale, history, requirements: requirements.criteria, issues, acknowledged_changes: acknowledged, preexisting_failures: evaluation?.preexisting_failures ?? [], ...(blocked ? { blocked } : {}) }),
+        renderReview({
+          task_id: taskId,
+          title: task.title,
+          status,
+          strikes,
+          max_strikes: config.coachgate.max_strikes,
+          turn: request.turn,
+          decision: request.decision,
+          rationale: request.rationale,
+          history,
+          requirements: requirements.criteria,
+          issues,
+          acknowledged_changes: acknowledged,
+          preexisting_failures: evaluation?.preexisting_failures ?? [],
+          ...(blocked ? { blocked } : {}),
+        }),
       );
 
     if (request.decision === 'approve') {
-      const [gates, integrity] = await Promise.all([verifyQualityGates(scope, report), integrityAgainstBase(worktree, scope.base.commit, taskId)]);
+      const [gates, integrity] = await Promise.all([
+        verifyQualityGates(scope, report),
+        integrityAgainstBase(worktree, scope.base.commit, taskId),
+      ]);
       const reasons = approvalRefusals({
         task_status: state.status,
-        run: run.state === 'ok' ? { state: 'ok', value: run.value } : run.state === 'corrupt' ? { state: 'corrupt', problem: run.problem } : { state: 'missing' },
+        run:
+          run.state === 'ok'
+            ? { state: 'ok', value: run.value }
+            : run.state === 'corrupt'
+              ? { state: 'corrupt', problem: run.problem }
+              : { state: 'missing' },
         current_tree_hash: currentTree,
         gates,
         requirements,
@@ -129,22 +195,65 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
       });
       reasons.push(...tampering.map(tamperingReason));
       if (scope.base_moved) {
-        reasons.push(`the base moved since ${taskId} was pinned (pinned ${scope.base_moved.pinned}, now resolves to ${scope.base_moved.resolved}): the task is evaluated against the pinned base; a person confirms a new base with \`coachgate task pin-base\`.`);
+        reasons.push(
+          `the base moved since ${taskId} was pinned (pinned ${scope.base_moved.pinned}, now resolves to ${scope.base_moved.resolved}): the task is evaluated against the pinned base; a person confirms a new base with \`coachgate task pin-base\`.`,
+        );
       }
       if (reasons.length > 0) {
-        const attempt = await appendVerdict(worktree, taskId, entry(request, issues, state.status, state.strikes, { kind: 'refused_approval', reasons }));
-        await review(state.status, state.strikes, [...log.entries, attempt], state.status === 'blocked' ? blockInfo(state.block_reason ?? 'blocked', null) : undefined);
-        throw new CallerError(`Approval refused for ${taskId} turn ${request.turn} — the server's own evidence does not support it:\n${reasons.map((reason) => `- ${reason}`).join('\n')}`, 'Nothing was recorded as a verdict (the attempt is logged). Fix the causes, or record decision "feedback" with these as issues.', { reasons });
+        const attempt = await appendVerdict(
+          worktree,
+          taskId,
+          entry(request, issues, state.status, state.strikes, {
+            kind: 'refused_approval',
+            reasons,
+          }),
+        );
+        await review(
+          state.status,
+          state.strikes,
+          [...log.entries, attempt],
+          state.status === 'blocked' ? blockInfo(state.block_reason ?? 'blocked', null) : undefined,
+        );
+        throw new CallerError(
+          `Approval refused for ${taskId} turn ${request.turn} — the server's own evidence does not support it:\n${reasons.map((reason) => `- ${reason}`).join('\n')}`,
+          'Nothing was recorded as a verdict (the attempt is logged). Fix the causes, or record decision "feedback" with these as issues.',
+          { reasons },
+        );
       }
     }
 
-    const feedback = feedbackForPlayer({ turn: request.turn, rationale: request.rationale, issues, latest_run: runSummary, requirements: requirements.criteria });
+    const feedback = feedbackForPlayer({
+      turn: request.turn,
+      rationale: request.rationale,
+      issues,
+      latest_run: runSummary,
+      requirements: requirements.criteria,
+    });
     const strikes = state.strikes + (request.decision === 'feedback' ? 1 : 0);
-    const stallInput = { feedback, criteria_passed: requirements.criteria_met, failing_tests: runSummary?.failing_tests ?? [], tree_hash: currentTree };
-    const stall = detectStall(request.decision === 'feedback' ? [...stallHistory(log.entries), { ...stallInput, turn: request.turn }] : stallHistory(log.entries), { threshold: config.coachgate.stall_threshold });
+    const stallInput = {
+      feedback,
+      criteria_passed: requirements.criteria_met,
+      failing_tests: runSummary?.failing_tests ?? [],
+      tree_hash: currentTree,
+    };
+    const stall = detectStall(
+      request.decision === 'feedback'
+        ? [...stallHistory(log.entries), { ...stallInput, turn: request.turn }]
+        : stallHistory(log.entries),
+      { threshold: config.coachgate.stall_threshold },
+    );
     const exhausted = request.decision === 'feedback' && strikes >= config.coachgate.max_strikes;
-    const status = request.decision === 'approve' ? 'approved' : exhausted || stall.stalled ? 'blocked' : 'in_progress';
-    const blockReason = exhausted ? `${strikes} feedback verdicts reached max_strikes (${config.coachgate.max_strikes})` : stall.stalled ? `loop stalled: ${stall.reason} since turn ${stall.first_stalled_turn}` : null;
+    const status =
+      request.decision === 'approve'
+        ? 'approved'
+        : exhausted || stall.stalled
+          ? 'blocked'
+          : 'in_progress';
+    const blockReason = exhausted
+      ? `${strikes} feedback verdicts reached max_strikes (${config.coachgate.max_strikes})`
+      : stall.stalled
+        ? `loop stalled: ${stall.reason} since turn ${stall.first_stalled_turn}`
+        : null;
 
     const coachTurnPath = path.join(directory, artifactNames.coachTurn(request.turn));
     const coachTurn: CoachTurnRecord = {
@@ -156,7 +265,11 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
       max_strikes: config.coachgate.max_strikes,
       rationale: request.rationale,
       issues,
-      validation_results: { latest_run: run.state === 'ok' ? runEvidence(run.value, currentTree) : null, tree_hash: currentTree, evaluation },
+      validation_results: {
+        latest_run: run.state === 'ok' ? runEvidence(run.value, currentTree) : null,
+        tree_hash: currentTree,
+        evaluation,
+      },
       requirements_status: requirements.criteria,
       feedback_for_player: feedback,
       stall,
@@ -164,13 +277,29 @@ export async function recordVerdict(scope: TaskScope, request: VerdictRequest, o
       recorded_at: new Date().toISOString(),
       verdict_log_head: log.chain.head_sha256,
     };
-    await writeMirrored(await taskRecordFile(worktree, taskId, artifactNames.coachTurn(request.turn)), `${JSON.stringify(coachTurn, null, 2)}\n`);
+    await writeMirrored(
+      await taskRecordFile(worktree, taskId, artifactNames.coachTurn(request.turn)),
+      `${JSON.stringify(coachTurn, null, 2)}\n`,
+    );
     const recorded = await appendVerdict(
       worktree,
       taskId,
-      entry(request, issues, status, strikes, { kind: 'verdict', ...(request.decision === 'approve' && run.state === 'ok' ? { run_id: run.value.run_id } : {}), ...(blockReason ? { reasons: [blockReason] } : {}), stall_reason: stall.reason, ...(request.decision === 'feedback' ? { stall_input: stallInput } : {}) }),
+      entry(request, issues, status, strikes, {
+        kind: 'verdict',
+        ...(request.decision === 'approve' && run.state === 'ok'
+          ? { run_id: run.value.run_id }
+          : {}),
+        ...(blockReason ? { reasons: [blockReason] } : {}),
+        stall_reason: stall.reason,
+        ...(request.decision === 'feedback' ? { stall_input: stallInput } : {}),
+      }),
     );
-    await review(status, strikes, [...log.entries, recorded], blockReason ? blockInfo(blockReason, stall) : undefined);
+    await review(
+      status,
+      strikes,
+      [...log.entries, recorded],
+      blockReason ? blockInfo(blockReason, stall) : undefined,
+    );
     return {
       recorded: true,
       decision: request.decision,
@@ -197,25 +326,61 @@ function tamperingReason(finding: Tampering): string {
 }
 
 /** The trusted evaluation of the latest stored run, when that run describes the current tree. */
-async function evaluateFreshRun(scope: TaskScope, options: VerdictOptions): Promise<{ run_id: string; tree: string; result: Evaluation } | undefined> {
+async function evaluateFreshRun(
+  scope: TaskScope,
+  options: VerdictOptions,
+): Promise<{ run_id: string; tree: string; result: Evaluation } | undefined> {
   const { worktree, taskId, config } = scope;
   const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
   if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
   const candidateTests = run.value.tests.map((test) => test.id);
-  const result = await evaluateCandidate({ worktree, taskId, baseCommit: scope.base.commit, config, candidateTests, ...options });
+  const result = await evaluateCandidate({
+    worktree,
+    taskId,
+    baseCommit: scope.base.commit,
+    config,
+    candidateTests,
+    ...options,
+  });
   return { run_id: run.value.run_id, tree, result };
 }
 
-function entry(request: VerdictRequest, issues: VerdictIssue[], status: VerdictLogEntry['status'], strikes: number, extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>): NewVerdictLogEntry {
+function entry(
+  request: VerdictRequest,
+  issues: VerdictIssue[],
+  status: VerdictLogEntry['status'],
+  strikes: number,
+  extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>,
+): NewVerdictLogEntry {
   const acknowledged = request.acknowledged_changes ?? [];
-  return { turn: request.turn, decision: request.decision, status, strikes, recorded_at: new Date().toISOString(), rationale: request.rationale, issues, ...(acknowledged.length > 0 ? { acknowledged_changes: acknowledged } : {}), ...extra };
+  return {
+    turn: request.turn,
+    decision: request.decision,
+    status,
+    strikes,
+    recorded_at: new Date().toISOString(),
+    rationale: request.rationale,
+    issues,
+    ...(acknowledged.length > 0 ? { acknowledged_changes: acknowledged } : {}),
+    ...extra,
+  };
 }
 
 function runEvidence(run: RunRecord, currentTree: string) {
-  return { run_id: run.run_id, status: run.status, counts: run.counts, failure_class: run.failure_class, tree_hash: run.tree_hash, fresh: run.tree_hash === currentTree };
+  return {
+    run_id: run.run_id,
+    status: run.status,
+    counts: run.counts,
+    failure_class: run.failure_class,
+    tree_hash: run.tree_hash,
+    fresh: run.tree_hash === currentTree,
+  };
 }
 
-function blockInfo(reason: string, stall: StallReport | null): { reason: string; recommendation: string } {
+function blockInfo(
+  reason: string,
+  stall: StallReport | null,
+): { reason: string; recommendation: string } {
   return {
     reason,
     recommendation:

@@ -33,11 +33,21 @@ export const MAX_TIMEOUT_S = 3600;
  * "Trust but verify": the server runs the tests itself, in the Player's environment, and stores the run with
  * the fingerprint of the tree it tested — the only test evidence the approval guard accepts.
  */
-export async function runIndependentTests(worktree: string, request: RunTestsRequest, options: RunTestsOptions = {}): Promise<RunRecord> {
+export async function runIndependentTests(
+  worktree: string,
+  request: RunTestsRequest,
+  options: RunTestsOptions = {},
+): Promise<RunRecord> {
   // A task's runs compare against its pinned base; touching a task pins it.
-  const repo = request.task_id !== undefined ? await openTask(worktree, request.task_id, options.baseRef) : await openRepository(worktree, options.baseRef);
+  const repo =
+    request.task_id !== undefined
+      ? await openTask(worktree, request.task_id, options.baseRef)
+      : await openRepository(worktree, options.baseRef);
   const command = await detectTestCommand(worktree, repo.config, request.command);
-  const timeoutS = Math.min(request.timeout_s ?? repo.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S);
+  const timeoutS = Math.min(
+    request.timeout_s ?? repo.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S,
+    MAX_TIMEOUT_S,
+  );
   const loginShell = repo.config.autobuild?.coach?.test_execution === 'login-shell';
   const store = request.task_id !== undefined && options.storeAsEvidence !== false;
 
@@ -49,18 +59,37 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
     const logPath = store
       ? path.join(runsDirectory(worktree, request.task_id!), `${runId}.log`)
       : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
-    const spec = { command, environment, loginShell, timeoutMs: timeoutS * 1000, firstPartyModules: modules, buildCommand: repo.config.toolchain?.build, signal: options.signal, onProgress: options.onProgress };
+    const spec = {
+      command,
+      environment,
+      loginShell,
+      timeoutMs: timeoutS * 1000,
+      firstPartyModules: modules,
+      buildCommand: repo.config.toolchain?.build,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    };
 
     const treeBefore = await treeFingerprint(worktree);
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
-    const notes = [...environment.notes, ...run.notes, `per-test results: ${run.tests_source}`, ...repo.warnings];
-    if (!store && request.task_id) notes.push('not stored: runs requested through the player role are never evidence');
-    if (treeBefore !== treeAfter) notes.push('the test run changed files in the worktree (tree_clean: false)');
+    const notes = [
+      ...environment.notes,
+      ...run.notes,
+      `per-test results: ${run.tests_source}`,
+      ...repo.warnings,
+    ];
+    if (!store && request.task_id)
+      notes.push('not stored: runs requested through the player role are never evidence');
+    if (treeBefore !== treeAfter)
+      notes.push('the test run changed files in the worktree (tree_clean: false)');
 
     let baseline: RunRecord['baseline'];
     if (request.compare_baseline && !run.cancelled) {
-      const base = await runBaseline(worktree, repo.base.commit, { ...spec, onProgress: undefined });
+      const base = await runBaseline(worktree, repo.base.commit, {
+        ...spec,
+        onProgress: undefined,
+      });
       const failing = failingTests(run);
       const before = new Set(base.failing);
       baseline = {
@@ -92,7 +121,12 @@ export async function runIndependentTests(worktree: string, request: RunTestsReq
       summary: run.summary,
       failure_class: run.failure_class,
       advice: run.advice,
-      env: { shell: run.shell, ...(environment.interpreter ? { interpreter: environment.interpreter } : {}), path_prefix: environment.path_prefix, notes },
+      env: {
+        shell: run.shell,
+        ...(environment.interpreter ? { interpreter: environment.interpreter } : {}),
+        path_prefix: environment.path_prefix,
+        notes,
+      },
       tree_hash: treeBefore,
       tree_clean: treeBefore === treeAfter,
       ...(baseline ? { baseline } : {}),

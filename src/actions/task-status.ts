@@ -14,12 +14,22 @@ import type { TaskScope } from './task-scope.js';
 
 export async function detectStallForTask(scope: TaskScope): Promise<StallReport> {
   const log = await readVerdictLog(scope.worktree, scope.taskId);
-  return detectStall(stallHistory(log.entries), { threshold: scope.config.coachgate.stall_threshold });
+  return detectStall(stallHistory(log.entries), {
+    threshold: scope.config.coachgate.stall_threshold,
+  });
 }
 
 export interface TurnStatus {
   turn: number;
-  player: { tests_passed: boolean; files_changed: number; requirements_addressed: string[]; concerns: string[] } | { problem: string } | null;
+  player:
+    | {
+        tests_passed: boolean;
+        files_changed: number;
+        requirements_addressed: string[];
+        concerns: string[];
+      }
+    | { problem: string }
+    | null;
   coach: { decision: string; status: string; must_fix: number; recorded_at: string } | null;
   refused_approvals: number;
 }
@@ -35,7 +45,9 @@ export async function taskStatus(scope: TaskScope) {
     mirrorTampering(worktree, taskId),
   ]);
   const state = taskState(log.entries);
-  const turnNumbers = [...new Set([...playerTurns, ...log.entries.map((entry) => entry.turn)])].sort((a, b) => a - b);
+  const turnNumbers = [
+    ...new Set([...playerTurns, ...log.entries.map((entry) => entry.turn)]),
+  ].sort((a, b) => a - b);
   const turns: TurnStatus[] = [];
   for (const turn of turnNumbers) {
     const player = await readPlayerTurn(worktree, taskId, turn);
@@ -44,12 +56,29 @@ export async function taskStatus(scope: TaskScope) {
       turn,
       player:
         player.state === 'ok'
-          ? { tests_passed: player.value.tests_passed, files_changed: new Set([...player.value.files_created, ...player.value.files_modified]).size, requirements_addressed: player.value.requirements_addressed, concerns: player.value.concerns }
+          ? {
+              tests_passed: player.value.tests_passed,
+              files_changed: new Set([
+                ...player.value.files_created,
+                ...player.value.files_modified,
+              ]).size,
+              requirements_addressed: player.value.requirements_addressed,
+              concerns: player.value.concerns,
+            }
           : player.state === 'corrupt'
             ? { problem: player.problem }
             : null,
-      coach: verdict ? { decision: verdict.decision, status: verdict.status, must_fix: verdict.issues.filter((issue) => issue.severity === 'must_fix').length, recorded_at: verdict.recorded_at } : null,
-      refused_approvals: log.entries.filter((entry) => entry.kind === 'refused_approval' && entry.turn === turn).length,
+      coach: verdict
+        ? {
+            decision: verdict.decision,
+            status: verdict.status,
+            must_fix: verdict.issues.filter((issue) => issue.severity === 'must_fix').length,
+            recorded_at: verdict.recorded_at,
+          }
+        : null,
+      refused_approvals: log.entries.filter(
+        (entry) => entry.kind === 'refused_approval' && entry.turn === turn,
+      ).length,
     });
   }
   const reviewPath = path.join(taskDirectory(worktree, taskId), artifactNames.review);
@@ -64,12 +93,22 @@ export async function taskStatus(scope: TaskScope) {
     turns,
     latest_run:
       run.state === 'ok'
-        ? { run_id: run.value.run_id, status: run.value.status, counts: run.value.counts, failure_class: run.value.failure_class, fresh: run.value.tree_hash === currentTree }
+        ? {
+            run_id: run.value.run_id,
+            status: run.value.status,
+            counts: run.value.counts,
+            failure_class: run.value.failure_class,
+            fresh: run.value.tree_hash === currentTree,
+          }
         : run.state === 'corrupt'
           ? { problem: `${run.path}: ${run.problem}` }
           : null,
     stall: detectStall(stallHistory(log.entries), { threshold: config.coachgate.stall_threshold }),
-    verdict_chain: { intact: log.chain.intact, entries: log.entries.length, problems: log.chain.problems },
+    verdict_chain: {
+      intact: log.chain.intact,
+      entries: log.entries.length,
+      problems: log.chain.problems,
+    },
     review_path: (await pathExists(reviewPath)) ? worktreeRelative(worktree, reviewPath) : null,
     base: { commit: scope.base.commit, source: scope.base.source },
     base_moved: scope.base_moved,

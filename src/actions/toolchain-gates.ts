@@ -4,7 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { parseLintOutput, type ParsedLint } from '../core/lint-findings.js';
-import { buildGate, findingsGate, TOOLCHAIN_GATES, type BaseFindings, type CommandOutcome, type ToolchainGateName, type ToolchainGateResult } from '../core/toolchain-gates.js';
+import {
+  buildGate,
+  findingsGate,
+  TOOLCHAIN_GATES,
+  type BaseFindings,
+  type CommandOutcome,
+  type ToolchainGateName,
+  type ToolchainGateResult,
+} from '../core/toolchain-gates.js';
 import { withDetachedCheckout } from '../repo/checkout.js';
 import { projectEnvironment } from '../runner/environment.js';
 import { runProcess } from '../runner/execute.js';
@@ -30,15 +38,26 @@ const MAX_PARSED_BYTES = 16 * 1024 * 1024;
  * in the same environment and process-tree discipline as the tests. Lint and typecheck are compared with the
  * same commands' errors at the pinned base, so only errors the Player introduced fail the gate.
  */
-export async function runToolchainGates(scope: ToolchainScope, signal?: AbortSignal): Promise<ToolchainGateResult[]> {
+export async function runToolchainGates(
+  scope: ToolchainScope,
+  signal?: AbortSignal,
+): Promise<ToolchainGateResult[]> {
   const configured = TOOLCHAIN_GATES.filter((name) => scope.config.toolchain?.[name]);
   if (configured.length === 0) return [];
   return runQueue.run(scope.worktree, async () => {
     const results: ToolchainGateResult[] = [];
     for (const name of configured) {
       const command = scope.config.toolchain![name]!;
-      const logPath = scope.taskId ? path.join(taskDirectory(scope.worktree, scope.taskId), 'gates', `${name}.log`) : path.join(os.tmpdir(), 'coachgate-gates', `${process.pid}-${name}.log`);
-      const { outcome, output } = await runConfiguredCommand(scope, scope.worktree, command, logPath, signal);
+      const logPath = scope.taskId
+        ? path.join(taskDirectory(scope.worktree, scope.taskId), 'gates', `${name}.log`)
+        : path.join(os.tmpdir(), 'coachgate-gates', `${process.pid}-${name}.log`);
+      const { outcome, output } = await runConfiguredCommand(
+        scope,
+        scope.worktree,
+        command,
+        logPath,
+        signal,
+      );
       if (name === 'build') {
         results.push(buildGate(name, command, outcome));
         continue;
@@ -52,7 +71,13 @@ export async function runToolchainGates(scope: ToolchainScope, signal?: AbortSig
   });
 }
 
-async function runConfiguredCommand(scope: ToolchainScope, cwd: string, command: string, logPath: string, signal?: AbortSignal): Promise<{ outcome: CommandOutcome; output: string }> {
+async function runConfiguredCommand(
+  scope: ToolchainScope,
+  cwd: string,
+  command: string,
+  logPath: string,
+  signal?: AbortSignal,
+): Promise<{ outcome: CommandOutcome; output: string }> {
   const environment = await projectEnvironment(cwd);
   const loginShell = scope.config.autobuild?.coach?.test_execution === 'login-shell';
   const argv = loginShell ? ['bash', '-lc', command] : ['sh', '-c', command];
@@ -69,13 +94,38 @@ async function runConfiguredCommand(scope: ToolchainScope, cwd: string, command:
 }
 
 /** The base's findings for this command, cached per base commit + command: the base never changes. */
-async function baseFindings(scope: ToolchainScope, name: ToolchainGateName, command: string, signal?: AbortSignal): Promise<BaseFindings | undefined> {
-  const key = createHash('sha256').update(JSON.stringify([scope.base.commit, name, command, scope.config.autobuild?.coach?.test_execution])).digest('hex').slice(0, 24);
-  const cacheFile = path.join(storeDirectory(scope.worktree), '.gate-baseline-cache', `${key}.json`);
+async function baseFindings(
+  scope: ToolchainScope,
+  name: ToolchainGateName,
+  command: string,
+  signal?: AbortSignal,
+): Promise<BaseFindings | undefined> {
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify([
+        scope.base.commit,
+        name,
+        command,
+        scope.config.autobuild?.coach?.test_execution,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 24);
+  const cacheFile = path.join(
+    storeDirectory(scope.worktree),
+    '.gate-baseline-cache',
+    `${key}.json`,
+  );
   const cached = await readJsonFile<BaseFindings>(cacheFile);
   if (cached.state === 'ok') return cached.value;
   const found = await withDetachedCheckout(scope.worktree, scope.base.commit, async (checkout) => {
-    const { outcome, output } = await runConfiguredCommand(scope, checkout, command, path.join(path.dirname(checkout), `${name}.log`), signal);
+    const { outcome, output } = await runConfiguredCommand(
+      scope,
+      checkout,
+      command,
+      path.join(path.dirname(checkout), `${name}.log`),
+      signal,
+    );
     if (outcome.timed_out || signal?.aborted) return undefined;
     const parsed: ParsedLint | undefined = parseLintOutput(output, checkout);
     return { commit: scope.base.commit, parsed, exit_code: outcome.exit_code };

@@ -1,6 +1,11 @@
 import { codeOnly } from '../analysis/code-only.js';
 import { toWorktreeRelative } from '../core/paths.js';
-import { evaluateRequirements, filesToRead, type EvidenceInput, type RequirementsReport } from '../core/requirements.js';
+import {
+  evaluateRequirements,
+  filesToRead,
+  type EvidenceInput,
+  type RequirementsReport,
+} from '../core/requirements.js';
 import { hasPerTestResults, type RunRecord } from '../core/run-record.js';
 import { loadTask, type LoadedTask } from '../repo/tasks.js';
 import { resolveFileInWorktree } from '../repo/workspace.js';
@@ -22,15 +27,24 @@ export interface RequirementsValidation extends RequirementsReport {
 export async function validateRequirements(
   scope: TaskScope,
   evidence: EvidenceInput[],
-  known: { run?: JsonFile<RunRecord>; task?: LoadedTask; report?: TaskWorkResultsReport; passingOnBaseCode?: string[] } = {},
+  known: {
+    run?: JsonFile<RunRecord>;
+    task?: LoadedTask;
+    report?: TaskWorkResultsReport;
+    passingOnBaseCode?: string[];
+  } = {},
 ): Promise<RequirementsValidation> {
   const { worktree, taskId } = scope;
   const task = known.task ?? (await loadTask(worktree, taskId, scope.base.commit));
   const report = known.report ?? (await readTaskWorkResults(worktree, taskId));
   const latest = known.run ?? (await latestRun(worktree, taskId));
-  const passed = latest.state === 'ok' ? latest.value.tests.filter((test) => test.status === 'passed').map((test) => test.id) : null;
+  const passed =
+    latest.state === 'ok'
+      ? latest.value.tests.filter((test) => test.status === 'passed').map((test) => test.id)
+      : null;
   const files = new Map<string, string | null>();
-  for (const file of filesToRead(evidence, report.claims.completion_promises)) files.set(file, await readInside(worktree, file));
+  for (const file of filesToRead(evidence, report.claims.completion_promises))
+    files.set(file, await readInside(worktree, file));
   const requireEvidence = scope.config.coachgate.require_evidence;
   return {
     ...evaluateRequirements({
@@ -40,7 +54,9 @@ export async function validateRequirements(
       coach_evidence: evidence,
       require_evidence: requireEvidence,
       files,
-      code_only: new Map([...files].map(([file, text]) => [file, text === null ? null : codeOnly(file, text)])),
+      code_only: new Map(
+        [...files].map(([file, text]) => [file, text === null ? null : codeOnly(file, text)]),
+      ),
       passed_tests: passed,
       latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),
       passing_on_base_code: known.passingOnBaseCode ?? null,

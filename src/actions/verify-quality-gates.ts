@@ -17,11 +17,17 @@ export interface QualityGatesReport extends GatesReport {
  * reported gates plus the toolchain commands the server runs. `all_gates_passed` covers both, so the
  * approval guard refuses a broken build or a new lint error.
  */
-export async function verifyQualityGates(scope: TaskScope, known?: TaskWorkResultsReport, signal?: AbortSignal): Promise<QualityGatesReport> {
+export async function verifyQualityGates(
+  scope: TaskScope,
+  known?: TaskWorkResultsReport,
+  signal?: AbortSignal,
+): Promise<QualityGatesReport> {
   const report = known ?? (await readTaskWorkResults(scope.worktree, scope.taskId));
   const gates = evaluateGates(report.results ? report.reported_gates : undefined, scope.config);
   const toolchain = await runToolchainGates(scope, signal);
-  const failedToolchain = toolchain.filter((gate) => !gate.passed).map((gate) => `${gate.name}: ${gate.reason}`);
+  const failedToolchain = toolchain
+    .filter((gate) => !gate.passed)
+    .map((gate) => `${gate.name}: ${gate.reason}`);
   const problems = report.results ? report.problems : [report.message, ...report.problems];
   return {
     ...gates,

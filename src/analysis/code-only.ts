@@ -27,9 +27,12 @@ function jsCodeOnly(text: string): string {
       token = scanner.reScanTemplateToken(false);
     } else if (token === ts.SyntaxKind.OpenBraceToken) braces += 1;
     else if (token === ts.SyntaxKind.CloseBraceToken) braces -= 1;
-    if (token === ts.SyntaxKind.TemplateHead || token === ts.SyntaxKind.TemplateMiddle) templates.push(braces);
+    if (token === ts.SyntaxKind.TemplateHead || token === ts.SyntaxKind.TemplateMiddle)
+      templates.push(braces);
     const piece = scanner.getTokenText();
-    const comment = token === ts.SyntaxKind.SingleLineCommentTrivia || token === ts.SyntaxKind.MultiLineCommentTrivia;
+    const comment =
+      token === ts.SyntaxKind.SingleLineCommentTrivia ||
+      token === ts.SyntaxKind.MultiLineCommentTrivia;
     out += comment ? blank(piece) : piece;
   }
   return out;

@@ -6,13 +6,29 @@ import { bracketDepth, stripComment } from './source-text.js';
 import { typescript } from './typescript-parser.js';
 
 /** The compiler, loaded on first use (see typescript-parser.ts); callers await loadTypeScript() first. */
-const ts = new Proxy({} as typeof TS, { get: (_target, key) => typescript()[key as keyof typeof TS] });
+const ts = new Proxy({} as typeof TS, {
+  get: (_target, key) => typescript()[key as keyof typeof TS],
+});
 
 /** pytest settings that decide which tests are collected and how they run. */
-const PYTEST_KEYS = new Set(['addopts', 'testpaths', 'python_files', 'python_classes', 'python_functions', 'norecursedirs']);
+const PYTEST_KEYS = new Set([
+  'addopts',
+  'testpaths',
+  'python_files',
+  'python_classes',
+  'python_functions',
+  'norecursedirs',
+]);
 /** vitest/jest settings that decide which tests are collected. */
 const JS_RUNNER_KEYS = new Set([
-  'include', 'exclude', 'testMatch', 'testRegex', 'testPathIgnorePatterns', 'testNamePattern', 'roots', 'passWithNoTests',
+  'include',
+  'exclude',
+  'testMatch',
+  'testRegex',
+  'testPathIgnorePatterns',
+  'testNamePattern',
+  'roots',
+  'passWithNoTests',
 ]);
 const UNPARSEABLE = '(whole file)';
 
@@ -51,7 +67,8 @@ function packageJsonSettings(text: string): ConfigSettings {
   }
   const settings: ConfigSettings = {};
   const { scripts, jest } = isRecord(manifest) ? manifest : {};
-  if (isRecord(scripts) && scripts.test !== undefined) settings['scripts.test'] = JSON.stringify(scripts.test);
+  if (isRecord(scripts) && scripts.test !== undefined)
+    settings['scripts.test'] = JSON.stringify(scripts.test);
   if (isRecord(jest)) {
     for (const [key, value] of Object.entries(jest)) {
       if (JS_RUNNER_KEYS.has(key)) settings[`jest.${key}`] = JSON.stringify(value);
@@ -79,7 +96,13 @@ function tomlSectionSettings(text: string, tables: string[]): ConfigSettings {
         continue;
       }
       const entry = /^\s*([\w.-]+)\s*=\s*(.*)$/.exec(line);
-      if (table === undefined || !tables.includes(table) || !entry?.[1] || !PYTEST_KEYS.has(entry[1])) continue;
+      if (
+        table === undefined ||
+        !tables.includes(table) ||
+        !entry?.[1] ||
+        !PYTEST_KEYS.has(entry[1])
+      )
+        continue;
       pending = { key: `${table}.${entry[1]}`, value: entry[2] ?? '' };
     }
     if (bracketDepth(pending.value) <= 0) {
@@ -109,7 +132,8 @@ function iniSectionSettings(text: string, section: string): ConfigSettings {
       continue;
     }
     const entry = /^([\w.-]+)\s*[=:]\s*(.*)$/.exec(line);
-    key = entry?.[1] !== undefined && PYTEST_KEYS.has(entry[1]) ? `${section}.${entry[1]}` : undefined;
+    key =
+      entry?.[1] !== undefined && PYTEST_KEYS.has(entry[1]) ? `${section}.${entry[1]}` : undefined;
     if (key !== undefined) settings[key] = collapse(entry?.[2] ?? '');
   }
   return settings;
@@ -123,7 +147,8 @@ function conftestSettings(text: string): ConfigSettings {
     const start = /^\s*(collect_ignore(?:_glob)?)\b(.*)$/.exec(lines[index] ?? '');
     if (!start?.[1]) continue;
     let statement = `${start[1]}${start[2] ?? ''}`;
-    while (bracketDepth(statement) > 0 && index + 1 < lines.length) statement += ` ${lines[++index]?.trim()}`;
+    while (bracketDepth(statement) > 0 && index + 1 < lines.length)
+      statement += ` ${lines[++index]?.trim()}`;
     statements.set(start[1], [...(statements.get(start[1]) ?? []), collapse(statement)]);
   }
   return Object.fromEntries([...statements].map(([key, list]) => [key, list.join('; ')]));
@@ -141,7 +166,9 @@ function jsRunnerConfigSettings(filePath: string, text: string): ConfigSettings 
     if (ts.isPropertyAssignment(node)) {
       const keyPath = propertyPath(node);
       const key = keyPath.at(-1) ?? '';
-      const outsideTests = (needsTestBlock && !keyPath.includes('test')) || keyPath.some((k) => k.startsWith('coverage'));
+      const outsideTests =
+        (needsTestBlock && !keyPath.includes('test')) ||
+        keyPath.some((k) => k.startsWith('coverage'));
       if (JS_RUNNER_KEYS.has(key) && !outsideTests) {
         const dotted = keyPath.join('.');
         const value = collapse(node.initializer.getText(source));
@@ -158,7 +185,10 @@ function jsRunnerConfigSettings(filePath: string, text: string): ConfigSettings 
 function propertyPath(node: TS.PropertyAssignment): string[] {
   const names: string[] = [];
   for (let current: TS.Node | undefined = node; current !== undefined; current = current.parent) {
-    if (ts.isPropertyAssignment(current) && (ts.isIdentifier(current.name) || ts.isStringLiteral(current.name))) {
+    if (
+      ts.isPropertyAssignment(current) &&
+      (ts.isIdentifier(current.name) || ts.isStringLiteral(current.name))
+    ) {
       names.unshift(current.name.text);
     }
   }
@@ -175,7 +205,9 @@ function guardkitSettings(text: string): ConfigSettings {
   const toolchain = isRecord(config) ? config.toolchain : undefined;
   if (toolchain === undefined) return {};
   if (!isRecord(toolchain)) return { toolchain: JSON.stringify(toolchain) };
-  return Object.fromEntries(Object.entries(toolchain).map(([key, value]) => [`toolchain.${key}`, JSON.stringify(value)]));
+  return Object.fromEntries(
+    Object.entries(toolchain).map(([key, value]) => [`toolchain.${key}`, JSON.stringify(value)]),
+  );
 }
 
 function collapse(text: string): string {

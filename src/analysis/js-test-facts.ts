@@ -3,7 +3,9 @@ import type { TestCase, TestFileFacts } from '../core/integrity.js';
 import { typescript } from './typescript-parser.js';
 
 /** The compiler, loaded on first use (see typescript-parser.ts); callers await loadTypeScript() first. */
-const ts = new Proxy({} as typeof TS, { get: (_target, key) => typescript()[key as keyof typeof TS] });
+const ts = new Proxy({} as typeof TS, {
+  get: (_target, key) => typescript()[key as keyof typeof TS],
+});
 
 /** Functions that declare tests and suites in vitest, jest, mocha, jasmine and node:test. */
 const TEST_FUNCTIONS = new Set(['it', 'test', 'specify', 'xit', 'xtest', 'fit', 'ftest']);
@@ -14,8 +16,19 @@ const FOCUSING_FUNCTIONS = new Set(['fit', 'ftest', 'fdescribe']);
 const SKIP_MODIFIERS = new Set(['skip', 'skipIf', 'runIf', 'todo', 'fails']);
 /** Methods on a test's context argument (`t.skip()`, `ctx.skip()`, mocha's `this.skip()`). */
 const CONTEXT_SKIPS = new Set(['skip', 'todo']);
-const OPTION_MARKERS: Record<string, 'skip' | 'focus'> = { skip: 'skip', todo: 'skip', only: 'focus' };
-const MODULE_MOCKS = new Set(['vi.mock', 'vi.doMock', 'jest.mock', 'jest.doMock', 'jest.unstable_mockModule', 'jest.setMock']);
+const OPTION_MARKERS: Record<string, 'skip' | 'focus'> = {
+  skip: 'skip',
+  todo: 'skip',
+  only: 'focus',
+};
+const MODULE_MOCKS = new Set([
+  'vi.mock',
+  'vi.doMock',
+  'jest.mock',
+  'jest.doMock',
+  'jest.unstable_mockModule',
+  'jest.setMock',
+]);
 
 interface Scope {
   suites: string[];
@@ -29,11 +42,28 @@ interface Scope {
 
 /** Test facts of a JS/TS test file, from the TypeScript parser (which tolerates syntax errors). */
 export function extractJsTestFacts(filePath: string, text: string): TestFileFacts {
-  const source = ts.createSourceFile(filePath, text, ts.ScriptTarget.Latest, true, scriptKindOf(filePath));
-  const facts: TestFileFacts = { tests: [], skips: [], focuses: [], module_stubs: [], parser: 'typescript' };
-  const lineOf = (node: TS.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const source = ts.createSourceFile(
+    filePath,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    scriptKindOf(filePath),
+  );
+  const facts: TestFileFacts = {
+    tests: [],
+    skips: [],
+    focuses: [],
+    module_stubs: [],
+    parser: 'typescript',
+  };
+  const lineOf = (node: TS.Node) =>
+    source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const mark = (kind: 'skip' | 'focus', node: TS.Node, marker: string, scope: Scope) => {
-    const occurrence = { line: lineOf(node), marker, ...(scope.owner === undefined ? {} : { test: scope.owner }) };
+    const occurrence = {
+      line: lineOf(node),
+      marker,
+      ...(scope.owner === undefined ? {} : { test: scope.owner }),
+    };
     (kind === 'skip' ? facts.skips : facts.focuses).push(occurrence);
   };
 
@@ -70,10 +100,13 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
     const root = calleeChain(call.expression)[0] ?? '';
     if (SKIPPING_FUNCTIONS.has(root)) mark('skip', call.expression, root, inner);
     if (FOCUSING_FUNCTIONS.has(root)) mark('focus', call.expression, root, inner);
-    for (const option of call.arguments.filter(ts.isObjectLiteralExpression).flatMap((o) => [...o.properties])) {
+    for (const option of call.arguments
+      .filter(ts.isObjectLiteralExpression)
+      .flatMap((o) => [...o.properties])) {
       const name = option.name && ts.isIdentifier(option.name) ? option.name.text : undefined;
       const kind = name === undefined ? undefined : OPTION_MARKERS[name];
-      const disabled = ts.isPropertyAssignment(option) && option.initializer.kind === ts.SyntaxKind.FalseKeyword;
+      const disabled =
+        ts.isPropertyAssignment(option) && option.initializer.kind === ts.SyntaxKind.FalseKeyword;
       if (kind !== undefined && !disabled) mark(kind, option, `{ ${name} }`, inner);
     }
     ts.forEachChild(call, (child) => walk(child, inner));
@@ -91,8 +124,15 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
   const recordContextSkip = (call: TS.CallExpression, scope: Scope): void => {
     const chain = dottedName(call.expression);
     const [root, method] = chain;
-    if (chain.length !== 2 || root === undefined || method === undefined || !CONTEXT_SKIPS.has(method)) return;
-    if (scope.contexts.includes(root) || (root === 'this' && scope.test !== undefined)) mark('skip', call, chain.join('.'), scope);
+    if (
+      chain.length !== 2 ||
+      root === undefined ||
+      method === undefined ||
+      !CONTEXT_SKIPS.has(method)
+    )
+      return;
+    if (scope.contexts.includes(root) || (root === 'this' && scope.test !== undefined))
+      mark('skip', call, chain.join('.'), scope);
   };
 
   const recordModuleMock = (call: TS.CallExpression, scope: Scope): void => {
@@ -131,7 +171,8 @@ function testApiRole(call: TS.CallExpression, scope: Scope): 'test' | 'suite' | 
   const isSubtest = chain.length === 2 && chain[1] === 'test' && scope.contexts.includes(root);
   if (!TEST_FUNCTIONS.has(root) && !isSubtest) return undefined;
   const first = call.arguments[0];
-  const titled = first !== undefined && (ts.isStringLiteralLike(first) || ts.isTemplateExpression(first));
+  const titled =
+    first !== undefined && (ts.isStringLiteralLike(first) || ts.isTemplateExpression(first));
   return titled || call.arguments.some(isFunction) ? 'test' : undefined;
 }
 

@@ -6,26 +6,41 @@ import { stripComment, withoutStrings } from './source-text.js';
  * python3 is missing or the file does not parse. Less exact than a parser, but it still sees markers in
  * a file with a syntax error.
  */
-export function scanTestFactsByLine(filePath: string, text: string, fallbackReason?: string): TestFileFacts {
+export function scanTestFactsByLine(
+  filePath: string,
+  text: string,
+  fallbackReason?: string,
+): TestFileFacts {
   const rules = filePath.endsWith('.py') ? PYTHON : filePath.endsWith('.go') ? GO : RUST;
   const lines = text.split(/\r?\n/).map((line) => stripComment(line, rules.commentMarker));
   const spans = rules.findTests(lines);
-  const ownerOf = (index: number) => spans.find((span) => index >= span.head && index <= span.end)?.name;
+  const ownerOf = (index: number) =>
+    spans.find((span) => index >= span.head && index <= span.end)?.name;
   const skips: MarkerOccurrence[] = [];
   const moduleStubs: ModuleStub[] = [];
   lines.forEach((line, index) => {
     const test = ownerOf(index);
     for (const [pattern, marker] of rules.skips) {
-      for (const match of line.matchAll(pattern)) skips.push(withTest({ line: index + 1, marker: marker(match) }, test));
+      for (const match of line.matchAll(pattern))
+        skips.push(withTest({ line: index + 1, marker: marker(match) }, test));
     }
-    for (const { module, via } of rules.stubs(line)) moduleStubs.push(withTest({ line: index + 1, module, via }, test));
+    for (const { module, via } of rules.stubs(line))
+      moduleStubs.push(withTest({ line: index + 1, module, via }, test));
   });
   const tests: TestCase[] = spans.map((span) => ({
     name: span.name,
     line: span.line + 1,
-    assertions: lines.slice(span.head, span.end + 1).reduce((sum, line) => sum + countMatches(line, rules.assertions), 0),
+    assertions: lines
+      .slice(span.head, span.end + 1)
+      .reduce((sum, line) => sum + countMatches(line, rules.assertions), 0),
   }));
-  const facts: TestFileFacts = { tests, skips, focuses: [], module_stubs: moduleStubs, parser: 'line_scan' };
+  const facts: TestFileFacts = {
+    tests,
+    skips,
+    focuses: [],
+    module_stubs: moduleStubs,
+    parser: 'line_scan',
+  };
   if (fallbackReason !== undefined) facts.fallback_reason = fallbackReason;
   return facts;
 }
@@ -48,7 +63,10 @@ interface LineScanRules {
   stubs(line: string): { module: string; via: string }[];
 }
 
-function withTest<T extends object>(occurrence: T, test: string | undefined): T & { test?: string } {
+function withTest<T extends object>(
+  occurrence: T,
+  test: string | undefined,
+): T & { test?: string } {
   return test === undefined ? occurrence : { ...occurrence, test };
 }
 
@@ -94,7 +112,9 @@ const PYTHON: LineScanRules = {
       if (line.trim() === '') return;
       const indent = indentOf(line);
       if (indent === 0) {
-        currentClass = /^class\s+(\w+)/.exec(line)?.[1] ?? (PYTHON_DECORATOR.test(line) ? currentClass : undefined);
+        currentClass =
+          /^class\s+(\w+)/.exec(line)?.[1] ??
+          (PYTHON_DECORATOR.test(line) ? currentClass : undefined);
         classBodyIndent = undefined;
       } else if (currentClass !== undefined && classBodyIndent === undefined) {
         classBodyIndent = indent;
@@ -131,13 +151,19 @@ const PYTHON: LineScanRules = {
     [/\b(skipIf|skipUnless|expectedFailure|SkipTest)\b/g, (match) => `unittest.${match[1]}`],
     [/\.skipTest\b/g, marker('skipTest')],
   ],
-  assertions: [/^\s*assert\b/g, /\bassert[A-Z_]\w*\s*\(/g, /\bpytest\.(?:raises|warns|approx)\s*\(/g],
+  assertions: [
+    /^\s*assert\b/g,
+    /\bassert[A-Z_]\w*\s*\(/g,
+    /\bpytest\.(?:raises|warns|approx)\s*\(/g,
+  ],
   stubs(line) {
     const stubs: { module: string; via: string }[] = [];
     for (const match of line.matchAll(/\bsys\.modules\[\s*(["'])([^"']+)\1\s*\]\s*=(?!=)/g)) {
       stubs.push({ module: match[2] ?? '', via: 'sys.modules[...]' });
     }
-    for (const match of line.matchAll(/([\w.]*\.setitem)\(\s*sys\.modules\s*,\s*(["'])([^"']+)\2/g)) {
+    for (const match of line.matchAll(
+      /([\w.]*\.setitem)\(\s*sys\.modules\s*,\s*(["'])([^"']+)\2/g,
+    )) {
       stubs.push({ module: match[3] ?? '', via: match[1] ?? 'setitem' });
     }
     for (const match of line.matchAll(/\bsys\.modules\.setdefault\(\s*(["'])([^"']+)\1/g)) {
@@ -162,7 +188,11 @@ const GO: LineScanRules = {
     });
   },
   skips: [[/\b(\w+)\.(Skip|Skipf|SkipNow)\s*\(/g, (match) => `${match[1]}.${match[2]}`]],
-  assertions: [/\b\w+\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(/g, /\b(?:assert|require)\.\w+\s*\(/g, /\bExpect\s*\(/g],
+  assertions: [
+    /\b\w+\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(/g,
+    /\b(?:assert|require)\.\w+\s*\(/g,
+    /\bExpect\s*\(/g,
+  ],
   stubs: () => [],
 };
 
@@ -175,7 +205,9 @@ const RUST: LineScanRules = {
       const name = /^\s*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)/.exec(line)?.[1];
       if (!name) return [];
       const head = headOf(lines, index, RUST_ATTRIBUTE);
-      const isTest = lines.slice(head, index).some((attribute) => /#\[\s*(?:[\w:]+::)?(?:rs)?test\b/.test(attribute));
+      const isTest = lines
+        .slice(head, index)
+        .some((attribute) => /#\[\s*(?:[\w:]+::)?(?:rs)?test\b/.test(attribute));
       return isTest ? [{ name, line: index, head, end: braceBlockEnd(lines, index) }] : [];
     });
   },

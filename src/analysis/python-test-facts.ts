@@ -11,7 +11,10 @@ type ParsedByPython = Omit<TestFileFacts, 'parser'> | { error: string };
  * Facts for Python files from Python's own `ast`, in one python3 process for the whole batch. A file
  * that does not parse, or every file when python3 cannot run, falls back to the line scan, which records why.
  */
-export async function extractPythonTestFacts(files: SourceFile[], python: string): Promise<TestFileFacts[]> {
+export async function extractPythonTestFacts(
+  files: SourceFile[],
+  python: string,
+): Promise<TestFileFacts[]> {
   if (files.length === 0) return [];
   const { execa } = await import('execa');
   const run = await execa(python, ['-c', PYTHON_TEST_FACTS_SCRIPT], {
@@ -23,9 +26,10 @@ export async function extractPythonTestFacts(files: SourceFile[], python: string
   });
   const parsed = run.failed ? undefined : parseOutput(run.stdout, files.length);
   if (parsed === undefined) {
-    const reason = run.code === 'ENOENT'
-      ? `${python} was not found`
-      : `${python} could not analyse the files (${lastLine(run.stderr) || run.shortMessage || 'unreadable output'})`;
+    const reason =
+      run.code === 'ENOENT'
+        ? `${python} was not found`
+        : `${python} could not analyse the files (${lastLine(run.stderr) || run.shortMessage || 'unreadable output'})`;
     return files.map((file) => scanTestFactsByLine(file.path, file.text, reason));
   }
   return files.map((file, index) => {

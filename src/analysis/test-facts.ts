@@ -20,16 +20,24 @@ export interface TestFactsOptions {
  * Test facts per path: Python through python3's `ast` (one process for the batch), JS/TS through the
  * TypeScript parser, Go and Rust by line scan. Files in other languages are left out.
  */
-export async function extractTestFacts(files: SourceFile[], options: TestFactsOptions = {}): Promise<Map<string, TestFileFacts>> {
+export async function extractTestFacts(
+  files: SourceFile[],
+  options: TestFactsOptions = {},
+): Promise<Map<string, TestFileFacts>> {
   const facts = await testFactsInOrder(files, options);
-  return new Map(files.flatMap((file, index) => {
-    const fileFacts = facts[index];
-    return fileFacts === undefined ? [] : [[file.path, fileFacts] as const];
-  }));
+  return new Map(
+    files.flatMap((file, index) => {
+      const fileFacts = facts[index];
+      return fileFacts === undefined ? [] : [[file.path, fileFacts] as const];
+    }),
+  );
 }
 
 /** Facts for each file, in input order, so the same path can appear twice (base and now) in one batch. */
-async function testFactsInOrder(files: SourceFile[], options: TestFactsOptions): Promise<(TestFileFacts | undefined)[]> {
+async function testFactsInOrder(
+  files: SourceFile[],
+  options: TestFactsOptions,
+): Promise<(TestFileFacts | undefined)[]> {
   const pythonFacts = await extractPythonTestFacts(
     files.filter((file) => file.path.endsWith('.py')),
     options.python ?? 'python3',
@@ -39,7 +47,8 @@ async function testFactsInOrder(files: SourceFile[], options: TestFactsOptions):
   return files.map((file) => {
     if (file.path.endsWith('.py')) return pythonFacts[nextPython++];
     if (isJsFile(file.path)) return extractJsTestFacts(file.path, file.text);
-    if (file.path.endsWith('.go') || file.path.endsWith('.rs')) return scanTestFactsByLine(file.path, file.text);
+    if (file.path.endsWith('.go') || file.path.endsWith('.rs'))
+      return scanTestFactsByLine(file.path, file.text);
     return undefined;
   });
 }
@@ -50,7 +59,10 @@ export interface IntegrityFacts {
 }
 
 /** Everything `findIntegrityIssues` needs to know about the changed files' contents, base and now. */
-export async function collectIntegrityFacts(files: FileVersions[], options: TestFactsOptions = {}): Promise<IntegrityFacts> {
+export async function collectIntegrityFacts(
+  files: FileVersions[],
+  options: TestFactsOptions = {},
+): Promise<IntegrityFacts> {
   const testSources = files.filter((file) => needsTestFacts(file.path));
   const sides = testSources.flatMap((file) =>
     (['base', 'now'] as const).flatMap((side) => {
@@ -60,12 +72,16 @@ export async function collectIntegrityFacts(files: FileVersions[], options: Test
   );
   const sideFacts = await testFactsInOrder(sides, options);
   const parsed = new Map<FileVersions, BaseAndNow<TestFileFacts>>();
-  sides.forEach(({ file, side }, index) => parsed.set(file, { ...parsed.get(file), [side]: sideFacts[index] }));
+  sides.forEach(({ file, side }, index) =>
+    parsed.set(file, { ...parsed.get(file), [side]: sideFacts[index] }),
+  );
   const facts = new Map<string, BaseAndNow<TestFileFacts>>();
-  for (const file of testSources) facts.set(file.path, comparablePair(file, parsed.get(file)?.base, parsed.get(file)?.now));
+  for (const file of testSources)
+    facts.set(file.path, comparablePair(file, parsed.get(file)?.base, parsed.get(file)?.now));
   const config_settings = new Map<string, BaseAndNow<ConfigSettings>>();
   const configs = files.filter((f) => testConfigKind(f.path) !== undefined);
-  if (configs.some((file) => testConfigKind(file.path) === 'js_runner_config')) await loadTypeScript();
+  if (configs.some((file) => testConfigKind(file.path) === 'js_runner_config'))
+    await loadTypeScript();
   for (const file of configs) {
     config_settings.set(file.path, {
       ...(file.base === undefined ? {} : { base: extractConfigSettings(file.path, file.base) }),
@@ -79,14 +95,21 @@ export async function collectIntegrityFacts(files: FileVersions[], options: Test
  * When only one side fell back to the line scan, scan the other side the same way: the parser and the
  * scan count slightly differently, and comparing one with the other would report differences nobody made.
  */
-function comparablePair(file: FileVersions, base: TestFileFacts | undefined, now: TestFileFacts | undefined): BaseAndNow<TestFileFacts> {
-  const reason = base?.fallback_reason !== undefined && now?.parser !== 'line_scan'
-    ? `${base.fallback_reason}, in the base version`
-    : now?.fallback_reason !== undefined && base?.parser !== 'line_scan'
-      ? `${now.fallback_reason}, in the current version`
-      : undefined;
+function comparablePair(
+  file: FileVersions,
+  base: TestFileFacts | undefined,
+  now: TestFileFacts | undefined,
+): BaseAndNow<TestFileFacts> {
+  const reason =
+    base?.fallback_reason !== undefined && now?.parser !== 'line_scan'
+      ? `${base.fallback_reason}, in the base version`
+      : now?.fallback_reason !== undefined && base?.parser !== 'line_scan'
+        ? `${now.fallback_reason}, in the current version`
+        : undefined;
   const rescan = (facts: TestFileFacts | undefined, text: string | undefined) =>
-    reason === undefined || facts === undefined || text === undefined ? facts : scanTestFactsByLine(file.path, text, reason);
+    reason === undefined || facts === undefined || text === undefined
+      ? facts
+      : scanTestFactsByLine(file.path, text, reason);
   const pair: BaseAndNow<TestFileFacts> = {};
   const comparableBase = rescan(base, file.base);
   const comparableNow = rescan(now, file.now);

@@ -25,16 +25,35 @@ export interface AgentTurn {
  * CLIs take it as an argument: `claude -p "$(cat "$COACHGATE_PROMPT_FILE")"`); its output goes to a log.
  * Same process-tree discipline as test runs, so a killed turn leaves no agent behind.
  */
-export async function runAgentTurn(turn: AgentTurn): Promise<ProcessOutcome & { log_path: string }> {
+export async function runAgentTurn(
+  turn: AgentTurn,
+): Promise<ProcessOutcome & { log_path: string }> {
   await mkdir(turn.directory, { recursive: true });
   const promptFile = path.join(turn.directory, `${turn.role}_turn_${turn.turn}.prompt.md`);
   const logPath = path.join(turn.directory, `${turn.role}_turn_${turn.turn}.log`);
   await writeFile(promptFile, turn.prompt);
   const environment = await projectEnvironment(turn.worktree);
-  const env = { ...environment.env, COACHGATE_ROLE: turn.role, COACHGATE_TASK_ID: turn.taskId, COACHGATE_TURN: String(turn.turn), COACHGATE_WORKTREE: turn.worktree, COACHGATE_PROMPT_FILE: promptFile, COACHGATE_STATE_DIR: stateRoot() };
+  const env = {
+    ...environment.env,
+    COACHGATE_ROLE: turn.role,
+    COACHGATE_TASK_ID: turn.taskId,
+    COACHGATE_TURN: String(turn.turn),
+    COACHGATE_WORKTREE: turn.worktree,
+    COACHGATE_PROMPT_FILE: promptFile,
+    COACHGATE_STATE_DIR: stateRoot(),
+  };
   const capture = await OutputCapture.open(logPath);
   try {
-    const outcome = await runProcess({ argv: ['sh', '-c', turn.command], cwd: turn.worktree, env, timeoutMs: turn.timeoutMs, signal: turn.signal }, capture);
+    const outcome = await runProcess(
+      {
+        argv: ['sh', '-c', turn.command],
+        cwd: turn.worktree,
+        env,
+        timeoutMs: turn.timeoutMs,
+        signal: turn.signal,
+      },
+      capture,
+    );
     return { ...outcome, log_path: logPath };
   } finally {
     await capture.close();

@@ -3,7 +3,11 @@ import { buildAgentPrompt } from '../actions/agent-prompt.js';
 import { checkGraphCycles } from '../actions/check-graph-cycles.js';
 import { openTask, type TaskScope } from '../actions/task-scope.js';
 import { taskStatus } from '../actions/task-status.js';
-import { finishTaskWorktree, preserveTaskWorktree, startTaskWorktree } from '../actions/worktree.js';
+import {
+  finishTaskWorktree,
+  preserveTaskWorktree,
+  startTaskWorktree,
+} from '../actions/worktree.js';
 import { CallerError } from '../core/errors.js';
 import { readJsonFile, writeJsonAtomically } from '../store/files.js';
 import { storeDirectory } from '../store/paths.js';
@@ -20,7 +24,13 @@ export interface DriverSettings {
 export type DriverOutcome = 'approved' | 'blocked' | 'max_turns' | 'no_verdict' | 'not_merged';
 
 /** How each ending maps to the process exit code (2 stays the CLI's usage error). */
-export const OUTCOME_EXIT_CODES: Record<DriverOutcome, number> = { approved: 0, blocked: 1, max_turns: 3, no_verdict: 4, not_merged: 5 };
+export const OUTCOME_EXIT_CODES: Record<DriverOutcome, number> = {
+  approved: 0,
+  blocked: 1,
+  max_turns: 3,
+  no_verdict: 4,
+  not_merged: 5,
+};
 
 export interface DriverResult {
   outcome: DriverOutcome;
@@ -37,13 +47,27 @@ type TaskStatus = Awaited<ReturnType<typeof taskStatus>>;
  * turn, each prompted with the task and the latest feedback. The verdict is read from the server's records,
  * never from the agent's words. Everything it needs to resume is in those records and driver.json.
  */
-export async function runAutobuild(repository: string, taskId: string, settings: DriverSettings, say: (line: string) => void, signal?: AbortSignal): Promise<DriverResult> {
+export async function runAutobuild(
+  repository: string,
+  taskId: string,
+  settings: DriverSettings,
+  say: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<DriverResult> {
   const started = await startTaskWorktree(repository, taskId);
   const worktree = started.path;
-  say(`${started.created ? 'Started' : 'Resuming'} ${taskId} in ${path.relative(repository, worktree)} on ${started.branch} (base ${started.base_commit.slice(0, 12)})`);
+  say(
+    `${started.created ? 'Started' : 'Resuming'} ${taskId} in ${path.relative(repository, worktree)} on ${started.branch} (base ${started.base_commit.slice(0, 12)})`,
+  );
   await writeJsonAtomically(settingsPath(worktree, taskId), settings);
   const scope = await openTask(worktree, taskId);
-  const end = (outcome: DriverOutcome, turns: number, detail: string): DriverResult => ({ outcome, task_id: taskId, worktree, turns, detail });
+  const end = (outcome: DriverOutcome, turns: number, detail: string): DriverResult => ({
+    outcome,
+    task_id: taskId,
+    worktree,
+    turns,
+    detail,
+  });
 
   let status = await taskStatus(scope);
   while (status.status === 'in_progress') {
@@ -51,7 +75,11 @@ export async function runAutobuild(repository: string, taskId: string, settings:
     const turn = (status.turns.filter((item) => item.coach !== null).at(-1)?.turn ?? 0) + 1;
     if (decided >= settings.max_turns) {
       await preserveTaskWorktree(repository, taskId, `max turns (${settings.max_turns}) reached`);
-      return end('max_turns', decided, `${settings.max_turns} turns without approval; worktree preserved at ${worktree}`);
+      return end(
+        'max_turns',
+        decided,
+        `${settings.max_turns} turns without approval; worktree preserved at ${worktree}`,
+      );
     }
     say(`── Turn ${turn}/${settings.max_turns} ──`);
     const playerDone = status.turns.some((item) => item.turn === turn && item.player !== null);
@@ -63,9 +91,15 @@ export async function runAutobuild(repository: string, taskId: string, settings:
     const verdict = status.turns.find((item) => item.turn === turn)?.coach;
     if (!verdict) {
       await preserveTaskWorktree(repository, taskId, `no verdict for turn ${turn}`);
-      return end('no_verdict', turn, `the Coach recorded no verdict for turn ${turn} (see its log in ${driverDirectory(worktree, taskId)}); worktree preserved`);
+      return end(
+        'no_verdict',
+        turn,
+        `the Coach recorded no verdict for turn ${turn} (see its log in ${driverDirectory(worktree, taskId)}); worktree preserved`,
+      );
     }
-    say(`  Coach:  ${verdict.decision}${verdict.must_fix ? ` (${verdict.must_fix} must_fix)` : ''} → ${status.status}, strikes ${status.strikes}/${status.max_strikes}`);
+    say(
+      `  Coach:  ${verdict.decision}${verdict.must_fix ? ` (${verdict.must_fix} must_fix)` : ''} → ${status.status}, strikes ${status.strikes}/${status.max_strikes}`,
+    );
   }
   const turns = status.turns.filter((turn) => turn.coach !== null).length;
   if (status.status === 'blocked') {
@@ -73,36 +107,80 @@ export async function runAutobuild(repository: string, taskId: string, settings:
     return end('blocked', turns, `${status.block_reason}; worktree preserved at ${worktree}`);
   }
   const finish = await finishTaskWorktree(repository, taskId, settings.auto_merge);
-  if (finish.outcome === 'merged') return end('approved', turns, `approved and merged into ${finish.base_branch} (${finish.commit.slice(0, 12)})`);
-  if (finish.outcome === 'not_confirmed') return end('approved', turns, `approved; merge with: coachgate worktree finish --task ${taskId} --auto-merge`);
-  const why = finish.outcome === 'conflict' ? `merge conflict in ${finish.conflicts.join(', ')} (aborted)` : `the gate fails: ${finish.reasons.join('; ')}`;
+  if (finish.outcome === 'merged')
+    return end(
+      'approved',
+      turns,
+      `approved and merged into ${finish.base_branch} (${finish.commit.slice(0, 12)})`,
+    );
+  if (finish.outcome === 'not_confirmed')
+    return end(
+      'approved',
+      turns,
+      `approved; merge with: coachgate worktree finish --task ${taskId} --auto-merge`,
+    );
+  const why =
+    finish.outcome === 'conflict'
+      ? `merge conflict in ${finish.conflicts.join(', ')} (aborted)`
+      : `the gate fails: ${finish.reasons.join('; ')}`;
   return end('not_merged', turns, `approved but not merged: ${why}; worktree kept at ${worktree}`);
 }
 
 /** Resume after an interruption: the settings the run started with, and the state its records hold. */
-export async function readDriverSettings(repository: string, taskId: string): Promise<DriverSettings> {
+export async function readDriverSettings(
+  repository: string,
+  taskId: string,
+): Promise<DriverSettings> {
   const file = settingsPath(path.join(repository, '.guardkit/worktrees', taskId), taskId);
   const stored = await readJsonFile<DriverSettings>(file);
-  if (stored.state !== 'ok') throw new CallerError(`No interrupted autobuild run of ${taskId} to resume (${file} is missing or unreadable).`, `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`);
+  if (stored.state !== 'ok')
+    throw new CallerError(
+      `No interrupted autobuild run of ${taskId} to resume (${file} is missing or unreadable).`,
+      `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`,
+    );
   return stored.value;
 }
 
 /** `coachgate autobuild status`: the loop so far, from the records in the task's worktree. */
 export async function autobuildStatus(repository: string, taskId: string): Promise<string[]> {
   const worktree = path.join(repository, '.guardkit/worktrees', taskId);
-  const status = await taskStatus(await openTask(worktree, taskId).catch(() => {
-    throw new CallerError(`${taskId} has no autobuild worktree in ${repository}.`, `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`);
-  }));
+  const status = await taskStatus(
+    await openTask(worktree, taskId).catch(() => {
+      throw new CallerError(
+        `${taskId} has no autobuild worktree in ${repository}.`,
+        `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`,
+      );
+    }),
+  );
   return [
     `${taskId} ${status.title}: ${status.status}${status.block_reason ? ` (${status.block_reason})` : ''}, strikes ${status.strikes}/${status.max_strikes}`,
-    ...status.turns.map((turn) => `  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${turn.coach ? `${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}` : 'pending'}`),
+    ...status.turns.map(
+      (turn) =>
+        `  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${turn.coach ? `${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}` : 'pending'}`,
+    ),
   ];
 }
 
-async function agentTurn(scope: TaskScope, settings: DriverSettings, role: 'player' | 'coach', turn: number, signal?: AbortSignal): Promise<void> {
+async function agentTurn(
+  scope: TaskScope,
+  settings: DriverSettings,
+  role: 'player' | 'coach',
+  turn: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const command = role === 'player' ? settings.player_cmd : settings.coach_cmd;
   const prompt = await buildAgentPrompt(role, scope, turn);
-  await runAgentTurn({ role, command, worktree: scope.worktree, taskId: scope.taskId, turn, prompt, directory: driverDirectory(scope.worktree, scope.taskId), timeoutMs: settings.agent_timeout_s * 1000, signal });
+  await runAgentTurn({
+    role,
+    command,
+    worktree: scope.worktree,
+    taskId: scope.taskId,
+    turn,
+    prompt,
+    directory: driverDirectory(scope.worktree, scope.taskId),
+    timeoutMs: settings.agent_timeout_s * 1000,
+    signal,
+  });
 }
 
 function describePlayer(status: TaskStatus, turn: number): string {
@@ -125,10 +203,24 @@ function settingsPath(worktree: string, taskId: string): string {
  * task at a time (each merges before the next starts from the base), stopping at the first task that does
  * not end approved.
  */
-export async function runFeature(repository: string, featureId: string, settings: DriverSettings, say: (line: string) => void, signal?: AbortSignal): Promise<DriverResult[]> {
+export async function runFeature(
+  repository: string,
+  featureId: string,
+  settings: DriverSettings,
+  say: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<DriverResult[]> {
   const graph = await checkGraphCycles(repository, { source: 'feature', feature_id: featureId });
-  if (!graph.acyclic) throw new CallerError(`${featureId} has dependency cycles (${graph.cycles.map((cycle) => cycle.path.join(' → ')).join('; ')}): no order can finish it.`, 'Break a cycle (check_graph_cycles suggests edges), then run again.');
-  if (graph.waves.length > 1 && !settings.auto_merge) throw new CallerError(`${featureId} has ${graph.waves.length} waves: later tasks build on merged earlier ones.`, 'Pass --auto-merge.');
+  if (!graph.acyclic)
+    throw new CallerError(
+      `${featureId} has dependency cycles (${graph.cycles.map((cycle) => cycle.path.join(' → ')).join('; ')}): no order can finish it.`,
+      'Break a cycle (check_graph_cycles suggests edges), then run again.',
+    );
+  if (graph.waves.length > 1 && !settings.auto_merge)
+    throw new CallerError(
+      `${featureId} has ${graph.waves.length} waves: later tasks build on merged earlier ones.`,
+      'Pass --auto-merge.',
+    );
   const results: DriverResult[] = [];
   for (const [index, wave] of graph.waves.entries()) {
     say(`══ ${featureId} wave ${index + 1}/${graph.waves.length}: ${wave.join(', ')} ══`);

@@ -6,10 +6,24 @@ import { failingTests, type RunRecord } from './run-record.js';
 /** Everything the guard re-evaluates server-side at the moment an approval is requested. */
 export interface ApprovalFacts {
   task_status: 'approved' | 'in_progress' | 'blocked';
-  run: { state: 'missing' } | { state: 'corrupt'; problem: string } | { state: 'ok'; value: Pick<RunRecord, 'run_id' | 'status' | 'tree_hash' | 'tree_clean' | 'failure_class' | 'counts' | 'tests'> };
+  run:
+    | { state: 'missing' }
+    | { state: 'corrupt'; problem: string }
+    | {
+        state: 'ok';
+        value: Pick<
+          RunRecord,
+          'run_id' | 'status' | 'tree_hash' | 'tree_clean' | 'failure_class' | 'counts' | 'tests'
+        >;
+      };
   current_tree_hash: string;
   gates: Pick<GatesReport, 'all_gates_passed' | 'failed_gates'>;
-  requirements: { criteria_total: number; all_criteria_met: boolean; missing: string[]; criteria: { id: string; status: string; evidence: { valid: boolean; problem?: string }[] }[] };
+  requirements: {
+    criteria_total: number;
+    all_criteria_met: boolean;
+    missing: string[];
+    criteria: { id: string; status: string; evidence: { valid: boolean; problem?: string }[] }[];
+  };
   verdict_issues: { severity: string; description: string; location?: string }[];
   integrity: IntegrityFinding[];
   honesty: { verified: boolean; missing_files: string[] } | null;
@@ -23,7 +37,11 @@ export interface EvaluationFacts {
   /** Null when the trusted run did not happen (planted environment). */
   trusted: { status: string } | null;
   planted: { file: string; problem: string }[];
-  regressions: { test: string; outcome: 'failed' | 'error' | 'skipped' | 'missing'; message?: string }[];
+  regressions: {
+    test: string;
+    outcome: 'failed' | 'error' | 'skipped' | 'missing';
+    message?: string;
+  }[];
   uncollected_test_files: string[];
   /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
   preexisting_failures: string[];
@@ -42,22 +60,37 @@ export interface AcknowledgedChange {
  */
 export function approvalRefusals(facts: ApprovalFacts): string[] {
   const reasons: string[] = [];
-  if (facts.task_status === 'blocked') reasons.push('task is blocked (strikes exhausted or loop stalled): escalate to a human instead of approving.');
-  if (facts.task_status === 'approved') reasons.push('task is already approved: nothing more to approve.');
+  if (facts.task_status === 'blocked')
+    reasons.push(
+      'task is blocked (strikes exhausted or loop stalled): escalate to a human instead of approving.',
+    );
+  if (facts.task_status === 'approved')
+    reasons.push('task is already approved: nothing more to approve.');
   reasons.push(...runReasons(facts));
-  if (!facts.gates.all_gates_passed) reasons.push(`quality gates failed: ${facts.gates.failed_gates.join('; ')}. Ask the Player to fix them and report again.`);
+  if (!facts.gates.all_gates_passed)
+    reasons.push(
+      `quality gates failed: ${facts.gates.failed_gates.join('; ')}. Ask the Player to fix them and report again.`,
+    );
   if (facts.honesty && !facts.honesty.verified) {
-    reasons.push(`the Player's report claims files that do not exist: ${facts.honesty.missing_files.join(', ') || 'see read_task_work_results problems'}. Send feedback.`);
+    reasons.push(
+      `the Player's report claims files that do not exist: ${facts.honesty.missing_files.join(', ') || 'see read_task_work_results problems'}. Send feedback.`,
+    );
   }
   reasons.push(...requirementReasons(facts.requirements));
   const mustFix = facts.verdict_issues.filter((issue) => issue.severity === 'must_fix');
   if (mustFix.length > 0) {
-    reasons.push(`the verdict itself lists ${mustFix.length} must_fix issue(s) (${mustFix.map((issue) => issue.description).join('; ')}): send decision "feedback" instead.`);
+    reasons.push(
+      `the verdict itself lists ${mustFix.length} must_fix issue(s) (${mustFix.map((issue) => issue.description).join('; ')}): send decision "feedback" instead.`,
+    );
   }
   reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
-  const integrity = facts.evaluation?.trusted ? explainWithTrustedRun(facts.integrity) : facts.integrity;
+  const integrity = facts.evaluation?.trusted
+    ? explainWithTrustedRun(facts.integrity)
+    : facts.integrity;
   for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {
-    reasons.push(`test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}. Send feedback to undo it.`);
+    reasons.push(
+      `test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}. Send feedback to undo it.`,
+    );
   }
   return reasons;
 }
@@ -66,14 +99,21 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
  * PASS_TO_PASS and collection, from the trusted runs. An acknowledged failure does not block; a test that
  * did not run at all cannot be acknowledged, since nothing shows what it would now say.
  */
-function evaluationReasons(evaluation: EvaluationFacts | null, acknowledged: AcknowledgedChange[]): string[] {
+function evaluationReasons(
+  evaluation: EvaluationFacts | null,
+  acknowledged: AcknowledgedChange[],
+): string[] {
   if (!evaluation) return [];
   const reasons = evaluation.planted.map(
-    (item) => `planted environment: ${item.file} — ${item.problem}. The trusted runs did not start. Remove it (or reinstall the environment from the base's manifests), then ask again.`,
+    (item) =>
+      `planted environment: ${item.file} — ${item.problem}. The trusted runs did not start. Remove it (or reinstall the environment from the base's manifests), then ask again.`,
   );
   for (const regression of evaluation.regressions) {
-    if (regression.outcome !== 'missing' && acknowledgedTest(regression.test, acknowledged)) continue;
-    const shown = regression.message ? `: ${regression.message.replace(/\s+/g, ' ').slice(0, 200)}` : '';
+    if (regression.outcome !== 'missing' && acknowledgedTest(regression.test, acknowledged))
+      continue;
+    const shown = regression.message
+      ? `: ${regression.message.replace(/\s+/g, ' ').slice(0, 200)}`
+      : '';
     reasons.push(
       regression.outcome === 'missing'
         ? `base test ${regression.test} passed at the base but did not run in the trusted run (base tests and config on your code): something in the code stops it from being collected. Restore what removed it; an acknowledgement cannot cover a test that did not run.`
@@ -81,7 +121,9 @@ function evaluationReasons(evaluation: EvaluationFacts | null, acknowledged: Ack
     );
   }
   for (const file of evaluation.uncollected_test_files) {
-    reasons.push(`test file ${file} was added but contributes no test to the candidate run: the runner never collects it. Fix: move or rename it where the base's test config collects tests.`);
+    reasons.push(
+      `test file ${file} was added but contributes no test to the candidate run: the runner never collects it. Fix: move or rename it where the base's test config collects tests.`,
+    );
   }
   return reasons;
 }
@@ -91,7 +133,10 @@ function acknowledgedTest(test: string, acknowledged: AcknowledgedChange[]): boo
 }
 
 /** A red run whose every failure already failed at the base (and still does) is an honest run. */
-function onlyPreexistingFailures(run: Pick<RunRecord, 'status' | 'tests'>, evaluation: EvaluationFacts | null): boolean {
+function onlyPreexistingFailures(
+  run: Pick<RunRecord, 'status' | 'tests'>,
+  evaluation: EvaluationFacts | null,
+): boolean {
   if (!evaluation || run.status !== 'failed') return false;
   const failing = failingTests(run);
   return failing.length > 0 && failing.every((id) => evaluation.preexisting_failures.includes(id));
@@ -99,15 +144,25 @@ function onlyPreexistingFailures(run: Pick<RunRecord, 'status' | 'tests'>, evalu
 
 function runReasons(facts: ApprovalFacts): string[] {
   const { run } = facts;
-  if (run.state === 'missing') return ['no independent test run is stored for this task: call run_independent_tests with this task_id first.'];
-  if (run.state === 'corrupt') return [`the latest stored test run is unreadable (${run.problem}): run run_independent_tests again.`];
+  if (run.state === 'missing')
+    return [
+      'no independent test run is stored for this task: call run_independent_tests with this task_id first.',
+    ];
+  if (run.state === 'corrupt')
+    return [
+      `the latest stored test run is unreadable (${run.problem}): run run_independent_tests again.`,
+    ];
   const reasons: string[] = [];
   const { value } = run;
   if (value.status !== 'passed' && !onlyPreexistingFailures(value, facts.evaluation)) {
-    reasons.push(`latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.`);
+    reasons.push(
+      `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.`,
+    );
   }
   if (value.tree_hash === facts.current_tree_hash && facts.evaluation === null) {
-    reasons.push(`no trusted evaluation describes test run ${value.run_id} on the current tree (the tree or the run changed while it was being made): ask for the approval again.`);
+    reasons.push(
+      `no trusted evaluation describes test run ${value.run_id} on the current tree (the tree or the run changed while it was being made): ask for the approval again.`,
+    );
   }
   if (value.tree_hash !== facts.current_tree_hash) {
     reasons.push(
@@ -120,14 +175,25 @@ function runReasons(facts: ApprovalFacts): string[] {
 }
 
 function requirementReasons(requirements: ApprovalFacts['requirements']): string[] {
-  if (requirements.criteria_total === 0) return ['the task has no acceptance criteria to verify: add a "## Acceptance Criteria" checklist to the task on the base branch.'];
+  if (requirements.criteria_total === 0)
+    return [
+      'the task has no acceptance criteria to verify: add a "## Acceptance Criteria" checklist to the task on the base branch.',
+    ];
   if (requirements.all_criteria_met) return [];
   const unmet = new Set(requirements.missing);
   return requirements.criteria
     .filter((criterion) => unmet.has(criterion.id))
     .map((criterion) => {
-      const problems = criterion.evidence.filter((item) => !item.valid).map((item) => item.problem).filter(Boolean);
-      const why = criterion.status === 'missing' ? 'not claimed and no evidence' : problems.length > 0 ? 'evidence does not hold' : 'claimed without evidence';
+      const problems = criterion.evidence
+        .filter((item) => !item.valid)
+        .map((item) => item.problem)
+        .filter(Boolean);
+      const why =
+        criterion.status === 'missing'
+          ? 'not claimed and no evidence'
+          : problems.length > 0
+            ? 'evidence does not hold'
+            : 'claimed without evidence';
       return `criterion ${criterion.id} is not verified (${why}${problems.length ? `: ${problems.join('; ')}` : ''}): pass evidence (file + line + snippet, or a test that passed in the latest run).`;
     });
 }

@@ -45,17 +45,41 @@ export const CoachTurnRecordSchema = z
     issues: z.array(VerdictIssueSchema),
     validation_results: z.object({
       latest_run: z
-        .object({ run_id: z.string(), status: RunStatusSchema, counts: z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() }), failure_class: FailureClassSchema, tree_hash: z.string(), fresh: z.boolean() })
+        .object({
+          run_id: z.string(),
+          status: RunStatusSchema,
+          counts: z.object({
+            total: z.number(),
+            passed: z.number(),
+            failed: z.number(),
+            errors: z.number(),
+            skipped: z.number(),
+          }),
+          failure_class: FailureClassSchema,
+          tree_hash: z.string(),
+          fresh: z.boolean(),
+        })
         .nullable(),
       tree_hash: z.string().describe('Worktree fingerprint when the verdict was recorded.'),
-      evaluation: EvaluationSchema.nullable().optional().describe('The trusted runs behind an approval: regressions, pre-existing failures, fail-to-pass.'),
+      evaluation: EvaluationSchema.nullable()
+        .optional()
+        .describe(
+          'The trusted runs behind an approval: regressions, pre-existing failures, fail-to-pass.',
+        ),
     }),
     requirements_status: z.array(CriterionReportSchema),
     feedback_for_player: z.string(),
     stall: StallSchema,
-    acknowledged_changes: z.array(AcknowledgedChangeSchema).optional().describe('Changed base behaviour the Coach acknowledged.'),
+    acknowledged_changes: z
+      .array(AcknowledgedChangeSchema)
+      .optional()
+      .describe('Changed base behaviour the Coach acknowledged.'),
     recorded_at: z.string(),
-    verdict_log_head: z.string().describe('SHA-256 of the last verdicts.jsonl line before this verdict: detects a later edit of that line.'),
+    verdict_log_head: z
+      .string()
+      .describe(
+        'SHA-256 of the last verdicts.jsonl line before this verdict: detects a later edit of that line.',
+      ),
   })
   .describe('Coach turn record (.guardkit/autobuild/<TASK>/coach_turn_<N>.json).');
 

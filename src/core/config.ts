@@ -13,11 +13,21 @@ export const ConfigSchema = z
   .object({
     toolchain: z
       .object({
-        test: z.string().min(1).optional().describe('Test command, run through `sh -c` exactly as written.'),
+        test: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Test command, run through `sh -c` exactly as written.'),
         build: z.string().min(1).optional(),
         lint: z.string().min(1).optional(),
         typecheck: z.string().min(1).optional(),
-        test_timeout: z.number().int().min(1).max(3600).optional().describe('Seconds before a test run is killed (default 300).'),
+        test_timeout: z
+          .number()
+          .int()
+          .min(1)
+          .max(3600)
+          .optional()
+          .describe('Seconds before a test run is killed (default 300).'),
       })
       .optional(),
     autobuild: z
@@ -27,29 +37,47 @@ export const ConfigSchema = z
             test_execution: z
               .enum(['subprocess', 'sdk', 'login-shell'])
               .optional()
-              .describe('`login-shell` runs the tests under the user\'s login shell ($SHELL -lc; zsh on macOS) so profile-set toolchains are found.'),
+              .describe(
+                "`login-shell` runs the tests under the user's login shell ($SHELL -lc; zsh on macOS) so profile-set toolchains are found.",
+              ),
           })
           .optional(),
       })
       .optional(),
     coachgate: z
       .object({
-        base_ref: z.string().min(1).optional().describe('Git ref whose commit is the trusted base.'),
+        base_ref: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Git ref whose commit is the trusted base.'),
         arch_review_min: z.number().min(0).max(100).default(60),
         max_strikes: z.number().int().min(1).max(100).default(3),
         stall_threshold: z.number().int().min(2).max(50).default(3),
         require_evidence: z.boolean().default(true),
         allow_command_override: z.boolean().default(false),
-        required_gates: z.array(GateNameSchema).default(['tests']).describe('Gates required even when the Player reports nothing for them.'),
-        coverage_min: z.number().min(0).max(100).optional().describe('Line coverage percentage the Player must report.'),
+        required_gates: z
+          .array(GateNameSchema)
+          .default(['tests'])
+          .describe('Gates required even when the Player reports nothing for them.'),
+        coverage_min: z
+          .number()
+          .min(0)
+          .max(100)
+          .optional()
+          .describe('Line coverage percentage the Player must report.'),
         trusted_keys: z
           .array(z.string().regex(/^ed25519:[A-Za-z0-9+/=]+$/))
           .optional()
-          .describe('Public keys (`coachgate key show`) whose signatures `coachgate gate` accepts on the verdict log and runs.'),
+          .describe(
+            'Public keys (`coachgate key show`) whose signatures `coachgate gate` accepts on the verdict log and runs.',
+          ),
       })
       .prefault({}),
   })
-  .describe('coachgate / GuardKit configuration (.guardkit/config.yaml), read from the base commit.');
+  .describe(
+    'coachgate / GuardKit configuration (.guardkit/config.yaml), read from the base commit.',
+  );
 
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -68,25 +96,44 @@ export function parseConfig(text: string, source = '.guardkit/config.yaml'): Par
   try {
     raw = yaml().parse(text);
   } catch (error) {
-    const where = error instanceof yaml().YAMLParseError && error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
-    throw new CallerError(`${source} is not valid YAML${where}: ${(error as Error).message.split('\n')[0]}.`, 'Fix the file on the base branch.');
+    const where =
+      error instanceof yaml().YAMLParseError && error.linePos
+        ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}`
+        : '';
+    throw new CallerError(
+      `${source} is not valid YAML${where}: ${(error as Error).message.split('\n')[0]}.`,
+      'Fix the file on the base branch.',
+    );
   }
   if (raw === null || raw === undefined) raw = {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new CallerError(`${source} must be a YAML mapping (key: value), got ${Array.isArray(raw) ? 'a list' : typeof raw}.`);
+    throw new CallerError(
+      `${source} must be a YAML mapping (key: value), got ${Array.isArray(raw) ? 'a list' : typeof raw}.`,
+    );
   }
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new CallerError(`${source} has invalid values: ${problems.join('; ')}.`, 'Fix them on the base branch (see schemas/config.schema.json).');
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    throw new CallerError(
+      `${source} has invalid values: ${problems.join('; ')}.`,
+      'Fix them on the base branch (see schemas/config.schema.json).',
+    );
   }
-  return { config: result.data, warnings: unknownKeys(raw, ConfigSchema).map((key) => `${source}: unknown key "${key}" ignored`) };
+  return {
+    config: result.data,
+    warnings: unknownKeys(raw, ConfigSchema).map(
+      (key) => `${source}: unknown key "${key}" ignored`,
+    ),
+  };
 }
 
 /** Lists dotted paths present in `value` that the object schema does not declare. */
 function unknownKeys(value: unknown, schema: z.ZodType, prefix = ''): string[] {
   const objectSchema = unwrapObject(schema);
-  if (!objectSchema || typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  if (!objectSchema || typeof value !== 'object' || value === null || Array.isArray(value))
+    return [];
   const shape = objectSchema.shape as Record<string, z.ZodType>;
   return Object.entries(value).flatMap(([key, child]) => {
     const path = prefix ? `${prefix}.${key}` : key;

@@ -10,9 +10,40 @@ const LIST_MARK = /^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s*)?/;
 const LEADING_ID = /^[*_`([]*(\p{L}+)[\s_-]*(\d(?:[\p{L}\p{N}]|\.(?=\p{N}))*)(?![\p{L}\p{N}])/u;
 /** Too common to tell two criteria apart; everything else of two or more characters is a keyword. */
 const STOP_WORDS = new Set([
-  'an', 'the', 'and', 'or', 'of', 'to', 'in', 'on', 'for', 'with', 'by', 'as', 'at', 'from', 'into',
-  'is', 'are', 'be', 'been', 'it', 'its', 'this', 'that', 'these', 'those', 'when', 'then',
-  'should', 'must', 'shall', 'will', 'can', 'has', 'have',
+  'an',
+  'the',
+  'and',
+  'or',
+  'of',
+  'to',
+  'in',
+  'on',
+  'for',
+  'with',
+  'by',
+  'as',
+  'at',
+  'from',
+  'into',
+  'is',
+  'are',
+  'be',
+  'been',
+  'it',
+  'its',
+  'this',
+  'that',
+  'these',
+  'those',
+  'when',
+  'then',
+  'should',
+  'must',
+  'shall',
+  'will',
+  'can',
+  'has',
+  'have',
 ]);
 /** A contained text shorter than this (and under three words) would match nearly anything. */
 const MIN_CONTAINED_WORDS = 3;
@@ -24,14 +55,20 @@ const MIN_CONTAINED_CHARS = 12;
  * (2) normalised text equality, (3) normalised containment either way, (4) keyword Jaccard ≥ 0.7.
  * Within a rule the first criterion in file order wins; for Jaccard the best score wins, then file order.
  */
-export function matchCriterion(claim: string, criteria: readonly AcceptanceCriterion[]): AcceptanceCriterion | undefined {
+export function matchCriterion(
+  claim: string,
+  criteria: readonly AcceptanceCriterion[],
+): AcceptanceCriterion | undefined {
   const text = normaliseText(claim);
   if (text === '') return undefined;
   const claimId = idKey(claim);
   const byId = criteria.find((criterion) => sameId(criterion.id, claimId, text));
   if (byId) return byId;
   const texts = criteria.map((criterion) => normaliseText(criterion.text));
-  const index = firstIndex(texts, (candidate) => candidate === text) ?? firstIndex(texts, (candidate) => containsEitherWay(candidate, text)) ?? bestKeywordMatch(texts, text);
+  const index =
+    firstIndex(texts, (candidate) => candidate === text) ??
+    firstIndex(texts, (candidate) => containsEitherWay(candidate, text)) ??
+    bestKeywordMatch(texts, text);
   return index === undefined ? undefined : criteria[index];
 }
 
@@ -61,7 +98,11 @@ function keywords(normalised: string): Set<string> {
   return new Set(normalised.split(' ').filter((word) => word.length >= 2 && !STOP_WORDS.has(word)));
 }
 
-function sameId(criterionId: string, claimId: string | undefined, normalisedClaim: string): boolean {
+function sameId(
+  criterionId: string,
+  claimId: string | undefined,
+  normalisedClaim: string,
+): boolean {
   const key = idKey(criterionId);
   if (key !== undefined) return key === claimId;
   // An id without a number (e.g. `AC-setup`) matches when the claim starts with it, word for word.
@@ -74,7 +115,8 @@ function containsEitherWay(a: string, b: string): boolean {
 
 /** Whole-word containment of a text long enough to be specific. */
 function contains(outer: string, inner: string): boolean {
-  const specific = inner.split(' ').length >= MIN_CONTAINED_WORDS || inner.length >= MIN_CONTAINED_CHARS;
+  const specific =
+    inner.split(' ').length >= MIN_CONTAINED_WORDS || inner.length >= MIN_CONTAINED_CHARS;
   return specific && ` ${outer} `.includes(` ${inner} `);
 }
 

@@ -4,11 +4,29 @@ import { z } from 'zod';
 export const EvaluationSchema = z.object({
   base_commit: z.string(),
   command: z.array(z.string()),
-  planted: z.array(z.object({ file: z.string(), problem: z.string() })).describe('Files that would run the Player\'s code inside the trusted runs; when any is listed, no run started.'),
-  baseline: z.object({ status: z.string(), cached: z.boolean(), tests_total: z.number() }).nullable().describe('Base tests on the base code.'),
-  trusted: z.object({ status: z.string(), tests_total: z.number() }).nullable().describe('Base tests and config on the Player\'s code.'),
-  regressions: z.array(z.object({ test: z.string(), outcome: z.enum(['failed', 'error', 'skipped', 'missing']), message: z.string().optional() })),
+  planted: z
+    .array(z.object({ file: z.string(), problem: z.string() }))
+    .describe(
+      "Files that would run the Player's code inside the trusted runs; when any is listed, no run started.",
+    ),
+  baseline: z
+    .object({ status: z.string(), cached: z.boolean(), tests_total: z.number() })
+    .nullable()
+    .describe('Base tests on the base code.'),
+  trusted: z
+    .object({ status: z.string(), tests_total: z.number() })
+    .nullable()
+    .describe("Base tests and config on the Player's code."),
+  regressions: z.array(
+    z.object({
+      test: z.string(),
+      outcome: z.enum(['failed', 'error', 'skipped', 'missing']),
+      message: z.string().optional(),
+    }),
+  ),
   preexisting_failures: z.array(z.string()),
-  passing_on_base_code: z.array(z.string()).describe('Tests that pass when the Player\'s tests run on the base code.'),
+  passing_on_base_code: z
+    .array(z.string())
+    .describe("Tests that pass when the Player's tests run on the base code."),
   uncollected_test_files: z.array(z.string()),
 });

@@ -43,11 +43,25 @@ export function renderGate(report: GateReport, format: GateFormat): string {
 
 /** Plain lines for logs and hooks: the verdict line first, then the reasons, then each row. */
 function renderText(report: GateReport): string {
-  const head = report.passed ? `coachgate gate: ${report.task_id} PASS (approved, tests passed on the current tree)` : `coachgate gate: ${report.task_id} FAIL`;
+  const head = report.passed
+    ? `coachgate gate: ${report.task_id} PASS (approved, tests passed on the current tree)`
+    : `coachgate gate: ${report.task_id} FAIL`;
   const rows = report.rows.map((row) => `${row.label.toLowerCase()}: ${row.state} — ${row.detail}`);
-  const blocked = report.blocked ? ['failure pattern:', ...report.blocked.failure_pattern.map((line) => `  ${line}`), `recommendation: ${report.blocked.recommendation}`] : [];
+  const blocked = report.blocked
+    ? [
+        'failure pattern:',
+        ...report.blocked.failure_pattern.map((line) => `  ${line}`),
+        `recommendation: ${report.blocked.recommendation}`,
+      ]
+    : [];
   const verified = `verified: ${report.verified_with}`;
-  return [head, ...report.reasons.map((reason) => `  - ${reason}`), ...rows, ...blocked, verified].join('\n');
+  return [
+    head,
+    ...report.reasons.map((reason) => `  - ${reason}`),
+    ...rows,
+    ...blocked,
+    verified,
+  ].join('\n');
 }
 
 /** The coach-gate skill's box: a titled frame, one row per check, and the strike box when blocked. */
@@ -71,7 +85,9 @@ function renderBox(report: GateReport): string {
   }
   sections.push(wrap(`Verified: ${report.verified_with}`, 2));
   const bar = '═'.repeat(WIDTH + 2);
-  const framed = sections.map((section) => section.map((line) => `║ ${line.padEnd(WIDTH)} ║`).join('\n'));
+  const framed = sections.map((section) =>
+    section.map((line) => `║ ${line.padEnd(WIDTH)} ║`).join('\n'),
+  );
   return [`╔${bar}╗`, framed.join(`\n╠${bar}╣\n`), `╚${bar}╝`].join('\n');
 }
 

@@ -29,9 +29,23 @@ export function evaluateGates(reported: ReportedGates | undefined, config: Confi
   if (settings.coverage_min !== undefined) required.add('coverage');
   const r = reported ?? {};
   const gates: GateResult[] = [
-    testsGate(r, required.has('tests') || r.tests_all_passed !== undefined || r.tests_passed !== undefined || r.tests_failed !== undefined),
-    coverageGate(r, settings.coverage_min, required.has('coverage') || r.coverage_percent !== undefined || r.coverage_met !== undefined),
-    archReviewGate(r, settings.arch_review_min, required.has('arch_review') || r.arch_review_score !== undefined),
+    testsGate(
+      r,
+      required.has('tests') ||
+        r.tests_all_passed !== undefined ||
+        r.tests_passed !== undefined ||
+        r.tests_failed !== undefined,
+    ),
+    coverageGate(
+      r,
+      settings.coverage_min,
+      required.has('coverage') || r.coverage_percent !== undefined || r.coverage_met !== undefined,
+    ),
+    archReviewGate(
+      r,
+      settings.arch_review_min,
+      required.has('arch_review') || r.arch_review_score !== undefined,
+    ),
     planAuditGate(r, required.has('plan_audit') || r.plan_audit_violations !== undefined),
   ];
   const failed = gates.filter((gate) => !gate.passed);
@@ -44,39 +58,87 @@ export function evaluateGates(reported: ReportedGates | undefined, config: Confi
     all_gates_passed: failed.length === 0,
     failed_gates: failed.map((gate) => `${gate.name}: ${gate.reason}`),
     gates,
-    thresholds: { arch_review_min: settings.arch_review_min, coverage_min: settings.coverage_min ?? null, required_gates: [...required].sort() },
+    thresholds: {
+      arch_review_min: settings.arch_review_min,
+      coverage_min: settings.coverage_min ?? null,
+      required_gates: [...required].sort(),
+    },
   };
 }
 
 function gate(name: GateName, required: boolean, passed: boolean, reason: string): GateResult {
-  return { name, required, passed: required ? passed : true, reason: required ? reason : 'not required and not reported' };
+  return {
+    name,
+    required,
+    passed: required ? passed : true,
+    reason: required ? reason : 'not required and not reported',
+  };
 }
 
 function testsGate(r: ReportedGates, required: boolean): GateResult {
-  if (r.tests_all_passed === undefined && r.tests_passed === undefined && r.tests_failed === undefined) {
+  if (
+    r.tests_all_passed === undefined &&
+    r.tests_passed === undefined &&
+    r.tests_failed === undefined
+  ) {
     return gate('tests', required, false, 'no test results reported');
   }
   const failed = r.tests_failed ?? 0;
-  if (r.tests_all_passed === false || failed > 0) return gate('tests', required, false, `tests reported failing (${failed} failed)`);
-  if (r.tests_all_passed === undefined && (r.tests_passed ?? 0) === 0) return gate('tests', required, false, 'zero passing tests reported');
+  if (r.tests_all_passed === false || failed > 0)
+    return gate('tests', required, false, `tests reported failing (${failed} failed)`);
+  if (r.tests_all_passed === undefined && (r.tests_passed ?? 0) === 0)
+    return gate('tests', required, false, 'zero passing tests reported');
   return gate('tests', required, true, 'reported passing');
 }
 
-function coverageGate(r: ReportedGates, minimum: number | undefined, required: boolean): GateResult {
+function coverageGate(
+  r: ReportedGates,
+  minimum: number | undefined,
+  required: boolean,
+): GateResult {
   if (minimum !== undefined) {
-    if (r.coverage_percent === undefined) return gate('coverage', required, false, `coverage_min is ${minimum}% but no coverage percentage was reported`);
-    return gate('coverage', required, r.coverage_percent >= minimum, `${r.coverage_percent}% against a minimum of ${minimum}%`);
+    if (r.coverage_percent === undefined)
+      return gate(
+        'coverage',
+        required,
+        false,
+        `coverage_min is ${minimum}% but no coverage percentage was reported`,
+      );
+    return gate(
+      'coverage',
+      required,
+      r.coverage_percent >= minimum,
+      `${r.coverage_percent}% against a minimum of ${minimum}%`,
+    );
   }
-  if (r.coverage_met === undefined) return gate('coverage', required, false, 'no coverage threshold result reported');
-  return gate('coverage', required, r.coverage_met, r.coverage_met ? 'threshold met' : 'threshold not met');
+  if (r.coverage_met === undefined)
+    return gate('coverage', required, false, 'no coverage threshold result reported');
+  return gate(
+    'coverage',
+    required,
+    r.coverage_met,
+    r.coverage_met ? 'threshold met' : 'threshold not met',
+  );
 }
 
 function archReviewGate(r: ReportedGates, minimum: number, required: boolean): GateResult {
-  if (r.arch_review_score === undefined) return gate('arch_review', required, false, 'no architectural review score reported');
-  return gate('arch_review', required, r.arch_review_score >= minimum, `score ${r.arch_review_score} against a minimum of ${minimum}`);
+  if (r.arch_review_score === undefined)
+    return gate('arch_review', required, false, 'no architectural review score reported');
+  return gate(
+    'arch_review',
+    required,
+    r.arch_review_score >= minimum,
+    `score ${r.arch_review_score} against a minimum of ${minimum}`,
+  );
 }
 
 function planAuditGate(r: ReportedGates, required: boolean): GateResult {
-  if (r.plan_audit_violations === undefined) return gate('plan_audit', required, false, 'no plan audit reported');
-  return gate('plan_audit', required, r.plan_audit_violations === 0, `${r.plan_audit_violations} plan audit violation(s)`);
+  if (r.plan_audit_violations === undefined)
+    return gate('plan_audit', required, false, 'no plan audit reported');
+  return gate(
+    'plan_audit',
+    required,
+    r.plan_audit_violations === 0,
+    `${r.plan_audit_violations} plan audit violation(s)`,
+  );
 }

@@ -21,7 +21,10 @@ export const BLOCKING_BEADS_TYPES: readonly string[] = ['blocks', 'parent-child'
  * `issue_id` (default: the line's `id`) depends on `depends_on_id`. Only dependencies whose type is in
  * `edgeTypes` become edges.
  */
-export function edgesFromBeads(jsonlText: string, edgeTypes: readonly string[] = BLOCKING_BEADS_TYPES): GraphSource {
+export function edgesFromBeads(
+  jsonlText: string,
+  edgeTypes: readonly string[] = BLOCKING_BEADS_TYPES,
+): GraphSource {
   const counted = new Set(edgeTypes);
   const source = new SourceBuilder();
   jsonlText.split(/\r?\n/).forEach((line, index) => {
@@ -35,7 +38,8 @@ export function edgesFromBeads(jsonlText: string, edgeTypes: readonly string[] =
     source.node(where, id);
 
     const dependencies = issue.dependencies ?? [];
-    if (!Array.isArray(dependencies)) return source.problem(where, '"dependencies" is not an array');
+    if (!Array.isArray(dependencies))
+      return source.problem(where, '"dependencies" is not an array');
     dependencies.forEach((dependency: unknown, position) => {
       const at = `${where}: dependencies[${position}]`;
       if (!isRecord(dependency)) return source.problem(at, 'not an object');
@@ -54,7 +58,8 @@ export function edgesFromBeads(jsonlText: string, edgeTypes: readonly string[] =
 export function edgesFromFeature(yamlText: string): GraphSource {
   const source = new SourceBuilder();
   const document = yaml().parseDocument(yamlText);
-  for (const error of document.errors) source.problem('feature file', `not valid YAML (${firstLine(error.message)})`);
+  for (const error of document.errors)
+    source.problem('feature file', `not valid YAML (${firstLine(error.message)})`);
   if (document.errors.length > 0) return source.build();
   const feature: unknown = document.toJS();
   if (!isRecord(feature) || !Array.isArray(feature.tasks)) {
@@ -80,9 +85,11 @@ function addTasks(source: SourceBuilder, tasks: unknown[]): void {
     if (!isId(id)) return source.problem(where, 'task has no string "id"');
     source.node(where, id);
     const dependencies = task.dependencies ?? [];
-    if (!Array.isArray(dependencies)) return source.problem(where, `"dependencies" of ${id} is not a list`);
+    if (!Array.isArray(dependencies))
+      return source.problem(where, `"dependencies" of ${id} is not a list`);
     dependencies.forEach((dependency: unknown, position) => {
-      if (!isId(dependency)) return source.problem(`${where}.dependencies[${position}]`, 'not a string id');
+      if (!isId(dependency))
+        return source.problem(`${where}.dependencies[${position}]`, 'not a string id');
       source.edge(id, dependency);
     });
   });
@@ -96,7 +103,11 @@ class SourceBuilder {
   node(where: string, id: string): void {
     const earlier = this.firstSeen.get(id);
     if (earlier === undefined) this.firstSeen.set(id, where);
-    else this.problem(where, `duplicate id ${id} (first defined at ${earlier}); dependencies of both are used`);
+    else
+      this.problem(
+        where,
+        `duplicate id ${id} (first defined at ${earlier}); dependencies of both are used`,
+      );
   }
 
   edge(from: string, to: string, type?: string): void {

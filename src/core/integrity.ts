@@ -72,10 +72,18 @@ export interface IntegrityFinding {
 }
 
 /** A finding once the trusted run has been made: `info` where running settled what it suspected. */
-export type ExplainedFinding = Omit<IntegrityFinding, 'severity'> & { severity: IntegrityFinding['severity'] | 'info' };
+export type ExplainedFinding = Omit<IntegrityFinding, 'severity'> & {
+  severity: IntegrityFinding['severity'] | 'info';
+};
 
 /** Findings about base tests and test config that the trusted run settles by running the base versions. */
-const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set(['test_deleted', 'test_file_deleted', 'assertions_removed', 'test_config_changed', 'tests_count_dropped']);
+const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set([
+  'test_deleted',
+  'test_file_deleted',
+  'assertions_removed',
+  'test_config_changed',
+  'tests_count_dropped',
+]);
 
 /**
  * With the trusted runs made, a static finding blocks only where running confirms harm: the base's tests
@@ -86,9 +94,14 @@ const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set(['test
 export function explainWithTrustedRun(findings: IntegrityFinding[]): ExplainedFinding[] {
   return findings.map((finding): ExplainedFinding => {
     if (SETTLED_BY_TRUSTED_RUN.has(finding.kind)) {
-      return { ...finding, severity: 'info', detail: `${finding.detail} (explanation only: the base's own tests and config ran against this code in the trusted run)` };
+      return {
+        ...finding,
+        severity: 'info',
+        detail: `${finding.detail} (explanation only: the base's own tests and config ran against this code in the trusted run)`,
+      };
     }
-    if (finding.kind === 'skip_added' || finding.kind === 'focus_added') return { ...finding, severity: 'should_fix' };
+    if (finding.kind === 'skip_added' || finding.kind === 'focus_added')
+      return { ...finding, severity: 'should_fix' };
     return finding;
   });
 }
@@ -108,10 +121,23 @@ export interface IntegrityInput {
   hidden_files?: string[];
 }
 
-const NARROWING_KEYS = /(?:^|\.)(?:exclude|testPathIgnorePatterns|testNamePattern|collect_ignore(?:_glob)?|norecursedirs)$/;
+const NARROWING_KEYS =
+  /(?:^|\.)(?:exclude|testPathIgnorePatterns|testNamePattern|collect_ignore(?:_glob)?|norecursedirs)$/;
 const NARROWING_FLAGS = new Set([
-  '-k', '-m', '--deselect', '--ignore', '--ignore-glob', '--exclude', '-t', '--testNamePattern',
-  '--testPathIgnorePatterns', '--test-name-pattern', '--test-skip-pattern', '--skip', '-skip', '-run',
+  '-k',
+  '-m',
+  '--deselect',
+  '--ignore',
+  '--ignore-glob',
+  '--exclude',
+  '-t',
+  '--testNamePattern',
+  '--testPathIgnorePatterns',
+  '--test-name-pattern',
+  '--test-skip-pattern',
+  '--skip',
+  '-skip',
+  '-run',
   '--passWithNoTests',
 ]);
 
@@ -120,14 +146,17 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
   const findings = [
     ...deleted.map((file) => testFileDeleted(file, input.facts.get(file)?.base)),
     ...compared.flatMap((unit) => compareTestFacts(unit, input.first_party_modules)),
-    ...[...(input.config_settings ?? [])].flatMap(([file, settings]) => compareConfigSettings(file, settings)),
+    ...[...(input.config_settings ?? [])].flatMap(([file, settings]) =>
+      compareConfigSettings(file, settings),
+    ),
     ...taskFileModified(input.files, input.task_file),
     ...testsCountDropped(input.tests_at_base, input.tests_now),
     ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
       kind: 'hidden_from_git',
       severity: 'must_fix',
       file,
-      detail: 'git ignores this file but the test runner loads it, so it shapes the Player\'s own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed',
+      detail:
+        "git ignores this file but the test runner loads it, so it shapes the Player's own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed",
     })),
   ];
   return findings.sort(compareFindings);
@@ -209,9 +238,11 @@ function compareTestFacts(unit: ComparedFile, firstParty: string[]): IntegrityFi
   const now = unit.now ?? emptyFacts();
   const suffix = detailSuffix(unit, base, now);
   const language = unit.file.endsWith('.py') ? 'python' : 'js';
-  return [...changedTests(base, now), ...addedMarkers(base, now), ...addedStubs(base, now, firstParty, language)].map(
-    (finding) => ({ file: unit.file, ...finding, detail: finding.detail + suffix }),
-  );
+  return [
+    ...changedTests(base, now),
+    ...addedMarkers(base, now),
+    ...addedStubs(base, now, firstParty, language),
+  ].map((finding) => ({ file: unit.file, ...finding, detail: finding.detail + suffix }));
 }
 
 /** Tests matched by name (the k-th of a name with the k-th): gone ones, and ones that lost assertions. */
@@ -221,50 +252,78 @@ function changedTests(base: TestFileFacts, now: TestFileFacts): FileFinding[] {
     baseTests.flatMap((baseTest, index): FileFinding[] => {
       const nowTest = nowByName.get(name)?.[index];
       if (nowTest === undefined) {
-        return [{ kind: 'test_deleted', severity: 'must_fix', detail: `test \`${name}\` (line ${baseTest.line} at base) no longer exists` }];
+        return [
+          {
+            kind: 'test_deleted',
+            severity: 'must_fix',
+            detail: `test \`${name}\` (line ${baseTest.line} at base) no longer exists`,
+          },
+        ];
       }
       if (!assertionsDropped(baseTest.assertions, nowTest.assertions)) return [];
-      return [{
-        kind: 'assertions_removed',
-        severity: 'should_fix',
-        line: nowTest.line,
-        detail: `assertions in test \`${name}\` dropped from ${baseTest.assertions} to ${nowTest.assertions}`,
-      }];
+      return [
+        {
+          kind: 'assertions_removed',
+          severity: 'should_fix',
+          line: nowTest.line,
+          detail: `assertions in test \`${name}\` dropped from ${baseTest.assertions} to ${nowTest.assertions}`,
+        },
+      ];
     }),
   );
 }
 
 const MARKER_RULES = [
-  { kind: 'skip_added', occurrences: (facts: TestFileFacts) => facts.skips, why: 'a skipped test cannot fail' },
-  { kind: 'focus_added', occurrences: (facts: TestFileFacts) => facts.focuses, why: 'a focused test makes the runner skip all the others' },
+  {
+    kind: 'skip_added',
+    occurrences: (facts: TestFileFacts) => facts.skips,
+    why: 'a skipped test cannot fail',
+  },
+  {
+    kind: 'focus_added',
+    occurrences: (facts: TestFileFacts) => facts.focuses,
+    why: 'a focused test makes the runner skip all the others',
+  },
 ] as const;
 
 function addedMarkers(base: TestFileFacts, now: TestFileFacts): FileFinding[] {
   return MARKER_RULES.flatMap((rule) =>
-    newOccurrences(rule.occurrences(base), rule.occurrences(now), (o) => o.marker).map(({ occurrence, counts }) => ({
-      kind: rule.kind,
-      severity: 'must_fix' as const,
-      line: occurrence.line,
-      detail: `adds \`${occurrence.marker}\`${testClause('to', occurrence.test)} (${counts}): ${rule.why}`,
-    })),
+    newOccurrences(rule.occurrences(base), rule.occurrences(now), (o) => o.marker).map(
+      ({ occurrence, counts }) => ({
+        kind: rule.kind,
+        severity: 'must_fix' as const,
+        line: occurrence.line,
+        detail: `adds \`${occurrence.marker}\`${testClause('to', occurrence.test)} (${counts}): ${rule.why}`,
+      }),
+    ),
   );
 }
 
-function addedStubs(base: TestFileFacts, now: TestFileFacts, firstParty: string[], language: 'python' | 'js'): FileFinding[] {
-  return newOccurrences(base.module_stubs, now.module_stubs, (o) => o.module).map(({ occurrence }) => {
-    const { module, via, line, test } = occurrence;
-    const origin = moduleOrigin(module, firstParty, language);
-    const what =
-      origin === 'unknown'
-        ? 'a module whose name is computed at runtime'
-        : `${origin} module \`${module}\` wholesale` + (origin === 'first-party' ? ', so the tests exercise a stand-in instead of the project code' : '');
-    return {
-      kind: 'module_stubbed',
-      severity: origin === 'first-party' ? 'must_fix' : 'should_fix',
-      line,
-      detail: `\`${via}\`${testClause('in', test)} replaces ${what}`,
-    };
-  });
+function addedStubs(
+  base: TestFileFacts,
+  now: TestFileFacts,
+  firstParty: string[],
+  language: 'python' | 'js',
+): FileFinding[] {
+  return newOccurrences(base.module_stubs, now.module_stubs, (o) => o.module).map(
+    ({ occurrence }) => {
+      const { module, via, line, test } = occurrence;
+      const origin = moduleOrigin(module, firstParty, language);
+      const what =
+        origin === 'unknown'
+          ? 'a module whose name is computed at runtime'
+          : `${origin} module \`${module}\` wholesale` +
+            (origin === 'first-party'
+              ? ', so the tests exercise a stand-in instead of the project code'
+              : '');
+      return {
+        kind: 'module_stubbed',
+        severity: origin === 'first-party' ? 'must_fix' : 'should_fix',
+        line,
+        detail: `\`${via}\`${testClause('in', test)} replaces ${what}`,
+      };
+    },
+  );
 }
 
 function emptyFacts(): TestFileFacts {
@@ -313,7 +372,8 @@ function newOccurrences<T extends { line: number; test?: string }>(
       }
     }
     const counts = `${baseGroup.length} at base, ${nowGroup.length} now`;
-    for (const occurrence of [...unmatched, ...matched].slice(0, excess)) result.push({ occurrence, counts });
+    for (const occurrence of [...unmatched, ...matched].slice(0, excess))
+      result.push({ occurrence, counts });
   }
   return result;
 }
@@ -327,15 +387,27 @@ function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
   return groups;
 }
 
-function moduleOrigin(module: string, firstParty: string[], language: 'python' | 'js'): 'first-party' | 'third-party' | 'unknown' {
+function moduleOrigin(
+  module: string,
+  firstParty: string[],
+  language: 'python' | 'js',
+): 'first-party' | 'third-party' | 'unknown' {
   if (module === '<dynamic>') return 'unknown';
   if (language === 'js' && /^(?:\.{1,2}\/|\/|@\/|~\/)/.test(module)) return 'first-party';
   const topLevel =
-    language === 'python' ? module.split('.')[0] : module.split('/').slice(0, module.startsWith('@') ? 2 : 1).join('/');
+    language === 'python'
+      ? module.split('.')[0]
+      : module
+          .split('/')
+          .slice(0, module.startsWith('@') ? 2 : 1)
+          .join('/');
   return firstParty.includes(topLevel ?? '') ? 'first-party' : 'third-party';
 }
 
-function compareConfigSettings(file: string, settings: BaseAndNow<ConfigSettings>): IntegrityFinding[] {
+function compareConfigSettings(
+  file: string,
+  settings: BaseAndNow<ConfigSettings>,
+): IntegrityFinding[] {
   const existedAtBase = settings.base !== undefined;
   const base = settings.base ?? {};
   const now = settings.now ?? {};
@@ -345,11 +417,12 @@ function compareConfigSettings(file: string, settings: BaseAndNow<ConfigSettings
     .map((key) => {
       const addedFlags = [...flagsIn(now[key])].filter((flag) => !flagsIn(base[key]).has(flag));
       const narrows = addedFlags.length > 0 || (NARROWING_KEYS.test(key) && now[key] !== undefined);
-      const why = addedFlags.length > 0
-        ? `; it adds ${addedFlags.join(', ')}, which narrows which tests run`
-        : narrows
-          ? '; it changes which tests are excluded'
-          : '; it decides which tests run and how';
+      const why =
+        addedFlags.length > 0
+          ? `; it adds ${addedFlags.join(', ')}, which narrows which tests run`
+          : narrows
+            ? '; it changes which tests are excluded'
+            : '; it decides which tests run and how';
       return {
         kind: 'test_config_changed' as const,
         // A config created from nothing is often honest project setup, unless it starts by excluding tests.
@@ -369,7 +442,8 @@ const SHOWN_VALUE_LENGTH = 120;
 
 function showValue(value: string | undefined): string {
   if (value === undefined) return '(unset)';
-  const shown = value.length > SHOWN_VALUE_LENGTH ? `${value.slice(0, SHOWN_VALUE_LENGTH)}…` : value;
+  const shown =
+    value.length > SHOWN_VALUE_LENGTH ? `${value.slice(0, SHOWN_VALUE_LENGTH)}…` : value;
   return `\`${shown}\``;
 }
 
@@ -381,15 +455,24 @@ function taskFileModified(files: FileVersions[], taskFile: string | undefined): 
   if (versions?.base === undefined || versions.base === versions.now) return [];
   const why = 'the task file is the requirements contract neither agent may change';
   if (versions.now === undefined) {
-    return [{ kind: 'task_file_modified', severity: 'must_fix', file: versions.path, detail: `task file was deleted; ${why}` }];
+    return [
+      {
+        kind: 'task_file_modified',
+        severity: 'must_fix',
+        file: versions.path,
+        detail: `task file was deleted; ${why}`,
+      },
+    ];
   }
-  return [{
-    kind: 'task_file_modified',
-    severity: 'must_fix',
-    file: versions.path,
-    line: firstDifferingLine(versions.base, versions.now),
-    detail: `task file differs from the base commit; ${why}`,
-  }];
+  return [
+    {
+      kind: 'task_file_modified',
+      severity: 'must_fix',
+      file: versions.path,
+      line: firstDifferingLine(versions.base, versions.now),
+      detail: `task file differs from the base commit; ${why}`,
+    },
+  ];
 }
 
 function firstDifferingLine(base: string, now: string): number {
@@ -399,19 +482,29 @@ function firstDifferingLine(base: string, now: string): number {
   return index === -1 ? nowLines.length : index + 1;
 }
 
-function testsCountDropped(atBase: number | undefined, now: number | undefined): IntegrityFinding[] {
+function testsCountDropped(
+  atBase: number | undefined,
+  now: number | undefined,
+): IntegrityFinding[] {
   if (atBase === undefined || now === undefined || now >= atBase) return [];
-  return [{
-    kind: 'tests_count_dropped',
-    severity: 'must_fix',
-    file: '.',
-    detail: `the suite ran ${atBase} test(s) at base and ${now} now`,
-  }];
+  return [
+    {
+      kind: 'tests_count_dropped',
+      severity: 'must_fix',
+      file: '.',
+      detail: `the suite ran ${atBase} test(s) at base and ${now} now`,
+    },
+  ];
 }
 
 const SUMMARISED_NAMES = 5;
 
 function summarise(names: string[]): string {
-  const shown = names.slice(0, SUMMARISED_NAMES).map((name) => `\`${name}\``).join(', ');
-  return names.length > SUMMARISED_NAMES ? `${shown} and ${names.length - SUMMARISED_NAMES} more` : shown;
+  const shown = names
+    .slice(0, SUMMARISED_NAMES)
+    .map((name) => `\`${name}\``)
+    .join(', ');
+  return names.length > SUMMARISED_NAMES
+    ? `${shown} and ${names.length - SUMMARISED_NAMES} more`
+    : shown;
 }

@@ -8,7 +8,15 @@ export interface LintFinding {
   message: string;
 }
 
-export type LintFormat = 'eslint-json' | 'ruff-json' | 'cargo-json' | 'golangci-json' | 'tsc' | 'mypy' | 'flake8' | 'golangci-text';
+export type LintFormat =
+  | 'eslint-json'
+  | 'ruff-json'
+  | 'cargo-json'
+  | 'golangci-json'
+  | 'tsc'
+  | 'mypy'
+  | 'flake8'
+  | 'golangci-text';
 
 export interface ParsedLint {
   format: LintFormat;
@@ -21,17 +29,46 @@ export interface ParsedLint {
  * Undefined when the output is in none of these formats: the caller then falls back to the exit code.
  */
 export function parseLintOutput(output: string, root: string): ParsedLint | undefined {
-  const relative = (file: string) => (path.isAbsolute(file) ? path.relative(root, file) : path.normalize(file)).split(path.sep).join('/');
+  const relative = (file: string) =>
+    (path.isAbsolute(file) ? path.relative(root, file) : path.normalize(file))
+      .split(path.sep)
+      .join('/');
   const json = parseJsonDocument(output);
-  if (Array.isArray(json) && json.every((item) => typeof item === 'object' && item && 'filePath' in item)) {
-    return { format: 'eslint-json', findings: json.flatMap((file: EslintFile) => eslintFindings(file, relative)) };
+  if (
+    Array.isArray(json) &&
+    json.every((item) => typeof item === 'object' && item && 'filePath' in item)
+  ) {
+    return {
+      format: 'eslint-json',
+      findings: json.flatMap((file: EslintFile) => eslintFindings(file, relative)),
+    };
   }
-  if (Array.isArray(json) && json.every((item) => typeof item === 'object' && item && 'filename' in item && 'code' in item)) {
-    return { format: 'ruff-json', findings: json.map((item: RuffItem) => finding(item.code ?? 'syntax', relative(item.filename), item.location?.row ?? null, item.message)) };
+  if (
+    Array.isArray(json) &&
+    json.every((item) => typeof item === 'object' && item && 'filename' in item && 'code' in item)
+  ) {
+    return {
+      format: 'ruff-json',
+      findings: json.map((item: RuffItem) =>
+        finding(
+          item.code ?? 'syntax',
+          relative(item.filename),
+          item.location?.row ?? null,
+          item.message,
+        ),
+      ),
+    };
   }
   if (json && typeof json === 'object' && 'Issues' in json) {
-    const issues = ((json as { Issues: GolangciIssue[] | null }).Issues ?? []).filter((issue) => (issue.Severity ?? 'error') === 'error' || issue.Severity === '');
-    return { format: 'golangci-json', findings: issues.map((issue) => finding(issue.FromLinter, relative(issue.Pos.Filename), issue.Pos.Line, issue.Text)) };
+    const issues = ((json as { Issues: GolangciIssue[] | null }).Issues ?? []).filter(
+      (issue) => (issue.Severity ?? 'error') === 'error' || issue.Severity === '',
+    );
+    return {
+      format: 'golangci-json',
+      findings: issues.map((issue) =>
+        finding(issue.FromLinter, relative(issue.Pos.Filename), issue.Pos.Line, issue.Text),
+      ),
+    };
   }
   const cargo = cargoFindings(output, relative);
   if (cargo) return { format: 'cargo-json', findings: cargo };
@@ -41,7 +78,8 @@ export function parseLintOutput(output: string, root: string): ParsedLint | unde
 /** Findings present now and absent at the base, compared by rule + file + normalised message (not line). */
 export function newFindings(current: LintFinding[], base: LintFinding[]): LintFinding[] {
   const remaining = new Map<string, number>();
-  for (const item of base) remaining.set(findingKey(item), (remaining.get(findingKey(item)) ?? 0) + 1);
+  for (const item of base)
+    remaining.set(findingKey(item), (remaining.get(findingKey(item)) ?? 0) + 1);
   return current.filter((item) => {
     const key = findingKey(item);
     const left = remaining.get(key) ?? 0;
@@ -86,7 +124,16 @@ interface GolangciIssue {
 }
 
 function eslintFindings(file: EslintFile, relative: (file: string) => string): LintFinding[] {
-  return file.messages.filter((message) => message.severity === 2).map((message) => finding(message.ruleId ?? 'parse-error', relative(file.filePath), message.line ?? null, message.message));
+  return file.messages
+    .filter((message) => message.severity === 2)
+    .map((message) =>
+      finding(
+        message.ruleId ?? 'parse-error',
+        relative(file.filePath),
+        message.line ?? null,
+        message.message,
+      ),
+    );
 }
 
 /** A whole-output JSON document, tolerating log lines before it (npm prints a banner). */
@@ -101,13 +148,24 @@ function parseJsonDocument(output: string): unknown {
 }
 
 /** `cargo clippy --message-format json`: one JSON object per line; compiler messages of level error. */
-function cargoFindings(output: string, relative: (file: string) => string): LintFinding[] | undefined {
+function cargoFindings(
+  output: string,
+  relative: (file: string) => string,
+): LintFinding[] | undefined {
   let sawCargo = false;
   const findings: LintFinding[] = [];
   for (const line of output.split('\n')) {
     if (!line.startsWith('{"reason":')) continue;
     sawCargo = true;
-    let parsed: { reason?: string; message?: { level: string; message: string; code?: { code: string } | null; spans?: { file_name: string; line_start: number; is_primary: boolean }[] } };
+    let parsed: {
+      reason?: string;
+      message?: {
+        level: string;
+        message: string;
+        code?: { code: string } | null;
+        spans?: { file_name: string; line_start: number; is_primary: boolean }[];
+      };
+    };
     try {
       parsed = JSON.parse(line);
     } catch {
@@ -117,7 +175,14 @@ function cargoFindings(output: string, relative: (file: string) => string): Lint
     if (parsed.reason !== 'compiler-message' || !message || message.level !== 'error') continue;
     const span = message.spans?.find((item) => item.is_primary) ?? message.spans?.[0];
     if (!span) continue; // "aborting due to N previous errors" has no span and repeats the others.
-    findings.push(finding(message.code?.code ?? 'error', relative(span.file_name), span.line_start, message.message));
+    findings.push(
+      finding(
+        message.code?.code ?? 'error',
+        relative(span.file_name),
+        span.line_start,
+        message.message,
+      ),
+    );
   }
   return sawCargo ? findings : undefined;
 }
@@ -131,10 +196,23 @@ const GOLANGCI = /^(.+?\.go):(\d+)(?::\d+)?: (.+) \((\w+)\)$/;
 function textFindings(output: string, relative: (file: string) => string): ParsedLint | undefined {
   const lines = output.split('\n').map((line) => line.trimEnd());
   const formats: [LintFormat, (line: string) => LintFinding | undefined][] = [
-    ['tsc', (line) => match(TSC, line, (m) => finding(m[3]!, relative(m[1]!), Number(m[2]), m[4]!))],
-    ['mypy', (line) => match(MYPY, line, (m) => finding(m[4] ?? 'error', relative(m[1]!), Number(m[2]), m[3]!))],
-    ['golangci-text', (line) => match(GOLANGCI, line, (m) => finding(m[4]!, relative(m[1]!), Number(m[2]), m[3]!))],
-    ['flake8', (line) => match(FLAKE8, line, (m) => finding(m[3]!, relative(m[1]!), Number(m[2]), m[4]!))],
+    [
+      'tsc',
+      (line) => match(TSC, line, (m) => finding(m[3]!, relative(m[1]!), Number(m[2]), m[4]!)),
+    ],
+    [
+      'mypy',
+      (line) =>
+        match(MYPY, line, (m) => finding(m[4] ?? 'error', relative(m[1]!), Number(m[2]), m[3]!)),
+    ],
+    [
+      'golangci-text',
+      (line) => match(GOLANGCI, line, (m) => finding(m[4]!, relative(m[1]!), Number(m[2]), m[3]!)),
+    ],
+    [
+      'flake8',
+      (line) => match(FLAKE8, line, (m) => finding(m[3]!, relative(m[1]!), Number(m[2]), m[4]!)),
+    ],
   ];
   for (const [format, parse] of formats) {
     const findings = lines.map(parse).filter((item): item is LintFinding => item !== undefined);

@@ -10,16 +10,26 @@ export function toWorktreeRelative(worktree: string, claimed: string): RelativeP
   const trimmed = claimed.trim().replace(/\\/g, '/');
   if (trimmed === '') return { ok: false, problem: 'empty path' };
   const root = worktree.replace(/\\/g, '/');
-  const absolute = path.posix.isAbsolute(trimmed) ? path.posix.normalize(trimmed) : path.posix.join(root, trimmed);
+  const absolute = path.posix.isAbsolute(trimmed)
+    ? path.posix.normalize(trimmed)
+    : path.posix.join(root, trimmed);
   const relative = path.posix.relative(root, absolute);
-  if (relative === '' || relative.startsWith('../') || relative === '..' || path.posix.isAbsolute(relative)) {
+  if (
+    relative === '' ||
+    relative.startsWith('../') ||
+    relative === '..' ||
+    path.posix.isAbsolute(relative)
+  ) {
     return { ok: false, problem: `${claimed} is outside the worktree` };
   }
   return { ok: true, path: relative };
 }
 
 /** Normalises and de-duplicates a list of claimed paths, keeping first-seen order. */
-export function normalisePathList(worktree: string, claimed: readonly string[]): { paths: string[]; problems: string[] } {
+export function normalisePathList(
+  worktree: string,
+  claimed: readonly string[],
+): { paths: string[]; problems: string[] } {
   const seen = new Set<string>();
   const problems: string[] = [];
   for (const entry of claimed) {

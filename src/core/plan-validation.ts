@@ -6,8 +6,17 @@ import { CallerError } from './errors.js';
 export const PlanValidationSchema = z.object({
   enabled: z.boolean().default(false),
   run_after: z.enum(['task', 'wave', 'plan']).default('task').describe('When the validators run.'),
-  validators: z.array(z.enum(['validator', 'issue-verifier'])).default(['validator']).describe('agents/<name>.md to run, in order.'),
-  max_validation_attempts: z.number().int().min(1).max(10).default(2).describe('Retries with the findings before escalating.'),
+  validators: z
+    .array(z.enum(['validator', 'issue-verifier']))
+    .default(['validator'])
+    .describe('agents/<name>.md to run, in order.'),
+  max_validation_attempts: z
+    .number()
+    .int()
+    .min(1)
+    .max(10)
+    .default(2)
+    .describe('Retries with the findings before escalating.'),
 });
 
 export type PlanValidation = z.infer<typeof PlanValidationSchema>;
@@ -20,12 +29,17 @@ export function planValidation(text: string, source: string): PlanValidation {
   try {
     raw = parseYaml(FRONT_MATTER.exec(text)?.[1] ?? text);
   } catch (error) {
-    throw new CallerError(`${source} is not valid YAML: ${(error as Error).message.split('\n')[0]}.`);
+    throw new CallerError(
+      `${source} is not valid YAML: ${(error as Error).message.split('\n')[0]}.`,
+    );
   }
-  const meta = raw && typeof raw === 'object' ? (raw as { meta?: { validation?: unknown } }).meta : undefined;
+  const meta =
+    raw && typeof raw === 'object' ? (raw as { meta?: { validation?: unknown } }).meta : undefined;
   const result = PlanValidationSchema.safeParse(meta?.validation ?? {});
   if (!result.success) {
-    throw new CallerError(`${source} meta.validation is invalid: ${result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}.`);
+    throw new CallerError(
+      `${source} meta.validation is invalid: ${result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}.`,
+    );
   }
   return result.data;
 }

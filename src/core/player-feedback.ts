@@ -1,6 +1,14 @@
 import type { RunRecord } from './run-record.js';
 import type { VerdictIssue } from './verdict-entry.js';
-import { codeBlock, evidenceLabel, inlineCode, issueItem, quote, shorten, type RequirementCheck } from './verdict-markdown.js';
+import {
+  codeBlock,
+  evidenceLabel,
+  inlineCode,
+  issueItem,
+  quote,
+  shorten,
+  type RequirementCheck,
+} from './verdict-markdown.js';
 
 export interface PlayerFeedbackInput {
   /** The Coach turn this feedback comes from. */
@@ -9,7 +17,11 @@ export interface PlayerFeedbackInput {
   /** The verdict's issues; `info` ones are never shown to the Player. */
   issues: VerdictIssue[];
   /** The latest independent run for the task, or null when none is stored. */
-  latest_run: (Pick<RunRecord, 'status' | 'summary' | 'failure_class' | 'advice'> & { failing_tests: string[] }) | null;
+  latest_run:
+    | (Pick<RunRecord, 'status' | 'summary' | 'failure_class' | 'advice'> & {
+        failing_tests: string[];
+      })
+    | null;
   requirements: RequirementCheck[];
 }
 
@@ -57,7 +69,8 @@ function* lessDetail(full: Detail): Generator<Detail> {
   let detail = full;
   const reduce = (change: Partial<Detail>): Detail => (detail = { ...detail, ...change });
   yield reduce({ coach_note: false });
-  while (detail.should_fix_shown > 0) yield reduce({ should_fix_shown: detail.should_fix_shown - 1 });
+  while (detail.should_fix_shown > 0)
+    yield reduce({ should_fix_shown: detail.should_fix_shown - 1 });
   yield reduce({ criterion_evidence: false });
   for (const count of [3, 0]) yield reduce({ failing_tests_shown: count });
   yield reduce({ summary_chars: 800 });
@@ -75,35 +88,55 @@ function render(input: PlayerFeedbackInput, detail: Detail): string {
   const unmet = input.requirements.filter((requirement) => requirement.status !== 'verified');
   const runFailed = input.latest_run !== null && input.latest_run.status !== 'passed';
   const sections = [`## Coach feedback (turn ${input.turn})`];
-  if (mustFix.length > 0) sections.push(`### Must fix (${mustFix.length})\n\n${issueList(mustFix, mustFix.length, detail.issue_chars)}`);
-  if (shouldFix.length > 0) sections.push(`### Should fix (${shouldFix.length})\n\n${issueList(shouldFix, detail.should_fix_shown, detail.issue_chars)}`);
+  if (mustFix.length > 0)
+    sections.push(
+      `### Must fix (${mustFix.length})\n\n${issueList(mustFix, mustFix.length, detail.issue_chars)}`,
+    );
+  if (shouldFix.length > 0)
+    sections.push(
+      `### Should fix (${shouldFix.length})\n\n${issueList(shouldFix, detail.should_fix_shown, detail.issue_chars)}`,
+    );
   sections.push(runSection(input.latest_run, detail));
   if (unmet.length > 0) sections.push(criteriaSection(unmet, detail));
-  if (mustFix.length + shouldFix.length + unmet.length === 0 && !runFailed) sections.push(checkedSection(input));
-  if (detail.coach_note && input.rationale.trim() !== '') sections.push(`### Coach's note\n\n${quote(input.rationale)}`);
+  if (mustFix.length + shouldFix.length + unmet.length === 0 && !runFailed)
+    sections.push(checkedSection(input));
+  if (detail.coach_note && input.rationale.trim() !== '')
+    sections.push(`### Coach's note\n\n${quote(input.rationale)}`);
   return `${sections.join('\n\n')}\n`;
 }
 
 function issueList(issues: VerdictIssue[], shown: number, maxChars: number): string {
   const items = issues.slice(0, shown).map((issue, index) => issueItem(issue, index + 1, maxChars));
   const omitted = issues.length - shown;
-  if (omitted > 0) items.push(`(${omitted}${shown > 0 ? ' more' : ''} omitted to keep this feedback short.)`);
+  if (omitted > 0)
+    items.push(`(${omitted}${shown > 0 ? ' more' : ''} omitted to keep this feedback short.)`);
   return items.join('\n');
 }
 
 function runSection(run: PlayerFeedbackInput['latest_run'], detail: Detail): string {
-  if (run === null) return '### Latest independent test run: none recorded\n\nThe tests have not been run independently for this task yet.';
+  if (run === null)
+    return '### Latest independent test run: none recorded\n\nThe tests have not been run independently for this task yet.';
   if (run.status === 'passed') return '### Latest independent test run: passed';
-  const parts = [`### Latest independent test run: ${run.status} (failure class: ${run.failure_class})`];
+  const parts = [
+    `### Latest independent test run: ${run.status} (failure class: ${run.failure_class})`,
+  ];
   if (run.advice.trim() !== '') parts.push(`Advice: ${run.advice.trim()}`);
-  if (run.failing_tests.length > 0) parts.push(failingTestList(run.failing_tests, detail.failing_tests_shown));
-  if (run.summary.trim() !== '') parts.push(`Output (first error and result):\n\n${codeBlock(shorten(run.summary.trim(), detail.summary_chars))}`);
+  if (run.failing_tests.length > 0)
+    parts.push(failingTestList(run.failing_tests, detail.failing_tests_shown));
+  if (run.summary.trim() !== '')
+    parts.push(
+      `Output (first error and result):\n\n${codeBlock(shorten(run.summary.trim(), detail.summary_chars))}`,
+    );
   return parts.join('\n\n');
 }
 
 function failingTestList(tests: string[], shown: number): string {
-  if (shown === 0) return `Failing tests: ${tests.length} (not listed, to keep this feedback short).`;
-  const lines = [`Failing tests (${tests.length}):`, ...tests.slice(0, shown).map((id) => `- ${inlineCode(id)}`)];
+  if (shown === 0)
+    return `Failing tests: ${tests.length} (not listed, to keep this feedback short).`;
+  const lines = [
+    `Failing tests (${tests.length}):`,
+    ...tests.slice(0, shown).map((id) => `- ${inlineCode(id)}`),
+  ];
   if (tests.length > shown) lines.push(`- … and ${tests.length - shown} more`);
   return lines.join('\n');
 }
@@ -117,10 +150,17 @@ function criteriaSection(unmet: RequirementCheck[], detail: Detail): string {
         : invalid.length > 0
           ? 'claimed, but the evidence does not hold'
           : 'claimed without evidence';
-    const text = detail.criterion_text_chars > 0 ? `: ${shorten(requirement.text.trim(), detail.criterion_text_chars)}` : '';
+    const text =
+      detail.criterion_text_chars > 0
+        ? `: ${shorten(requirement.text.trim(), detail.criterion_text_chars)}`
+        : '';
     const lines = [`- **${requirement.id}**${text} (${why})`];
     if (detail.criterion_evidence) {
-      lines.push(...invalid.map((item) => `  - ${inlineCode(evidenceLabel(item))}: ${item.problem ?? 'not valid'}`));
+      lines.push(
+        ...invalid.map(
+          (item) => `  - ${inlineCode(evidenceLabel(item))}: ${item.problem ?? 'not valid'}`,
+        ),
+      );
     }
     return lines.join('\n');
   });
@@ -133,8 +173,13 @@ function criteriaSection(unmet: RequirementCheck[], detail: Detail): string {
 
 /** Said when there is nothing specific to fix, so the Player never gets a bare "not approved". */
 function checkedSection(input: PlayerFeedbackInput): string {
-  const verified = input.requirements.filter((requirement) => requirement.status === 'verified').length;
-  const run = input.latest_run === null ? 'no independent test run is stored' : `the latest independent test run ${input.latest_run.status}`;
+  const verified = input.requirements.filter(
+    (requirement) => requirement.status === 'verified',
+  ).length;
+  const run =
+    input.latest_run === null
+      ? 'no independent test run is stored'
+      : `the latest independent test run ${input.latest_run.status}`;
   return [
     '### What was checked',
     'No specific defect was reported. Checked:',

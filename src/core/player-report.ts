@@ -6,7 +6,9 @@ export const PlayerReportSchema = z
     files_modified: z.array(z.string()).default([]),
     files_created: z.array(z.string()).default([]),
     tests_written: z.array(z.string()).default([]),
-    tests_passed: z.boolean().describe("The Player's own claim; coachgate runs the tests itself before trusting it."),
+    tests_passed: z
+      .boolean()
+      .describe("The Player's own claim; coachgate runs the tests itself before trusting it."),
     implementation_notes: z.string().default(''),
     concerns: z.array(z.string()).default([]),
     requirements_addressed: z.array(z.string()).default([]),
@@ -33,7 +35,9 @@ export const PlayerTurnRecordSchema = PlayerReportSchema.extend({
   task_id: z.string(),
   turn: z.number().int().min(1),
   recorded_at: z.string().describe('ISO 8601 time the server recorded the turn.'),
-}).describe('File written by record_player_report: .guardkit/autobuild/<TASK>/player_turn_<N>.json');
+}).describe(
+  'File written by record_player_report: .guardkit/autobuild/<TASK>/player_turn_<N>.json',
+);
 
 export type PlayerTurnRecord = z.infer<typeof PlayerTurnRecordSchema>;
 
@@ -41,7 +45,11 @@ export type PlayerTurnRecord = z.infer<typeof PlayerTurnRecordSchema>;
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, entry: unknown) =>
     entry && typeof entry === 'object' && !Array.isArray(entry)
-      ? Object.fromEntries(Object.entries(entry as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(entry as Record<string, unknown>).sort(([a], [b]) =>
+            a < b ? -1 : a > b ? 1 : 0,
+          ),
+        )
       : entry,
   );
 }

@@ -14,5 +14,7 @@ export function quotePrefix(input: string, limit = QUOTE_LIMIT): string {
 export const MESSAGE_LIMIT = 2_000;
 
 export function boundedMessage(text: string, limit = MESSAGE_LIMIT): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length - limit} more characters omitted)`;
+  return text.length <= limit
+    ? text
+    : `${text.slice(0, limit)}… (${text.length - limit} more characters omitted)`;
 }

@@ -74,8 +74,13 @@ const SNIPPET_WINDOW = 3;
 const TEST_ID_SEPARATORS = ['::', ' > ', '/', '.'];
 
 /** The files whose content evaluateRequirements needs, each once, in first-seen order, spelled as given. */
-export function filesToRead(evidence: readonly EvidenceInput[], promises: readonly CompletionPromise[]): string[] {
-  const files = [...evidence, ...promiseEvidence(completePromises(promises))].map((item) => nonBlank(item.file));
+export function filesToRead(
+  evidence: readonly EvidenceInput[],
+  promises: readonly CompletionPromise[],
+): string[] {
+  const files = [...evidence, ...promiseEvidence(completePromises(promises))].map((item) =>
+    nonBlank(item.file),
+  );
   return [...new Set(files.filter((file): file is string => file !== undefined))];
 }
 
@@ -89,7 +94,9 @@ export function evaluateRequirements(input: RequirementsInput): RequirementsRepo
   const promised = completePromises(input.promises);
   const claimedByPlayer = new Set<AcceptanceCriterion>();
   const claimedByCoach = new Set<AcceptanceCriterion>();
-  const evidenceFor = new Map<AcceptanceCriterion, EvidenceCheck[]>(criteria.map((criterion) => [criterion, []]));
+  const evidenceFor = new Map<AcceptanceCriterion, EvidenceCheck[]>(
+    criteria.map((criterion) => [criterion, []]),
+  );
   const unmatched = new Set<string>();
   const attach = (claim: string, onMatch: (criterion: AcceptanceCriterion) => void) => {
     const criterion = matchCriterion(claim, criteria);
@@ -109,22 +116,36 @@ export function evaluateRequirements(input: RequirementsInput): RequirementsRepo
   for (const item of promiseEvidence(promised)) {
     const criterion = matchCriterion(item.criterion, criteria);
     const checks = criterion && evidenceFor.get(criterion)!;
-    if (checks && !checks.some((check) => check.source === 'player_promise' && check.file === item.file)) {
+    if (
+      checks &&
+      !checks.some((check) => check.source === 'player_promise' && check.file === item.file)
+    ) {
       checks.push(checkEvidence(item, 'player_promise', input));
     }
   }
 
   const reports = criteria.map((criterion): CriterionReport => {
     const evidence = evidenceFor.get(criterion)!;
-    const claimed_by = [...(claimedByPlayer.has(criterion) ? ['player' as const] : []), ...(claimedByCoach.has(criterion) ? ['coach' as const] : [])];
+    const claimed_by = [
+      ...(claimedByPlayer.has(criterion) ? ['player' as const] : []),
+      ...(claimedByCoach.has(criterion) ? ['coach' as const] : []),
+    ];
     // Evidence that does not hold (a cited test that failed, a snippet that is not there, a promised file
     // that does not exist) contradicts the claim: it outweighs any evidence that does hold.
     // A promise whose files merely exist proves nothing by itself: some evidence must check code or a test.
-    const verified = evidence.some((check) => check.valid && provesSomething(check)) && evidence.every((check) => check.valid);
-    const status: CriterionStatus = verified ? 'verified' : claimed_by.length > 0 || evidence.length > 0 ? 'claimed_unverified' : 'missing';
+    const verified =
+      evidence.some((check) => check.valid && provesSomething(check)) &&
+      evidence.every((check) => check.valid);
+    const status: CriterionStatus = verified
+      ? 'verified'
+      : claimed_by.length > 0 || evidence.length > 0
+        ? 'claimed_unverified'
+        : 'missing';
     return { id: criterion.id, text: criterion.text, status, claimed_by, evidence };
   });
-  const isMet = (report: CriterionReport) => report.status === 'verified' || (!input.require_evidence && report.status === 'claimed_unverified');
+  const isMet = (report: CriterionReport) =>
+    report.status === 'verified' ||
+    (!input.require_evidence && report.status === 'claimed_unverified');
   const met = reports.filter(isMet).length;
   return {
     criteria_total: criteria.length,
@@ -150,7 +171,10 @@ function promiseLabel(promise: CompletionPromise): string {
 function promiseEvidence(promises: readonly CompletionPromise[]): EvidenceInput[] {
   return promises.flatMap((promise) => {
     const files = [promise.test_file, ...(promise.implementation_files ?? [])].map(nonBlank);
-    return [...new Set(files.filter((file): file is string => file !== undefined))].map((file) => ({ criterion: promiseLabel(promise), file }));
+    return [...new Set(files.filter((file): file is string => file !== undefined))].map((file) => ({
+      criterion: promiseLabel(promise),
+      file,
+    }));
   });
 }
 
@@ -158,21 +182,41 @@ function provesSomething(check: EvidenceCheck): boolean {
   return check.source === 'coach' || check.test !== undefined || check.snippet !== undefined;
 }
 
-function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pick<RequirementsInput, 'files' | 'code_only' | 'passed_tests' | 'passing_on_base_code' | 'latest_run_lists_tests'>): EvidenceCheck {
+function checkEvidence(
+  item: EvidenceInput,
+  source: EvidenceSource,
+  context: Pick<
+    RequirementsInput,
+    'files' | 'code_only' | 'passed_tests' | 'passing_on_base_code' | 'latest_run_lists_tests'
+  >,
+): EvidenceCheck {
   const file = nonBlank(item.file);
   const test = nonBlank(item.test);
   const problems: string[] = [];
   let matchedTest: string | undefined;
-  if (file === undefined && test === undefined) problems.push('evidence needs a file (with line/snippet) or a passed test');
-  else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined)) problems.push('line/snippet need a file to be checked against');
-  if (file !== undefined) problems.push(...fileProblems(file, item.line, item.snippet, context.files, context.code_only?.get(file) ?? undefined));
+  if (file === undefined && test === undefined)
+    problems.push('evidence needs a file (with line/snippet) or a passed test');
+  else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined))
+    problems.push('line/snippet need a file to be checked against');
+  if (file !== undefined)
+    problems.push(
+      ...fileProblems(
+        file,
+        item.line,
+        item.snippet,
+        context.files,
+        context.code_only?.get(file) ?? undefined,
+      ),
+    );
   if (test !== undefined) {
     const outcome = checkTest(test, context.passed_tests, context.latest_run_lists_tests ?? true);
     if (!outcome.ok) problems.push(outcome.problem);
     else {
       matchedTest = outcome.id;
       if (context.passing_on_base_code?.includes(outcome.id)) {
-        problems.push(`test ${outcome.id} also passes on the base code (fail-to-pass run: your tests on the base code), so it does not exercise the change: cite or write a test that fails without it`);
+        problems.push(
+          `test ${outcome.id} also passes on the base code (fail-to-pass run: your tests on the base code), so it does not exercise the change: cite or write a test that fails without it`,
+        );
       }
     }
   }
@@ -189,41 +233,77 @@ function checkEvidence(item: EvidenceInput, source: EvidenceSource, context: Pic
   };
 }
 
-function fileProblems(file: string, line: number | undefined, snippet: string | undefined, files: ReadonlyMap<string, string | null>, code?: string): string[] {
+function fileProblems(
+  file: string,
+  line: number | undefined,
+  snippet: string | undefined,
+  files: ReadonlyMap<string, string | null>,
+  code?: string,
+): string[] {
   const content = files.get(file);
   if (content === undefined || content === null) return [`file not found in the worktree: ${file}`];
   const lines = splitLines(content);
   if (line !== undefined) {
-    if (!Number.isInteger(line) || line < 1) return [`line ${line} is not a line number (lines start at 1)`];
-    if (line > lines.length) return [`line ${line} is beyond the end of ${file} (${lines.length} lines)`];
+    if (!Number.isInteger(line) || line < 1)
+      return [`line ${line} is not a line number (lines start at 1)`];
+    if (line > lines.length)
+      return [`line ${line} is beyond the end of ${file} (${lines.length} lines)`];
   }
   if (snippet === undefined) return [];
   const wanted = collapseWhitespace(snippet);
   if (wanted === '') return ['snippet is empty'];
   // Joining the window's lines lets a snippet span consecutive lines; it must lie wholly inside the window.
-  const inWindow = (all: string[]) => collapseWhitespace((line === undefined ? all : all.slice(Math.max(0, line - 1 - SNIPPET_WINDOW), line + SNIPPET_WINDOW)).join('\n')).includes(wanted);
+  const inWindow = (all: string[]) =>
+    collapseWhitespace(
+      (line === undefined
+        ? all
+        : all.slice(Math.max(0, line - 1 - SNIPPET_WINDOW), line + SNIPPET_WINDOW)
+      ).join('\n'),
+    ).includes(wanted);
   if (inWindow(lines)) {
     if (code === undefined || inWindow(splitLines(code))) return [];
-    return [`snippet matches only a comment or docstring in ${file}, not code: cite the code that does it`];
+    return [
+      `snippet matches only a comment or docstring in ${file}, not code: cite the code that does it`,
+    ];
   }
-  return [line === undefined ? `snippet not found in ${file}` : `snippet not found within ${SNIPPET_WINDOW} lines of line ${line} in ${file}`];
+  return [
+    line === undefined
+      ? `snippet not found in ${file}`
+      : `snippet not found within ${SNIPPET_WINDOW} lines of line ${line} in ${file}`,
+  ];
 }
 
 type TestOutcome = { ok: true; id: string } | { ok: false; problem: string };
 
 /** The id among `ids` that is `test`, or ends with it right after a separator: how a cited test is found. */
 export function findTestId(test: string, ids: readonly string[]): string | undefined {
-  return ids.find((id) => id === test) ?? ids.find((id) => TEST_ID_SEPARATORS.some((separator) => id.endsWith(separator + test)));
+  return (
+    ids.find((id) => id === test) ??
+    ids.find((id) => TEST_ID_SEPARATORS.some((separator) => id.endsWith(separator + test)))
+  );
 }
 
 /** A passed test whose id is the given value, or ends with it right after a separator. */
-function checkTest(test: string, passedTests: readonly string[] | null, runListsTests: boolean): TestOutcome {
-  if (passedTests === null) return { ok: false, problem: 'no stored test run for this task: run run_independent_tests first' };
+function checkTest(
+  test: string,
+  passedTests: readonly string[] | null,
+  runListsTests: boolean,
+): TestOutcome {
+  if (passedTests === null)
+    return {
+      ok: false,
+      problem: 'no stored test run for this task: run run_independent_tests first',
+    };
   if (!runListsTests) {
-    return { ok: false, problem: `test ${test} cannot be checked: this run has no per-test results (counts only); cite a file + line + snippet` };
+    return {
+      ok: false,
+      problem: `test ${test} cannot be checked: this run has no per-test results (counts only); cite a file + line + snippet`,
+    };
   }
   const id = findTestId(test, passedTests);
-  return id === undefined ? { ok: false, problem: `test ${test} did not pass in the latest run` } : { ok: true, id };
+  return id === undefined
+    ? { ok: false, problem: `test ${test} did not pass in the latest run` }
+    : { ok: true, id };
 }
 
 /** Lines of a file; a final newline ends the last line rather than starting an empty one. */

@@ -1,5 +1,13 @@
 import type { VerdictIssue, VerdictLogEntry } from './verdict-entry.js';
-import { evidenceLabel, inlineCode, issueItem, quote, shorten, tableCell, type RequirementCheck } from './verdict-markdown.js';
+import {
+  evidenceLabel,
+  inlineCode,
+  issueItem,
+  quote,
+  shorten,
+  tableCell,
+  type RequirementCheck,
+} from './verdict-markdown.js';
 
 export interface ReviewInput {
   task_id: string;
@@ -33,7 +41,9 @@ const DESCRIPTION_CHARS = 120;
  */
 export function renderReview(input: ReviewInput): string {
   if ((input.status === 'blocked') !== (input.blocked !== undefined)) {
-    throw new Error(`renderReview: "blocked" must be given exactly when status is "blocked" (status: ${input.status}).`);
+    throw new Error(
+      `renderReview: "blocked" must be given exactly when status is "blocked" (status: ${input.status}).`,
+    );
   }
   const verdict = input.status === 'approved' ? 'APPROVED' : 'NOT_APPROVED';
   const sections = [
@@ -50,12 +60,16 @@ export function renderReview(input: ReviewInput): string {
   ];
   const changes = input.acknowledged_changes ?? [];
   if (changes.length > 0) {
-    const items = changes.map((change) => `- ${inlineCode(change.test)} (${change.criterion}): ${oneLine(change.reason)}`);
+    const items = changes.map(
+      (change) => `- ${inlineCode(change.test)} (${change.criterion}): ${oneLine(change.reason)}`,
+    );
     sections.push(`## Changed base behaviour\n\n${items.join('\n')}`);
   }
   const preexisting = input.preexisting_failures ?? [];
   if (preexisting.length > 0) {
-    sections.push(`## Pre-existing failures (failed at the base, not held against this task)\n\n${preexisting.map((id) => `- ${inlineCode(id)}`).join('\n')}`);
+    sections.push(
+      `## Pre-existing failures (failed at the base, not held against this task)\n\n${preexisting.map((id) => `- ${inlineCode(id)}`).join('\n')}`,
+    );
   }
   if (input.blocked) sections.push(blockedSection(input.history, input.blocked));
   return `${sections.join('\n\n')}\n`;
@@ -64,9 +78,18 @@ export function renderReview(input: ReviewInput): string {
 function historyTable(history: VerdictLogEntry[]): string {
   if (history.length === 0) return 'No verdicts recorded yet.';
   const rows = history.map((entry) =>
-    row([`${entry.seq} (turn ${entry.turn})`, entry.recorded_at, entryResult(entry), entrySummary(entry)]),
+    row([
+      `${entry.seq} (turn ${entry.turn})`,
+      entry.recorded_at,
+      entryResult(entry),
+      entrySummary(entry),
+    ]),
   );
-  return [row(['Attempt', 'Date', 'Result', 'Issues']), row(['---', '---', '---', '---']), ...rows].join('\n');
+  return [
+    row(['Attempt', 'Date', 'Result', 'Issues']),
+    row(['---', '---', '---', '---']),
+    ...rows,
+  ].join('\n');
 }
 
 function requirementsTable(requirements: RequirementCheck[]): string {
@@ -76,7 +99,11 @@ function requirementsTable(requirements: RequirementCheck[]): string {
       const label = inlineCode(evidenceLabel(item));
       return item.valid ? label : `${label} (invalid${item.problem ? `: ${item.problem}` : ''})`;
     });
-    return row([`${requirement.id}: ${requirement.text}`, evidence.join(', ') || '—', requirement.status]);
+    return row([
+      `${requirement.id}: ${requirement.text}`,
+      evidence.join(', ') || '—',
+      requirement.status,
+    ]);
   });
   return [row(['Criterion', 'Evidence', 'Status']), row(['---', '---', '---']), ...rows].join('\n');
 }
@@ -87,19 +114,29 @@ function row(cells: string[]): string {
 
 function issueList(issues: VerdictIssue[], severity: VerdictIssue['severity']): string {
   const selected = issues.filter((issue) => issue.severity === severity);
-  return selected.length === 0 ? 'None.' : selected.map((issue, index) => issueItem(issue, index + 1)).join('\n');
+  return selected.length === 0
+    ? 'None.'
+    : selected.map((issue, index) => issueItem(issue, index + 1)).join('\n');
 }
 
 function infoList(issues: VerdictIssue[]): string {
   const info = issues.filter((issue) => issue.severity === 'info');
   if (info.length === 0) return 'None.';
   return info
-    .map((issue) => `- **${issue.category}**: ${oneLine(issue.description)}${issue.location ? ` (${inlineCode(issue.location)})` : ''}`)
+    .map(
+      (issue) =>
+        `- **${issue.category}**: ${oneLine(issue.description)}${issue.location ? ` (${inlineCode(issue.location)})` : ''}`,
+    )
     .join('\n');
 }
 
-function blockedSection(history: VerdictLogEntry[], blocked: NonNullable<ReviewInput['blocked']>): string {
-  const pattern = history.map((entry) => `- Turn ${entry.turn}: ${entryResult(entry)} — ${entrySummary(entry)}`);
+function blockedSection(
+  history: VerdictLogEntry[],
+  blocked: NonNullable<ReviewInput['blocked']>,
+): string {
+  const pattern = history.map(
+    (entry) => `- Turn ${entry.turn}: ${entryResult(entry)} — ${entrySummary(entry)}`,
+  );
   const stall = history.at(-1)?.stall_reason;
   return [
     '## TASK BLOCKED',
@@ -122,8 +159,13 @@ function entrySummary(entry: VerdictLogEntry): string {
   if (entry.reasons?.length) parts.push(entry.reasons.join('; '));
   const mustFix = entry.issues.filter((issue) => issue.severity === 'must_fix');
   if (mustFix.length > 0) {
-    const quoted = mustFix.slice(0, DESCRIPTIONS_PER_ENTRY).map((issue) => shorten(oneLine(issue.description), DESCRIPTION_CHARS));
-    const more = mustFix.length > DESCRIPTIONS_PER_ENTRY ? `; … (+${mustFix.length - DESCRIPTIONS_PER_ENTRY} more)` : '';
+    const quoted = mustFix
+      .slice(0, DESCRIPTIONS_PER_ENTRY)
+      .map((issue) => shorten(oneLine(issue.description), DESCRIPTION_CHARS));
+    const more =
+      mustFix.length > DESCRIPTIONS_PER_ENTRY
+        ? `; … (+${mustFix.length - DESCRIPTIONS_PER_ENTRY} more)`
+        : '';
     parts.push(`${mustFix.length} must_fix: ${quoted.join('; ')}${more}`);
   }
   const shouldFix = entry.issues.filter((issue) => issue.severity === 'should_fix').length;

@@ -8,7 +8,17 @@ import { orNull } from './portable-schema.js';
  */
 export const TestStatusSchema = z.enum(['passed', 'failed', 'error', 'skipped']);
 export const RunStatusSchema = z.enum(['passed', 'failed', 'error', 'timeout', 'no_tests']);
-export const FailureClassSchema = z.enum(['none', 'code', 'infrastructure', 'collection', 'timeout', 'no_tests', 'environment', 'lint', 'build']);
+export const FailureClassSchema = z.enum([
+  'none',
+  'code',
+  'infrastructure',
+  'collection',
+  'timeout',
+  'no_tests',
+  'environment',
+  'lint',
+  'build',
+]);
 
 export const RunRecordSchema = z
   .object({
@@ -18,23 +28,48 @@ export const RunRecordSchema = z
     command: z.array(z.string()).describe('The argv actually run.'),
     detected_by: z.string(),
     cwd: z.string(),
-    status: RunStatusSchema.describe('"passed" only when the exit code is 0, at least one test passed and none failed.'),
+    status: RunStatusSchema.describe(
+      '"passed" only when the exit code is 0, at least one test passed and none failed.',
+    ),
     exit_code: z.number().int().nullable(),
     signal: orNull(z.string()),
     timed_out: z.boolean(),
     cancelled: z.boolean(),
     duration_ms: z.number(),
-    counts: z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() }),
-    tests: z.array(z.object({ id: z.string(), status: TestStatusSchema, message: z.string().optional() })),
+    counts: z.object({
+      total: z.number(),
+      passed: z.number(),
+      failed: z.number(),
+      errors: z.number(),
+      skipped: z.number(),
+    }),
+    tests: z.array(
+      z.object({ id: z.string(), status: TestStatusSchema, message: z.string().optional() }),
+    ),
     tests_source: z
       .string()
       .optional()
-      .describe('How the per-test results were obtained; "none" when this run has no per-test results (counts only).'),
-    summary: z.string().describe('At most 1500 characters: the first error with its context, then the final result lines.'),
+      .describe(
+        'How the per-test results were obtained; "none" when this run has no per-test results (counts only).',
+      ),
+    summary: z
+      .string()
+      .describe(
+        'At most 1500 characters: the first error with its context, then the final result lines.',
+      ),
     failure_class: FailureClassSchema,
     advice: z.string(),
-    env: z.object({ shell: z.string(), interpreter: z.string().optional(), path_prefix: z.array(z.string()), notes: z.array(z.string()) }),
-    tree_hash: z.string().describe('Fingerprint of the worktree when the run started (tracked + untracked, minus ignored files and .guardkit/autobuild).'),
+    env: z.object({
+      shell: z.string(),
+      interpreter: z.string().optional(),
+      path_prefix: z.array(z.string()),
+      notes: z.array(z.string()),
+    }),
+    tree_hash: z
+      .string()
+      .describe(
+        'Fingerprint of the worktree when the run started (tracked + untracked, minus ignored files and .guardkit/autobuild).',
+      ),
     tree_clean: z.boolean().describe('False when the run itself changed the worktree.'),
     baseline: z
       .object({
@@ -61,5 +96,7 @@ export function hasPerTestResults(run: Pick<RunRecord, 'tests' | 'tests_source'>
 
 /** Failing test ids of a run (failed or errored). */
 export function failingTests(run: Pick<RunRecord, 'tests'>): string[] {
-  return run.tests.filter((test) => test.status === 'failed' || test.status === 'error').map((test) => test.id);
+  return run.tests
+    .filter((test) => test.status === 'failed' || test.status === 'error')
+    .map((test) => test.id);
 }

@@ -45,9 +45,16 @@ interface Replacement {
  */
 const REPLACEMENTS: readonly Replacement[] = [
   // ISO timestamps and dates, then bare clock times.
-  { pattern: /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/gi, placeholder: '<time>' },
+  {
+    pattern:
+      /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/gi,
+    placeholder: '<time>',
+  },
   { pattern: /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, placeholder: '<time>' },
-  { pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, placeholder: '<uuid>' },
+  {
+    pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+    placeholder: '<uuid>',
+  },
   // JS test titles: `file.test.ts > suite > name` (vitest) run to the end of the line or a dash separator;
   // jest prints failing tests as `● suite › name`.
   {
@@ -56,16 +63,27 @@ const REPLACEMENTS: readonly Replacement[] = [
   },
   { pattern: /●[ \t]+[^\n]+/g, placeholder: '<test>' },
   // pytest-style node ids: `path::Class::test[param]`.
-  { pattern: /[\w./\\@-]+(?:\[[^\]\n]*\])?(?:::[\w.-]+(?:\[[^\]\n]*\])?)+/g, placeholder: '<test>' },
-  { pattern: /(?<![\w.])(?:~|[A-Za-z]:)?[\w.@+-]*(?:[/\\][\w.@+-]+)+[/\\]?/g, placeholder: '<path>', accept: isPath },
-  { pattern: new RegExp(`\\b[\\w-]+(?:\\.[\\w-]+)*\\.(?:${FILE_EXTENSIONS})\\b`, 'g'), placeholder: '<path>' },
+  {
+    pattern: /[\w./\\@-]+(?:\[[^\]\n]*\])?(?:::[\w.-]+(?:\[[^\]\n]*\])?)+/g,
+    placeholder: '<test>',
+  },
+  {
+    pattern: /(?<![\w.])(?:~|[A-Za-z]:)?[\w.@+-]*(?:[/\\][\w.@+-]+)+[/\\]?/g,
+    placeholder: '<path>',
+    accept: isPath,
+  },
+  {
+    pattern: new RegExp(`\\b[\\w-]+(?:\\.[\\w-]+)*\\.(?:${FILE_EXTENSIONS})\\b`, 'g'),
+    placeholder: '<path>',
+  },
   { pattern: /:\d+(?::\d+)?\b/g, placeholder: ':<line>' },
   { pattern: /\bline\s+\d+/gi, placeholder: 'line <line>' },
   { pattern: /\b0x[0-9a-f]+\b/gi, placeholder: '<hex>' },
   // ≥7 hex chars with at least one digit and one letter: commit ids, object ids; not plain words or numbers.
   { pattern: /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, placeholder: '<hex>' },
   {
-    pattern: /\b(?:\d+(?:\.\d+)?(?:h|m|min)\s?)?\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|mins?|minutes?|hours?)\b/g,
+    pattern:
+      /\b(?:\d+(?:\.\d+)?(?:h|m|min)\s?)?\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|mins?|minutes?|hours?)\b/g,
     placeholder: '<duration>',
   },
   { pattern: /\d+(?:\.\d+)?\s?%/g, placeholder: '<pct>' },
@@ -91,13 +109,18 @@ function isPath(candidate: string): boolean {
 export function normaliseFeedback(text: string): string {
   let normalised = text;
   for (const { pattern, placeholder, accept } of REPLACEMENTS) {
-    normalised = normalised.replace(pattern, (match) => (accept && !accept(match) ? match : placeholder));
+    normalised = normalised.replace(pattern, (match) =>
+      accept && !accept(match) ? match : placeholder,
+    );
   }
   return normalised.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 export function feedbackSignature(text: string): string {
-  return createHash('sha256').update(normaliseFeedback(text)).digest('hex').slice(0, SIGNATURE_LENGTH);
+  return createHash('sha256')
+    .update(normaliseFeedback(text))
+    .digest('hex')
+    .slice(0, SIGNATURE_LENGTH);
 }
 
 interface Detection {
@@ -105,7 +128,12 @@ interface Detection {
   recommendation: string;
 }
 
-type Rule = (history: StallTurn[], signatures: string[], end: number, threshold: number) => Detection | null;
+type Rule = (
+  history: StallTurn[],
+  signatures: string[],
+  end: number,
+  threshold: number,
+) => Detection | null;
 
 /** Identical feedback over the window, and the best criteria_passed in it no better than before it. */
 const repeatedFeedback: Rule = (history, signatures, end, threshold) => {
@@ -137,7 +165,8 @@ const sameFailures: Rule = (history, _signatures, end, threshold) => {
   const sets = history.slice(end - threshold, end).map((turn) => failureSetKey(turn.failing_tests));
   if (sets[0] === null || sets.some((key) => key !== sets[0])) return null;
   const tests = [...new Set(history[end - 1]!.failing_tests)].sort();
-  const listed = tests.slice(0, 5).join(', ') + (tests.length > 5 ? `, and ${tests.length - 5} more` : '');
+  const listed =
+    tests.slice(0, 5).join(', ') + (tests.length > 5 ? `, and ${tests.length - 5} more` : '');
   return {
     reason: 'same_failures',
     recommendation:
@@ -196,7 +225,10 @@ function failureSetKey(failingTests: string[] | undefined): string | null {
  * Replays the history turn by turn and reports the first turn at which any stall rule fires, so the
  * answer for a given turn never changes as later turns are appended.
  */
-export function detectStall(history: StallTurn[], options: { threshold?: number } = {}): StallReport {
+export function detectStall(
+  history: StallTurn[],
+  options: { threshold?: number } = {},
+): StallReport {
   const threshold = options.threshold ?? DEFAULT_THRESHOLD;
   if (!Number.isInteger(threshold) || threshold < 2) {
     throw new CallerError(
@@ -209,7 +241,12 @@ export function detectStall(history: StallTurn[], options: { threshold?: number 
     for (const rule of RULES) {
       const detection = rule(history, signatures, end, threshold);
       if (detection) {
-        return { stalled: true, first_stalled_turn: turnLabel(history, end), signatures, ...detection };
+        return {
+          stalled: true,
+          first_stalled_turn: turnLabel(history, end),
+          signatures,
+          ...detection,
+        };
       }
     }
   }

@@ -22,5 +22,9 @@ export function taskState(entries: VerdictLogEntry[]): TaskState {
 
 /** What stall detection compares: one turn per feedback verdict, in order. */
 export function stallHistory(entries: VerdictLogEntry[]): StallTurn[] {
-  return entries.flatMap((entry) => (entry.kind === 'verdict' && entry.decision === 'feedback' && entry.stall_input ? [{ ...entry.stall_input, turn: entry.turn }] : []));
+  return entries.flatMap((entry) =>
+    entry.kind === 'verdict' && entry.decision === 'feedback' && entry.stall_input
+      ? [{ ...entry.stall_input, turn: entry.turn }]
+      : [],
+  );
 }

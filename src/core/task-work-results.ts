@@ -21,11 +21,25 @@ export const TaskWorkResultsSchema = z
     files_created: z.array(z.string()).optional(),
     files_modified: z.array(z.string()).optional(),
     tests_written: z.array(z.string()).optional(),
-    tests_passed: z.boolean().optional().describe('Player turn reports: the Player says its tests pass.'),
+    tests_passed: z
+      .boolean()
+      .optional()
+      .describe('Player turn reports: the Player says its tests pass.'),
     test_results: z
-      .looseObject({ all_passed: z.boolean().optional(), total: z.number().optional(), passed: z.number().optional(), failed: z.number().optional() })
+      .looseObject({
+        all_passed: z.boolean().optional(),
+        total: z.number().optional(),
+        passed: z.number().optional(),
+        failed: z.number().optional(),
+      })
       .optional(),
-    coverage: z.looseObject({ line: z.number().optional(), branch: z.number().optional(), threshold_met: z.boolean().optional() }).optional(),
+    coverage: z
+      .looseObject({
+        line: z.number().optional(),
+        branch: z.number().optional(),
+        threshold_met: z.boolean().optional(),
+      })
+      .optional(),
     code_review: z.looseObject({ score: z.number().optional() }).optional(),
     plan_audit: z.looseObject({ violations: z.number().optional() }).optional(),
     requirements_met: z.array(z.string()).optional(),
@@ -82,7 +96,10 @@ export function reportedGates(results: TaskWorkResults): ReportedGates {
 }
 
 /** The Player's claims with every path made worktree-relative and de-duplicated. */
-export function playerClaims(worktree: string, results: TaskWorkResults): { claims: PlayerClaims; problems: string[] } {
+export function playerClaims(
+  worktree: string,
+  results: TaskWorkResults,
+): { claims: PlayerClaims; problems: string[] } {
   const problems: string[] = [];
   const paths = (list: string[] | undefined) => {
     const normalised = normalisePathList(worktree, list ?? []);
@@ -91,8 +108,12 @@ export function playerClaims(worktree: string, results: TaskWorkResults): { clai
   };
   const promises = (results.completion_promises ?? []).map((promise) => ({
     ...promise,
-    ...(promise.test_file !== undefined ? { test_file: paths([promise.test_file])[0] ?? promise.test_file } : {}),
-    ...(promise.implementation_files ? { implementation_files: paths(promise.implementation_files) } : {}),
+    ...(promise.test_file !== undefined
+      ? { test_file: paths([promise.test_file])[0] ?? promise.test_file }
+      : {}),
+    ...(promise.implementation_files
+      ? { implementation_files: paths(promise.implementation_files) }
+      : {}),
   }));
   const promised = promises
     .filter(isCompletePromise)
@@ -103,7 +124,13 @@ export function playerClaims(worktree: string, results: TaskWorkResults): { clai
       files_created: paths(results.files_created),
       files_modified: paths(results.files_modified),
       tests_written: paths(results.tests_written),
-      requirements_met: [...new Set([...(results.requirements_met ?? []), ...(results.requirements_addressed ?? []), ...promised])],
+      requirements_met: [
+        ...new Set([
+          ...(results.requirements_met ?? []),
+          ...(results.requirements_addressed ?? []),
+          ...promised,
+        ]),
+      ],
       completion_promises: promises,
     },
     problems,
@@ -121,7 +148,14 @@ export function claimedFiles(claims: PlayerClaims): string[] {
     ...(promise.test_file ? [promise.test_file] : []),
     ...(promise.implementation_files ?? []),
   ]);
-  return [...new Set([...claims.files_created, ...claims.files_modified, ...claims.tests_written, ...fromPromises])];
+  return [
+    ...new Set([
+      ...claims.files_created,
+      ...claims.files_modified,
+      ...claims.tests_written,
+      ...fromPromises,
+    ]),
+  ];
 }
 
 function dropUndefined<T extends object>(value: T): T {

@@ -20,7 +20,8 @@ export interface TaskDocument {
 
 const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const CHECKBOX = /^\s*[-*+]\s+\[([ xX])\]\s?(.*)$/;
-const CRITERION_ID = /^(?:\*\*|__)?(AC-[A-Za-z0-9._-]+?)(?:\*\*|__)?\s*[:.)\-–—]?\s*(?:\*\*|__)?\s+/;
+const CRITERION_ID =
+  /^(?:\*\*|__)?(AC-[A-Za-z0-9._-]+?)(?:\*\*|__)?\s*[:.)\-–—]?\s*(?:\*\*|__)?\s+/;
 
 /** Parses a GuardKit task file: YAML front matter plus a `## Acceptance Criteria` checklist. */
 export function parseTaskMarkdown(text: string, source: string): TaskDocument {
@@ -31,9 +32,13 @@ export function parseTaskMarkdown(text: string, source: string): TaskDocument {
     try {
       parsed = yaml().parse(match[1]!);
     } catch (error) {
-      throw new CallerError(`${source}: the YAML front matter does not parse: ${(error as Error).message.split('\n')[0]}.`, 'Fix the front matter between the --- lines.');
+      throw new CallerError(
+        `${source}: the YAML front matter does not parse: ${(error as Error).message.split('\n')[0]}.`,
+        'Fix the front matter between the --- lines.',
+      );
     }
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) meta = parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      meta = parsed as Record<string, unknown>;
   }
   const body = match ? text.slice(match[0].length) : text;
   return {
@@ -58,7 +63,12 @@ export function parseAcceptanceCriteria(body: string): AcceptanceCriterion[] {
     const box = CHECKBOX.exec(line);
     if (box) {
       items.push({ checked: box[1] !== ' ', lines: [box[2]!.trim()] });
-    } else if (items.length > 0 && line.trim() !== '' && /^\s+\S/.test(line) && !/^\s*[-*+]\s/.test(line)) {
+    } else if (
+      items.length > 0 &&
+      line.trim() !== '' &&
+      /^\s+\S/.test(line) &&
+      !/^\s*[-*+]\s/.test(line)
+    ) {
       items.at(-1)!.lines.push(line.trim());
     }
   }
@@ -81,7 +91,11 @@ function stringField(value: unknown): string | undefined {
 
 function listField(value: unknown): string[] {
   if (Array.isArray(value)) return value.map((item) => String(item).trim()).filter(Boolean);
-  if (typeof value === 'string') return value.split(',').map((item) => item.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   return [];
 }
 

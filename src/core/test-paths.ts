@@ -62,7 +62,8 @@ export function testConfigKind(filePath: string): TestConfigKind | undefined {
     case 'conftest.py':
       return 'conftest';
   }
-  if (/^(?:vitest|vite|jest)\.(?:config|workspace)\.[cm]?[jt]s$/.test(name)) return 'js_runner_config';
+  if (/^(?:vitest|vite|jest)\.(?:config|workspace)\.[cm]?[jt]s$/.test(name))
+    return 'js_runner_config';
   if (/^(?:.*\/)?\.guardkit\/config\.ya?ml$/.test(filePath)) return 'guardkit_config';
   return undefined;
 }

@@ -1,4 +1,9 @@
-import { describeFinding, newFindings, type LintFinding, type ParsedLint } from './lint-findings.js';
+import {
+  describeFinding,
+  newFindings,
+  type LintFinding,
+  type ParsedLint,
+} from './lint-findings.js';
 
 export type ToolchainGateName = 'build' | 'typecheck' | 'lint';
 export const TOOLCHAIN_GATES: ToolchainGateName[] = ['build', 'typecheck', 'lint'];
@@ -36,22 +41,56 @@ export interface BaseFindings {
 const SHOWN_ERRORS = 20;
 
 /** Build passes on exit 0 only; a timeout or a command that cannot start fails with its cause. */
-export function buildGate(name: ToolchainGateName, command: string, outcome: CommandOutcome): ToolchainGateResult {
+export function buildGate(
+  name: ToolchainGateName,
+  command: string,
+  outcome: CommandOutcome,
+): ToolchainGateResult {
   const passed = outcome.exit_code === 0 && !outcome.timed_out;
-  return { ...common(name, command, outcome), passed, reason: passed ? `exit 0 in ${seconds(outcome)}` : failure(outcome), judged_by: 'exit code', new_errors: [], preexisting_errors: 0 };
+  return {
+    ...common(name, command, outcome),
+    passed,
+    reason: passed ? `exit 0 in ${seconds(outcome)}` : failure(outcome),
+    judged_by: 'exit code',
+    new_errors: [],
+    preexisting_errors: 0,
+  };
 }
 
 /**
  * Lint and type checks pass when the current tree has no error the base did not already have. When either
  * side's output is unrecognised, the exit code decides (non-zero fails), since nothing can be compared.
  */
-export function findingsGate(name: ToolchainGateName, command: string, outcome: CommandOutcome, current: ParsedLint | undefined, base: BaseFindings | undefined): ToolchainGateResult {
+export function findingsGate(
+  name: ToolchainGateName,
+  command: string,
+  outcome: CommandOutcome,
+  current: ParsedLint | undefined,
+  base: BaseFindings | undefined,
+): ToolchainGateResult {
   const shared = common(name, command, outcome);
-  if (outcome.timed_out || outcome.spawn_error) return { ...shared, passed: false, reason: failure(outcome), judged_by: 'exit code', new_errors: [], preexisting_errors: 0 };
+  if (outcome.timed_out || outcome.spawn_error)
+    return {
+      ...shared,
+      passed: false,
+      reason: failure(outcome),
+      judged_by: 'exit code',
+      new_errors: [],
+      preexisting_errors: 0,
+    };
   const comparable = current && (outcome.exit_code === 0 || current.findings.length > 0);
   if (!comparable) {
     const passed = outcome.exit_code === 0;
-    return { ...shared, passed, reason: passed ? `exit 0 in ${seconds(outcome)}` : `${failure(outcome)}; output not in a recognised format, so every error counts`, judged_by: 'exit code', new_errors: [], preexisting_errors: 0 };
+    return {
+      ...shared,
+      passed,
+      reason: passed
+        ? `exit 0 in ${seconds(outcome)}`
+        : `${failure(outcome)}; output not in a recognised format, so every error counts`,
+      judged_by: 'exit code',
+      new_errors: [],
+      preexisting_errors: 0,
+    };
   }
   const baseFindings: LintFinding[] = base?.parsed?.findings ?? [];
   const added = newFindings(current.findings, baseFindings);
@@ -61,11 +100,24 @@ export function findingsGate(name: ToolchainGateName, command: string, outcome: 
   const reason = passed
     ? `no new errors against ${against}${preexisting ? ` (${preexisting} pre-existing)` : ''}`
     : `${added.length} new error(s) against ${against}${preexisting ? ` (${preexisting} pre-existing)` : ''}: ${added.slice(0, 3).map(describeFinding).join('; ')}`;
-  return { ...shared, passed, reason, judged_by: current.format, new_errors: added.slice(0, SHOWN_ERRORS).map(describeFinding), preexisting_errors: preexisting };
+  return {
+    ...shared,
+    passed,
+    reason,
+    judged_by: current.format,
+    new_errors: added.slice(0, SHOWN_ERRORS).map(describeFinding),
+    preexisting_errors: preexisting,
+  };
 }
 
 function common(name: ToolchainGateName, command: string, outcome: CommandOutcome) {
-  return { name, command, exit_code: outcome.exit_code, duration_ms: outcome.duration_ms, summary: outcome.summary };
+  return {
+    name,
+    command,
+    exit_code: outcome.exit_code,
+    duration_ms: outcome.duration_ms,
+    summary: outcome.summary,
+  };
 }
 
 function failure(outcome: CommandOutcome): string {

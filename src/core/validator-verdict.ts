@@ -29,7 +29,8 @@ const RETRY_PROMPT_HEADING = '## PREVIOUS VALIDATION FAILED';
 
 // Applied to a line with emphasis, heading and quote markup removed. A template line such as
 // `Verdict: PASS|WARN|FAIL` is not a verdict.
-const VERDICT_LINE = /^(?:final\s+|overall\s+)?verdict\s*:\s*[^\w\s|]*\s*(pass(?:ed)?|warn(?:ings?)?|fail(?:ed|ure)?)\b(?!\s*[|/])/i;
+const VERDICT_LINE =
+  /^(?:final\s+|overall\s+)?verdict\s*:\s*[^\w\s|]*\s*(pass(?:ed)?|warn(?:ings?)?|fail(?:ed|ure)?)\b(?!\s*[|/])/i;
 const FINDINGS_HEADING = /^(?:findings|issues)(?:\s*\(\d+\))?\s*(?::.*)?$/i;
 const BULLET = /^(\s*)(?:[-*+•]|\d+[.)])\s+(.*)$/;
 const FENCE = /^\s*(`{3,}|~{3,})/;
@@ -52,11 +53,17 @@ const LEVEL_ALIASES: Readonly<Record<string, string>> = {
 const PATH = String.raw`[\w.@~/\\-]+`;
 const LINE_SUFFIX = String.raw`(?::\d+(?::\d+)?)?`;
 /** `src/app.ts:12 — message`, `` `src/app.ts` - message ``, `src/app.ts:12: message`. */
-const LEADING_LOCATION = new RegExp(String.raw`^\x60?(${PATH}?${LINE_SUFFIX})\x60?(?:\s+[-—–]\s+|\s*[—–]\s*|:\s+)(.+)$`);
+const LEADING_LOCATION = new RegExp(
+  String.raw`^\x60?(${PATH}?${LINE_SUFFIX})\x60?(?:\s+[-—–]\s+|\s*[—–]\s*|:\s+)(.+)$`,
+);
 /** `message (file.py:3)` */
-const TRAILING_LOCATION = new RegExp(String.raw`^(.+?)\s*\(\x60?(${PATH}${LINE_SUFFIX})\x60?\)\s*\.?$`);
+const TRAILING_LOCATION = new RegExp(
+  String.raw`^(.+?)\s*\(\x60?(${PATH}${LINE_SUFFIX})\x60?\)\s*\.?$`,
+);
 /** A `path:line` anywhere in the text; the text keeps it. */
-const INLINE_LOCATION = new RegExp(String.raw`(?<![\w.@~/\\-])(${PATH}\.[A-Za-z]\w{0,7}:\d+(?::\d+)?)`);
+const INLINE_LOCATION = new RegExp(
+  String.raw`(?<![\w.@~/\\-])(${PATH}\.[A-Za-z]\w{0,7}:\d+(?::\d+)?)`,
+);
 const NO_FINDINGS = /^(?:none|n\/?a|nothing|no (?:findings|issues)(?: found)?)\.?$/i;
 
 /**
@@ -88,10 +95,14 @@ function scanReport(text: string): { verdict: Verdict | null; drafts: FindingDra
       // A code block under a finding belongs to it.
       if (current) current.lines.push(dedent(line, current.content_column));
       if (openFence === null) openFence = fence!;
-      else if (fence !== undefined && fence[0] === openFence[0] && fence.length >= openFence.length) openFence = null;
+      else if (fence !== undefined && fence[0] === openFence[0] && fence.length >= openFence.length)
+        openFence = null;
       continue;
     }
-    const plain = line.replace(/[*_`]/g, '').replace(/^[\s>#]+/, '').trim();
+    const plain = line
+      .replace(/[*_`]/g, '')
+      .replace(/^[\s>#]+/, '')
+      .trim();
     const verdictMatch = VERDICT_LINE.exec(plain);
     if (verdictMatch) {
       verdict = toVerdict(verdictMatch[1]!);
@@ -155,7 +166,10 @@ function readFinding(draft: FindingDraft, defaultLevel: string): ValidatorFindin
   let level = defaultLevel;
   const levelMatch = LEVEL_PREFIX.exec(first);
   if (levelMatch) {
-    const word = levelMatch.slice(1).find((group) => group !== undefined)!.toLowerCase();
+    const word = levelMatch
+      .slice(1)
+      .find((group) => group !== undefined)!
+      .toLowerCase();
     level = LEVEL_ALIASES[word] ?? word;
     first = first.slice(levelMatch[0].length);
   }
@@ -183,7 +197,9 @@ function looksLikePath(candidate: string): boolean {
 function retryPrompt(findings: ValidatorFinding[]): string {
   const items =
     findings.length === 0
-      ? ['- The validator reported FAIL without itemised findings; re-check the work against the task.']
+      ? [
+          '- The validator reported FAIL without itemised findings; re-check the work against the task.',
+        ]
       : findings.map(formatFinding);
   return [
     RETRY_PROMPT_HEADING,
@@ -199,5 +215,8 @@ function retryPrompt(findings: ValidatorFinding[]): string {
 function formatFinding(finding: ValidatorFinding): string {
   const [first, ...rest] = finding.text.split('\n');
   const where = finding.location ? `${finding.location} — ` : '';
-  return [`- [${finding.level}] ${where}${first}`, ...rest.map((line) => (line ? `  ${line}` : line))].join('\n');
+  return [
+    `- [${finding.level}] ${where}${first}`,
+    ...rest.map((line) => (line ? `  ${line}` : line)),
+  ].join('\n');
 }

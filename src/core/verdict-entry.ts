@@ -2,8 +2,18 @@ import { z } from 'zod';
 
 /** The server's Ed25519 signature over the record's canonical JSON (sorted keys, without `signature`). */
 export const SignatureFields = {
-  key_id: z.string().optional().describe('Id of the signing key: the first 16 hex digits of the SHA-256 of its public key (SPKI DER).'),
-  signature: z.string().optional().describe('Base64 Ed25519 signature over the canonical JSON (sorted keys) of the record without this field.'),
+  key_id: z
+    .string()
+    .optional()
+    .describe(
+      'Id of the signing key: the first 16 hex digits of the SHA-256 of its public key (SPKI DER).',
+    ),
+  signature: z
+    .string()
+    .optional()
+    .describe(
+      'Base64 Ed25519 signature over the canonical JSON (sorted keys) of the record without this field.',
+    ),
 };
 
 export const VerdictIssueSchema = z.object({
@@ -18,8 +28,16 @@ export type VerdictIssue = z.infer<typeof VerdictIssueSchema>;
 
 /** The Coach's statement that a base test's changed outcome is what a criterion asks for. */
 export const AcknowledgedChangeSchema = z.object({
-  test: z.string().min(1).describe('A test id as the refusal lists it (or its tail after a separator, as for test evidence).'),
-  criterion: z.string().min(1).describe('An acceptance criterion id of the task that asks for the change.'),
+  test: z
+    .string()
+    .min(1)
+    .describe(
+      'A test id as the refusal lists it (or its tail after a separator, as for test evidence).',
+    ),
+  criterion: z
+    .string()
+    .min(1)
+    .describe('An acceptance criterion id of the task that asks for the change.'),
   reason: z.string().trim().min(1).describe('Why the old expectation no longer holds.'),
 });
 
@@ -30,16 +48,26 @@ export const CHAIN_START = '0'.repeat(64);
 export const VerdictLogEntrySchema = z
   .object({
     seq: z.number().int().min(1).describe('1, 2, 3... in file order.'),
-    kind: z.enum(['verdict', 'refused_approval']).describe('A refused approval is logged but is not a verdict and costs no strike.'),
+    kind: z
+      .enum(['verdict', 'refused_approval'])
+      .describe('A refused approval is logged but is not a verdict and costs no strike.'),
     turn: z.number().int().min(1),
     decision: z.enum(['approve', 'feedback']),
-    status: z.enum(['approved', 'in_progress', 'blocked']).describe('Task status after this entry.'),
+    status: z
+      .enum(['approved', 'in_progress', 'blocked'])
+      .describe('Task status after this entry.'),
     strikes: z.number().int().min(0),
     recorded_at: z.string().describe('ISO 8601 time the server recorded the entry.'),
     rationale: z.string(),
     issues: z.array(VerdictIssueSchema),
-    reasons: z.array(z.string()).optional().describe('Why an approval was refused, or why the task was blocked.'),
-    acknowledged_changes: z.array(AcknowledgedChangeSchema).optional().describe('Base-test failures the Coach acknowledged as asked for by a criterion.'),
+    reasons: z
+      .array(z.string())
+      .optional()
+      .describe('Why an approval was refused, or why the task was blocked.'),
+    acknowledged_changes: z
+      .array(AcknowledgedChangeSchema)
+      .optional()
+      .describe('Base-test failures the Coach acknowledged as asked for by a criterion.'),
     stall_reason: z.string().nullable().optional(),
     run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
     stall_input: z
@@ -50,13 +78,17 @@ export const VerdictLogEntrySchema = z
         tree_hash: z.string().optional(),
       })
       .optional()
-      .describe('What stall detection compares across feedback verdicts (detect_stall replays these).'),
+      .describe(
+        'What stall detection compares across feedback verdicts (detect_stall replays these).',
+      ),
     prev_sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/)
       .describe("SHA-256 (hex) of the previous line's exact text; 64 zeros for the first line."),
     ...SignatureFields,
   })
-  .describe('One line of .guardkit/autobuild/<TASK>/verdicts.jsonl, an append-only hash-chained verdict history.');
+  .describe(
+    'One line of .guardkit/autobuild/<TASK>/verdicts.jsonl, an append-only hash-chained verdict history.',
+  );
 
 export type VerdictLogEntry = z.infer<typeof VerdictLogEntrySchema>;

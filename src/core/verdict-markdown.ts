@@ -19,8 +19,16 @@ export interface RequirementEvidence {
 
 /** `src/app.ts:12`, a test id, or both. */
 export function evidenceLabel(evidence: RequirementEvidence): string {
-  const place = evidence.file === undefined ? undefined : evidence.line === undefined ? evidence.file : `${evidence.file}:${evidence.line}`;
-  return [place, evidence.test].filter((part) => part !== undefined).join(' ') || '(no file or test named)';
+  const place =
+    evidence.file === undefined
+      ? undefined
+      : evidence.line === undefined
+        ? evidence.file
+        : `${evidence.file}:${evidence.line}`;
+  return (
+    [place, evidence.test].filter((part) => part !== undefined).join(' ') ||
+    '(no file or test named)'
+  );
 }
 
 /** A code span that survives backticks in the text. */

@@ -22,17 +22,27 @@ export interface BaselineKey {
  * Player who edits the worktree copy changes nothing. The base never changes, so a key is never
  * invalidated.
  */
-export async function readBaseline(worktree: string, key: BaselineKey): Promise<BaselineRun | undefined> {
+export async function readBaseline(
+  worktree: string,
+  key: BaselineKey,
+): Promise<BaselineRun | undefined> {
   const file = await cacheFile(worktree, key);
   const parsed = parseJsonRecord<BaselineRun>(file.state, await readStateCopy(file));
   return parsed.state === 'ok' ? parsed.value : undefined;
 }
 
-export async function writeBaseline(worktree: string, key: BaselineKey, run: BaselineRun): Promise<void> {
+export async function writeBaseline(
+  worktree: string,
+  key: BaselineKey,
+  run: BaselineRun,
+): Promise<void> {
   await writeMirrored(await cacheFile(worktree, key), `${JSON.stringify(run, null, 2)}\n`);
 }
 
 function cacheFile(worktree: string, key: BaselineKey) {
-  const digest = createHash('sha256').update(JSON.stringify([key.baseCommit, key.command, key.environment])).digest('hex').slice(0, 24);
+  const digest = createHash('sha256')
+    .update(JSON.stringify([key.baseCommit, key.command, key.environment]))
+    .digest('hex')
+    .slice(0, 24);
   return baselineCacheFile(worktree, `evaluation-${digest}`);
 }

@@ -46,7 +46,17 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
   const { worktree, baseCommit, config } = request;
   const planted = await plantedEnvironment(worktree);
   const addedTests = await addedTestFiles(worktree, baseCommit);
-  const empty: Evaluation = { base_commit: baseCommit, command: [], planted, baseline: null, trusted: null, regressions: [], preexisting_failures: [], passing_on_base_code: [], uncollected_test_files: [] };
+  const empty: Evaluation = {
+    base_commit: baseCommit,
+    command: [],
+    planted,
+    baseline: null,
+    trusted: null,
+    regressions: [],
+    preexisting_failures: [],
+    passing_on_base_code: [],
+    uncollected_test_files: [],
+  };
   if (planted.length > 0) return empty;
 
   const base = await baseSnapshot(worktree, baseCommit);
@@ -55,17 +65,27 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
   try {
     // The base's command; a base with no test setup at all has no base tests to protect, so the
     // Player's command serves (fail-to-pass still needs one).
-    const command = await detectTestCommand(base.dir, config).catch(() => detectTestCommand(worktree, config));
+    const command = await detectTestCommand(base.dir, config).catch(() =>
+      detectTestCommand(worktree, config),
+    );
     const run = (snapshot: Snapshot, name: string) => runIn(snapshot, command, name, request);
     const key = { baseCommit, command, environment: await environmentFingerprint(worktree) };
-    [trusted, failToPass] = await Promise.all([trustedSnapshot(worktree, baseCommit), failToPassSnapshot(worktree, baseCommit)]);
+    [trusted, failToPass] = await Promise.all([
+      trustedSnapshot(worktree, baseCommit),
+      failToPassSnapshot(worktree, baseCommit),
+    ]);
     const cached = await readBaseline(worktree, key);
     const [baseline, trustedRun, failToPassRun] = await Promise.all([
-      cached ?? run(base, 'baseline').then(async (result) => {
-        const value: BaselineRun = { base_commit: baseCommit, status: result.status, tests: result.tests };
-        if (!result.timed_out && !result.cancelled) await writeBaseline(worktree, key, value);
-        return value;
-      }),
+      cached ??
+        run(base, 'baseline').then(async (result) => {
+          const value: BaselineRun = {
+            base_commit: baseCommit,
+            status: result.status,
+            tests: result.tests,
+          };
+          if (!result.timed_out && !result.cancelled) await writeBaseline(worktree, key, value);
+          return value;
+        }),
       run(trusted, 'trusted'),
       run(failToPass, 'fail-to-pass'),
     ]);
@@ -75,31 +95,60 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
     for (const test of baseline.tests) {
       const after = now.get(test.id);
       if (test.status === 'passed' && after?.status !== 'passed') {
-        regressions.push({ test: test.id, outcome: after ? (after.status as Regression['outcome']) : 'missing', ...(after?.message ? { message: after.message } : {}) });
-      } else if ((test.status === 'failed' || test.status === 'error') && after && after.status !== 'passed') {
+        regressions.push({
+          test: test.id,
+          outcome: after ? (after.status as Regression['outcome']) : 'missing',
+          ...(after?.message ? { message: after.message } : {}),
+        });
+      } else if (
+        (test.status === 'failed' || test.status === 'error') &&
+        after &&
+        after.status !== 'passed'
+      ) {
         preexisting.push(test.id);
       }
     }
     return {
       ...empty,
       command: command.argv ?? [command.shellCommand ?? ''],
-      baseline: { status: baseline.status, cached: cached !== undefined, tests_total: baseline.tests.length },
+      baseline: {
+        status: baseline.status,
+        cached: cached !== undefined,
+        tests_total: baseline.tests.length,
+      },
       trusted: { status: trustedRun.status, tests_total: trustedRun.tests.length },
       regressions,
       preexisting_failures: preexisting,
-      passing_on_base_code: failToPassRun.tests.filter((test) => test.status === 'passed').map((test) => test.id),
-      uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.runner) ? addedTests.filter((file) => !request.candidateTests.some((id) => id.startsWith(file))) : [],
+      passing_on_base_code: failToPassRun.tests
+        .filter((test) => test.status === 'passed')
+        .map((test) => test.id),
+      uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.runner)
+        ? addedTests.filter((file) => !request.candidateTests.some((id) => id.startsWith(file)))
+        : [],
     };
   } finally {
     await Promise.all([base.remove(), trusted?.remove(), failToPass?.remove()]);
   }
 }
 
-async function runIn(snapshot: Snapshot, command: TestCommand, name: string, request: EvaluationRequest): Promise<{ status: BaselineRun['status']; tests: TestCaseResult[]; timed_out: boolean; cancelled: boolean }> {
+async function runIn(
+  snapshot: Snapshot,
+  command: TestCommand,
+  name: string,
+  request: EvaluationRequest,
+): Promise<{
+  status: BaselineRun['status'];
+  tests: TestCaseResult[];
+  timed_out: boolean;
+  cancelled: boolean;
+}> {
   // Each snapshot is its own directory, so the queue may run them side by side within its limit.
   return runQueue.run(snapshot.dir, async () => {
     const environment = await projectEnvironment(snapshot.dir);
-    const logPath = path.join(runsDirectory(request.worktree, request.taskId), `${newRunId()}-${name}.log`);
+    const logPath = path.join(
+      runsDirectory(request.worktree, request.taskId),
+      `${newRunId()}-${name}.log`,
+    );
     const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
     return runTests({
       command,
@@ -118,13 +167,19 @@ async function runIn(snapshot: Snapshot, command: TestCommand, name: string, req
 /** Test files present in the worktree but not at the base. */
 async function addedTestFiles(worktree: string, baseCommit: string): Promise<string[]> {
   const base = new Set(await listAtCommit(worktree, baseCommit, ['.']));
-  return (await listWorkingFiles(worktree)).filter((file) => !file.startsWith(STORE_PREFIX) && isTestFile(file) && !base.has(file));
+  return (await listWorkingFiles(worktree)).filter(
+    (file) => !file.startsWith(STORE_PREFIX) && isTestFile(file) && !base.has(file),
+  );
 }
 
 /** What a cached baseline depends on besides the base and the command: the borrowed toolchain. */
 async function environmentFingerprint(worktree: string): Promise<unknown> {
   const resolve = (file: string) => realpath(path.join(worktree, file)).catch(() => null);
-  const modified = (file: string) => stat(path.join(worktree, file)).then((info) => info.mtimeMs, () => null);
+  const modified = (file: string) =>
+    stat(path.join(worktree, file)).then(
+      (info) => info.mtimeMs,
+      () => null,
+    );
   return {
     node: process.version,
     python: [await resolve('.venv/bin/python'), await resolve('venv/bin/python')],

@@ -9,7 +9,8 @@ export interface PlantedFile {
 
 const VENVS = ['.venv', 'venv'];
 /** .pth files that packaging tools write themselves: their import lines are expected. */
-const TOOLING_PTH = /^(?:distutils-precedence|_virtualenv|__editable__\..*|_.*_editable.*|coverage.*)\.pth$/;
+const TOOLING_PTH =
+  /^(?:distutils-precedence|_virtualenv|__editable__\..*|_.*_editable.*|coverage.*)\.pth$/;
 const SITE_HOOKS = ['sitecustomize.py', 'usercustomize.py'];
 
 /**
@@ -35,12 +36,14 @@ async function interpreterProblem(worktree: string, python: string): Promise<str
   const resolved = await realpath(python).catch(() => undefined);
   if (!resolved) return 'the interpreter link is broken';
   const root = await realpath(worktree);
-  if (resolved.startsWith(root + path.sep)) return `the interpreter resolves inside the worktree (${path.relative(root, resolved)}), not to a Python installation`;
+  if (resolved.startsWith(root + path.sep))
+    return `the interpreter resolves inside the worktree (${path.relative(root, resolved)}), not to a Python installation`;
   const handle = await open(resolved, 'r');
   try {
     const head = Buffer.alloc(2);
     await handle.read(head, 0, 2, 0);
-    if (head.toString('latin1') === '#!') return `the interpreter is a script (${resolved}), not a Python installation`;
+    if (head.toString('latin1') === '#!')
+      return `the interpreter is a script (${resolved}), not a Python installation`;
   } finally {
     await handle.close();
   }
@@ -54,10 +57,15 @@ async function siteHooks(worktree: string, venv: string): Promise<PlantedFile[]>
     const sitePackages = path.join(lib, version, 'site-packages');
     for (const name of await readdir(sitePackages).catch(() => [] as string[])) {
       const file = path.join(venv, 'lib', version, 'site-packages', name);
-      if (SITE_HOOKS.includes(name)) found.push({ file, problem: 'a site hook that runs in every Python start-up' });
+      if (SITE_HOOKS.includes(name))
+        found.push({ file, problem: 'a site hook that runs in every Python start-up' });
       else if (name.endsWith('.pth') && !TOOLING_PTH.test(name)) {
         const content = await readFile(path.join(worktree, file), 'utf8').catch(() => '');
-        if (/^\s*import[\s\t]/m.test(content)) found.push({ file, problem: 'a .pth file whose import line runs in every Python start-up' });
+        if (/^\s*import[\s\t]/m.test(content))
+          found.push({
+            file,
+            problem: 'a .pth file whose import line runs in every Python start-up',
+          });
       }
     }
   }
@@ -74,7 +82,10 @@ async function binShims(worktree: string): Promise<PlantedFile[]> {
     const info = await lstat(file);
     const target = info.isSymbolicLink() ? path.resolve(bin, await readlink(file)) : undefined;
     if (!target || !target.startsWith(modules + path.sep) || target.startsWith(bin + path.sep)) {
-      found.push({ file: `node_modules/.bin/${name}`, problem: 'not a link npm installed into node_modules' });
+      found.push({
+        file: `node_modules/.bin/${name}`,
+        problem: 'not a link npm installed into node_modules',
+      });
     }
   }
   return found;

@@ -1,4 +1,14 @@
-import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -25,7 +35,13 @@ const TEST_DIRECTORIES = new Set(['tests', 'test', '__tests__']);
  * sources count only under tests/, since src/*.rs is also code.
  */
 export function isTestSideFile(file: string): boolean {
-  if (file.split('/').slice(0, -1).some((directory) => TEST_DIRECTORIES.has(directory))) return true;
+  if (
+    file
+      .split('/')
+      .slice(0, -1)
+      .some((directory) => TEST_DIRECTORIES.has(directory))
+  )
+    return true;
   if (file.endsWith('.rs')) return isTestFile(file);
   return needsTestFacts(file) || isTestConfigFile(file);
 }
@@ -51,9 +67,16 @@ export async function baseSnapshot(worktree: string, baseCommit: string): Promis
 export async function trustedSnapshot(worktree: string, baseCommit: string): Promise<Snapshot> {
   const snapshot = await emptySnapshot('coachgate-trusted-');
   const baseFiles = await listAtCommit(worktree, baseCommit, ['.']);
-  const candidate = (await listWorkingFiles(worktree)).filter((file) => !file.startsWith(STORE_PREFIX) && !isTestSideFile(file));
+  const candidate = (await listWorkingFiles(worktree)).filter(
+    (file) => !file.startsWith(STORE_PREFIX) && !isTestSideFile(file),
+  );
   await copyFiles(worktree, snapshot.dir, candidate);
-  await extractCommit(worktree, baseCommit, snapshot.dir, baseFiles.filter(isTestSideFile).filter((file) => file !== 'package.json'));
+  await extractCommit(
+    worktree,
+    baseCommit,
+    snapshot.dir,
+    baseFiles.filter(isTestSideFile).filter((file) => file !== 'package.json'),
+  );
   await withBaseTestScripts(worktree, baseCommit, snapshot.dir);
   await borrowDirectories(worktree, snapshot.dir);
   return snapshot;
@@ -66,7 +89,9 @@ export async function trustedSnapshot(worktree: string, baseCommit: string): Pro
 export async function failToPassSnapshot(worktree: string, baseCommit: string): Promise<Snapshot> {
   const snapshot = await emptySnapshot('coachgate-f2p-');
   await extractCommit(worktree, baseCommit, snapshot.dir);
-  const playerTests = (await listWorkingFiles(worktree)).filter((file) => !file.startsWith(STORE_PREFIX) && isTestSideFile(file) && !isTestConfigFile(file));
+  const playerTests = (await listWorkingFiles(worktree)).filter(
+    (file) => !file.startsWith(STORE_PREFIX) && isTestSideFile(file) && !isTestConfigFile(file),
+  );
   await copyFiles(worktree, snapshot.dir, playerTests);
   await borrowDirectories(worktree, snapshot.dir);
   return snapshot;
@@ -78,12 +103,17 @@ async function emptySnapshot(prefix: string): Promise<Snapshot> {
 }
 
 /** Writes `commit`'s files (all, or the given paths) into `target` with git archive: no checkout, no index. */
-async function extractCommit(worktree: string, commit: string, target: string, files?: string[]): Promise<void> {
+async function extractCommit(
+  worktree: string,
+  commit: string,
+  target: string,
+  files?: string[],
+): Promise<void> {
   if (files && files.length === 0) return;
-  await execa('git', ['archive', '--format=tar', commit, ...(files ? ['--', ...files] : [])], { cwd: worktree, encoding: 'buffer' }).pipe(
-    'tar',
-    ['-x', '-C', target],
-  );
+  await execa('git', ['archive', '--format=tar', commit, ...(files ? ['--', ...files] : [])], {
+    cwd: worktree,
+    encoding: 'buffer',
+  }).pipe('tar', ['-x', '-C', target]);
 }
 
 async function copyFiles(from: string, to: string, files: string[]): Promise<void> {
@@ -99,12 +129,20 @@ async function copyFiles(from: string, to: string, files: string[]): Promise<voi
 }
 
 /** package.json as the Player has it (dependencies may change), but with the base's test scripts. */
-async function withBaseTestScripts(worktree: string, baseCommit: string, target: string): Promise<void> {
+async function withBaseTestScripts(
+  worktree: string,
+  baseCommit: string,
+  target: string,
+): Promise<void> {
   const candidateFile = path.join(target, 'package.json');
   if (!(await pathExists(candidateFile))) return;
   type Manifest = { scripts?: Record<string, string> };
-  const base = await execa('git', ['show', `${baseCommit}:package.json`], { cwd: worktree, reject: false });
-  const baseScripts = base.exitCode === 0 ? ((JSON.parse(base.stdout) as Manifest).scripts ?? {}) : {};
+  const base = await execa('git', ['show', `${baseCommit}:package.json`], {
+    cwd: worktree,
+    reject: false,
+  });
+  const baseScripts =
+    base.exitCode === 0 ? ((JSON.parse(base.stdout) as Manifest).scripts ?? {}) : {};
   let manifest: Manifest;
   try {
     manifest = JSON.parse(await readFile(candidateFile, 'utf8')) as Manifest;
@@ -122,6 +160,7 @@ async function withBaseTestScripts(worktree: string, baseCommit: string, target:
 async function borrowDirectories(worktree: string, target: string): Promise<void> {
   for (const name of BORROWED_DIRECTORIES) {
     const source = path.join(worktree, name);
-    if ((await pathExists(source)) && !(await pathExists(path.join(target, name)))) await symlink(source, path.join(target, name));
+    if ((await pathExists(source)) && !(await pathExists(path.join(target, name))))
+      await symlink(source, path.join(target, name));
   }
 }

@@ -11,7 +11,11 @@ const SHARED_TOOLCHAINS = ['node_modules', '.venv', 'venv', 'target'];
  * Runs `use` in a temporary detached worktree of `commit` (toolchains borrowed from `worktree`), then removes
  * it whatever happens. The Player's tree is never touched.
  */
-export async function withDetachedCheckout<T>(worktree: string, commit: string, use: (checkout: string) => Promise<T>): Promise<T> {
+export async function withDetachedCheckout<T>(
+  worktree: string,
+  commit: string,
+  use: (checkout: string) => Promise<T>,
+): Promise<T> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-base-'));
   const checkout = path.join(scratch, 'tree');
   const repo = git(worktree);
@@ -19,7 +23,8 @@ export async function withDetachedCheckout<T>(worktree: string, commit: string, 
   try {
     for (const name of SHARED_TOOLCHAINS) {
       const source = path.join(worktree, name);
-      if (await pathExists(source)) await symlink(source, path.join(checkout, name)).catch(() => undefined);
+      if (await pathExists(source))
+        await symlink(source, path.join(checkout, name)).catch(() => undefined);
     }
     return await use(checkout);
   } finally {

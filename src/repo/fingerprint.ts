@@ -33,7 +33,9 @@ async function fileEntry(worktree: string, file: string): Promise<string> {
     const info = await lstat(absolute);
     if (info.isSymbolicLink()) return `${file}\0link\0${await readlink(absolute)}`;
     if (!info.isFile()) return `${file}\0other`;
-    const content = createHash('sha256').update(await readFile(absolute)).digest('hex');
+    const content = createHash('sha256')
+      .update(await readFile(absolute))
+      .digest('hex');
     return `${file}\0${info.mode & 0o111 ? 'x' : '-'}\0${content}`;
   } catch {
     return `${file}\0deleted`;

@@ -74,7 +74,9 @@ export async function gitForCheckout(worktree: string): Promise<SimpleGit> {
     if (match) names.add(match[1]!);
   }
   const emptied = [...names].flatMap((name) =>
-    ['clean', 'smudge', 'process'].map((part) => `filter.${name}.${part}=`).concat(`filter.${name}.required=false`),
+    ['clean', 'smudge', 'process']
+      .map((part) => `filter.${name}.${part}=`)
+      .concat(`filter.${name}.required=false`),
   );
   return git(worktree, emptied);
 }
@@ -86,13 +88,22 @@ export async function assertRepository(worktree: string): Promise<void> {
   try {
     top = (await repo.revparse(['--show-toplevel'])).trim();
   } catch {
-    throw new CallerError(`${worktree} is not a git repository.`, 'Pass the root of a git repository or git worktree (coachgate reads trusted files from its base commit).');
+    throw new CallerError(
+      `${worktree} is not a git repository.`,
+      'Pass the root of a git repository or git worktree (coachgate reads trusted files from its base commit).',
+    );
   }
   if (!(await sameDirectory(top, worktree))) {
-    throw new CallerError(`${worktree} is inside the git repository ${top}, not its root.`, `Pass the repository root: ${top}.`);
+    throw new CallerError(
+      `${worktree} is inside the git repository ${top}, not its root.`,
+      `Pass the repository root: ${top}.`,
+    );
   }
   if (!(await commitOf(repo, 'HEAD'))) {
-    throw new CallerError(`${worktree} has no commits yet.`, 'Commit the task files and configuration first; the first commit is the trusted base.');
+    throw new CallerError(
+      `${worktree} has no commits yet.`,
+      'Commit the task files and configuration first; the first commit is the trusted base.',
+    );
   }
 }
 
@@ -100,9 +111,17 @@ export async function assertRepository(worktree: string): Promise<void> {
 export async function resolveBase(worktree: string, ref?: string): Promise<BaseCommit> {
   const repo = git(worktree);
   if (ref) {
-    if (ref.startsWith('-')) throw new CallerError(`Base ref ${quotePrefix(ref)} looks like an option.`, 'Pass a branch, tag or commit name.');
+    if (ref.startsWith('-'))
+      throw new CallerError(
+        `Base ref ${quotePrefix(ref)} looks like an option.`,
+        'Pass a branch, tag or commit name.',
+      );
     const commit = await commitOf(repo, ref);
-    if (!commit) throw new CallerError(`Base ref ${quotePrefix(ref)} does not name a commit in ${worktree}.`, 'Pass a branch, tag or commit that exists (e.g. main).');
+    if (!commit)
+      throw new CallerError(
+        `Base ref ${quotePrefix(ref)} does not name a commit in ${worktree}.`,
+        'Pass a branch, tag or commit that exists (e.g. main).',
+      );
     return { commit, source: `ref ${ref}` };
   }
   for (const branch of DEFAULT_BRANCHES) {
@@ -118,7 +137,11 @@ export async function resolveBase(worktree: string, ref?: string): Promise<BaseC
 }
 
 /** The file's content at `commit`, or undefined when it does not exist there. */
-export async function readAtCommit(worktree: string, commit: string, relativePath: string): Promise<string | undefined> {
+export async function readAtCommit(
+  worktree: string,
+  commit: string,
+  relativePath: string,
+): Promise<string | undefined> {
   try {
     // cat-file prints the stored blob: no textconv, no filter.
     return await git(worktree).raw(['cat-file', 'blob', `${commit}:${relativePath}`]);
@@ -128,14 +151,32 @@ export async function readAtCommit(worktree: string, commit: string, relativePat
 }
 
 /** Files (worktree-relative) present at `commit` under the given directories. */
-export async function listAtCommit(worktree: string, commit: string, directories: string[]): Promise<string[]> {
-  const output = await git(worktree).raw(['ls-tree', '-r', '-z', '--name-only', commit, '--', ...directories]);
+export async function listAtCommit(
+  worktree: string,
+  commit: string,
+  directories: string[],
+): Promise<string[]> {
+  const output = await git(worktree).raw([
+    'ls-tree',
+    '-r',
+    '-z',
+    '--name-only',
+    commit,
+    '--',
+    ...directories,
+  ]);
   return output.split('\0').filter(Boolean);
 }
 
 /** Tracked and untracked (not ignored) files in the working tree, worktree-relative. */
 export async function listWorkingFiles(worktree: string): Promise<string[]> {
-  const output = await git(worktree).raw(['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
+  const output = await git(worktree).raw([
+    'ls-files',
+    '-z',
+    '--cached',
+    '--others',
+    '--exclude-standard',
+  ]);
   return [...new Set(output.split('\0').filter(Boolean))].sort();
 }
 
@@ -144,7 +185,9 @@ export async function changedSince(worktree: string, commit: string): Promise<st
   // Content is hashed here, as git stores it, rather than by `git diff`: git reads racily clean files back
   // through the repository's clean filters, which are the Player's programs.
   const base = new Map<string, string>();
-  for (const entry of (await git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit])).split('\0')) {
+  for (const entry of (
+    await git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit])
+  ).split('\0')) {
     const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(entry);
     if (match && match[1] !== '160000') base.set(match[3]!, `${match[1]} ${match[2]}`);
   }

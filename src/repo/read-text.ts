@@ -21,16 +21,25 @@ export class UnreadableFileError extends Error {
  * FIFO (a plain read would wait forever and hold a thread-pool slot) or a huge file (read whole, it would
  * cost its size in memory): both are refused. O_NONBLOCK makes opening a FIFO return at once.
  */
-export async function readRegularFile(file: string, maxBytes = MAX_TEXT_FILE_BYTES): Promise<string> {
+export async function readRegularFile(
+  file: string,
+  maxBytes = MAX_TEXT_FILE_BYTES,
+): Promise<string> {
   const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new UnreadableFileError(file, 'ENOTREG', 'is not a regular file');
-    if (info.size > maxBytes) throw new UnreadableFileError(file, 'EFBIG', `is ${info.size} bytes, over the ${maxBytes}-byte limit`);
+    if (info.size > maxBytes)
+      throw new UnreadableFileError(
+        file,
+        'EFBIG',
+        `is ${info.size} bytes, over the ${maxBytes}-byte limit`,
+      );
     // The size may change between stat and read; never read past the limit.
     const buffer = Buffer.alloc(Math.min(info.size, maxBytes) + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > maxBytes) throw new UnreadableFileError(file, 'EFBIG', `is over the ${maxBytes}-byte limit`);
+    if (bytesRead > maxBytes)
+      throw new UnreadableFileError(file, 'EFBIG', `is over the ${maxBytes}-byte limit`);
     return buffer.toString('utf8', 0, bytesRead);
   } finally {
     await handle.close();

@@ -19,7 +19,11 @@ export interface LoadedTask extends TaskDocument {
  * Loads a task's requirements from the base commit: the contract both agents share, which the Player cannot
  * rewrite. The working copy is only compared, to report `modified_in_worktree`.
  */
-export async function loadTask(worktree: string, taskId: string, baseCommit: string): Promise<LoadedTask> {
+export async function loadTask(
+  worktree: string,
+  taskId: string,
+  baseCommit: string,
+): Promise<LoadedTask> {
   const file = await findTaskFile(worktree, taskId, baseCommit);
   const text = (await readAtCommit(worktree, baseCommit, file))!;
   const working = await readRegularFile(path.join(worktree, file)).catch(() => undefined);
@@ -33,8 +37,14 @@ export async function loadTask(worktree: string, taskId: string, baseCommit: str
 }
 
 /** `<ID>.md` or `<ID>-<slug>.md` under the task directories, as committed at the base. */
-export async function findTaskFile(worktree: string, taskId: string, baseCommit: string): Promise<string> {
-  const candidates = (await listAtCommit(worktree, baseCommit, TASK_DIRECTORIES)).filter((file) => namesTask(path.posix.basename(file), taskId));
+export async function findTaskFile(
+  worktree: string,
+  taskId: string,
+  baseCommit: string,
+): Promise<string> {
+  const candidates = (await listAtCommit(worktree, baseCommit, TASK_DIRECTORIES)).filter((file) =>
+    namesTask(path.posix.basename(file), taskId),
+  );
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length > 1) {
     const exact = [];
@@ -43,7 +53,10 @@ export async function findTaskFile(worktree: string, taskId: string, baseCommit:
       if (text !== undefined && parseTaskMarkdown(text, file).id === taskId) exact.push(file);
     }
     if (exact.length === 1) return exact[0]!;
-    throw new CallerError(`Several task files match ${taskId}: ${candidates.join(', ')}.`, 'Keep one file per task id (the front matter `id` decides).');
+    throw new CallerError(
+      `Several task files match ${taskId}: ${candidates.join(', ')}.`,
+      'Keep one file per task id (the front matter `id` decides).',
+    );
   }
   const inWorktree = await findInWorkingTree(worktree, taskId);
   throw new CallerError(
@@ -64,7 +77,9 @@ function namesTask(fileName: string, taskId: string): boolean {
 
 async function findInWorkingTree(worktree: string, taskId: string): Promise<string | undefined> {
   for (const directory of TASK_DIRECTORIES) {
-    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(() => [] as string[]);
+    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(
+      () => [] as string[],
+    );
     const match = entries.find((entry) => namesTask(path.basename(entry), taskId));
     if (match) return path.posix.join(directory, match.split(path.sep).join('/'));
   }
@@ -78,10 +93,16 @@ const MAX_LISTED_TASK_FILES = 2_000;
 export async function listTaskIds(worktree: string): Promise<string[]> {
   const ids = new Set<string>();
   for (const directory of TASK_DIRECTORIES) {
-    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(() => [] as string[]);
-    for (const entry of entries.filter((name) => name.endsWith('.md')).slice(0, MAX_LISTED_TASK_FILES)) {
+    const entries = await readdir(path.join(worktree, directory), { recursive: true }).catch(
+      () => [] as string[],
+    );
+    for (const entry of entries
+      .filter((name) => name.endsWith('.md'))
+      .slice(0, MAX_LISTED_TASK_FILES)) {
       const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
-      const text = await readRegularFile(path.join(worktree, relative), 256 * 1024).catch(() => undefined);
+      const text = await readRegularFile(path.join(worktree, relative), 256 * 1024).catch(
+        () => undefined,
+      );
       const fromFile = /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];
       const id = (text === undefined ? undefined : safeId(text, relative)) ?? fromFile;
       if (id) ids.add(id);

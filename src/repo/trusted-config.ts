@@ -13,7 +13,10 @@ export interface TrustedConfig {
  * Reads `.guardkit/config.yaml` from the base commit, never the working tree, so a Player cannot relax its
  * own gates. `coachgate.base_ref` in that file may move the base; the file is then re-read at the new base.
  */
-export async function loadTrustedConfig(worktree: string, baseOverride?: string): Promise<TrustedConfig> {
+export async function loadTrustedConfig(
+  worktree: string,
+  baseOverride?: string,
+): Promise<TrustedConfig> {
   let base = await resolveBase(worktree, baseOverride);
   let parsed = await configAt(worktree, base);
   const configuredRef = parsed.config.coachgate.base_ref;
@@ -24,7 +27,10 @@ export async function loadTrustedConfig(worktree: string, baseOverride?: string)
   return { base, ...parsed };
 }
 
-async function configAt(worktree: string, base: BaseCommit): Promise<{ config: Config; warnings: string[] }> {
+async function configAt(
+  worktree: string,
+  base: BaseCommit,
+): Promise<{ config: Config; warnings: string[] }> {
   const text = await readAtCommit(worktree, base.commit, CONFIG_PATH);
   if (text === undefined) return { config: defaultConfig(), warnings: [] };
   return parseConfig(text, `${CONFIG_PATH} at ${base.commit.slice(0, 12)}`);

@@ -19,16 +19,28 @@ export class Workspace {
   /** Absolute, or relative to the first root; must be an existing directory inside a root after symlinks. */
   async resolveWorktree(worktree: string): Promise<string> {
     const roots = await this.allowedRoots();
-    if (roots.length === 0) throw new CallerError('No allowed root directory exists.', 'Start coachgate with --root DIR pointing at an existing directory.');
-    if (worktree.trim() === '' || worktree.includes('\0')) throw new CallerError('worktree is empty.', 'Pass the path of the repository or git worktree to check.');
+    if (roots.length === 0)
+      throw new CallerError(
+        'No allowed root directory exists.',
+        'Start coachgate with --root DIR pointing at an existing directory.',
+      );
+    if (worktree.trim() === '' || worktree.includes('\0'))
+      throw new CallerError(
+        'worktree is empty.',
+        'Pass the path of the repository or git worktree to check.',
+      );
     const lexical = path.resolve(roots[0]!, worktree);
     let real: string;
     try {
       real = await realpath(lexical);
     } catch {
-      throw new CallerError(`worktree ${quotePrefix(worktree)} does not exist (resolved to ${quotePrefix(lexical)}).`, `Pass an existing directory inside ${roots.join(', ')}.`);
+      throw new CallerError(
+        `worktree ${quotePrefix(worktree)} does not exist (resolved to ${quotePrefix(lexical)}).`,
+        `Pass an existing directory inside ${roots.join(', ')}.`,
+      );
     }
-    if (!(await stat(real)).isDirectory()) throw new CallerError(`worktree ${quotePrefix(worktree)} is not a directory.`);
+    if (!(await stat(real)).isDirectory())
+      throw new CallerError(`worktree ${quotePrefix(worktree)} is not a directory.`);
     if (!roots.some((root) => isInside(root, real))) {
       const escaped = roots.some((root) => isInside(root, lexical));
       throw new CallerError(
@@ -56,15 +68,23 @@ function isInside(parent: string, child: string): boolean {
  * Resolves a worktree-relative file for reading. Refuses `..` escapes and symlinks that lead out of the
  * worktree; returns undefined when the file does not exist.
  */
-export async function resolveFileInWorktree(worktree: string, relative: string): Promise<string | undefined> {
+export async function resolveFileInWorktree(
+  worktree: string,
+  relative: string,
+): Promise<string | undefined> {
   const lexical = path.resolve(worktree, relative);
-  if (!isInside(worktree, lexical)) throw new CallerError(`${relative} is outside the worktree.`, 'Use a path inside the worktree.');
+  if (!isInside(worktree, lexical))
+    throw new CallerError(
+      `${relative} is outside the worktree.`,
+      'Use a path inside the worktree.',
+    );
   let real: string;
   try {
     real = await realpath(lexical);
   } catch {
     return undefined;
   }
-  if (!isInside(worktree, real)) throw new CallerError(`${relative} is a symlink that leads outside the worktree.`);
+  if (!isInside(worktree, real))
+    throw new CallerError(`${relative} is a symlink that leads outside the worktree.`);
   return real;
 }

@@ -25,8 +25,15 @@ const SHARED_TOOLCHAINS = ['node_modules', '.venv', 'venv'];
  * Runs the same command at the base commit in a temporary detached worktree, so failures that were already
  * there are told apart from new ones. Cached per base commit + command: the base never changes.
  */
-export async function runBaseline(worktree: string, baseCommit: string, spec: Omit<TestRunSpec, 'cwd' | 'logPath'>): Promise<BaselineResult> {
-  const key = createHash('sha256').update(JSON.stringify([baseCommit, spec.command, spec.loginShell])).digest('hex').slice(0, 24);
+export async function runBaseline(
+  worktree: string,
+  baseCommit: string,
+  spec: Omit<TestRunSpec, 'cwd' | 'logPath'>,
+): Promise<BaselineResult> {
+  const key = createHash('sha256')
+    .update(JSON.stringify([baseCommit, spec.command, spec.loginShell]))
+    .digest('hex')
+    .slice(0, 24);
   // The server's own copy is read; the worktree's .baseline-cache is only a mirror (a Player can edit it).
   const cacheFile = await baselineCacheFile(worktree, key);
   const cached = parseJsonRecord<BaselineResult>(cacheFile.mirror, await readStateCopy(cacheFile));
@@ -39,9 +46,14 @@ export async function runBaseline(worktree: string, baseCommit: string, spec: Om
   try {
     for (const name of SHARED_TOOLCHAINS) {
       const source = path.join(worktree, name);
-      if (await pathExists(source)) await symlink(source, path.join(checkout, name)).catch(() => undefined);
+      if (await pathExists(source))
+        await symlink(source, path.join(checkout, name)).catch(() => undefined);
     }
-    const run = await runTests({ ...spec, cwd: checkout, logPath: path.join(scratch, 'baseline.log') });
+    const run = await runTests({
+      ...spec,
+      cwd: checkout,
+      logPath: path.join(scratch, 'baseline.log'),
+    });
     const result: BaselineResult = {
       base_commit: baseCommit,
       status: run.status,
@@ -49,7 +61,8 @@ export async function runBaseline(worktree: string, baseCommit: string, spec: Om
       tests_total: run.counts.total,
       cached: false,
     };
-    if (!run.cancelled && !run.timed_out) await writeMirrored(cacheFile, `${JSON.stringify(result, null, 2)}\n`);
+    if (!run.cancelled && !run.timed_out)
+      await writeMirrored(cacheFile, `${JSON.stringify(result, null, 2)}\n`);
     return result;
   } finally {
     await repo.raw(['worktree', 'remove', '--force', checkout]).catch(() => undefined);

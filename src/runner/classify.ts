@@ -1,5 +1,16 @@
-import { firstErrorStatement, firstLineMatching, firstProjectLocation, quoteLine } from './report/locate.js';
-import { missingModules, ownerOf, packageNameOf, type MissingModule, type ModuleOwner } from './report/missing-module.js';
+import {
+  firstErrorStatement,
+  firstLineMatching,
+  firstProjectLocation,
+  quoteLine,
+} from './report/locate.js';
+import {
+  missingModules,
+  ownerOf,
+  packageNameOf,
+  type MissingModule,
+  type ModuleOwner,
+} from './report/missing-module.js';
 import { visibleLines } from './report/text.js';
 import { stepFailureClass } from './step-failure.js';
 import type { FailureClass, RunStatus } from './report/types.js';
@@ -28,13 +39,17 @@ export interface FailureClassification {
  * a killing signal, then code.
  */
 export function classifyFailure(facts: FailureFacts): FailureClassification {
-  if (facts.status === 'passed') return { failure_class: 'none', reason: 'All tests passed.', advice: 'Nothing to fix.' };
+  if (facts.status === 'passed')
+    return { failure_class: 'none', reason: 'All tests passed.', advice: 'Nothing to fix.' };
   if (facts.status === 'timeout') return timeoutClass();
   const lines = visibleLines(facts.output);
   const output: ScannedOutput = { text: lines.join('\n'), lines };
   if (facts.status === 'no_tests') return noTestsClass(output);
 
-  const modules = missingModules(output.lines).map((module) => ({ module, owner: ownerOf(module, facts.firstPartyModules) }));
+  const modules = missingModules(output.lines).map((module) => ({
+    module,
+    owner: ownerOf(module, facts.firstPartyModules),
+  }));
   const withOwner = (owner: ModuleOwner): MissingModule | undefined =>
     modules.find((entry) => entry.owner === owner)?.module;
 
@@ -78,7 +93,9 @@ const NO_TESTS_EVIDENCE: readonly RegExp[] = [
 ];
 
 function noTestsClass(output: ScannedOutput): FailureClassification {
-  const evidence = NO_TESTS_EVIDENCE.map((pattern) => firstLineMatching(output.lines, pattern)).find(Boolean);
+  const evidence = NO_TESTS_EVIDENCE.map((pattern) =>
+    firstLineMatching(output.lines, pattern),
+  ).find(Boolean);
   return {
     failure_class: 'no_tests',
     reason: evidence
@@ -97,7 +114,8 @@ const COMMAND_NOT_FOUND =
   /^(?:\S*\/)?(?:ba|da|k)?sh(?:: line \d+)?: (?:\d+: )?(\S+): (?:command )?not found\s*$|^zsh: command not found: (\S+)/m;
 const SPAWN_ENOENT = /spawn (\S+) ENOENT/;
 // pytest exit 4: the runner rejected its arguments.
-const INVALID_COMMAND = /ERROR: file or directory not found: |error: unrecognized arguments: |ERROR: usage: /;
+const INVALID_COMMAND =
+  /ERROR: file or directory not found: |error: unrecognized arguments: |ERROR: usage: /;
 
 function environmentClass(
   output: ScannedOutput,
@@ -123,8 +141,10 @@ function environmentClass(
   if (exitCode === 126) {
     return {
       failure_class: 'environment',
-      reason: 'The test command was found but could not be executed (exit 126: not executable or permission denied).',
-      advice: 'Make the test command executable (chmod +x) or invoke it through its interpreter. Not a code failure.',
+      reason:
+        'The test command was found but could not be executed (exit 126: not executable or permission denied).',
+      advice:
+        'Make the test command executable (chmod +x) or invoke it through its interpreter. Not a code failure.',
     };
   }
   if (missingRunner) {
@@ -142,7 +162,8 @@ function environmentClass(
     return {
       failure_class: 'environment',
       reason: `The runner rejected the test command: "${invalid}".`,
-      advice: 'Fix the test command (paths and options), e.g. toolchain.test in .guardkit/config.yaml. Not a code failure.',
+      advice:
+        'Fix the test command (paths and options), e.g. toolchain.test in .guardkit/config.yaml. Not a code failure.',
     };
   }
   if (missingDependency) {
@@ -187,7 +208,8 @@ const INFRASTRUCTURE_CAUSES: readonly InfrastructureCause[] = [
       `in-memory for database tests, or ${MOCK_OR_DESELECT}`,
   },
   {
-    pattern: /OperationalError\b.*(?:unable to open database|could not connect|Connection refused|connection to server|timeout expired|password authentication failed|does not exist|Can't connect)/,
+    pattern:
+      /OperationalError\b.*(?:unable to open database|could not connect|Connection refused|connection to server|timeout expired|password authentication failed|does not exist|Can't connect)/,
     what: 'a database that cannot be reached (OperationalError)',
     advice:
       'The test needs a real database. Use SQLite in-memory (sqlite:///:memory:) or a fixture-provided test ' +
@@ -203,11 +225,18 @@ const INFRASTRUCTURE_CAUSES: readonly InfrastructureCause[] = [
   },
 ];
 
-function infrastructureClass(output: ScannedOutput, serviceClient: MissingModule | undefined): FailureClassification | undefined {
+function infrastructureClass(
+  output: ScannedOutput,
+  serviceClient: MissingModule | undefined,
+): FailureClassification | undefined {
   for (const cause of INFRASTRUCTURE_CAUSES) {
     const evidence = firstLineMatching(output.lines, cause.pattern);
     if (evidence) {
-      return { failure_class: 'infrastructure', reason: `The tests need ${cause.what}: "${evidence}".`, advice: cause.advice };
+      return {
+        failure_class: 'infrastructure',
+        reason: `The tests need ${cause.what}: "${evidence}".`,
+        advice: cause.advice,
+      };
     }
   }
   if (serviceClient) {
@@ -224,9 +253,12 @@ function infrastructureClass(output: ScannedOutput, serviceClient: MissingModule
   return undefined;
 }
 
-function missingFirstPartyClass(module: MissingModule | undefined): FailureClassification | undefined {
+function missingFirstPartyClass(
+  module: MissingModule | undefined,
+): FailureClassification | undefined {
   if (!module) return undefined;
-  const isMissingPythonModule = module.language === 'python' && !/cannot import name/.test(module.line);
+  const isMissingPythonModule =
+    module.language === 'python' && !/cannot import name/.test(module.line);
   const importer = /imported from (\S+)/.exec(module.line)?.[1];
   const expected = isMissingPythonModule
     ? ` (expected at ${pythonModulePaths(module.specifier)})`
@@ -245,7 +277,8 @@ function pythonModulePaths(dotted: string): string {
   return `${base}.py or ${base}/__init__.py`;
 }
 
-const SYNTAX_ERROR = /\b(?:SyntaxError|IndentationError|TabError)\b|Transform failed with \d+ error/;
+const SYNTAX_ERROR =
+  /\b(?:SyntaxError|IndentationError|TabError)\b|Transform failed with \d+ error/;
 
 function syntaxClass(output: ScannedOutput): FailureClassification | undefined {
   const { lines } = output;
@@ -253,7 +286,8 @@ function syntaxClass(output: ScannedOutput): FailureClassification | undefined {
   if (index < 0) return undefined;
   const statement = quoteLine(lines[index] ?? '');
   const location = syntaxLocation(lines, index);
-  const duringCollection = /ERROR collecting|during collection|Failed Suites|Test suite failed to run/.test(output.text);
+  const duringCollection =
+    /ERROR collecting|during collection|Failed Suites|Test suite failed to run/.test(output.text);
   return {
     failure_class: 'code',
     reason:
@@ -280,7 +314,10 @@ function syntaxLocation(lines: readonly string[], index: number): string | undef
 const COLLECTION_ERROR =
   /ERROR collecting|Interrupted: \d+ errors? during collection|ImportError while importing test module|ImportError while loading conftest|Failed Suites \d+|Test suite failed to run/;
 
-function collectionClass(output: ScannedOutput, unimportableRoot: MissingModule | undefined): FailureClassification | undefined {
+function collectionClass(
+  output: ScannedOutput,
+  unimportableRoot: MissingModule | undefined,
+): FailureClassification | undefined {
   if (unimportableRoot) {
     const root = packageNameOf(unimportableRoot);
     return {
@@ -293,7 +330,10 @@ function collectionClass(output: ScannedOutput, unimportableRoot: MissingModule 
   }
   const evidence = firstLineMatching(output.lines, COLLECTION_ERROR);
   if (!evidence) return undefined;
-  const file = /ERROR collecting (\S+)|test module '([^']+)'|conftest '([^']+)'/.exec(output.text)?.slice(1).find(Boolean);
+  const file = /ERROR collecting (\S+)|test module '([^']+)'|conftest '([^']+)'/
+    .exec(output.text)
+    ?.slice(1)
+    .find(Boolean);
   const cause = firstErrorStatement(output.lines);
   return {
     failure_class: 'collection',
@@ -320,7 +360,8 @@ function codeClass(output: ScannedOutput, facts: FailureFacts): FailureClassific
     return {
       failure_class: 'environment',
       reason: `The runner exited with code ${facts.exit_code ?? 'none'} without a test result or a recognisable error.`,
-      advice: 'Run the test command by hand in the workspace and read its output; the summary holds its last lines.',
+      advice:
+        'Run the test command by hand in the workspace and read its output; the summary holds its last lines.',
     };
   }
   const where = location ? ` at ${location}` : '';

@@ -11,7 +11,17 @@ export interface TestCommand {
   argv?: string[];
   shellCommand?: string;
   detected_by: string;
-  runner: 'pytest' | 'unittest' | 'node-test' | 'vitest' | 'npm' | 'go' | 'cargo' | 'maven' | 'dotnet' | 'custom';
+  runner:
+    | 'pytest'
+    | 'unittest'
+    | 'node-test'
+    | 'vitest'
+    | 'npm'
+    | 'go'
+    | 'cargo'
+    | 'maven'
+    | 'dotnet'
+    | 'custom';
   report: ReportKind;
   /** The runner a package script ends with, which takes reporter arguments appended through the package manager. */
   scriptRunner?: ScriptRunner;
@@ -26,7 +36,11 @@ export type PackageManager = 'npm' | 'pnpm' | 'yarn';
  * Detection order: trusted config `toolchain.test`, then project markers (pytest, package.json, go, cargo,
  * maven, dotnet). A caller-supplied command is accepted only when the trusted config allows it.
  */
-export async function detectTestCommand(worktree: string, config: Config, override?: string[]): Promise<TestCommand> {
+export async function detectTestCommand(
+  worktree: string,
+  config: Config,
+  override?: string[],
+): Promise<TestCommand> {
   if (override) {
     if (!config.coachgate.allow_command_override) {
       throw new CallerError(
@@ -34,28 +48,76 @@ export async function detectTestCommand(worktree: string, config: Config, overri
         'Omit `command` (coachgate detects the test command), or set toolchain.test / allow_command_override in .guardkit/config.yaml on the base branch.',
       );
     }
-    if (override.length === 0 || override[0]!.trim() === '') throw new CallerError('command is empty.', 'Pass an argv array such as ["pytest", "-q"].');
-    return { argv: override, detected_by: 'command input (allowed by coachgate.allow_command_override)', runner: 'custom', report: 'text' };
+    if (override.length === 0 || override[0]!.trim() === '')
+      throw new CallerError('command is empty.', 'Pass an argv array such as ["pytest", "-q"].');
+    return {
+      argv: override,
+      detected_by: 'command input (allowed by coachgate.allow_command_override)',
+      runner: 'custom',
+      report: 'text',
+    };
   }
   if (config.toolchain?.test) {
-    return { shellCommand: config.toolchain.test, detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)', runner: 'custom', report: 'text' };
+    return {
+      shellCommand: config.toolchain.test,
+      detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)',
+      runner: 'custom',
+      report: 'text',
+    };
   }
   const files = new Set(await readdir(worktree).catch(() => [] as string[]));
   const unittest = await unittestCommand(worktree, files);
   if (unittest) return unittest;
-  if (['pyproject.toml', 'pytest.ini', 'setup.cfg', 'conftest.py'].some((marker) => files.has(marker)) || (await hasPythonTests(worktree))) {
-    const marker = ['pytest.ini', 'pyproject.toml', 'setup.cfg', 'conftest.py'].find((name) => files.has(name)) ?? 'tests/*.py';
-    return { argv: ['pytest'], detected_by: `${marker} → pytest`, runner: 'pytest', report: 'junit' };
+  if (
+    ['pyproject.toml', 'pytest.ini', 'setup.cfg', 'conftest.py'].some((marker) =>
+      files.has(marker),
+    ) ||
+    (await hasPythonTests(worktree))
+  ) {
+    const marker =
+      ['pytest.ini', 'pyproject.toml', 'setup.cfg', 'conftest.py'].find((name) =>
+        files.has(name),
+      ) ?? 'tests/*.py';
+    return {
+      argv: ['pytest'],
+      detected_by: `${marker} → pytest`,
+      runner: 'pytest',
+      report: 'junit',
+    };
   }
   if (files.has('package.json')) {
     const script = await packageTestScript(worktree);
     if (script) return nodeCommand(script, await packageManager(worktree, files));
   }
-  if (files.has('go.mod')) return { argv: ['go', 'test', '-json', './...'], detected_by: 'go.mod → go test ./...', runner: 'go', report: 'go-json' };
-  if (files.has('Cargo.toml')) return { argv: ['cargo', 'test'], detected_by: 'Cargo.toml → cargo test', runner: 'cargo', report: 'cargo' };
-  if (files.has('pom.xml')) return { argv: ['mvn', '-q', 'test'], detected_by: 'pom.xml → mvn -q test', runner: 'maven', report: 'text' };
+  if (files.has('go.mod'))
+    return {
+      argv: ['go', 'test', '-json', './...'],
+      detected_by: 'go.mod → go test ./...',
+      runner: 'go',
+      report: 'go-json',
+    };
+  if (files.has('Cargo.toml'))
+    return {
+      argv: ['cargo', 'test'],
+      detected_by: 'Cargo.toml → cargo test',
+      runner: 'cargo',
+      report: 'cargo',
+    };
+  if (files.has('pom.xml'))
+    return {
+      argv: ['mvn', '-q', 'test'],
+      detected_by: 'pom.xml → mvn -q test',
+      runner: 'maven',
+      report: 'text',
+    };
   const dotnet = [...files].find((name) => name.endsWith('.sln') || name.endsWith('.csproj'));
-  if (dotnet) return { argv: ['dotnet', 'test'], detected_by: `${dotnet} → dotnet test`, runner: 'dotnet', report: 'text' };
+  if (dotnet)
+    return {
+      argv: ['dotnet', 'test'],
+      detected_by: `${dotnet} → dotnet test`,
+      runner: 'dotnet',
+      report: 'text',
+    };
   throw new CallerError(
     `No test command found in ${worktree}: no toolchain.test in the base-commit .guardkit/config.yaml and no project marker (pyproject.toml, pytest.ini, setup.cfg, tests/*.py, package.json scripts.test, go.mod, Cargo.toml, pom.xml, *.csproj/*.sln).`,
     'Set toolchain.test in .guardkit/config.yaml on the base branch.',
@@ -70,19 +132,35 @@ const UNITTEST_CONFIGS = ['Makefile', 'tox.ini', 'setup.cfg', 'pyproject.toml', 
  * or noxfile) or whose tests define `load_tests()` runs with unittest, not pytest: pytest ignores
  * `load_tests` and silently drops the tests it adds. A pytest.ini or conftest.py means pytest after all.
  */
-async function unittestCommand(worktree: string, files: Set<string>): Promise<TestCommand | undefined> {
+async function unittestCommand(
+  worktree: string,
+  files: Set<string>,
+): Promise<TestCommand | undefined> {
   if (files.has('pytest.ini') || files.has('conftest.py')) return undefined;
   for (const config of UNITTEST_CONFIGS.filter((name) => files.has(name))) {
     const text = await readFile(path.join(worktree, config), 'utf8').catch(() => '');
     const match = UNITTEST_COMMAND.exec(text);
     if (match) {
-      const args = match[1]!.trim().split(/\s+/).filter((word) => word !== '' && !/["'$`{}]/.test(word));
-      return { argv: ['python', ...args], detected_by: `${config} runs python -m unittest → unittest`, runner: 'unittest', report: 'junit' };
+      const args = match[1]!
+        .trim()
+        .split(/\s+/)
+        .filter((word) => word !== '' && !/["'$`{}]/.test(word));
+      return {
+        argv: ['python', ...args],
+        detected_by: `${config} runs python -m unittest → unittest`,
+        runner: 'unittest',
+        report: 'junit',
+      };
     }
   }
   const withLoadTests = await testFileDefining(worktree, /^def load_tests\(/m);
   if (withLoadTests) {
-    return { argv: ['python'], detected_by: `${withLoadTests} defines load_tests() → python -m unittest`, runner: 'unittest', report: 'junit' };
+    return {
+      argv: ['python'],
+      detected_by: `${withLoadTests} defines load_tests() → python -m unittest`,
+      runner: 'unittest',
+      report: 'junit',
+    };
   }
   return undefined;
 }
@@ -93,7 +171,8 @@ async function testFileDefining(worktree: string, pattern: RegExp): Promise<stri
     const entries = await readdir(path.join(worktree, directory)).catch(() => [] as string[]);
     for (const name of entries.filter((entry) => /^test.*\.py$/.test(entry)).sort()) {
       const relative = path.posix.join(directory, name);
-      if (pattern.test(await readFile(path.join(worktree, relative), 'utf8').catch(() => ''))) return relative;
+      if (pattern.test(await readFile(path.join(worktree, relative), 'utf8').catch(() => '')))
+        return relative;
     }
   }
   return undefined;
@@ -104,15 +183,26 @@ async function hasPythonTests(worktree: string): Promise<boolean> {
   return entries.some((name) => name.endsWith('.py'));
 }
 
-async function readManifest(worktree: string): Promise<{ scripts?: Record<string, unknown>; packageManager?: unknown }> {
-  return JSON.parse(await readFile(path.join(worktree, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+async function readManifest(
+  worktree: string,
+): Promise<{ scripts?: Record<string, unknown>; packageManager?: unknown }> {
+  return JSON.parse(await readFile(path.join(worktree, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, unknown>;
+  };
 }
 
 /** The package manager the project names (`packageManager`, as corepack reads it), else its lockfile's. */
-async function packageManager(worktree: string, files: Set<string>): Promise<{ name: PackageManager; source: string }> {
-  const declared = await readManifest(worktree).then((manifest) => manifest.packageManager, () => undefined);
+async function packageManager(
+  worktree: string,
+  files: Set<string>,
+): Promise<{ name: PackageManager; source: string }> {
+  const declared = await readManifest(worktree).then(
+    (manifest) => manifest.packageManager,
+    () => undefined,
+  );
   const named = typeof declared === 'string' ? /^(npm|pnpm|yarn)@/.exec(declared)?.[1] : undefined;
-  if (named) return { name: named as PackageManager, source: `packageManager ${declared as string}` };
+  if (named)
+    return { name: named as PackageManager, source: `packageManager ${declared as string}` };
   if (files.has('pnpm-lock.yaml')) return { name: 'pnpm', source: 'pnpm-lock.yaml' };
   if (files.has('yarn.lock')) return { name: 'yarn', source: 'yarn.lock' };
   return { name: 'npm', source: 'default' };
@@ -123,7 +213,9 @@ async function packageTestScript(worktree: string): Promise<string | undefined> 
     const manifest = await readManifest(worktree);
     const script = manifest.scripts?.test;
     // npm's placeholder script fails by design; it is not a test command.
-    return typeof script === 'string' && !/no test specified/.test(script) ? script.trim() : undefined;
+    return typeof script === 'string' && !/no test specified/.test(script)
+      ? script.trim()
+      : undefined;
   } catch {
     return undefined;
   }
@@ -134,16 +226,38 @@ async function packageTestScript(worktree: string): Promise<string | undefined> 
  * JUnit report; anything else runs through the project's package manager (`npm test`, `pnpm test`,
  * `yarn test`), and the runner the script ends with (vitest, jest, mocha) gets reporter arguments appended.
  */
-function nodeCommand(script: string, manager: { name: PackageManager; source: string }): TestCommand {
+function nodeCommand(
+  script: string,
+  manager: { name: PackageManager; source: string },
+): TestCommand {
   const words = script.split(/\s+/);
   const plain = !/[|&;<>()$`"'\\*?]/.test(script);
   // A script choosing its own node reporter keeps it: ours added to it would not pair up.
-  if (plain && words[0] === 'node' && words.includes('--test') && !script.includes('--test-reporter')) {
-    return { argv: ['node', ...words.slice(1)], detected_by: `package.json scripts.test (${script}) → node --test`, runner: 'node-test', report: 'junit' };
+  if (
+    plain &&
+    words[0] === 'node' &&
+    words.includes('--test') &&
+    !script.includes('--test-reporter')
+  ) {
+    return {
+      argv: ['node', ...words.slice(1)],
+      detected_by: `package.json scripts.test (${script}) → node --test`,
+      runner: 'node-test',
+      report: 'junit',
+    };
   }
-  if (plain && words[0] === 'vitest' && (words.length === 1 || words[1] === 'run' || words[1]!.startsWith('-'))) {
+  if (
+    plain &&
+    words[0] === 'vitest' &&
+    (words.length === 1 || words[1] === 'run' || words[1]!.startsWith('-'))
+  ) {
     const rest = words[1] === 'run' ? words.slice(2) : words.slice(1);
-    return { argv: ['vitest', 'run', ...rest], detected_by: `package.json scripts.test (${script}) → vitest run`, runner: 'vitest', report: 'junit' };
+    return {
+      argv: ['vitest', 'run', ...rest],
+      detected_by: `package.json scripts.test (${script}) → vitest run`,
+      runner: 'vitest',
+      report: 'junit',
+    };
   }
   const scriptRunner = lastCommandRunner(script);
   const via = manager.source === 'default' ? '' : ` (${manager.source})`;
@@ -164,7 +278,11 @@ const SCRIPT_RUNNERS: readonly ScriptRunner[] = ['vitest', 'jest', 'mocha'];
  * appended to the script reach it. Undefined when the last command pipes, redirects or is something else.
  */
 export function lastCommandRunner(script: string): ScriptRunner | undefined {
-  const last = script.split(/&&|\|\||;/).pop()?.trim() ?? '';
+  const last =
+    script
+      .split(/&&|\|\||;/)
+      .pop()
+      ?.trim() ?? '';
   if (/[|<>`]|\$\(/.test(last)) return undefined;
   const words = last.split(/\s+/).filter((word) => !/^[A-Z_][A-Z0-9_]*=/.test(word));
   while (['npx', 'cross-env', 'pnpm', 'yarn', 'exec'].includes(words[0] ?? '')) words.shift();

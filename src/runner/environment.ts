@@ -18,8 +18,13 @@ const VENV_DIRECTORIES = ['.venv', 'venv'];
  * The Player's environment, not a bare one: the server's environment plus the project's own toolchains
  * (its virtualenv, node_modules/.bin). A Coach that tests in a different environment loops forever.
  */
-export async function projectEnvironment(worktree: string, base: NodeJS.ProcessEnv = process.env): Promise<RunEnvironment> {
-  const env: Record<string, string> = Object.fromEntries(Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined));
+export async function projectEnvironment(
+  worktree: string,
+  base: NodeJS.ProcessEnv = process.env,
+): Promise<RunEnvironment> {
+  const env: Record<string, string> = Object.fromEntries(
+    Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   const pathPrefix: string[] = [];
   const notes: string[] = [];
   let interpreter: string | undefined;
@@ -29,7 +34,9 @@ export async function projectEnvironment(worktree: string, base: NodeJS.ProcessE
       interpreter = venv.python;
       pathPrefix.push(venv.bin);
       env.VIRTUAL_ENV = path.join(worktree, directory);
-      notes.push(`using the project virtualenv ${directory}/ (pytest runs as ${path.relative(worktree, venv.python)} -m pytest)`);
+      notes.push(
+        `using the project virtualenv ${directory}/ (pytest runs as ${path.relative(worktree, venv.python)} -m pytest)`,
+      );
       break;
     }
   }
@@ -43,6 +50,14 @@ export async function projectEnvironment(worktree: string, base: NodeJS.ProcessE
   env.PYTHONDONTWRITEBYTECODE = '1';
   // Colour variables stay as they are: suites test their own colour handling, and colour codes are
   // stripped from the captured output instead.
-  notes.push('coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched');
-  return { env, shell: 'none', ...(interpreter ? { interpreter } : {}), path_prefix: pathPrefix, notes };
+  notes.push(
+    'coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched',
+  );
+  return {
+    env,
+    shell: 'none',
+    ...(interpreter ? { interpreter } : {}),
+    path_prefix: pathPrefix,
+    notes,
+  };
 }

@@ -29,7 +29,10 @@ const WATCH_MS = 250;
  * Runs one test command in its own process group, streaming output into `capture`. On timeout, cancellation
  * or normal exit, the whole tree is killed — grandchildren too — so no orphan outlives the run.
  */
-export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Promise<ProcessOutcome> {
+export async function runProcess(
+  spec: ProcessSpec,
+  capture: OutputCapture,
+): Promise<ProcessOutcome> {
   const started = performance.now();
   const [program, ...args] = spec.argv;
   const tree = new RunTree();
@@ -88,7 +91,12 @@ export async function runProcess(spec: ProcessSpec, capture: OutputCapture): Pro
   spec.signal?.removeEventListener('abort', onAbort);
   await tree.killAll();
   tree.release();
-  const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !cancelled;
+  const spawnFailed =
+    result.failed &&
+    result.exitCode === undefined &&
+    result.signal === undefined &&
+    !timedOut &&
+    !cancelled;
   return {
     exit_code: spawnFailed ? 127 : (result.exitCode ?? null),
     signal: result.signal ?? null,

@@ -20,7 +20,12 @@ import { commandShellArgv, defaultPython, loginShellArgv, shellLabel } from './p
  * The argv actually run: the detected command plus the flags that make the runner write a machine-readable
  * report outside the worktree, wrapped in `sh -c` (Windows: `cmd /c`) or the user's login shell when the command or config asks for a shell.
  */
-export function buildInvocation(command: TestCommand, environment: RunEnvironment, reportDirectory: string, loginShell: boolean): Invocation {
+export function buildInvocation(
+  command: TestCommand,
+  environment: RunEnvironment,
+  reportDirectory: string,
+  loginShell: boolean,
+): Invocation {
   const junit = path.join(reportDirectory, 'junit.xml');
   const env = { ...environment.env };
   const notes: string[] = [];
@@ -31,21 +36,65 @@ export function buildInvocation(command: TestCommand, environment: RunEnvironmen
     switch (command.runner) {
       case 'pytest':
         // `python -m pytest` with the project's interpreter: a PATH lookup of `pytest` can find another install.
-        argv = [environment.interpreter ?? defaultPython(), '-m', 'pytest', ...rest, `--junitxml=${junit}`, '-o', 'junit_family=xunit2', '-p', 'no:cacheprovider'];
+        argv = [
+          environment.interpreter ?? defaultPython(),
+          '-m',
+          'pytest',
+          ...rest,
+          `--junitxml=${junit}`,
+          '-o',
+          'junit_family=xunit2',
+          '-p',
+          'no:cacheprovider',
+        ];
         channels = [{ file: junit, format: 'junit', source: 'pytest JUnit report (--junitxml)' }];
         break;
       case 'unittest':
-        argv = [environment.interpreter ?? defaultPython(), path.join(reportDirectory, UNITTEST_REPORTER_FILE), junit, ...rest];
-        channels = [{ file: junit, format: 'junit', source: "JUnit report from coachgate's unittest runner (python -m unittest)" }];
-        notes.push("python -m unittest runs through coachgate's reporter: same loader and load_tests, plus a JUnit report");
+        argv = [
+          environment.interpreter ?? defaultPython(),
+          path.join(reportDirectory, UNITTEST_REPORTER_FILE),
+          junit,
+          ...rest,
+        ];
+        channels = [
+          {
+            file: junit,
+            format: 'junit',
+            source: "JUnit report from coachgate's unittest runner (python -m unittest)",
+          },
+        ];
+        notes.push(
+          "python -m unittest runs through coachgate's reporter: same loader and load_tests, plus a JUnit report",
+        );
         break;
       case 'node-test':
-        argv = [program!, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${junit}`, ...rest];
-        channels = [{ file: junit, format: 'junit', source: 'node --test JUnit report (--test-reporter=junit)' }];
+        argv = [
+          program!,
+          '--test-reporter=spec',
+          '--test-reporter-destination=stdout',
+          '--test-reporter=junit',
+          `--test-reporter-destination=${junit}`,
+          ...rest,
+        ];
+        channels = [
+          {
+            file: junit,
+            format: 'junit',
+            source: 'node --test JUnit report (--test-reporter=junit)',
+          },
+        ];
         break;
       case 'vitest':
-        argv = [program!, ...rest, '--reporter=default', '--reporter=junit', `--outputFile.junit=${junit}`];
-        channels = [{ file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' }];
+        argv = [
+          program!,
+          ...rest,
+          '--reporter=default',
+          '--reporter=junit',
+          `--outputFile.junit=${junit}`,
+        ];
+        channels = [
+          { file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' },
+        ];
         break;
       default:
         argv = command.argv;
@@ -53,12 +102,17 @@ export function buildInvocation(command: TestCommand, environment: RunEnvironmen
   }
   if (command.runner === 'npm' || command.runner === 'custom') {
     const wrapped = wrapperReporting(command, reportDirectory);
-    for (const [name, value] of Object.entries(wrapped.env)) env[name] = mergeVariable(env[name], value);
-    notes.push(`coachgate adds ${Object.keys(wrapped.env).join(' and ')} report flags so a wrapped pytest or node --test writes per-test results`);
+    for (const [name, value] of Object.entries(wrapped.env))
+      env[name] = mergeVariable(env[name], value);
+    notes.push(
+      `coachgate adds ${Object.keys(wrapped.env).join(' and ')} report flags so a wrapped pytest or node --test writes per-test results`,
+    );
     if (argv && wrapped.appendArgs.length > 0) {
       // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.
       argv = [...argv, ...(argv[0] === 'npm' ? ['--'] : []), ...wrapped.appendArgs];
-      notes.push(`appended to the script's last command (${command.scriptRunner}): ${wrapped.appendArgs.join(' ')}`);
+      notes.push(
+        `appended to the script's last command (${command.scriptRunner}): ${wrapped.appendArgs.join(' ')}`,
+      );
     }
     channels = wrapped.channels;
   }

@@ -28,7 +28,12 @@ export function decideStatus(facts: RunFacts): RunStatus {
   const total = counts?.total ?? 0;
   const failures = (counts?.failed ?? 0) + (counts?.errors ?? 0);
   const ran = (counts?.passed ?? 0) + (counts?.failed ?? 0);
-  if (total === 0 && (exitCode === 0 || exitCode === PYTEST_NO_TESTS_EXIT || NO_TESTS_MARKERS.test(stripAnsi(facts.output)))) {
+  if (
+    total === 0 &&
+    (exitCode === 0 ||
+      exitCode === PYTEST_NO_TESTS_EXIT ||
+      NO_TESTS_MARKERS.test(stripAnsi(facts.output)))
+  ) {
     return 'no_tests';
   }
   if (exitCode === 0 && (counts?.passed ?? 0) >= 1 && failures === 0) return 'passed';

@@ -6,7 +6,8 @@ import { stripAnsi } from './report/text.js';
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 256 * 1024;
 const ERROR_CONTEXT_BYTES = 256 * 1024;
-const ERROR_LINE = /error|exception|traceback|assert|fail|refused|not found|cannot|no module|^E\s|^>\s|panic|✖|×/i;
+const ERROR_LINE =
+  /error|exception|traceback|assert|fail|refused|not found|cannot|no module|^E\s|^>\s|panic|✖|×/i;
 
 /**
  * Streams a run's output to its log file and keeps only a bounded excerpt in memory: the head, the tail and
@@ -53,7 +54,9 @@ export class OutputCapture {
   async close(): Promise<void> {
     if (this.partialLine) this.scanLine(this.partialLine);
     this.partialLine = '';
-    await new Promise<void>((resolve, reject) => this.log.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      this.log.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
   }
 
   get bytes(): number {
@@ -63,7 +66,10 @@ export class OutputCapture {
   /** Everything when it fits; otherwise head + error lines + tail, with the gap marked. */
   excerpt(): string {
     if (this.tail.length >= this.totalChars) return this.tail;
-    const errors = this.errorLines.length > 0 ? `[... error lines from the omitted part ...]\n${this.errorLines.join('\n')}\n` : '';
+    const errors =
+      this.errorLines.length > 0
+        ? `[... error lines from the omitted part ...]\n${this.errorLines.join('\n')}\n`
+        : '';
     return `${this.head}\n[... ${this.totalChars - this.head.length - this.tail.length} characters omitted; full output in ${this.logPath} ...]\n${errors}[... last ${this.tail.length} characters ...]\n${this.tail}`;
   }
 

@@ -7,20 +7,32 @@ const LOGIN_SHELLS = new Set(['bash', 'zsh', 'ksh', 'mksh', 'dash', 'sh']);
  * The shell `login-shell` runs tests under: the user's own ($SHELL, zsh by default on macOS) so toolchains set
  * up in its profile are found; bash when $SHELL is unset or not POSIX-compatible (fish, nu), zsh on macOS.
  */
-export function loginShellProgram(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+export function loginShellProgram(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const shell = env.SHELL;
-  if (shell && path.posix.isAbsolute(shell) && LOGIN_SHELLS.has(path.posix.basename(shell))) return shell;
+  if (shell && path.posix.isAbsolute(shell) && LOGIN_SHELLS.has(path.posix.basename(shell)))
+    return shell;
   return platform === 'darwin' ? '/bin/zsh' : 'bash';
 }
 
 /** argv that runs a command line in the user's login shell; Windows has none, so `cmd` runs it. */
-export function loginShellArgv(commandLine: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string[] {
+export function loginShellArgv(
+  commandLine: string,
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   if (platform === 'win32') return commandShellArgv(commandLine, platform, env);
   return [loginShellProgram(platform, env), '-lc', commandLine];
 }
 
 /** argv for a configured command line: `sh -c` on POSIX, `cmd /d /s /c` on Windows (cmd-compatible commands). */
-export function commandShellArgv(commandLine: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string[] {
+export function commandShellArgv(
+  commandLine: string,
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   if (platform === 'win32') return [env.ComSpec ?? 'cmd.exe', '/d', '/s', '/c', commandLine];
   return ['sh', '-c', commandLine];
 }
@@ -37,7 +49,10 @@ export function defaultPython(platform: NodeJS.Platform = process.platform): str
 }
 
 /** A virtualenv's scripts directory and interpreter: `bin/python` on POSIX, `Scripts\python.exe` on Windows. */
-export function virtualenvLayout(venv: string, platform: NodeJS.Platform = process.platform): { bin: string; python: string } {
+export function virtualenvLayout(
+  venv: string,
+  platform: NodeJS.Platform = process.platform,
+): { bin: string; python: string } {
   const join = platform === 'win32' ? path.win32.join : path.posix.join;
   return platform === 'win32'
     ? { bin: join(venv, 'Scripts'), python: join(venv, 'Scripts', 'python.exe') }

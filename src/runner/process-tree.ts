@@ -24,13 +24,20 @@ const run = promisify(execFile);
 const PROC_READERS = 8;
 
 /** All processes the server can see, or `undefined` where the platform cannot list them (Windows). */
-export async function listProcesses(platform: NodeJS.Platform = process.platform, cookies = true): Promise<ProcessInfo[] | undefined> {
+export async function listProcesses(
+  platform: NodeJS.Platform = process.platform,
+  cookies = true,
+): Promise<ProcessInfo[] | undefined> {
   if (platform === 'linux') return listFromProc(cookies);
   if (platform === 'win32') return undefined;
   // macOS and other Unixes: -E appends each process's environment to its command (own processes only).
-  const { stdout } = await run('ps', ['-A', '-E', '-ww', '-o', 'pid=,ppid=,pgid=,lstart=,command='], {
-    maxBuffer: 64 * 1024 * 1024,
-  }).catch(() => ({ stdout: '' }));
+  const { stdout } = await run(
+    'ps',
+    ['-A', '-E', '-ww', '-o', 'pid=,ppid=,pgid=,lstart=,command='],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  ).catch(() => ({ stdout: '' }));
   return parsePsOutput(stdout);
 }
 
@@ -54,7 +61,9 @@ export function parsePsOutput(text: string): ProcessInfo[] {
 }
 
 async function listFromProc(cookies: boolean): Promise<ProcessInfo[]> {
-  const pids = (await readdir('/proc').catch(() => [] as string[])).filter((entry) => /^\d+$/.test(entry));
+  const pids = (await readdir('/proc').catch(() => [] as string[])).filter((entry) =>
+    /^\d+$/.test(entry),
+  );
   const found: ProcessInfo[] = [];
   // A few reads at a time: each /proc read allocates a 64 KiB buffer (the files report size 0), so reading
   // a thousand at once would cost 64 MiB.
@@ -129,7 +138,9 @@ export interface TreeState {
  */
 export function planKill(state: TreeState, processes: ProcessInfo[] | undefined): KillPlan {
   if (processes === undefined) {
-    return state.root === undefined ? { signal: [] } : { signal: [], taskkill: ['taskkill', '/PID', String(state.root), '/T', '/F'] };
+    return state.root === undefined
+      ? { signal: [] }
+      : { signal: [], taskkill: ['taskkill', '/PID', String(state.root), '/T', '/F'] };
   }
   const byPid = new Map(processes.map((info) => [info.pid, info]));
   const ours = new Set<number>();
@@ -193,7 +204,8 @@ export class RunTree {
     if (this.root === undefined) return;
     // Parentage only: the cookie sweep happens when killing; reading every environment 4× a second is waste.
     const processes = await listProcesses(this.platform, false);
-    for (const info of descendantsIn(processes ?? [], this.root)) this.seen.set(info.pid, info.start);
+    for (const info of descendantsIn(processes ?? [], this.root))
+      this.seen.set(info.pid, info.start);
   }
 
   async kill(signal: NodeJS.Signals): Promise<void> {
@@ -201,7 +213,10 @@ export class RunTree {
   }
 
   private plan(processes: ProcessInfo[] | undefined): KillPlan {
-    return planKill({ cookie: this.cookie, root: this.root, seen: this.seen, self: process.pid }, processes);
+    return planKill(
+      { cookie: this.cookie, root: this.root, seen: this.seen, self: process.pid },
+      processes,
+    );
   }
 
   /**

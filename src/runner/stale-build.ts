@@ -22,7 +22,10 @@ const MAX_BUILD_FILES = 5_000;
  * would be a pass of the old code.
  */
 export async function staleBuild(worktree: string): Promise<StaleBuild | undefined> {
-  const manifest = await readFile(path.join(worktree, 'package.json'), 'utf8').then(JSON.parse, () => undefined) as Record<string, unknown> | undefined;
+  const manifest = (await readFile(path.join(worktree, 'package.json'), 'utf8').then(
+    JSON.parse,
+    () => undefined,
+  )) as Record<string, unknown> | undefined;
   if (!manifest) return undefined;
   const directories = new Set(
     entryPoints([manifest.main, manifest.module, manifest.exports])
@@ -33,13 +36,21 @@ export async function staleBuild(worktree: string): Promise<StaleBuild | undefin
     const built = await newestModification(path.join(worktree, directory));
     if (built === undefined || !(await isIgnored(worktree, directory))) continue;
     const sources = (await listWorkingFiles(worktree)).filter(
-      (file) => SOURCE_FILE.test(file) && !TEST_FILE.test(file) && !file.startsWith(`${directory}/`),
+      (file) =>
+        SOURCE_FILE.test(file) && !TEST_FILE.test(file) && !file.startsWith(`${directory}/`),
     );
     for (const source of sources) {
-      const modified = await stat(path.join(worktree, source)).then((info) => info.mtimeMs, () => 0);
+      const modified = await stat(path.join(worktree, source)).then(
+        (info) => info.mtimeMs,
+        () => 0,
+      );
       if (modified > built) {
         const scripts = manifest.scripts as Record<string, unknown> | undefined;
-        return { directory, newerSource: source, hasBuildScript: typeof scripts?.build === 'string' };
+        return {
+          directory,
+          newerSource: source,
+          hasBuildScript: typeof scripts?.build === 'string',
+        };
       }
     }
   }
@@ -49,20 +60,25 @@ export async function staleBuild(worktree: string): Promise<StaleBuild | undefin
 /** Every relative path in `main`, `module` and the (possibly nested) `exports` map. */
 function entryPoints(values: unknown[]): string[] {
   return values.flatMap((value): string[] => {
-    if (typeof value === 'string') return value.startsWith('./') || !value.startsWith('.') ? [value.replace(/^\.\//, '')] : [];
+    if (typeof value === 'string')
+      return value.startsWith('./') || !value.startsWith('.') ? [value.replace(/^\.\//, '')] : [];
     if (value && typeof value === 'object') return entryPoints(Object.values(value));
     return [];
   });
 }
 
 async function isIgnored(worktree: string, directory: string): Promise<boolean> {
-  const ignored = await git(worktree).raw(['check-ignore', '--', directory]).catch(() => '');
+  const ignored = await git(worktree)
+    .raw(['check-ignore', '--', directory])
+    .catch(() => '');
   return ignored.trim() !== '';
 }
 
 /** The newest modification time of the files under `directory`, or undefined when it holds none. */
 async function newestModification(directory: string): Promise<number | undefined> {
-  const entries = await readdir(directory, { recursive: true, withFileTypes: true }).catch(() => []);
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true }).catch(
+    () => [],
+  );
   let newest: number | undefined;
   for (const entry of entries.filter((candidate) => candidate.isFile()).slice(0, MAX_BUILD_FILES)) {
     const modified = (await stat(path.join(entry.parentPath, entry.name))).mtimeMs;

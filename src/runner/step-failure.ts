@@ -19,7 +19,9 @@ const ANNOUNCED = /^> (.+)$/;
  * ran: the Player must fix what the step reports, and it is neither the environment nor a test failure.
  */
 export function stepFailureClass(lines: readonly string[]): FailureClassification | undefined {
-  const index = lines.findIndex((line) => STEP_EVIDENCE.some((evidence) => evidence.pattern.test(line)));
+  const index = lines.findIndex((line) =>
+    STEP_EVIDENCE.some((evidence) => evidence.pattern.test(line)),
+  );
   if (index < 0) return undefined;
   const evidence = STEP_EVIDENCE.find((candidate) => candidate.pattern.test(lines[index] ?? ''))!;
   let step: string | undefined;
@@ -28,18 +30,22 @@ export function stepFailureClass(lines: readonly string[]): FailureClassificatio
     if (!ANNOUNCED.test(lines[line] ?? '')) continue;
     // The nearest announced line is the command when the script's name is announced just above it.
     const header = ANNOUNCED.test(lines[line - 1] ?? '') ? line - 1 : line;
-    step = ANNOUNCED.exec(lines[header] ?? '')![1]!.split(' ').pop();
+    step = ANNOUNCED.exec(lines[header] ?? '')![1]!
+      .split(' ')
+      .pop();
     command = ANNOUNCED.exec(lines[header + 1] ?? '')?.[1];
   }
   const build = step !== undefined && /build|compile/.test(step);
-  const named = step ? `the \`${step}\` step${command ? ` (\`${command}\`)` : ''}` : `a ${evidence.tool} step`;
+  const named = step
+    ? `the \`${step}\` step${command ? ` (\`${command}\`)` : ''}`
+    : `a ${evidence.tool} step`;
   const first = firstReportedProblem(lines, index);
   return {
     failure_class: build ? 'build' : 'lint',
     reason: `${named} of the test command failed before any test ran: "${(lines[index] ?? '').trim()}".`,
     advice:
       `Fix what ${named} reports${first ? ` (first: ${first})` : ''}, then re-run. ` +
-      'It is part of the project\'s own test command, so the tests cannot run until it passes.',
+      "It is part of the project's own test command, so the tests cannot run until it passes.",
   };
 }
 

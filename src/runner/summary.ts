@@ -29,7 +29,9 @@ export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const result = finalResultLines(lines);
   const early = firstErrorBlock(lines, result?.start ?? lines.length);
   // Node 22+ prints only `✖ name` before its counters; the error itself follows them.
-  const block = early?.some((line) => ERROR_STATEMENT.test(line)) ? early : (nodeFailingTestsBlock(lines) ?? early);
+  const block = early?.some((line) => ERROR_STATEMENT.test(line))
+    ? early
+    : (nodeFailingTestsBlock(lines) ?? early);
 
   if (!block && !result) return lastLinesWithin(lines, limit);
   const errorLines = block ? trimBlankEdges(block).map(clipLine) : [];
@@ -55,13 +57,19 @@ function nodeFailingTestsBlock(lines: readonly string[]): string[] | null {
  * The summary, led by the first failing test of the report when the output does not show it (mocha's
  * xunit reporter prints nothing; a runner may print only counts): its id and its message.
  */
-export function summaryWithFirstFailure(output: string, tests: readonly TestCaseResult[], limit = SUMMARY_LIMIT): string {
+export function summaryWithFirstFailure(
+  output: string,
+  tests: readonly TestCaseResult[],
+  limit = SUMMARY_LIMIT,
+): string {
   const failing = tests.find((test) => test.status === 'failed' || test.status === 'error');
   const summary = summarizeOutput(output, limit);
   const name = failing?.id.split(/ > |::|\./).pop() ?? '';
   if (!failing || summary.includes(name)) return summary;
   const lead = `✖ ${failing.id}\n${failing.message ?? ''}`.trim();
-  return `${lead}\n${summarizeOutput(output, Math.max(0, limit - lead.length - 1))}`.slice(0, limit).trim();
+  return `${lead}\n${summarizeOutput(output, Math.max(0, limit - lead.length - 1))}`
+    .slice(0, limit)
+    .trim();
 }
 
 interface ResultLines {
@@ -87,7 +95,10 @@ function finalResultLines(lines: readonly string[]): ResultLines | null {
   if (kept.length === 0 && shortSummary < 0) return null;
 
   const start = shortSummary >= 0 ? shortSummary : firstKept;
-  const perTestLines = shortSummary >= 0 ? lines.slice(shortSummary, firstKept).filter((line) => line.trim() !== '') : [];
+  const perTestLines =
+    shortSummary >= 0
+      ? lines.slice(shortSummary, firstKept).filter((line) => line.trim() !== '')
+      : [];
   const resultLines = kept.map((index) => lines[index] ?? '');
   return {
     start,
@@ -128,7 +139,9 @@ function fitLines(lines: readonly string[], budget: number, tiers: readonly numb
   const selected = new Set<number>();
   // Each kept line may be preceded by a gap marker, and one may close the text.
   let used = GAP.length + 1;
-  for (const tier of [...new Set(tiers)].filter((tier) => tier < OMITTED_TIER).sort((a, b) => a - b)) {
+  for (const tier of [...new Set(tiers)]
+    .filter((tier) => tier < OMITTED_TIER)
+    .sort((a, b) => a - b)) {
     clipped.forEach((line, index) => {
       const cost = line.length + 1 + GAP.length + 1;
       if (tiers[index] === tier && used + cost <= budget) {

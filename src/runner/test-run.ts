@@ -60,19 +60,39 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   const reportDirectory = await mkdtemp(path.join(os.tmpdir(), 'coachgate-report-'));
   try {
     if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
-    const invocation = buildInvocation(spec.command, spec.environment, reportDirectory, spec.loginShell);
+    const invocation = buildInvocation(
+      spec.command,
+      spec.environment,
+      reportDirectory,
+      spec.loginShell,
+    );
     const capture = await OutputCapture.open(spec.logPath);
     const started = Date.now();
-    const ticker = spec.onProgress && setInterval(() => spec.onProgress!(Date.now() - started, capture.testsSeen), PROGRESS_INTERVAL_MS);
+    const ticker =
+      spec.onProgress &&
+      setInterval(
+        () => spec.onProgress!(Date.now() - started, capture.testsSeen),
+        PROGRESS_INTERVAL_MS,
+      );
     let outcome: ProcessOutcome;
     let buildFailure: string | undefined;
     try {
       const build = await rebuildIfStale(spec, capture);
       invocation.notes.push(...build.notes);
       buildFailure = build.failure;
-      outcome = build.failure && build.outcome
-        ? build.outcome
-        : await runProcess({ argv: invocation.argv, cwd: spec.cwd, env: invocation.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+      outcome =
+        build.failure && build.outcome
+          ? build.outcome
+          : await runProcess(
+              {
+                argv: invocation.argv,
+                cwd: spec.cwd,
+                env: invocation.env,
+                timeoutMs: spec.timeoutMs,
+                signal: spec.signal,
+              },
+              capture,
+            );
     } finally {
       if (ticker) clearInterval(ticker);
       await capture.close();
@@ -83,11 +103,34 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const found = await readReport(spec.command, invocation.channels, spec.cwd, output);
     const report = found?.tests;
     const tests = report ?? [];
-    const counts = report ? countsFromTests(report) : (countsFromSummaryLines(output) ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
-    const status = outcome.cancelled || buildFailure ? 'error' : decideStatus({ exit_code: outcome.exit_code, signal: outcome.signal, timed_out: outcome.timed_out, counts, output });
+    const counts = report
+      ? countsFromTests(report)
+      : (countsFromSummaryLines(output) ?? {
+          total: 0,
+          passed: 0,
+          failed: 0,
+          errors: 0,
+          skipped: 0,
+        });
+    const status =
+      outcome.cancelled || buildFailure
+        ? 'error'
+        : decideStatus({
+            exit_code: outcome.exit_code,
+            signal: outcome.signal,
+            timed_out: outcome.timed_out,
+            counts,
+            output,
+          });
     const failure = buildFailure
       ? { failure_class: 'build' as const, advice: buildFailure }
-      : classifyFailure({ status, output, exit_code: outcome.exit_code, signal: outcome.signal, firstPartyModules: spec.firstPartyModules });
+      : classifyFailure({
+          status,
+          output,
+          exit_code: outcome.exit_code,
+          signal: outcome.signal,
+          firstPartyModules: spec.firstPartyModules,
+        });
     return {
       ...outcome,
       command: invocation.argv,
@@ -95,9 +138,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       status,
       counts,
       tests,
-      summary: outcome.cancelled ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}` : summaryWithFirstFailure(output, tests),
+      summary: outcome.cancelled
+        ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}`
+        : summaryWithFirstFailure(output, tests),
       failure_class: failure.failure_class,
-      advice: outcome.cancelled ? 'The run was cancelled before it finished; run the tests again.' : failure.advice,
+      advice: outcome.cancelled
+        ? 'The run was cancelled before it finished; run the tests again.'
+        : failure.advice,
       output_bytes: capture.bytes,
       tests_source: found?.source ?? 'none',
       notes: invocation.notes,
@@ -111,7 +158,10 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
  * Never a pass on a stale build: when the tests would import a git-ignored build older than the sources,
  * rebuild it first (`toolchain.build`, else the package's `build` script), or refuse to run the tests.
  */
-async function rebuildIfStale(spec: TestRunSpec, capture: OutputCapture): Promise<{ notes: string[]; failure?: string; outcome?: ProcessOutcome }> {
+async function rebuildIfStale(
+  spec: TestRunSpec,
+  capture: OutputCapture,
+): Promise<{ notes: string[]; failure?: string; outcome?: ProcessOutcome }> {
   const stale = await staleBuild(spec.cwd);
   if (!stale) return { notes: [] };
   const manager = spec.command.runner === 'npm' ? spec.command.argv![0]! : 'npm';
@@ -121,14 +171,33 @@ async function rebuildIfStale(spec: TestRunSpec, capture: OutputCapture): Promis
     return {
       notes: [`stale build: ${why}; no build command`],
       failure: `Stale build: ${why}, and there is no toolchain.build or "build" script to rebuild it. Build it, or add a build script, then re-run.`,
-      outcome: { exit_code: null, signal: null, timed_out: false, cancelled: false, duration_ms: 0 },
+      outcome: {
+        exit_code: null,
+        signal: null,
+        timed_out: false,
+        cancelled: false,
+        duration_ms: 0,
+      },
     };
   }
   capture.write(`[coachgate] ${why}: running \`${command}\` before the tests\n`);
-  const outcome = await runProcess({ argv: ['sh', '-c', command], cwd: spec.cwd, env: spec.environment.env, timeoutMs: spec.timeoutMs, signal: spec.signal }, capture);
+  const outcome = await runProcess(
+    {
+      argv: ['sh', '-c', command],
+      cwd: spec.cwd,
+      env: spec.environment.env,
+      timeoutMs: spec.timeoutMs,
+      signal: spec.signal,
+    },
+    capture,
+  );
   const notes = [`stale build: ${why}; ran \`${command}\` first (exit ${outcome.exit_code})`];
   if (outcome.exit_code === 0) return { notes };
-  return { notes, outcome, failure: `Stale build: ${why}, and \`${command}\` failed (exit ${outcome.exit_code}); fix the build (see the summary), then re-run.` };
+  return {
+    notes,
+    outcome,
+    failure: `Stale build: ${why}, and \`${command}\` failed (exit ${outcome.exit_code}); fix the build (see the summary), then re-run.`,
+  };
 }
 
 /** Per-test results and how they were obtained, or undefined when the run left nothing per-test to read. */
@@ -138,8 +207,10 @@ async function readReport(
   cwd: string,
   output: string,
 ): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
-  if (command.report === 'go-json') return { tests: parseGoTestJson(output), source: 'go test -json output' };
-  if (command.report === 'cargo') return { tests: parseCargoTestOutput(output), source: "cargo test's per-test lines" };
+  if (command.report === 'go-json')
+    return { tests: parseGoTestJson(output), source: 'go test -json output' };
+  if (command.report === 'cargo')
+    return { tests: parseCargoTestOutput(output), source: "cargo test's per-test lines" };
   for (const channel of channels) {
     const text = await readFile(channel.file, 'utf8').catch(() => undefined);
     if (!text) continue;

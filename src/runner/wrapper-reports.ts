@@ -28,11 +28,21 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
   const reporting: WrapperReporting = {
     env: { PYTEST_ADDOPTS: `--junitxml=${pytest} -o junit_family=xunit2` },
     appendArgs: [],
-    channels: [{ file: pytest, format: 'junit', source: 'pytest JUnit report via PYTEST_ADDOPTS=--junitxml' }],
+    channels: [
+      {
+        file: pytest,
+        format: 'junit',
+        source: 'pytest JUnit report via PYTEST_ADDOPTS=--junitxml',
+      },
+    ],
   };
   // Node refuses reporters and destinations that do not pair up: a command choosing its own reporter
   // without a destination would break with ours added, so it keeps its own output alone.
-  if (!/--test-reporter\b/.test(command.shellCommand ?? command.script ?? command.argv?.join(' ') ?? '')) {
+  if (
+    !/--test-reporter\b/.test(
+      command.shellCommand ?? command.script ?? command.argv?.join(' ') ?? '',
+    )
+  ) {
     // Node reads test-reporter flags from NODE_OPTIONS (20, 22 and 24); other node programs ignore them.
     reporting.env.NODE_OPTIONS = [
       '--test-reporter=spec',
@@ -40,21 +50,37 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
       '--test-reporter=junit',
       `--test-reporter-destination=${node}`,
     ].join(' ');
-    reporting.channels.push({ file: node, format: 'junit', source: 'node --test JUnit report via NODE_OPTIONS=--test-reporter' });
+    reporting.channels.push({
+      file: node,
+      format: 'junit',
+      source: 'node --test JUnit report via NODE_OPTIONS=--test-reporter',
+    });
   }
   const last = command.scriptRunner;
   if (last === 'vitest') {
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');
     reporting.appendArgs = ['--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`];
-    reporting.channels.push({ file, format: 'junit', source: 'vitest JUnit report via arguments appended to the script' });
+    reporting.channels.push({
+      file,
+      format: 'junit',
+      source: 'vitest JUnit report via arguments appended to the script',
+    });
   } else if (last === 'jest') {
     const file = path.join(reportDirectory, 'wrapped-jest.json');
     reporting.appendArgs = ['--json', `--outputFile=${file}`];
-    reporting.channels.push({ file, format: 'jest-json', source: 'jest JSON report via --json --outputFile appended to the script' });
+    reporting.channels.push({
+      file,
+      format: 'jest-json',
+      source: 'jest JSON report via --json --outputFile appended to the script',
+    });
   } else if (last === 'mocha') {
     const file = path.join(reportDirectory, 'wrapped-mocha.xml');
     reporting.appendArgs = ['--reporter=xunit', `--reporter-option=output=${file}`];
-    reporting.channels.push({ file, format: 'junit', source: 'mocha xunit report via --reporter xunit appended to the script' });
+    reporting.channels.push({
+      file,
+      format: 'junit',
+      source: 'mocha xunit report via --reporter xunit appended to the script',
+    });
   }
   return reporting;
 }

@@ -1,15 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import {
-  access,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  realpath,
-  rename,
-  unlink,
-} from 'node:fs/promises';
+import { access, lstat, mkdir, open, readdir, realpath, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { realStateRoot, stateRoot } from '../state/location.js';

@@ -6,9 +6,17 @@ import { keyOf, signatureProblem, signingKey, signRecord, type TrustedKey } from
 import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
 import { artifactNames, taskDirectory } from './paths.js';
 
-export { VerdictIssueSchema, VerdictLogEntrySchema, type VerdictIssue, type VerdictLogEntry } from '../core/verdict-entry.js';
+export {
+  VerdictIssueSchema,
+  VerdictLogEntrySchema,
+  type VerdictIssue,
+  type VerdictLogEntry,
+} from '../core/verdict-entry.js';
 
-export type NewVerdictLogEntry = Omit<VerdictLogEntry, 'seq' | 'prev_sha256' | 'key_id' | 'signature'>;
+export type NewVerdictLogEntry = Omit<
+  VerdictLogEntry,
+  'seq' | 'prev_sha256' | 'key_id' | 'signature'
+>;
 
 export interface VerdictLog {
   /** Every line that is a valid entry, in file order, even when the chain is broken. */
@@ -34,7 +42,8 @@ export function verdictLogPath(worktree: string, taskId: string): string {
  * every entry's signature with the local key; a missing file is an empty, intact log.
  */
 export async function readVerdictLog(worktree: string, taskId: string): Promise<VerdictLog> {
-  const text = (await readStateCopy(await taskRecordFile(worktree, taskId, artifactNames.verdictLog))) ?? '';
+  const text =
+    (await readStateCopy(await taskRecordFile(worktree, taskId, artifactNames.verdictLog))) ?? '';
   return parseVerdictLog(text, [keyOf(await signingKey())]);
 }
 
@@ -43,7 +52,11 @@ export async function readVerdictLog(worktree: string, taskId: string): Promise<
  * file is rewritten atomically, so a crash leaves the old file or the new one, never half a line. A broken
  * chain is refused rather than extended: appending would bury the damage under a valid-looking link.
  */
-export async function appendVerdict(worktree: string, taskId: string, entry: NewVerdictLogEntry): Promise<VerdictLogEntry> {
+export async function appendVerdict(
+  worktree: string,
+  taskId: string,
+  entry: NewVerdictLogEntry,
+): Promise<VerdictLogEntry> {
   const file = await taskRecordFile(worktree, taskId, artifactNames.verdictLog);
   const text = (await readStateCopy(file)) ?? '';
   const key = await signingKey();
@@ -56,7 +69,16 @@ export async function appendVerdict(worktree: string, taskId: string, entry: New
     );
   }
   // Parsing puts the fields in schema order and drops unknown keys, so every line has one shape.
-  const linked = VerdictLogEntrySchema.parse(signRecord(VerdictLogEntrySchema.parse({ ...entry, seq: (log.entries.at(-1)?.seq ?? 0) + 1, prev_sha256: log.chain.head_sha256 }), key));
+  const linked = VerdictLogEntrySchema.parse(
+    signRecord(
+      VerdictLogEntrySchema.parse({
+        ...entry,
+        seq: (log.entries.at(-1)?.seq ?? 0) + 1,
+        prev_sha256: log.chain.head_sha256,
+      }),
+      key,
+    ),
+  );
   const existing = text === '' || text.endsWith('\n') ? text : `${text}\n`;
   await writeMirrored(file, `${existing}${JSON.stringify(linked)}\n`);
   return linked;
@@ -89,34 +111,59 @@ export function parseVerdictLog(text: string, keys?: TrustedKey[]): VerdictLog {
     }
     const entry = parsed.entry;
     if (number === 1 && entry.prev_sha256 !== CHAIN_START) {
-      problems.push('line 1: prev_sha256 is not the chain start (64 zeros): lines before it were removed');
+      problems.push(
+        'line 1: prev_sha256 is not the chain start (64 zeros): lines before it were removed',
+      );
     } else if (number > 1 && entry.prev_sha256 !== sha256(lines[index - 1]!)) {
-      problems.push(`line ${number}: prev_sha256 does not match line ${number - 1}: line ${number - 1} was edited, or lines were removed or inserted between them`);
+      problems.push(
+        `line ${number}: prev_sha256 does not match line ${number - 1}: line ${number - 1} was edited, or lines were removed or inserted between them`,
+      );
     }
     const expectedSeq = lastSeq + (number - lastSeqLine);
     if (entry.seq !== expectedSeq) {
-      problems.push(`line ${number}: seq ${entry.seq}, expected ${expectedSeq}: lines were removed, inserted or reordered before it`);
+      problems.push(
+        `line ${number}: seq ${entry.seq}, expected ${expectedSeq}: lines were removed, inserted or reordered before it`,
+      );
     }
     const unsigned = keys ? signatureProblem(entry, keys) : null;
-    if (unsigned) problems.push(`line ${number} (seq ${entry.seq}, ${entry.kind} ${entry.decision} turn ${entry.turn}): ${unsigned}`);
+    if (unsigned)
+      problems.push(
+        `line ${number} (seq ${entry.seq}, ${entry.kind} ${entry.decision} turn ${entry.turn}): ${unsigned}`,
+      );
     lastSeq = entry.seq;
     lastSeqLine = number;
     entries.push(entry);
   });
   const last = lines.at(-1);
-  return { entries, chain: { intact: problems.length === 0, problems, head_sha256: last === undefined ? CHAIN_START : sha256(last) } };
+  return {
+    entries,
+    chain: {
+      intact: problems.length === 0,
+      problems,
+      head_sha256: last === undefined ? CHAIN_START : sha256(last),
+    },
+  };
 }
 
-function parseLine(line: string): { ok: true; entry: VerdictLogEntry } | { ok: false; problem: string } {
-  if (line.trim() === '') return { ok: false, problem: 'empty line (half-written or edited file?)' };
+function parseLine(
+  line: string,
+): { ok: true; entry: VerdictLogEntry } | { ok: false; problem: string } {
+  if (line.trim() === '')
+    return { ok: false, problem: 'empty line (half-written or edited file?)' };
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, problem: `invalid JSON (half-written or edited line?): ${(error as Error).message}` };
+    return {
+      ok: false,
+      problem: `invalid JSON (half-written or edited line?): ${(error as Error).message}`,
+    };
   }
   const parsed = VerdictLogEntrySchema.safeParse(value);
   if (parsed.success) return { ok: true, entry: parsed.data };
   const issue = parsed.error.issues[0]!;
-  return { ok: false, problem: `not a verdict entry: ${issue.path.join('.') || '(root)'}: ${issue.message}` };
+  return {
+    ok: false,
+    problem: `not a verdict entry: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+  };
 }

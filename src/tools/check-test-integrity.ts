@@ -24,22 +24,52 @@ export const checkTestIntegrityTool = defineTool({
     'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected. must_fix findings block approval in record_verdict.',
   input: z.object({
     worktree: worktreeInput,
-    task_id: taskIdInput.optional().describe('Also check the task file and compare test counts with the latest baseline run.'),
-    base: z.string().min(1).optional().describe('Base ref to compare with (default: --base, coachgate.base_ref, merge-base with main/master).'),
+    task_id: taskIdInput
+      .optional()
+      .describe('Also check the task file and compare test counts with the latest baseline run.'),
+    base: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Base ref to compare with (default: --base, coachgate.base_ref, merge-base with main/master).',
+      ),
   }),
   output: z.object({
     base_commit: z.string(),
-    findings: z.array(z.object({ kind: findingKind, severity: z.enum(['must_fix', 'should_fix']), file: z.string(), line: z.number().optional(), detail: z.string() })),
+    findings: z.array(
+      z.object({
+        kind: findingKind,
+        severity: z.enum(['must_fix', 'should_fix']),
+        file: z.string(),
+        line: z.number().optional(),
+        detail: z.string(),
+      }),
+    ),
     must_fix: z.number(),
     files_checked: z.array(z.string()),
     tests_at_base: z.number().optional(),
     tests_now: z.number().optional(),
     base_moved: BaseMovedSchema.optional(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id, base }, context) {
-    const report = await checkTestIntegrity(await context.workspace.resolveWorktree(worktree), task_id, base ?? context.baseRef);
-    const lines = report.findings.slice(0, 10).map((finding) => `- ${finding.severity} ${finding.kind} ${finding.file}${finding.line ? `:${finding.line}` : ''}: ${finding.detail}`);
+    const report = await checkTestIntegrity(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+      base ?? context.baseRef,
+    );
+    const lines = report.findings
+      .slice(0, 10)
+      .map(
+        (finding) =>
+          `- ${finding.severity} ${finding.kind} ${finding.file}${finding.line ? `:${finding.line}` : ''}: ${finding.detail}`,
+      );
     return {
       data: report,
       summary:

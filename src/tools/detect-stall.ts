@@ -11,31 +11,58 @@ export const detectStallTool = defineTool({
   name: 'detect_stall',
   title: 'Detect a stalled Player/Coach loop',
   description:
-    "Detects a loop that is not converging: the same feedback (normalised: test ids, paths, line numbers, numbers, durations, hashes and timestamps removed) for stall_threshold turns without progress in criteria, the same failing tests 3 turns running, an unchanged tree between turns, or A-B-A-B oscillation. Give worktree + task_id to evaluate the recorded verdict history, or history to replay a sequence statelessly.",
+    'Detects a loop that is not converging: the same feedback (normalised: test ids, paths, line numbers, numbers, durations, hashes and timestamps removed) for stall_threshold turns without progress in criteria, the same failing tests 3 turns running, an unchanged tree between turns, or A-B-A-B oscillation. Give worktree + task_id to evaluate the recorded verdict history, or history to replay a sequence statelessly.',
   input: z.object({
     worktree: worktreeInput.optional(),
     task_id: taskIdInput.optional(),
     history: z
-      .array(z.object({ feedback: z.string(), criteria_passed: z.number().int().min(0), failing_tests: z.array(z.string()).optional(), tree_hash: z.string().optional() }))
+      .array(
+        z.object({
+          feedback: z.string(),
+          criteria_passed: z.number().int().min(0),
+          failing_tests: z.array(z.string()).optional(),
+          tree_hash: z.string().optional(),
+        }),
+      )
       .max(10_000)
       .optional()
       .describe('Stateless replay: one entry per feedback turn, oldest first.'),
-    threshold: z.number().int().min(2).max(50).optional().describe('For history replay (default 3; the recorded mode uses coachgate.stall_threshold).'),
+    threshold: z
+      .number()
+      .int()
+      .min(2)
+      .max(50)
+      .optional()
+      .describe(
+        'For history replay (default 3; the recorded mode uses coachgate.stall_threshold).',
+      ),
   }),
   output: StallSchema,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id, history, threshold }, context) {
     let report;
     if (history) {
       report = detectStall(history, { threshold: threshold ?? 3 });
     } else if (worktree && task_id) {
-      report = await detectStallForTask(await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef));
+      report = await detectStallForTask(
+        await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef),
+      );
     } else {
-      throw new CallerError('detect_stall needs either history, or worktree and task_id.', 'Pass history: [{feedback, criteria_passed}] to replay, or the task to evaluate its recorded verdicts.');
+      throw new CallerError(
+        'detect_stall needs either history, or worktree and task_id.',
+        'Pass history: [{feedback, criteria_passed}] to replay, or the task to evaluate its recorded verdicts.',
+      );
     }
     return {
       data: report,
-      summary: report.stalled ? `STALLED at turn ${report.first_stalled_turn} (${report.reason}). ${report.recommendation}` : `Not stalled after ${report.signatures.length} turn(s).`,
+      summary: report.stalled
+        ? `STALLED at turn ${report.first_stalled_turn} (${report.reason}). ${report.recommendation}`
+        : `Not stalled after ${report.signatures.length} turn(s).`,
     };
   },
 });

@@ -8,7 +8,12 @@ export const evidenceInput = z
       file: z.string().optional().describe('Worktree-relative path.'),
       line: z.number().int().optional().describe('1-based line in file.'),
       snippet: z.string().optional().describe('Text that must occur within 3 lines of line.'),
-      test: z.string().optional().describe('Test id or name that must have PASSED in the latest stored run (e.g. tests/test_x.py::test_y).'),
+      test: z
+        .string()
+        .optional()
+        .describe(
+          'Test id or name that must have PASSED in the latest stored run (e.g. tests/test_x.py::test_y).',
+        ),
     }),
   )
   .max(500);

@@ -19,7 +19,8 @@ import { worktreeStartTool } from './worktree-start.js';
 export const TOOLSETS = {
   tasks: 'read a task, its records and its status',
   report: "record the Player's turn report",
-  verify: 'check a turn: quality gates, server-side test runs, test integrity, requirement evidence, stalls',
+  verify:
+    'check a turn: quality gates, server-side test runs, test integrity, requirement evidence, stalls',
   verdict: "record the Coach's verdict",
   utilities: 'validator verdicts and dependency graphs',
   worktrees: 'start, preserve and finish (merge) task worktrees',

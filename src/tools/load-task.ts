@@ -15,16 +15,27 @@ export const loadTaskTool = defineTool({
     status: z.string(),
     task_type: z.string(),
     dependencies: z.array(z.string()),
-    acceptance_criteria: z.array(z.object({ id: z.string(), text: z.string(), checked: z.boolean() })),
+    acceptance_criteria: z.array(
+      z.object({ id: z.string(), text: z.string(), checked: z.boolean() }),
+    ),
     requirements: z.string().describe('The task file as committed at the base commit.'),
     path: z.string(),
     base_commit: z.string(),
     modified_in_worktree: z.boolean(),
     warnings: z.array(z.string()),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id }, context) {
-    const task = await loadTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const task = await loadTask(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+      context.baseRef,
+    );
     const { id: _frontMatterId, ...data } = task;
     return {
       data,

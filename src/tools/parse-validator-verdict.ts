@@ -7,14 +7,23 @@ export const parseValidatorVerdictTool = defineTool({
   title: "Parse a validator's verdict",
   description:
     'Parses a validator agent\'s answer ending in "**Verdict: PASS|WARN|FAIL**" and a "**Findings:**" list into structured findings. Only FAIL sets retry; retry_prompt is the "## PREVIOUS VALIDATION FAILED" block to send back. Pure text in, data out.',
-  input: z.object({ text: z.string().max(1_000_000).describe("The validator's full answer (markdown).") }),
+  input: z.object({
+    text: z.string().max(1_000_000).describe("The validator's full answer (markdown)."),
+  }),
   output: z.object({
     verdict: z.enum(['PASS', 'WARN', 'FAIL']).nullable(),
-    findings: z.array(z.object({ level: z.string(), text: z.string(), location: z.string().optional() })),
+    findings: z.array(
+      z.object({ level: z.string(), text: z.string(), location: z.string().optional() }),
+    ),
     retry: z.boolean(),
     retry_prompt: z.string().optional(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ text }) {
     const verdict = parseValidatorVerdict(text);
     return {

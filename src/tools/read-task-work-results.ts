@@ -35,11 +35,21 @@ export const readTaskWorkResultsTool = defineTool({
     problems: z.array(z.string()),
     message: z.string(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id }, context) {
-    const report = await readTaskWorkResults(await context.workspace.resolveWorktree(worktree), task_id);
+    const report = await readTaskWorkResults(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+    );
     const issues = report.problems.length ? ` Problems: ${report.problems.join('; ')}` : '';
-    const missing = report.honesty.missing_files.length ? ` Missing: ${report.honesty.missing_files.join(', ')}.` : '';
+    const missing = report.honesty.missing_files.length
+      ? ` Missing: ${report.honesty.missing_files.join(', ')}.`
+      : '';
     return { data: report, summary: `${report.message}${missing}${issues}` };
   },
 });

@@ -12,16 +12,39 @@ export const recordPlayerReportTool = defineTool({
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput,
-    turn: z.number().int().min(1).max(1000).describe('The turn number: 1 for the first Player turn, then the next one each time.'),
+    turn: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .describe('The turn number: 1 for the first Player turn, then the next one each time.'),
     report: PlayerReportSchema,
   }),
-  output: z.object({ recorded: z.boolean(), already_recorded: z.boolean(), turn: z.number(), path: z.string() }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  output: z.object({
+    recorded: z.boolean(),
+    already_recorded: z.boolean(),
+    turn: z.number(),
+    path: z.string(),
+  }),
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id, turn, report }, context) {
-    const result = await recordPlayerReport(await context.workspace.resolveWorktree(worktree), task_id, turn, report, context.baseRef);
+    const result = await recordPlayerReport(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+      turn,
+      report,
+      context.baseRef,
+    );
     return {
       data: result,
-      summary: result.recorded ? `Recorded Player turn ${turn} at ${result.path}.` : `Player turn ${turn} was already recorded with this report (${result.path}); nothing changed.`,
+      summary: result.recorded
+        ? `Recorded Player turn ${turn} at ${result.path}.`
+        : `Player turn ${turn} was already recorded with this report (${result.path}); nothing changed.`,
     };
   },
 });

@@ -16,16 +16,27 @@ export const recordVerdictTool = defineTool({
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput,
-    turn: z.number().int().min(1).max(1000).describe('The turn this verdict closes (matches player_turn_<N>).'),
+    turn: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .describe('The turn this verdict closes (matches player_turn_<N>).'),
     decision: z.enum(['approve', 'feedback']),
     rationale: z.string().min(1).max(20_000).describe('Why, in a few sentences.'),
-    issues: z.array(VerdictIssueSchema).max(200).optional().describe('must_fix items block approval; info items go to "Beyond spec".'),
+    issues: z
+      .array(VerdictIssueSchema)
+      .max(200)
+      .optional()
+      .describe('must_fix items block approval; info items go to "Beyond spec".'),
     evidence: evidenceInput.optional(),
     acknowledged_changes: z
       .array(AcknowledgedChangeSchema)
       .max(200)
       .optional()
-      .describe('Base tests whose changed outcome a criterion asks for: their trusted-run failure does not block approval. Never covers a test that did not run.'),
+      .describe(
+        'Base tests whose changed outcome a criterion asks for: their trusted-run failure does not block approval. Never covers a test that did not run.',
+      ),
   }),
   output: z.object({
     recorded: z.boolean(),
@@ -38,16 +49,31 @@ export const recordVerdictTool = defineTool({
     feedback_for_player: z.string(),
     stall: StallSchema,
     requirements_status: z.array(CriterionReportSchema),
-    evaluation: EvaluationSchema.nullable().describe('The trusted runs behind an approval request; null for feedback or when no fresh candidate run exists.'),
+    evaluation: EvaluationSchema.nullable().describe(
+      'The trusted runs behind an approval request; null for feedback or when no fresh candidate run exists.',
+    ),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id, ...request }, context) {
-    const scope = await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const scope = await openTask(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+      context.baseRef,
+    );
     // The trusted runs report side by side; a counter keeps the progress value increasing.
     let ticks = 0;
     const result = await recordVerdict(scope, request, {
       signal: context.signal,
-      onProgress: (elapsedMs, testsSeen) => void context.progress(++ticks, `trusted evaluation: a run at ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished`),
+      onProgress: (elapsedMs, testsSeen) =>
+        void context.progress(
+          ++ticks,
+          `trusted evaluation: a run at ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished`,
+        ),
     });
     const head =
       result.status === 'approved'

@@ -5,9 +5,14 @@ import { TASK_ID_PATTERN } from '../core/task-id.js';
 export const worktreeInput = z
   .string()
   .min(1)
-  .describe('Repository or git worktree root: absolute, or relative to the first allowed root (--root / client roots / cwd).');
+  .describe(
+    'Repository or git worktree root: absolute, or relative to the first allowed root (--root / client roots / cwd).',
+  );
 
 export const taskIdInput = z
   .string()
-  .regex(TASK_ID_PATTERN, 'task_id must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit')
+  .regex(
+    TASK_ID_PATTERN,
+    'task_id must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  )
   .describe('Task id, e.g. TASK-001 (matches .guardkit/tasks/**/<ID>*.md).');

@@ -7,7 +7,13 @@ import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { orNull } from '../core/portable-schema.js';
 
-const counts = z.object({ total: z.number(), passed: z.number(), failed: z.number(), errors: z.number(), skipped: z.number() });
+const counts = z.object({
+  total: z.number(),
+  passed: z.number(),
+  failed: z.number(),
+  errors: z.number(),
+  skipped: z.number(),
+});
 
 export const taskStatusTool = defineTool({
   name: 'task_status',
@@ -27,32 +33,75 @@ export const taskStatusTool = defineTool({
         turn: z.number(),
         player: z
           .union([
-            z.object({ tests_passed: z.boolean(), files_changed: z.number(), requirements_addressed: z.array(z.string()), concerns: z.array(z.string()) }),
+            z.object({
+              tests_passed: z.boolean(),
+              files_changed: z.number(),
+              requirements_addressed: z.array(z.string()),
+              concerns: z.array(z.string()),
+            }),
             z.object({ problem: z.string() }),
           ])
           .nullable(),
-        coach: z.object({ decision: z.string(), status: z.string(), must_fix: z.number(), recorded_at: z.string() }).nullable(),
+        coach: z
+          .object({
+            decision: z.string(),
+            status: z.string(),
+            must_fix: z.number(),
+            recorded_at: z.string(),
+          })
+          .nullable(),
         refused_approvals: z.number(),
       }),
     ),
     latest_run: z
-      .union([z.object({ run_id: z.string(), status: z.string(), counts, failure_class: z.string(), fresh: z.boolean() }), z.object({ problem: z.string() })])
+      .union([
+        z.object({
+          run_id: z.string(),
+          status: z.string(),
+          counts,
+          failure_class: z.string(),
+          fresh: z.boolean(),
+        }),
+        z.object({ problem: z.string() }),
+      ])
       .nullable(),
     stall: StallSchema,
-    verdict_chain: z.object({ intact: z.boolean(), entries: z.number(), problems: z.array(z.string()) }),
+    verdict_chain: z.object({
+      intact: z.boolean(),
+      entries: z.number(),
+      problems: z.array(z.string()),
+    }),
     review_path: orNull(z.string()),
-    base: z.object({ commit: z.string(), source: z.string() }).describe('The base commit the task is evaluated against (pinned on first touch).'),
+    base: z
+      .object({ commit: z.string(), source: z.string() })
+      .describe('The base commit the task is evaluated against (pinned on first touch).'),
     base_moved: BaseMovedSchema,
     mirror_tampering: z
       .array(z.object({ file: z.string(), entry: z.string(), difference: z.string() }))
-      .describe("Where .guardkit/autobuild/<TASK>/ differs from the server's own copy (which every decision reads)."),
+      .describe(
+        "Where .guardkit/autobuild/<TASK>/ differs from the server's own copy (which every decision reads).",
+      ),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id }, context) {
-    const status = await taskStatus(await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef));
-    const chain = status.verdict_chain.intact ? '' : ` VERDICT CHAIN BROKEN: ${status.verdict_chain.problems.join('; ')}.`;
-    const tampered = status.mirror_tampering.length > 0 ? ` MIRROR TAMPERED: ${status.mirror_tampering.map((t) => `${t.file} ${t.entry}: ${t.difference}`).join('; ')}.` : '';
-    const moved = status.base_moved ? ` BASE MOVED: pinned ${status.base_moved.pinned.slice(0, 12)}, now resolves to ${status.base_moved.resolved.slice(0, 12)}.` : '';
+    const status = await taskStatus(
+      await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef),
+    );
+    const chain = status.verdict_chain.intact
+      ? ''
+      : ` VERDICT CHAIN BROKEN: ${status.verdict_chain.problems.join('; ')}.`;
+    const tampered =
+      status.mirror_tampering.length > 0
+        ? ` MIRROR TAMPERED: ${status.mirror_tampering.map((t) => `${t.file} ${t.entry}: ${t.difference}`).join('; ')}.`
+        : '';
+    const moved = status.base_moved
+      ? ` BASE MOVED: pinned ${status.base_moved.pinned.slice(0, 12)}, now resolves to ${status.base_moved.resolved.slice(0, 12)}.`
+      : '';
     return {
       data: status,
       summary: `${task_id}: ${status.status}, ${status.turns.length} turn(s), strikes ${status.strikes}/${status.max_strikes}${status.stall.stalled ? `, stalled (${status.stall.reason})` : ''}.${chain}${moved}${tampered}`,

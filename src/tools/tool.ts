@@ -1,5 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
 import { CallerError } from '../core/errors.js';
@@ -27,9 +32,14 @@ export interface ToolOutcome<Output> {
   summary: string;
 }
 
-type AllAnnotations = Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
+type AllAnnotations = Required<
+  Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>
+>;
 
-export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {
+export interface ToolDefinition<
+  Input extends z.ZodObject = z.ZodObject,
+  Output extends z.ZodObject = z.ZodObject,
+> {
   name: string;
   title: string;
   description: string;
@@ -40,13 +50,19 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
 }
 
 /** Identity function that makes TypeScript infer one tool's input and output types. */
-export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: ToolDefinition<Input, Output>): ToolDefinition<Input, Output> {
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
+  tool: ToolDefinition<Input, Output>,
+): ToolDefinition<Input, Output> {
   return tool;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export function registerTool(server: McpServer, tool: ToolDefinition, context: (extra: Extra) => ToolContext): void {
+export function registerTool(
+  server: McpServer,
+  tool: ToolDefinition,
+  context: (extra: Extra) => ToolContext,
+): void {
   server.registerTool(
     tool.name,
     {
@@ -59,13 +75,21 @@ export function registerTool(server: McpServer, tool: ToolDefinition, context: (
     async (input: unknown, extra: Extra): Promise<CallToolResult> => {
       try {
         const { data, summary } = await tool.run(input as never, context(extra));
-        const chain = (data as { verdict_chain?: { intact?: boolean; problems?: string[] } }).verdict_chain;
-        if (chain?.intact === false) log(server, 'error', { tool: tool.name, tampering: chain.problems ?? [] });
+        const chain = (data as { verdict_chain?: { intact?: boolean; problems?: string[] } })
+          .verdict_chain;
+        if (chain?.intact === false)
+          log(server, 'error', { tool: tool.name, tampering: chain.problems ?? [] });
         else if (!tool.annotations.readOnlyHint) log(server, 'info', { tool: tool.name, summary });
-        return { content: [{ type: 'text', text: summary }], structuredContent: data as Record<string, unknown> };
+        return {
+          content: [{ type: 'text', text: summary }],
+          structuredContent: data as Record<string, unknown>,
+        };
       } catch (error) {
         const result = errorResult(tool.name, error);
-        log(server, error instanceof CallerError ? 'warning' : 'error', { tool: tool.name, ...(result._meta?.[REFUSAL_META] ?? { error: textOfResult(result) }) });
+        log(server, error instanceof CallerError ? 'warning' : 'error', {
+          tool: tool.name,
+          ...(result._meta?.[REFUSAL_META] ?? { error: textOfResult(result) }),
+        });
         return result;
       }
     },
@@ -80,7 +104,11 @@ export function registerTool(server: McpServer, tool: ToolDefinition, context: (
 export const REFUSAL_META = 'coachgate/refusal';
 
 /** `notifications/message` to the client, at the level it asked for with logging/setLevel; never fails a call. */
-function log(server: McpServer, level: 'info' | 'warning' | 'error', data: Record<string, unknown>): void {
+function log(
+  server: McpServer,
+  level: 'info' | 'warning' | 'error',
+  data: Record<string, unknown>,
+): void {
   if (!server.isConnected()) return;
   server.sendLoggingMessage({ level, logger: 'coachgate', data }).catch(() => undefined);
 }
@@ -92,9 +120,29 @@ function textOfResult(result: CallToolResult): string {
 /** Caller mistakes say what to fix; internal faults are logged to stderr (never stdout) and reported briefly. */
 function errorResult(toolName: string, error: unknown): CallToolResult {
   if (error instanceof CallerError) {
-    const refusal = { message: boundedMessage(error.message), ...(error.fix ? { fix: error.fix } : {}), ...error.details };
-    return { isError: true, content: [{ type: 'text', text: refusal.message }], _meta: { [REFUSAL_META]: refusal } };
+    const refusal = {
+      message: boundedMessage(error.message),
+      ...(error.fix ? { fix: error.fix } : {}),
+      ...error.details,
+    };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: refusal.message }],
+      _meta: { [REFUSAL_META]: refusal },
+    };
   }
-  process.stderr.write(`coachgate: ${toolName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return { isError: true, content: [{ type: 'text', text: boundedMessage(`coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}`) }] };
+  process.stderr.write(
+    `coachgate: ${toolName} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  return {
+    isError: true,
+    content: [
+      {
+        type: 'text',
+        text: boundedMessage(
+          `coachgate could not complete ${toolName}: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      },
+    ],
+  };
 }

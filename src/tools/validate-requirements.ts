@@ -11,8 +11,12 @@ export const validateRequirementsTool = defineTool({
   name: 'validate_requirements',
   title: 'Validate acceptance criteria against evidence',
   description:
-    "Checks each acceptance criterion (from the base-commit task file) against the Player's claims and evidence: a criterion is verified only by a file:line whose snippet is within 3 lines, an existing file promised by the Player, or a test that PASSED in the latest stored run. \"I implemented it\" is not evidence (require_evidence, default true).",
-  input: z.object({ worktree: worktreeInput, task_id: taskIdInput, evidence: evidenceInput.optional() }),
+    'Checks each acceptance criterion (from the base-commit task file) against the Player\'s claims and evidence: a criterion is verified only by a file:line whose snippet is within 3 lines, an existing file promised by the Player, or a test that PASSED in the latest stored run. "I implemented it" is not evidence (require_evidence, default true).',
+  input: z.object({
+    worktree: worktreeInput,
+    task_id: taskIdInput,
+    evidence: evidenceInput.optional(),
+  }),
   output: z.object({
     criteria_total: z.number(),
     criteria_met: z.number(),
@@ -23,9 +27,18 @@ export const validateRequirementsTool = defineTool({
     require_evidence: z.boolean(),
     latest_run_id: orNull(z.string()),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id, evidence }, context) {
-    const scope = await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const scope = await openTask(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+      context.baseRef,
+    );
     const report = await validateRequirements(scope, evidence ?? []);
     return {
       data: report,

@@ -20,8 +20,14 @@ export const verifyQualityGatesTool = defineTool({
     plan_audit_passed: z.boolean(),
     all_gates_passed: z.boolean(),
     failed_gates: z.array(z.string()),
-    gates: z.array(z.object({ name: gateName, required: z.boolean(), passed: z.boolean(), reason: z.string() })),
-    thresholds: z.object({ arch_review_min: z.number(), coverage_min: orNull(z.number()), required_gates: z.array(gateName) }),
+    gates: z.array(
+      z.object({ name: gateName, required: z.boolean(), passed: z.boolean(), reason: z.string() }),
+    ),
+    thresholds: z.object({
+      arch_review_min: z.number(),
+      coverage_min: orNull(z.number()),
+      required_gates: z.array(gateName),
+    }),
     toolchain_gates: z.array(
       z.object({
         name: z.enum(['build', 'typecheck', 'lint']),
@@ -30,8 +36,12 @@ export const verifyQualityGatesTool = defineTool({
         reason: z.string(),
         exit_code: orNull(z.number()),
         duration_ms: z.number(),
-        judged_by: z.string().describe('Linter output format the findings were read from, or "exit code".'),
-        new_errors: z.array(z.string()).describe('Errors absent at the base (first 20): file:line rule: message.'),
+        judged_by: z
+          .string()
+          .describe('Linter output format the findings were read from, or "exit code".'),
+        new_errors: z
+          .array(z.string())
+          .describe('Errors absent at the base (first 20): file:line rule: message.'),
         preexisting_errors: z.number(),
         summary: z.string(),
       }),
@@ -40,13 +50,24 @@ export const verifyQualityGatesTool = defineTool({
     problems: z.array(z.string()),
     warnings: z.array(z.string()),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
   async run({ worktree, task_id }, context) {
-    const scope = await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef);
+    const scope = await openTask(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+      context.baseRef,
+    );
     const report = await verifyQualityGates(scope, undefined, context.signal);
     return {
       data: report,
-      summary: report.all_gates_passed ? 'All quality gates passed.' : `Quality gates failed: ${report.failed_gates.join('; ')}.`,
+      summary: report.all_gates_passed
+        ? 'All quality gates passed.'
+        : `Quality gates failed: ${report.failed_gates.join('; ')}.`,
     };
   },
 });

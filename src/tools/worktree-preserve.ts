@@ -7,12 +7,37 @@ import { worktreeFields } from './worktree-start.js';
 export const worktreePreserveTool = defineTool({
   name: 'worktree_preserve',
   title: 'Preserve a failed task worktree',
-  description: "Commits the worktree's current state on autobuild/<TASK> (coachgate's records excluded) and keeps the worktree for a human, e.g. when the task is blocked.",
-  input: z.object({ worktree: worktreeInput.describe('The repository (main checkout) the task was started in.'), task_id: taskIdInput, reason: z.string().min(1).max(500).describe('Why the task stopped; goes into the commit message.') }),
-  output: z.object({ ...worktreeFields, commit: z.string().nullable().describe('The commit made, or null when nothing had changed.'), reason: z.string() }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  description:
+    "Commits the worktree's current state on autobuild/<TASK> (coachgate's records excluded) and keeps the worktree for a human, e.g. when the task is blocked.",
+  input: z.object({
+    worktree: worktreeInput.describe('The repository (main checkout) the task was started in.'),
+    task_id: taskIdInput,
+    reason: z
+      .string()
+      .min(1)
+      .max(500)
+      .describe('Why the task stopped; goes into the commit message.'),
+  }),
+  output: z.object({
+    ...worktreeFields,
+    commit: z.string().nullable().describe('The commit made, or null when nothing had changed.'),
+    reason: z.string(),
+  }),
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   async run({ worktree, task_id, reason }, context) {
-    const kept = await preserveTaskWorktree(await context.workspace.resolveWorktree(worktree), task_id, reason);
-    return { data: kept, summary: `Preserved ${kept.path} on ${kept.branch}${kept.commit ? ` (commit ${kept.commit.slice(0, 12)})` : ''}.` };
+    const kept = await preserveTaskWorktree(
+      await context.workspace.resolveWorktree(worktree),
+      task_id,
+      reason,
+    );
+    return {
+      data: kept,
+      summary: `Preserved ${kept.path} on ${kept.branch}${kept.commit ? ` (commit ${kept.commit.slice(0, 12)})` : ''}.`,
+    };
   },
 });

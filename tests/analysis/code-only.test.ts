@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { codeOnly } from '../../src/analysis/code-only.js';
 import { evaluateRequirements } from '../../src/core/requirements.js';
 
-const PY = 'def divide(a, b):\n    """raise ValueError("division by zero")"""\n    # raise ValueError("division by zero")\n    return a / b  # raise later\n    s = "# not a comment"\n';
-const JS = "// return `Hello, ${name}!`;\nexport function greet(name) {\n  /* throw new TypeError('x') */\n  return `Hi ${name}`; // ok\n}\nconst url = 'http://x';\n";
+const PY =
+  'def divide(a, b):\n    """raise ValueError("division by zero")"""\n    # raise ValueError("division by zero")\n    return a / b  # raise later\n    s = "# not a comment"\n';
+const JS =
+  "// return `Hello, ${name}!`;\nexport function greet(name) {\n  /* throw new TypeError('x') */\n  return `Hi ${name}`; // ok\n}\nconst url = 'http://x';\n";
 
 describe('codeOnly', () => {
   it('blanks Python comments and docstrings but keeps strings and line numbers', () => {
@@ -40,7 +42,10 @@ describe('snippet evidence must match code', () => {
   };
 
   it('refuses a snippet found only in a comment or docstring', () => {
-    expect(check('raise ValueError("division by zero")')).toMatchObject({ status: 'claimed_unverified', evidence: [{ problem: expect.stringMatching(/only a comment or docstring in calc\.py/) }] });
+    expect(check('raise ValueError("division by zero")')).toMatchObject({
+      status: 'claimed_unverified',
+      evidence: [{ problem: expect.stringMatching(/only a comment or docstring in calc\.py/) }],
+    });
   });
 
   it('accepts a snippet that is code', () => {

@@ -36,10 +36,28 @@ describe('extractConfigSettings', () => {
   });
 
   it('reads INI sections with continuation lines: pytest.ini, tox.ini, setup.cfg', () => {
-    const ini = code('[pytest]', '; comment', 'addopts = -q', '    --ignore=tests/legacy', 'markers =', '    slow: slow tests', '[flake8]', 'testpaths = x');
-    expect(extractConfigSettings('pytest.ini', ini)).toEqual({ 'pytest.addopts': '-q --ignore=tests/legacy' });
-    expect(extractConfigSettings('tox.ini', ini)).toEqual({ 'pytest.addopts': '-q --ignore=tests/legacy' });
-    expect(extractConfigSettings('setup.cfg', code('[metadata]', 'name = app', '[tool:pytest]', 'testpaths: tests'))).toEqual({
+    const ini = code(
+      '[pytest]',
+      '; comment',
+      'addopts = -q',
+      '    --ignore=tests/legacy',
+      'markers =',
+      '    slow: slow tests',
+      '[flake8]',
+      'testpaths = x',
+    );
+    expect(extractConfigSettings('pytest.ini', ini)).toEqual({
+      'pytest.addopts': '-q --ignore=tests/legacy',
+    });
+    expect(extractConfigSettings('tox.ini', ini)).toEqual({
+      'pytest.addopts': '-q --ignore=tests/legacy',
+    });
+    expect(
+      extractConfigSettings(
+        'setup.cfg',
+        code('[metadata]', 'name = app', '[tool:pytest]', 'testpaths: tests'),
+      ),
+    ).toEqual({
       'tool:pytest.testpaths': 'tests',
     });
   });
@@ -61,12 +79,17 @@ describe('extractConfigSettings', () => {
   });
 
   it('reads package.json scripts.test and jest selection keys, and says when it does not parse', () => {
-    const manifest = { scripts: { test: 'jest', build: 'tsc' }, jest: { testMatch: ['**/*.test.js'], verbose: true } };
+    const manifest = {
+      scripts: { test: 'jest', build: 'tsc' },
+      jest: { testMatch: ['**/*.test.js'], verbose: true },
+    };
     expect(extractConfigSettings('package.json', JSON.stringify(manifest))).toEqual({
       'scripts.test': '"jest"',
       'jest.testMatch': '["**/*.test.js"]',
     });
-    expect(extractConfigSettings('package.json', '{ "scripts": ')).toEqual({ '(whole file)': 'does not parse as JSON' });
+    expect(extractConfigSettings('package.json', '{ "scripts": ')).toEqual({
+      '(whole file)': 'does not parse as JSON',
+    });
   });
 
   it('reads jest/vitest selection keys but not coverage ones, and in vite/vitest files only inside test', () => {
@@ -94,8 +117,17 @@ describe('extractConfigSettings', () => {
   });
 
   it('reads the toolchain of .guardkit/config.yaml', () => {
-    const yaml = code('toolchain:', '  test: pytest -q', '  build: make', 'coachgate:', '  max_strikes: 3');
-    expect(extractConfigSettings('.guardkit/config.yaml', yaml)).toEqual({ 'toolchain.test': '"pytest -q"', 'toolchain.build': '"make"' });
+    const yaml = code(
+      'toolchain:',
+      '  test: pytest -q',
+      '  build: make',
+      'coachgate:',
+      '  max_strikes: 3',
+    );
+    expect(extractConfigSettings('.guardkit/config.yaml', yaml)).toEqual({
+      'toolchain.test': '"pytest -q"',
+      'toolchain.build': '"make"',
+    });
     expect(extractConfigSettings('.guardkit/config.yaml', 'coachgate: {}\n')).toEqual({});
   });
 });

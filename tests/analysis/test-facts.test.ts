@@ -41,7 +41,9 @@ const PYTHON_SUITE = code(
 
 describe('Python test facts', () => {
   it('reads tests, assertions, skip markers and module stubs with python3 ast', async () => {
-    const facts = (await extractTestFacts([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }])).get('tests/test_mailer.py');
+    const facts = (
+      await extractTestFacts([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }])
+    ).get('tests/test_mailer.py');
     expect(facts?.parser).toBe('python_ast');
     expect(facts?.tests).toEqual([
       { name: 'test_sends', line: 12, assertions: 3 },
@@ -64,12 +66,18 @@ describe('Python test facts', () => {
   });
 
   it('finds the same tests and markers by line scan when python3 is missing, and says why', async () => {
-    const scanned = (await extractTestFacts([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }], { python: 'no-such-python3' })).get(
-      'tests/test_mailer.py',
-    );
+    const scanned = (
+      await extractTestFacts([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }], {
+        python: 'no-such-python3',
+      })
+    ).get('tests/test_mailer.py');
     expect(scanned?.parser).toBe('line_scan');
     expect(scanned?.fallback_reason).toBe('no-such-python3 was not found');
-    expect(scanned?.tests.map((t) => t.name)).toEqual(['test_sends', 'MailerTest.test_retries', 'test_patched']);
+    expect(scanned?.tests.map((t) => t.name)).toEqual([
+      'test_sends',
+      'MailerTest.test_retries',
+      'test_patched',
+    ]);
     expect(scanned?.skips.map((s) => s.marker)).toEqual([
       'pytest.mark.skipif',
       'unittest.skip',
@@ -116,7 +124,9 @@ describe('JS/TS test facts', () => {
       "  await t.test('child', () => { assert(true); assert.ok(true); });",
       '});',
     );
-    const facts = (await extractTestFacts([{ path: 'test/cart.test.mjs', text }])).get('test/cart.test.mjs');
+    const facts = (await extractTestFacts([{ path: 'test/cart.test.mjs', text }])).get(
+      'test/cart.test.mjs',
+    );
     expect(facts?.parser).toBe('typescript');
     expect(facts?.tests).toEqual([
       { name: 'cart > total > sums', line: 4, assertions: 2 },
@@ -139,7 +149,9 @@ describe('JS/TS test facts', () => {
       "  test.skip.each([1])('n %i', () => {});",
       '});',
     );
-    const facts = (await extractTestFacts([{ path: 'src/Cart.spec.tsx', text }])).get('src/Cart.spec.tsx');
+    const facts = (await extractTestFacts([{ path: 'src/Cart.spec.tsx', text }])).get(
+      'src/Cart.spec.tsx',
+    );
     expect(facts?.module_stubs).toEqual([
       { line: 1, module: './api', via: 'vi.mock' },
       { line: 2, module: 'node:fs', via: 'jest.unstable_mockModule' },
@@ -177,7 +189,9 @@ describe('Go and Rust test facts (line scan)', () => {
       '',
       'func TestEmpty(t *testing.T) {}',
     );
-    const facts = (await extractTestFacts([{ path: 'cart/cart_test.go', text }])).get('cart/cart_test.go');
+    const facts = (await extractTestFacts([{ path: 'cart/cart_test.go', text }])).get(
+      'cart/cart_test.go',
+    );
     expect(facts?.tests).toEqual([
       { name: 'TestTotal', line: 5, assertions: 2 },
       { name: 'TestEmpty', line: 15, assertions: 0 },

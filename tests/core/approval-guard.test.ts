@@ -1,19 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { approvalRefusals, type ApprovalFacts, type EvaluationFacts } from '../../src/core/approval-guard.js';
+import {
+  approvalRefusals,
+  type ApprovalFacts,
+  type EvaluationFacts,
+} from '../../src/core/approval-guard.js';
 
 /** The guard reads one evaluation result; these pin how it turns the trusted runs into reasons. */
 const TREE = 'a'.repeat(64);
-function facts(evaluation: Partial<EvaluationFacts> | null, extra: Partial<ApprovalFacts> = {}): ApprovalFacts {
+function facts(
+  evaluation: Partial<EvaluationFacts> | null,
+  extra: Partial<ApprovalFacts> = {},
+): ApprovalFacts {
   return {
     task_status: 'in_progress',
-    run: { state: 'ok', value: { run_id: 'r1', status: 'passed', tree_hash: TREE, tree_clean: true, failure_class: 'none', counts: { total: 2, passed: 2, failed: 0, errors: 0, skipped: 0 }, tests: [] } },
+    run: {
+      state: 'ok',
+      value: {
+        run_id: 'r1',
+        status: 'passed',
+        tree_hash: TREE,
+        tree_clean: true,
+        failure_class: 'none',
+        counts: { total: 2, passed: 2, failed: 0, errors: 0, skipped: 0 },
+        tests: [],
+      },
+    },
     current_tree_hash: TREE,
     gates: { all_gates_passed: true, failed_gates: [] },
     requirements: { criteria_total: 1, all_criteria_met: true, missing: [], criteria: [] },
     verdict_issues: [],
     integrity: [],
     honesty: null,
-    evaluation: evaluation && { trusted: { status: 'passed' }, planted: [], regressions: [], uncollected_test_files: [], preexisting_failures: [], ...evaluation },
+    evaluation: evaluation && {
+      trusted: { status: 'passed' },
+      planted: [],
+      regressions: [],
+      uncollected_test_files: [],
+      preexisting_failures: [],
+      ...evaluation,
+    },
     acknowledged_changes: [],
     ...extra,
   };
@@ -21,39 +46,98 @@ function facts(evaluation: Partial<EvaluationFacts> | null, extra: Partial<Appro
 
 describe('approvalRefusals with a trusted evaluation', () => {
   it('names the test, the run and the fix for a PASS_TO_PASS failure', () => {
-    const [reason] = approvalRefusals(facts({ regressions: [{ test: 't.py::test_add', outcome: 'failed', message: 'assert -1 == 5' }] }));
-    expect(reason).toMatch(/base test t\.py::test_add passed at the base but failed in the trusted run .*assert -1 == 5.*acknowledged_changes/);
+    const [reason] = approvalRefusals(
+      facts({
+        regressions: [{ test: 't.py::test_add', outcome: 'failed', message: 'assert -1 == 5' }],
+      }),
+    );
+    expect(reason).toMatch(
+      /base test t\.py::test_add passed at the base but failed in the trusted run .*assert -1 == 5.*acknowledged_changes/,
+    );
   });
 
   it('lets an acknowledgement cover a failed base test but never a test that did not run', () => {
-    const acknowledged_changes = [{ test: 'test_add', criterion: 'AC-1', reason: 'spec' }, { test: 'test_gone', criterion: 'AC-1', reason: 'spec' }];
+    const acknowledged_changes = [
+      { test: 'test_add', criterion: 'AC-1', reason: 'spec' },
+      { test: 'test_gone', criterion: 'AC-1', reason: 'spec' },
+    ];
     const reasons = approvalRefusals(
-      facts({ regressions: [{ test: 't.py::test_add', outcome: 'failed' }, { test: 't.py::test_gone', outcome: 'missing' }] }, { acknowledged_changes }),
+      facts(
+        {
+          regressions: [
+            { test: 't.py::test_add', outcome: 'failed' },
+            { test: 't.py::test_gone', outcome: 'missing' },
+          ],
+        },
+        { acknowledged_changes },
+      ),
     );
     expect(reasons).toHaveLength(1);
-    expect(reasons[0]).toMatch(/t\.py::test_gone .* did not run .*cannot cover a test that did not run/);
+    expect(reasons[0]).toMatch(
+      /t\.py::test_gone .* did not run .*cannot cover a test that did not run/,
+    );
   });
 
   it('accepts a red candidate run whose only failures are pre-existing, not a new one', () => {
     const red = (failing: string[]) => ({
-      run: { state: 'ok' as const, value: { run_id: 'r1', status: 'failed' as const, tree_hash: TREE, tree_clean: true, failure_class: 'code' as const, counts: { total: 2, passed: 1, failed: 1, errors: 0, skipped: 0 }, tests: failing.map((id) => ({ id, status: 'failed' as const })) } },
+      run: {
+        state: 'ok' as const,
+        value: {
+          run_id: 'r1',
+          status: 'failed' as const,
+          tree_hash: TREE,
+          tree_clean: true,
+          failure_class: 'code' as const,
+          counts: { total: 2, passed: 1, failed: 1, errors: 0, skipped: 0 },
+          tests: failing.map((id) => ({ id, status: 'failed' as const })),
+        },
+      },
     });
     expect(approvalRefusals(facts({ preexisting_failures: ['old'] }, red(['old'])))).toEqual([]);
-    expect(approvalRefusals(facts({ preexisting_failures: ['old'] }, red(['new'])))[0]).toMatch(/status "failed"/);
+    expect(approvalRefusals(facts({ preexisting_failures: ['old'] }, red(['new'])))[0]).toMatch(
+      /status "failed"/,
+    );
     expect(approvalRefusals(facts(null, red(['old'])))[0]).toMatch(/status "failed"/);
   });
 
   it('refuses a fresh run that no trusted evaluation describes', () => {
-    expect(approvalRefusals(facts(null))).toEqual([expect.stringMatching(/no trusted evaluation describes test run r1/)]);
+    expect(approvalRefusals(facts(null))).toEqual([
+      expect.stringMatching(/no trusted evaluation describes test run r1/),
+    ]);
   });
 
   it('turns settled static findings into explanations only when the trusted run exists', () => {
     const integrity = [
-      { kind: 'test_deleted' as const, severity: 'must_fix' as const, file: 't.py', line: 3, detail: 'test `test_add` no longer exists' },
-      { kind: 'module_stubbed' as const, severity: 'must_fix' as const, file: 't.py', line: 9, detail: 'stubs calc' },
+      {
+        kind: 'test_deleted' as const,
+        severity: 'must_fix' as const,
+        file: 't.py',
+        line: 3,
+        detail: 'test `test_add` no longer exists',
+      },
+      {
+        kind: 'module_stubbed' as const,
+        severity: 'must_fix' as const,
+        file: 't.py',
+        line: 9,
+        detail: 'stubs calc',
+      },
     ];
-    expect(approvalRefusals(facts({}, { integrity }))).toEqual([expect.stringMatching(/module_stubbed in t\.py:9/)]);
-    expect(approvalRefusals(facts(null, { integrity })).filter((reason) => reason.startsWith('test integrity'))).toHaveLength(2);
-    expect(approvalRefusals(facts({ trusted: null, planted: [{ file: '.venv/bin/python', problem: 'a script' }] }, { integrity }))).toHaveLength(3);
+    expect(approvalRefusals(facts({}, { integrity }))).toEqual([
+      expect.stringMatching(/module_stubbed in t\.py:9/),
+    ]);
+    expect(
+      approvalRefusals(facts(null, { integrity })).filter((reason) =>
+        reason.startsWith('test integrity'),
+      ),
+    ).toHaveLength(2);
+    expect(
+      approvalRefusals(
+        facts(
+          { trusted: null, planted: [{ file: '.venv/bin/python', problem: 'a script' }] },
+          { integrity },
+        ),
+      ),
+    ).toHaveLength(3);
   });
 });

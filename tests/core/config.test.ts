@@ -4,7 +4,13 @@ import { parseConfig } from '../../src/core/config.js';
 describe('parseConfig', () => {
   it('applies defaults for an empty file', () => {
     const { config, warnings } = parseConfig('');
-    expect(config.coachgate).toMatchObject({ arch_review_min: 60, max_strikes: 3, stall_threshold: 3, require_evidence: true, allow_command_override: false });
+    expect(config.coachgate).toMatchObject({
+      arch_review_min: 60,
+      max_strikes: 3,
+      stall_threshold: 3,
+      require_evidence: true,
+      allow_command_override: false,
+    });
     expect(warnings).toEqual([]);
   });
 
@@ -15,12 +21,19 @@ describe('parseConfig', () => {
     expect(config.toolchain).toMatchObject({ test: 'pytest -q', test_timeout: 120 });
     expect(config.autobuild?.coach?.test_execution).toBe('login-shell');
     expect(config.coachgate.max_strikes).toBe(5);
-    expect(warnings).toEqual(['.guardkit/config.yaml: unknown key "toolchain.formatter" ignored', '.guardkit/config.yaml: unknown key "project" ignored']);
+    expect(warnings).toEqual([
+      '.guardkit/config.yaml: unknown key "toolchain.formatter" ignored',
+      '.guardkit/config.yaml: unknown key "project" ignored',
+    ]);
   });
 
   it('rejects invalid values with the key path', () => {
-    expect(() => parseConfig('coachgate:\n  max_strikes: zero\n')).toThrow(/coachgate\.max_strikes/);
-    expect(() => parseConfig('toolchain:\n  test_timeout: 99999\n')).toThrow(/toolchain\.test_timeout/);
+    expect(() => parseConfig('coachgate:\n  max_strikes: zero\n')).toThrow(
+      /coachgate\.max_strikes/,
+    );
+    expect(() => parseConfig('toolchain:\n  test_timeout: 99999\n')).toThrow(
+      /toolchain\.test_timeout/,
+    );
   });
 
   it('reports YAML syntax errors with a position', () => {

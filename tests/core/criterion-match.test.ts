@@ -6,21 +6,50 @@ import { SAMPLE_TASK } from '../helpers/git-repo.js';
 const SAMPLE = parseTaskMarkdown(SAMPLE_TASK, 'TASK-001.md').acceptance_criteria;
 
 function criteria(...texts: string[]): AcceptanceCriterion[] {
-  return texts.map((text, index) => ({ id: `AC-${String(index + 1).padStart(3, '0')}`, text, checked: false }));
+  return texts.map((text, index) => ({
+    id: `AC-${String(index + 1).padStart(3, '0')}`,
+    text,
+    checked: false,
+  }));
 }
 
-const matchedId = (claim: string, list: AcceptanceCriterion[] = SAMPLE) => matchCriterion(claim, list)?.id;
+const matchedId = (claim: string, list: AcceptanceCriterion[] = SAMPLE) =>
+  matchCriterion(claim, list)?.id;
 
 describe('matchCriterion by id', () => {
   it.each([
-    'AC-2', 'AC-002', 'ac-2', 'ac2', 'AC 2', 'AC_02', 'AC - 0002', '**AC-002**', '`AC-002`', '[AC-002]', '- [x] AC-002', '* AC-2',
-    'AC-002: empty names raise', '**AC-002** Empty names raise', 'AC-2) done',
+    'AC-2',
+    'AC-002',
+    'ac-2',
+    'ac2',
+    'AC 2',
+    'AC_02',
+    'AC - 0002',
+    '**AC-002**',
+    '`AC-002`',
+    '[AC-002]',
+    '- [x] AC-002',
+    '* AC-2',
+    'AC-002: empty names raise',
+    '**AC-002** Empty names raise',
+    'AC-2) done',
   ])('reads %j as AC-002', (claim) => {
     expect(matchedId(claim)).toBe('AC-002');
   });
 
   it('compares the number as a number, not as a prefix', () => {
-    const list = criteria('one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten');
+    const list = criteria(
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+      'six',
+      'seven',
+      'eight',
+      'nine',
+      'ten',
+    );
     expect(matchedId('AC-1', list)).toBe('AC-001');
     expect(matchedId('AC-10', list)).toBe('AC-010');
     expect(matchedId('AC-0010', list)).toBe('AC-010');
@@ -46,7 +75,9 @@ describe('matchCriterion by id', () => {
   });
 
   it('falls back to the text when the id names no criterion', () => {
-    expect(matchedId('AC-009: Empty names raise a ValueError with a helpful message')).toBe('AC-002');
+    expect(matchedId('AC-009: Empty names raise a ValueError with a helpful message')).toBe(
+      'AC-002',
+    );
     // Looks like an id ("Python 3") but is ordinary text.
     expect(matchedId('Python 3 support', criteria('Python 3 support is added'))).toBe('AC-001');
   });
@@ -63,26 +94,43 @@ describe('matchCriterion by text', () => {
   it('matches containment either way, on whole words, when the contained text is specific enough', () => {
     const list = criteria('Empty names raise a ValueError with a helpful message');
     expect(matchedId('empty names raise', list)).toBe('AC-001');
-    expect(matchedId('Done: empty names raise a ValueError with a helpful message, tested', list)).toBe('AC-001');
+    expect(
+      matchedId('Done: empty names raise a ValueError with a helpful message, tested', list),
+    ).toBe('AC-001');
     expect(matchedId('ValueError with', list)).toBe('AC-001'); // two words but 15 characters
     expect(matchedId('names raise', list)).toBeUndefined(); // two words, 11 characters
     expect(matchedId('empty name raise', list)).toBeUndefined(); // "name" is not the word "names"
   });
 
   it('matches by keyword Jaccard from 0.7 up, ignoring stop words', () => {
-    const list = criteria('parser accepts nested arrays objects strings numbers booleans nulls comments');
+    const list = criteria(
+      'parser accepts nested arrays objects strings numbers booleans nulls comments',
+    );
     // 7 shared of 10 distinct keywords = 0.7; the stop words do not count.
-    expect(matchedId('the comments and the nulls of booleans numbers strings objects arrays', list)).toBe('AC-001');
+    expect(
+      matchedId('the comments and the nulls of booleans numbers strings objects arrays', list),
+    ).toBe('AC-001');
     // 8 shared of 11 = 0.727.
-    expect(matchedId('comments nulls booleans numbers strings objects arrays nested dates', list)).toBe('AC-001');
+    expect(
+      matchedId('comments nulls booleans numbers strings objects arrays nested dates', list),
+    ).toBe('AC-001');
     // 9 shared of 13 = 0.692.
-    expect(matchedId('comments nulls booleans numbers strings objects arrays nested parser plus dates times', list)).toBeUndefined();
+    expect(
+      matchedId(
+        'comments nulls booleans numbers strings objects arrays nested parser plus dates times',
+        list,
+      ),
+    ).toBeUndefined();
     // 6 shared of 10 = 0.6.
     expect(matchedId('comments nulls booleans numbers strings objects', list)).toBeUndefined();
   });
 
   it('picks the best Jaccard score, then the first criterion', () => {
-    const list = criteria('alpha beta gamma delta epsilon zeta eta theta', 'alpha beta gamma delta epsilon zeta eta', 'alpha beta gamma delta epsilon zeta eta');
+    const list = criteria(
+      'alpha beta gamma delta epsilon zeta eta theta',
+      'alpha beta gamma delta epsilon zeta eta',
+      'alpha beta gamma delta epsilon zeta eta',
+    );
     expect(matchedId('eta zeta epsilon delta gamma beta alpha', list)).toBe('AC-002');
   });
 
@@ -109,7 +157,14 @@ describe('matchCriterion rule order', () => {
   });
 
   it('breaks ties by file order', () => {
-    expect(matchedId('same text here', criteria('same text here', 'same text here'))).toBe('AC-001');
-    expect(matchedId('cache is cleared', criteria('the cache is cleared on logout', 'the cache is cleared on restart'))).toBe('AC-001');
+    expect(matchedId('same text here', criteria('same text here', 'same text here'))).toBe(
+      'AC-001',
+    );
+    expect(
+      matchedId(
+        'cache is cleared',
+        criteria('the cache is cleared on logout', 'the cache is cleared on restart'),
+      ),
+    ).toBe('AC-001');
   });
 });

@@ -7,7 +7,9 @@ const issue = (id: string, dependencies?: unknown) =>
 
 const beadsJsonl = [
   issue('bd-1'),
-  issue('bd-2', [{ issue_id: 'bd-2', depends_on_id: 'bd-1', type: 'blocks', created_at: '2025-01-01T00:00:00Z' }]),
+  issue('bd-2', [
+    { issue_id: 'bd-2', depends_on_id: 'bd-1', type: 'blocks', created_at: '2025-01-01T00:00:00Z' },
+  ]),
   issue('bd-3', [
     { depends_on_id: 'bd-2', type: 'parent-child' },
     { depends_on_id: 'bd-1', type: 'discovered-from' },
@@ -19,7 +21,11 @@ const beadsJsonl = [
   issue('bd-6', [{ depends_on_id: 'bd-4', type: 'related' }]),
   JSON.stringify({ title: 'no id' }),
   issue('bd-7', { depends_on_id: 'bd-1' }),
-  issue('bd-8', [{ depends_on_id: 'bd-1' }, 'bd-2', { depends_on_id: 'bd-6', issue_id: 7, type: 'blocks' }]),
+  issue('bd-8', [
+    { depends_on_id: 'bd-1' },
+    'bd-2',
+    { depends_on_id: 'bd-6', issue_id: 7, type: 'blocks' },
+  ]),
   issue('bd-9', [{ issue_id: 'bd-1', depends_on_id: 'bd-4', type: 'blocks' }]),
 ].join('\n');
 
@@ -46,7 +52,9 @@ describe('edgesFromBeads', () => {
 
   it('takes issue_id, when present, as the dependent', () => {
     const report = analyzeGraph(edgesFromBeads(beadsJsonl));
-    expect(report.cycles).toEqual([{ nodes: ['bd-1', 'bd-2', 'bd-3', 'bd-4'], path: ['bd-1', 'bd-4', 'bd-3', 'bd-2', 'bd-1'] }]);
+    expect(report.cycles).toEqual([
+      { nodes: ['bd-1', 'bd-2', 'bd-3', 'bd-4'], path: ['bd-1', 'bd-4', 'bd-3', 'bd-2', 'bd-1'] },
+    ]);
   });
 
   it('ignores related links by default and counts them when asked', () => {
@@ -64,7 +72,9 @@ describe('edgesFromBeads', () => {
   });
 
   it('keeps dependencies on issues missing from the file, so the analysis reports them as dangling', () => {
-    const source = edgesFromBeads(`${issue('bd-1', [{ depends_on_id: 'bd-gone', type: 'blocks' }])}\r\n`);
+    const source = edgesFromBeads(
+      `${issue('bd-1', [{ depends_on_id: 'bd-gone', type: 'blocks' }])}\r\n`,
+    );
     expect(source.problems).toEqual([]);
     expect(analyzeGraph(source).dangling).toEqual([{ from: 'bd-1', to: 'bd-gone' }]);
   });
@@ -72,7 +82,9 @@ describe('edgesFromBeads', () => {
   it('reports an issue id that appears twice', () => {
     const source = edgesFromBeads([issue('bd-1'), issue('bd-1')].join('\n'));
     expect(source.nodes).toEqual(['bd-1']);
-    expect(source.problems).toEqual(['line 2: duplicate id bd-1 (first defined at line 1); dependencies of both are used']);
+    expect(source.problems).toEqual([
+      'line 2: duplicate id bd-1 (first defined at line 1); dependencies of both are used',
+    ]);
   });
 });
 
@@ -114,7 +126,12 @@ describe('edgesFromFeature', () => {
       { from: 'TASK-004', to: 'TASK-002' },
       { from: 'TASK-004', to: 'TASK-003' },
     ]);
-    expect(analyzeGraph(source).waves).toEqual([['TASK-001'], ['TASK-002'], ['TASK-003'], ['TASK-004']]);
+    expect(analyzeGraph(source).waves).toEqual([
+      ['TASK-001'],
+      ['TASK-002'],
+      ['TASK-003'],
+      ['TASK-004'],
+    ]);
   });
 
   it('finds a cycle between feature tasks', () => {
@@ -145,13 +162,19 @@ describe('edgesFromFeature', () => {
   });
 
   it('reports invalid YAML with its position', () => {
-    const source = edgesFromFeature('tasks:\n  - id: TASK-001\n  - id: TASK-001\n    id: TASK-002\n');
+    const source = edgesFromFeature(
+      'tasks:\n  - id: TASK-001\n  - id: TASK-001\n    id: TASK-002\n',
+    );
     expect(source.edges).toEqual([]);
-    expect(source.problems).toEqual(['feature file: not valid YAML (Map keys must be unique at line 4, column 5)']);
+    expect(source.problems).toEqual([
+      'feature file: not valid YAML (Map keys must be unique at line 4, column 5)',
+    ]);
   });
 
   it('reports a file without a tasks list', () => {
-    expect(edgesFromFeature('id: FEAT-1\nname: x\n').problems).toEqual(['feature file: has no "tasks" list']);
+    expect(edgesFromFeature('id: FEAT-1\nname: x\n').problems).toEqual([
+      'feature file: has no "tasks" list',
+    ]);
     expect(edgesFromFeature('').problems).toEqual(['feature file: has no "tasks" list']);
   });
 });
@@ -173,6 +196,8 @@ describe('edgesFromTasks', () => {
       { id: 'TASK-A', dependencies: [] },
       { id: 'TASK-A', dependencies: ['TASK-B'] },
     ]);
-    expect(source.problems).toEqual(['tasks[1]: duplicate id TASK-A (first defined at tasks[0]); dependencies of both are used']);
+    expect(source.problems).toEqual([
+      'tasks[1]: duplicate id TASK-A (first defined at tasks[0]); dependencies of both are used',
+    ]);
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { analyzeGraph, type DependencyEdge, type GraphReport } from '../../src/core/graph.js';
 
 const edge = (from: string, to: string): DependencyEdge => ({ from, to });
-const ring = (ids: string[]): DependencyEdge[] => ids.map((id, i) => edge(id, ids[(i + 1) % ids.length]!));
+const ring = (ids: string[]): DependencyEdge[] =>
+  ids.map((id, i) => edge(id, ids[(i + 1) % ids.length]!));
 
 /** Small deterministic PRNG (mulberry32) so random graphs are reproducible. */
 function prng(seed: number): () => number {
@@ -71,23 +72,22 @@ describe('analyzeGraph: cycles', () => {
     expect(report.suggested_breaks).toEqual([{ from: 'A', to: 'A' }]);
   });
 
-  it.each([
-    [['A', 'B']],
-    [['C', 'A', 'B']],
-    [['D', 'B', 'A', 'C']],
-  ])('finds the cycle %j and closes its path at the smallest id', (ids) => {
-    const edges = [...ring(ids), edge('Z', ids[0]!)];
-    const report = analyzeGraph({ edges });
-    const sorted = [...ids].sort();
-    expect(report.acyclic).toBe(false);
-    expect(report.cycles).toHaveLength(1);
-    expect(report.cycles[0]!.nodes).toEqual(sorted);
-    expect(report.cycles[0]!.path).toHaveLength(ids.length + 1);
-    expect(report.cycles[0]!.path[0]).toBe('A');
-    expectCyclesAreReal(report, edges);
-    expect(report.self_loops).toEqual([]);
-    expect(report.waves).toEqual([]);
-  });
+  it.each([[['A', 'B']], [['C', 'A', 'B']], [['D', 'B', 'A', 'C']]])(
+    'finds the cycle %j and closes its path at the smallest id',
+    (ids) => {
+      const edges = [...ring(ids), edge('Z', ids[0]!)];
+      const report = analyzeGraph({ edges });
+      const sorted = [...ids].sort();
+      expect(report.acyclic).toBe(false);
+      expect(report.cycles).toHaveLength(1);
+      expect(report.cycles[0]!.nodes).toEqual(sorted);
+      expect(report.cycles[0]!.path).toHaveLength(ids.length + 1);
+      expect(report.cycles[0]!.path[0]).toBe('A');
+      expectCyclesAreReal(report, edges);
+      expect(report.self_loops).toEqual([]);
+      expect(report.waves).toEqual([]);
+    },
+  );
 
   it('gives the exact witness for a three-node cycle', () => {
     const report = analyzeGraph({ edges: [edge('B', 'C'), edge('C', 'A'), edge('A', 'B')] });
@@ -98,7 +98,10 @@ describe('analyzeGraph: cycles', () => {
   it('reports two disjoint cycles separately, sorted by smallest id', () => {
     const edges = [...ring(['Y', 'X']), ...ring(['M', 'N', 'O']), edge('N', 'X')];
     const report = analyzeGraph({ edges });
-    expect(report.cycles.map((c) => c.nodes)).toEqual([['M', 'N', 'O'], ['X', 'Y']]);
+    expect(report.cycles.map((c) => c.nodes)).toEqual([
+      ['M', 'N', 'O'],
+      ['X', 'Y'],
+    ]);
     expect(report.suggested_breaks).toHaveLength(2);
     expectCyclesAreReal(report, edges);
   });
@@ -110,7 +113,14 @@ describe('analyzeGraph: cycles', () => {
   });
 
   it('does not see a cycle in diamonds', () => {
-    const edges = [edge('A', 'B'), edge('A', 'C'), edge('B', 'D'), edge('C', 'D'), edge('E', 'B'), edge('E', 'D')];
+    const edges = [
+      edge('A', 'B'),
+      edge('A', 'C'),
+      edge('B', 'D'),
+      edge('C', 'D'),
+      edge('E', 'B'),
+      edge('E', 'D'),
+    ];
     const report = analyzeGraph({ edges });
     expect(report.acyclic).toBe(true);
     expect(report.cycles).toEqual([]);
@@ -128,14 +138,26 @@ describe('analyzeGraph: cycles', () => {
       const ids = [...new Set(edges.flatMap((e) => [e.from, e.to]))].sort();
       const reach = new Map(ids.map((id) => [id, new Set<string>()]));
       for (const e of edges) reach.get(e.from)!.add(e.to);
-      for (const k of ids) for (const i of ids) if (reach.get(i)!.has(k)) for (const j of reach.get(k)!) reach.get(i)!.add(j);
+      for (const k of ids)
+        for (const i of ids)
+          if (reach.get(i)!.has(k)) for (const j of reach.get(k)!) reach.get(i)!.add(j);
       const expected = ids
-        .filter((id) => ids.some((other) => other !== id && reach.get(id)!.has(other) && reach.get(other)!.has(id)))
-        .map((id) => ids.filter((other) => other === id || (reach.get(id)!.has(other) && reach.get(other)!.has(id))))
+        .filter((id) =>
+          ids.some(
+            (other) => other !== id && reach.get(id)!.has(other) && reach.get(other)!.has(id),
+          ),
+        )
+        .map((id) =>
+          ids.filter(
+            (other) => other === id || (reach.get(id)!.has(other) && reach.get(other)!.has(id)),
+          ),
+        )
         .filter((members, index, all) => all.findIndex((m) => m[0] === members[0]) === index)
         .sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
       expect(report.cycles.map((c) => c.nodes)).toEqual(expected);
-      expect(report.self_loops).toEqual([...new Set(edges.filter((e) => e.from === e.to).map((e) => e.from))].sort());
+      expect(report.self_loops).toEqual(
+        [...new Set(edges.filter((e) => e.from === e.to).map((e) => e.from))].sort(),
+      );
       expectCyclesAreReal(report, edges);
       if (report.acyclic) expectWavesAreLayers(report, edges);
       else expect(report.waves).toEqual([]);
@@ -168,7 +190,9 @@ describe('analyzeGraph: suggested breaks', () => {
     expect(first.suggested_breaks).toEqual([{ from: 'B', to: 'A' }]);
     const second = analyzeGraph({ edges: withoutBreaks(edges, first) });
     expect(second.cycles).toEqual([{ nodes: ['B', 'C'], path: ['B', 'C', 'B'] }]);
-    expect(analyzeGraph({ edges: withoutBreaks(withoutBreaks(edges, first), second) }).acyclic).toBe(true);
+    expect(
+      analyzeGraph({ edges: withoutBreaks(withoutBreaks(edges, first), second) }).acyclic,
+    ).toBe(true);
   });
 });
 
@@ -195,7 +219,11 @@ describe('analyzeGraph: nodes, dangling and duplicates', () => {
   it('counts duplicate edges and nodes once, whatever their type', () => {
     const report = analyzeGraph({
       nodes: ['A', 'B', 'A'],
-      edges: [edge('A', 'B'), { from: 'A', to: 'B', type: 'blocks' }, { from: 'A', to: 'B', type: 'parent-child' }],
+      edges: [
+        edge('A', 'B'),
+        { from: 'A', to: 'B', type: 'blocks' },
+        { from: 'A', to: 'B', type: 'parent-child' },
+      ],
     });
     expect(report.node_count).toBe(2);
     expect(report.edge_count).toBe(1);
@@ -224,12 +252,16 @@ describe('analyzeGraph: determinism', () => {
     expect(report.cycles.length).toBeGreaterThan(0);
     expect(report.dangling).toEqual([edge('t5', 'ghost')]);
     for (let round = 0; round < 5; round++) {
-      expect(analyzeGraph({ nodes: shuffled(nodes, random), edges: shuffled(edges, random) })).toEqual(report);
+      expect(
+        analyzeGraph({ nodes: shuffled(nodes, random), edges: shuffled(edges, random) }),
+      ).toEqual(report);
     }
   });
 
   it('orders ids by plain string comparison, not by locale or number', () => {
-    const report = analyzeGraph({ edges: [edge('b', 'a'), edge('B', 'a'), edge('10', 'a'), edge('9', 'a')] });
+    const report = analyzeGraph({
+      edges: [edge('b', 'a'), edge('B', 'a'), edge('10', 'a'), edge('9', 'a')],
+    });
     expect(report.waves).toEqual([['a'], ['10', '9', 'B', 'b']]);
   });
 });
@@ -244,7 +276,9 @@ describe('analyzeGraph: large graphs without recursion', () => {
     expect(report.acyclic).toBe(true);
     expect(report.edge_count).toBe(size - 1);
     expect(report.waves).toHaveLength(size);
-    expect(report.waves.every((wave, index) => wave.length === 1 && wave[0] === ids[index])).toBe(true);
+    expect(report.waves.every((wave, index) => wave.length === 1 && wave[0] === ids[index])).toBe(
+      true,
+    );
   });
 
   it('finds a 100,000-node ring as one cycle, broken by its suggested edge', () => {

@@ -4,7 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectIntegrityFacts, type TestFactsOptions } from '../../src/analysis/test-facts.js';
-import { findIntegrityIssues, type FileVersions, type IntegrityFinding, type IntegrityInput } from '../../src/core/integrity.js';
+import {
+  findIntegrityIssues,
+  type FileVersions,
+  type IntegrityFinding,
+  type IntegrityInput,
+} from '../../src/core/integrity.js';
 import { isTestConfigFile, isTestFile } from '../../src/core/test-paths.js';
 
 const code = (...lines: string[]) => `${lines.join('\n')}\n`;
@@ -16,7 +21,12 @@ async function check(
   options: TestFactsOptions = {},
 ): Promise<IntegrityFinding[]> {
   const facts = await collectIntegrityFacts(files, options);
-  return findIntegrityIssues({ files, ...facts, first_party_modules: ['app', '@acme/core'], ...extra });
+  return findIntegrityIssues({
+    files,
+    ...facts,
+    first_party_modules: ['app', '@acme/core'],
+    ...extra,
+  });
 }
 
 const PY_BASE = code(
@@ -52,10 +62,18 @@ const TS_BASE = code(
 
 describe('skip_added', () => {
   it('flags a pytest skip marker added to a test, naming the marker and the test', async () => {
-    const now = PY_BASE.replace('def test_total_rejects_negative', '@pytest.mark.skip(reason="flaky")\ndef test_total_rejects_negative');
+    const now = PY_BASE.replace(
+      'def test_total_rejects_negative',
+      '@pytest.mark.skip(reason="flaky")\ndef test_total_rejects_negative',
+    );
     const findings = await check([{ path: 'tests/test_cart.py', base: PY_BASE, now }]);
     expect(findings).toEqual([
-      expect.objectContaining({ kind: 'skip_added', severity: 'must_fix', file: 'tests/test_cart.py', line: 10 }),
+      expect.objectContaining({
+        kind: 'skip_added',
+        severity: 'must_fix',
+        file: 'tests/test_cart.py',
+        line: 10,
+      }),
     ]);
     expect(findings[0]?.detail).toContain('`pytest.mark.skip` to `test_total_rejects_negative`');
   });
@@ -67,21 +85,30 @@ describe('skip_added', () => {
     ['@unittest.skipIf(True, "x")', 'unittest.skipIf'],
     ['@unittest.skipUnless(False, "x")', 'unittest.skipUnless'],
   ])('flags the Python decorator %s', async (decorator, marker) => {
-    const now = PY_BASE.replace('def test_total_sums_prices', `${decorator}\ndef test_total_sums_prices`);
+    const now = PY_BASE.replace(
+      'def test_total_sums_prices',
+      `${decorator}\ndef test_total_sums_prices`,
+    );
     const findings = await check([{ path: 'tests/test_cart.py', base: PY_BASE, now }]);
     expect(findings.map((f) => [f.kind, f.severity])).toEqual([['skip_added', 'must_fix']]);
     expect(findings[0]?.detail).toContain(`\`${marker}\``);
   });
 
   it('flags pytest.skip( called inside a test body', async () => {
-    const now = PY_BASE.replace("    assert total(_cart(1, 2)) == 3", "    pytest.skip('todo')\n    assert total(_cart(1, 2)) == 3");
+    const now = PY_BASE.replace(
+      '    assert total(_cart(1, 2)) == 3',
+      "    pytest.skip('todo')\n    assert total(_cart(1, 2)) == 3",
+    );
     const findings = await check([{ path: 'tests/test_cart.py', base: PY_BASE, now }]);
     expect(findings).toEqual([expect.objectContaining({ kind: 'skip_added', line: 7 })]);
     expect(findings[0]?.detail).toContain('`pytest.skip` to `test_total_sums_prices`');
   });
 
   it('does not flag a skip that was already there when the code around it moves', async () => {
-    const base = PY_BASE.replace('def test_total_rejects_negative', '@pytest.mark.skip\ndef test_total_rejects_negative');
+    const base = PY_BASE.replace(
+      'def test_total_rejects_negative',
+      '@pytest.mark.skip\ndef test_total_rejects_negative',
+    );
     const [head, ...rest] = base.split('\ndef test_total_sums_prices');
     const moved = `${head}\n# totals\n\n\ndef test_total_sums_prices${rest.join('')}`;
     expect(await check([{ path: 'tests/test_cart.py', base, now: moved }])).toEqual([]);
@@ -95,9 +122,14 @@ describe('skip_added', () => {
     ["it('sums prices', { skip: true },", '{ skip }'],
     ["it.skipIf(process.env.CI)('sums prices'", 'it.skipIf'],
   ])('flags the JS test %s', async (replacement, marker) => {
-    const now = TS_BASE.replace("it('sums prices',", replacement.endsWith(',') ? replacement : `${replacement},`);
+    const now = TS_BASE.replace(
+      "it('sums prices',",
+      replacement.endsWith(',') ? replacement : `${replacement},`,
+    );
     const findings = await check([{ path: 'tests/cart.test.ts', base: TS_BASE, now }]);
-    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([['skip_added', 'must_fix', 5]]);
+    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([
+      ['skip_added', 'must_fix', 5],
+    ]);
     expect(findings[0]?.detail).toContain(`\`${marker}\` to \`total > sums prices\``);
   });
 
@@ -122,7 +154,7 @@ describe('skip_added', () => {
       '});',
     );
     const now = base
-      .replace("(t) => {\n", "(t) => {\n  t.skip('later');\n")
+      .replace('(t) => {\n', "(t) => {\n  t.skip('later');\n")
       .replace("test('parses',", "test('parses', { skip: true },");
     const findings = await check([{ path: 'test/parse.test.mjs', base, now }]);
     expect(findings.map((f) => [f.kind, f.line, f.detail.split(' (')[0]])).toEqual([
@@ -132,11 +164,35 @@ describe('skip_added', () => {
   });
 
   it('flags t.Skip in Go and #[ignore] in Rust', async () => {
-    const goBase = code('package cart', '', 'func TestTotal(t *testing.T) {', '\tif Total(1, 2) != 3 {', '\t\tt.Fatal("sum")', '\t}', '}');
-    const rustBase = code('#[cfg(test)]', 'mod tests {', '    #[test]', '    fn sums() {', '        assert_eq!(total(&[1, 2]), 3);', '    }', '}');
+    const goBase = code(
+      'package cart',
+      '',
+      'func TestTotal(t *testing.T) {',
+      '\tif Total(1, 2) != 3 {',
+      '\t\tt.Fatal("sum")',
+      '\t}',
+      '}',
+    );
+    const rustBase = code(
+      '#[cfg(test)]',
+      'mod tests {',
+      '    #[test]',
+      '    fn sums() {',
+      '        assert_eq!(total(&[1, 2]), 3);',
+      '    }',
+      '}',
+    );
     const findings = await check([
-      { path: 'cart/cart_test.go', base: goBase, now: goBase.replace('{\n\tif', '{\n\tt.Skip("later")\n\tif') },
-      { path: 'src/cart.rs', base: rustBase, now: rustBase.replace('#[test]\n', '#[test]\n    #[ignore]\n') },
+      {
+        path: 'cart/cart_test.go',
+        base: goBase,
+        now: goBase.replace('{\n\tif', '{\n\tt.Skip("later")\n\tif'),
+      },
+      {
+        path: 'src/cart.rs',
+        base: rustBase,
+        now: rustBase.replace('#[test]\n', '#[test]\n    #[ignore]\n'),
+      },
     ]);
     expect(findings.map((f) => [f.file, f.kind, f.line])).toEqual([
       ['cart/cart_test.go', 'skip_added', 4],
@@ -153,8 +209,16 @@ describe('focus_added', () => {
     ["fit('sums prices',", 'fit', 5],
     ["it('sums prices', { only: true },", '{ only }', 5],
   ])('flags %s', async (replacement, marker, line) => {
-    const findings = await check([{ path: 'tests/cart.test.ts', base: TS_BASE, now: TS_BASE.replace("it('sums prices',", replacement) }]);
-    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([['focus_added', 'must_fix', line]]);
+    const findings = await check([
+      {
+        path: 'tests/cart.test.ts',
+        base: TS_BASE,
+        now: TS_BASE.replace("it('sums prices',", replacement),
+      },
+    ]);
+    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([
+      ['focus_added', 'must_fix', line],
+    ]);
     expect(findings[0]?.detail).toContain(`\`${marker}\``);
   });
 
@@ -182,7 +246,9 @@ describe('test_deleted and test_file_deleted', () => {
       ['tests/cart.test.ts', 'test_deleted', 'must_fix'],
       ['tests/test_cart.py', 'test_deleted', 'must_fix'],
     ]);
-    expect(findings[0]?.detail).toBe('test `total > rejects negative prices` (line 9 at base) no longer exists');
+    expect(findings[0]?.detail).toBe(
+      'test `total > rejects negative prices` (line 9 at base) no longer exists',
+    );
     expect(findings[1]?.detail).toContain('`test_total_rejects_negative` (line 10 at base)');
   });
 
@@ -193,7 +259,8 @@ describe('test_deleted and test_file_deleted', () => {
         kind: 'test_file_deleted',
         severity: 'must_fix',
         file: 'tests/test_cart.py',
-        detail: 'test file present at base was deleted (2 test(s)); its tests were: `test_total_sums_prices`, `test_total_rejects_negative`',
+        detail:
+          'test file present at base was deleted (2 test(s)); its tests were: `test_total_sums_prices`, `test_total_rejects_negative`',
       },
     ]);
   });
@@ -208,22 +275,39 @@ describe('test_deleted and test_file_deleted', () => {
       { path: 'tests/cart.test.ts', base: TS_BASE },
       { path: 'tests/unit/cart.test.ts', now: TS_BASE.replace("it('sums", "it.skip('sums") },
     ]);
-    expect(movedAndSkipped.map((f) => [f.file, f.kind])).toEqual([['tests/unit/cart.test.ts', 'skip_added']]);
+    expect(movedAndSkipped.map((f) => [f.file, f.kind])).toEqual([
+      ['tests/unit/cart.test.ts', 'skip_added'],
+    ]);
     expect(movedAndSkipped[0]?.detail).toContain('(file moved from tests/cart.test.ts)');
   });
 });
 
 describe('assertions_removed', () => {
   it('reports a test whose assertions dropped to zero or by half, as should_fix with the counts', async () => {
-    const pyNow = PY_BASE.replace('    assert total(_cart(1, 2)) == 3\n    assert total(_cart()) == 0', '    total(_cart(1, 2))');
+    const pyNow = PY_BASE.replace(
+      '    assert total(_cart(1, 2)) == 3\n    assert total(_cart()) == 0',
+      '    total(_cart(1, 2))',
+    );
     const tsNow = TS_BASE.replace('    expect(total([])).toBe(0);\n', '');
     const findings = await check([
       { path: 'tests/test_cart.py', base: PY_BASE, now: pyNow },
       { path: 'tests/cart.test.ts', base: TS_BASE, now: tsNow },
     ]);
     expect(findings.map((f) => [f.file, f.kind, f.severity, f.line, f.detail])).toEqual([
-      ['tests/cart.test.ts', 'assertions_removed', 'should_fix', 5, 'assertions in test `total > sums prices` dropped from 2 to 1'],
-      ['tests/test_cart.py', 'assertions_removed', 'should_fix', 6, 'assertions in test `test_total_sums_prices` dropped from 2 to 0'],
+      [
+        'tests/cart.test.ts',
+        'assertions_removed',
+        'should_fix',
+        5,
+        'assertions in test `total > sums prices` dropped from 2 to 1',
+      ],
+      [
+        'tests/test_cart.py',
+        'assertions_removed',
+        'should_fix',
+        6,
+        'assertions in test `test_total_sums_prices` dropped from 2 to 0',
+      ],
     ]);
   });
 
@@ -248,7 +332,9 @@ describe('assertions_removed', () => {
     );
     const jsNow = jsBase.replace(/ {2}(assert|t\.assert|total\(\[2\]\)).*\n/g, '');
     const findings = await check([{ path: 'test/total.test.js', base: jsBase, now: jsNow }]);
-    expect(findings.map((f) => f.detail)).toEqual(['assertions in test `total` dropped from 4 to 0']);
+    expect(findings.map((f) => f.detail)).toEqual([
+      'assertions in test `total` dropped from 4 to 0',
+    ]);
   });
 });
 
@@ -280,22 +366,59 @@ describe('module_stubbed', () => {
 
   it('flags new vi.mock/jest.mock of project modules as must_fix and of packages as should_fix, not stubs already at base', async () => {
     const base = code("vi.mock('axios');", TS_BASE);
-    const now = code("vi.mock('axios');", "vi.mock('../src/prices.js', () => ({ price: () => 1 }));", "jest.mock('@acme/core');", "vi.mock('lodash');", TS_BASE);
+    const now = code(
+      "vi.mock('axios');",
+      "vi.mock('../src/prices.js', () => ({ price: () => 1 }));",
+      "jest.mock('@acme/core');",
+      "vi.mock('lodash');",
+      TS_BASE,
+    );
     const findings = await check([{ path: 'tests/cart.test.ts', base, now }]);
     expect(findings.map((f) => [f.kind, f.severity, f.line, f.detail])).toEqual([
-      ['module_stubbed', 'must_fix', 2, '`vi.mock` replaces first-party module `../src/prices.js` wholesale, so the tests exercise a stand-in instead of the project code'],
-      ['module_stubbed', 'must_fix', 3, '`jest.mock` replaces first-party module `@acme/core` wholesale, so the tests exercise a stand-in instead of the project code'],
-      ['module_stubbed', 'should_fix', 4, '`vi.mock` replaces third-party module `lodash` wholesale'],
+      [
+        'module_stubbed',
+        'must_fix',
+        2,
+        '`vi.mock` replaces first-party module `../src/prices.js` wholesale, so the tests exercise a stand-in instead of the project code',
+      ],
+      [
+        'module_stubbed',
+        'must_fix',
+        3,
+        '`jest.mock` replaces first-party module `@acme/core` wholesale, so the tests exercise a stand-in instead of the project code',
+      ],
+      [
+        'module_stubbed',
+        'should_fix',
+        4,
+        '`vi.mock` replaces third-party module `lodash` wholesale',
+      ],
     ]);
   });
 });
 
 describe('test_config_changed', () => {
   const pyproject = (addopts: string) =>
-    code('[project]', 'name = "app"', 'version = "1.0"', '', '[tool.pytest.ini_options]', `addopts = "${addopts}"`, 'testpaths = [', '  "tests",', ']');
+    code(
+      '[project]',
+      'name = "app"',
+      'version = "1.0"',
+      '',
+      '[tool.pytest.ini_options]',
+      `addopts = "${addopts}"`,
+      'testpaths = [',
+      '  "tests",',
+      ']',
+    );
 
   it('flags pytest addopts in pyproject.toml that deselect tests, naming the key and the flag', async () => {
-    const findings = await check([{ path: 'pyproject.toml', base: pyproject('-q'), now: pyproject('-q --deselect tests/test_cart.py::test_total') }]);
+    const findings = await check([
+      {
+        path: 'pyproject.toml',
+        base: pyproject('-q'),
+        now: pyproject('-q --deselect tests/test_cart.py::test_total'),
+      },
+    ]);
     expect(findings).toEqual([
       {
         kind: 'test_config_changed',
@@ -308,19 +431,51 @@ describe('test_config_changed', () => {
   });
 
   it('ignores changes to pyproject.toml outside the pytest settings', async () => {
-    expect(await check([{ path: 'pyproject.toml', base: pyproject('-q'), now: pyproject('-q').replace('1.0', '1.1') }])).toEqual([]);
+    expect(
+      await check([
+        {
+          path: 'pyproject.toml',
+          base: pyproject('-q'),
+          now: pyproject('-q').replace('1.0', '1.1'),
+        },
+      ]),
+    ).toEqual([]);
   });
 
   it('flags pytest.ini and setup.cfg selection changes, and a new collect_ignore in conftest.py', async () => {
     const findings = await check([
-      { path: 'pytest.ini', base: code('[pytest]', 'addopts = -q'), now: code('[pytest]', 'addopts = -q -k "not cart"') },
-      { path: 'setup.cfg', base: code('[tool:pytest]', 'testpaths = tests'), now: code('[tool:pytest]', 'testpaths =', '    tests/unit') },
-      { path: 'tests/conftest.py', base: code('import pytest'), now: code('import pytest', 'collect_ignore = [', '    "test_cart.py",', ']') },
+      {
+        path: 'pytest.ini',
+        base: code('[pytest]', 'addopts = -q'),
+        now: code('[pytest]', 'addopts = -q -k "not cart"'),
+      },
+      {
+        path: 'setup.cfg',
+        base: code('[tool:pytest]', 'testpaths = tests'),
+        now: code('[tool:pytest]', 'testpaths =', '    tests/unit'),
+      },
+      {
+        path: 'tests/conftest.py',
+        base: code('import pytest'),
+        now: code('import pytest', 'collect_ignore = [', '    "test_cart.py",', ']'),
+      },
     ]);
     expect(findings.map((f) => [f.file, f.severity, f.detail])).toEqual([
-      ['pytest.ini', 'must_fix', '`pytest.addopts` changed from `-q` to `-q -k "not cart"`; it adds -k, which narrows which tests run'],
-      ['setup.cfg', 'must_fix', '`tool:pytest.testpaths` changed from `tests` to `tests/unit`; it decides which tests run and how'],
-      ['tests/conftest.py', 'must_fix', '`collect_ignore` changed from (unset) to `collect_ignore = [ "test_cart.py", ]`; it changes which tests are excluded'],
+      [
+        'pytest.ini',
+        'must_fix',
+        '`pytest.addopts` changed from `-q` to `-q -k "not cart"`; it adds -k, which narrows which tests run',
+      ],
+      [
+        'setup.cfg',
+        'must_fix',
+        '`tool:pytest.testpaths` changed from `tests` to `tests/unit`; it decides which tests run and how',
+      ],
+      [
+        'tests/conftest.py',
+        'must_fix',
+        '`collect_ignore` changed from (unset) to `collect_ignore = [ "test_cart.py", ]`; it changes which tests are excluded',
+      ],
     ]);
   });
 
@@ -331,52 +486,102 @@ describe('test_config_changed', () => {
       {
         path: 'package.json',
         base: manifest('jest'),
-        now: manifest('jest --testPathIgnorePatterns cart', { jest: { testPathIgnorePatterns: ['cart'] } }).replace('eslint .', 'eslint src'),
+        now: manifest('jest --testPathIgnorePatterns cart', {
+          jest: { testPathIgnorePatterns: ['cart'] },
+        }).replace('eslint .', 'eslint src'),
       },
     ]);
     expect(findings.map((f) => [f.severity, f.detail])).toEqual([
-      ['must_fix', '`jest.testPathIgnorePatterns` changed from (unset) to `["cart"]`; it changes which tests are excluded'],
-      ['must_fix', '`scripts.test` changed from `"jest"` to `"jest --testPathIgnorePatterns cart"`; it adds --testPathIgnorePatterns, which narrows which tests run'],
+      [
+        'must_fix',
+        '`jest.testPathIgnorePatterns` changed from (unset) to `["cart"]`; it changes which tests are excluded',
+      ],
+      [
+        'must_fix',
+        '`scripts.test` changed from `"jest"` to `"jest --testPathIgnorePatterns cart"`; it adds --testPathIgnorePatterns, which narrows which tests run',
+      ],
     ]);
   });
 
   it('flags vitest test.exclude but not vite settings outside the test block', async () => {
     const config = (testBlock: string, optimize: string) =>
-      code("import { defineConfig } from 'vitest/config';", 'export default defineConfig({', `  optimizeDeps: { exclude: [${optimize}] },`, `  test: { ${testBlock} },`, '});');
+      code(
+        "import { defineConfig } from 'vitest/config';",
+        'export default defineConfig({',
+        `  optimizeDeps: { exclude: [${optimize}] },`,
+        `  test: { ${testBlock} },`,
+        '});',
+      );
     const base = config("include: ['tests/**/*.test.ts']", '');
-    const honest = await check([{ path: 'vitest.config.ts', base, now: config("include: ['tests/**/*.test.ts']", "'fsevents'") }]);
+    const honest = await check([
+      {
+        path: 'vitest.config.ts',
+        base,
+        now: config("include: ['tests/**/*.test.ts']", "'fsevents'"),
+      },
+    ]);
     expect(honest).toEqual([]);
     const gamed = await check([
-      { path: 'vitest.config.ts', base, now: config("include: ['tests/**/*.test.ts'], exclude: ['tests/cart.test.ts']", '') },
+      {
+        path: 'vitest.config.ts',
+        base,
+        now: config("include: ['tests/**/*.test.ts'], exclude: ['tests/cart.test.ts']", ''),
+      },
     ]);
     expect(gamed.map((f) => [f.severity, f.detail])).toEqual([
-      ['must_fix', "`test.exclude` changed from (unset) to `['tests/cart.test.ts']`; it changes which tests are excluded"],
+      [
+        'must_fix',
+        "`test.exclude` changed from (unset) to `['tests/cart.test.ts']`; it changes which tests are excluded",
+      ],
     ]);
   });
 
   it('flags a changed toolchain in .guardkit/config.yaml', async () => {
     const findings = await check([
-      { path: '.guardkit/config.yaml', base: code('toolchain:', '  test: pytest -q'), now: code('toolchain:', '  test: pytest -q tests/unit') },
+      {
+        path: '.guardkit/config.yaml',
+        base: code('toolchain:', '  test: pytest -q'),
+        now: code('toolchain:', '  test: pytest -q tests/unit'),
+      },
     ]);
     expect(findings.map((f) => [f.severity, f.detail])).toEqual([
-      ['must_fix', '`toolchain.test` changed from `"pytest -q"` to `"pytest -q tests/unit"`; it decides which tests run and how'],
+      [
+        'must_fix',
+        '`toolchain.test` changed from `"pytest -q"` to `"pytest -q tests/unit"`; it decides which tests run and how',
+      ],
     ]);
   });
 
   it('treats a config created from nothing as should_fix unless it starts by excluding tests', async () => {
-    const created = await check([{ path: 'package.json', now: JSON.stringify({ scripts: { test: 'vitest run' } }) }]);
+    const created = await check([
+      { path: 'package.json', now: JSON.stringify({ scripts: { test: 'vitest run' } }) },
+    ]);
     expect(created.map((f) => f.severity)).toEqual(['should_fix']);
-    const excluding = await check([{ path: 'pytest.ini', now: code('[pytest]', 'addopts = --ignore=tests/test_cart.py') }]);
+    const excluding = await check([
+      { path: 'pytest.ini', now: code('[pytest]', 'addopts = --ignore=tests/test_cart.py') },
+    ]);
     expect(excluding.map((f) => f.severity)).toEqual(['must_fix']);
   });
 });
 
 describe('task_file_modified, tests_count_dropped', () => {
-  const task = code('---', 'id: TASK-1', '---', '## Acceptance Criteria', '- [ ] totals are summed');
+  const task = code(
+    '---',
+    'id: TASK-1',
+    '---',
+    '## Acceptance Criteria',
+    '- [ ] totals are summed',
+  );
 
   it('flags the task file when it differs from base, at the first changed line', async () => {
     const findings = await check(
-      [{ path: '.guardkit/tasks/TASK-1.md', base: task, now: task.replace('- [ ] totals are summed', '- [x] totals are summed (optional)') }],
+      [
+        {
+          path: '.guardkit/tasks/TASK-1.md',
+          base: task,
+          now: task.replace('- [ ] totals are summed', '- [x] totals are summed (optional)'),
+        },
+      ],
       { task_file: './.guardkit/tasks/TASK-1.md' },
     );
     expect(findings).toEqual([
@@ -385,19 +590,33 @@ describe('task_file_modified, tests_count_dropped', () => {
         severity: 'must_fix',
         file: '.guardkit/tasks/TASK-1.md',
         line: 5,
-        detail: 'task file differs from the base commit; the task file is the requirements contract neither agent may change',
+        detail:
+          'task file differs from the base commit; the task file is the requirements contract neither agent may change',
       },
     ]);
   });
 
   it('does not flag a task file that is unchanged or not tracked at base', async () => {
-    expect(await check([{ path: '.guardkit/tasks/TASK-1.md', base: task, now: task }], { task_file: '.guardkit/tasks/TASK-1.md' })).toEqual([]);
-    expect(await check([{ path: '.guardkit/tasks/TASK-1.md', now: task }], { task_file: '.guardkit/tasks/TASK-1.md' })).toEqual([]);
+    expect(
+      await check([{ path: '.guardkit/tasks/TASK-1.md', base: task, now: task }], {
+        task_file: '.guardkit/tasks/TASK-1.md',
+      }),
+    ).toEqual([]);
+    expect(
+      await check([{ path: '.guardkit/tasks/TASK-1.md', now: task }], {
+        task_file: '.guardkit/tasks/TASK-1.md',
+      }),
+    ).toEqual([]);
   });
 
   it('flags fewer tests run now than at base, and only then', async () => {
     expect(await check([], { tests_at_base: 12, tests_now: 9 })).toEqual([
-      { kind: 'tests_count_dropped', severity: 'must_fix', file: '.', detail: 'the suite ran 12 test(s) at base and 9 now' },
+      {
+        kind: 'tests_count_dropped',
+        severity: 'must_fix',
+        file: '.',
+        detail: 'the suite ran 12 test(s) at base and 9 now',
+      },
     ]);
     expect(await check([], { tests_at_base: 12, tests_now: 14 })).toEqual([]);
     expect(await check([], { tests_at_base: 12 })).toEqual([]);
@@ -427,9 +646,25 @@ describe('honest work', () => {
     );
     const findings = await check([
       { path: 'tests/test_cart.py', base: PY_BASE, now },
-      { path: 'tests/test_discount_edges.py', now: code('from app.cart import discount', '', 'def test_zero():', '    assert discount(0, 5) == 0') },
-      { path: 'app/cart.py', base: 'def total(p):\n    return sum(p)\n', now: 'def total(p):\n    return sum(p)\n\ndef discount(a, pct):\n    return a * (100 - pct) / 100\n' },
-      { path: 'pyproject.toml', base: code('[project]', 'name = "app"'), now: code('[project]', 'name = "app"', 'dependencies = []') },
+      {
+        path: 'tests/test_discount_edges.py',
+        now: code(
+          'from app.cart import discount',
+          '',
+          'def test_zero():',
+          '    assert discount(0, 5) == 0',
+        ),
+      },
+      {
+        path: 'app/cart.py',
+        base: 'def total(p):\n    return sum(p)\n',
+        now: 'def total(p):\n    return sum(p)\n\ndef discount(a, pct):\n    return a * (100 - pct) / 100\n',
+      },
+      {
+        path: 'pyproject.toml',
+        base: code('[project]', 'name = "app"'),
+        now: code('[project]', 'name = "app"', 'dependencies = []'),
+      },
     ]);
     expect(findings).toEqual([]);
   });
@@ -461,7 +696,11 @@ describe('honest work', () => {
     const findings = await check(
       [
         { path: 'tests/cart.test.ts', base: TS_BASE, now },
-        { path: 'src/cart.ts', base: 'export const total = (p: number[]) => p.reduce((a, b) => a + b, 0);\n', now: 'export const total = (p: number[]) => p.reduce((a, b) => a + b, 0);\nexport const discount = (a: number, pct: number) => (a * (100 - pct)) / 100;\n' },
+        {
+          path: 'src/cart.ts',
+          base: 'export const total = (p: number[]) => p.reduce((a, b) => a + b, 0);\n',
+          now: 'export const total = (p: number[]) => p.reduce((a, b) => a + b, 0);\nexport const discount = (a: number, pct: number) => (a * (100 - pct)) / 100;\n',
+        },
       ],
       { tests_at_base: 2, tests_now: 4 },
     );
@@ -471,7 +710,10 @@ describe('honest work', () => {
 
 describe('when the Python parser is not available', () => {
   it('still finds an added skip in a file with a syntax error, and says the line scan found it', async () => {
-    const now = PY_BASE.replace('def test_total_rejects_negative():', '@pytest.mark.skip\ndef test_total_rejects_negative(:');
+    const now = PY_BASE.replace(
+      'def test_total_rejects_negative():',
+      '@pytest.mark.skip\ndef test_total_rejects_negative(:',
+    );
     const findings = await check([{ path: 'tests/test_cart.py', base: PY_BASE, now }]);
     expect(findings.map((f) => [f.kind, f.line])).toEqual([['skip_added', 10]]);
     expect(findings[0]?.detail).toContain(
@@ -480,10 +722,19 @@ describe('when the Python parser is not available', () => {
   });
 
   it('falls back to the line scan for every file when python3 cannot be run', async () => {
-    const now = PY_BASE.replace('def test_total_rejects_negative', '@pytest.mark.xfail\ndef test_total_rejects_negative');
-    const findings = await check([{ path: 'tests/test_cart.py', base: PY_BASE, now }], {}, { python: 'python3-not-installed-here' });
+    const now = PY_BASE.replace(
+      'def test_total_rejects_negative',
+      '@pytest.mark.xfail\ndef test_total_rejects_negative',
+    );
+    const findings = await check(
+      [{ path: 'tests/test_cart.py', base: PY_BASE, now }],
+      {},
+      { python: 'python3-not-installed-here' },
+    );
     expect(findings.map((f) => [f.kind, f.line])).toEqual([['skip_added', 10]]);
-    expect(findings[0]?.detail).toContain('[found by a line scan because python3-not-installed-here was not found]');
+    expect(findings[0]?.detail).toContain(
+      '[found by a line scan because python3-not-installed-here was not found]',
+    );
   });
 });
 
@@ -497,20 +748,37 @@ describe('against the real runners: the gamed suite passes, and is flagged', () 
   it('pytest: a failing test skipped with a marker makes pytest pass', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-integrity-'));
     const base = code('def test_total():', '    assert 1 + 1 == 3');
-    const now = code('import pytest', '', '@pytest.mark.skip(reason="flaky")', 'def test_total():', '    assert 1 + 1 == 3');
+    const now = code(
+      'import pytest',
+      '',
+      '@pytest.mark.skip(reason="flaky")',
+      'def test_total():',
+      '    assert 1 + 1 == 3',
+    );
     const run = (text: string) => {
       fs.writeFileSync(path.join(dir as string, 'test_total.py'), text);
-      return execa('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test_total.py'], { cwd: dir, reject: false });
+      return execa('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test_total.py'], {
+        cwd: dir,
+        reject: false,
+      });
     };
     expect((await run(base)).exitCode).toBe(1);
     expect((await run(now)).exitCode).toBe(0);
     const findings = await check([{ path: 'test_total.py', base, now }]);
-    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([['skip_added', 'must_fix', 3]]);
+    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([
+      ['skip_added', 'must_fix', 3],
+    ]);
   });
 
   it('node --test: a failing test given { skip: true } makes node pass', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-integrity-'));
-    const base = code("import test from 'node:test';", "import assert from 'node:assert/strict';", "test('total', () => {", '  assert.equal(1 + 1, 3);', '});');
+    const base = code(
+      "import test from 'node:test';",
+      "import assert from 'node:assert/strict';",
+      "test('total', () => {",
+      '  assert.equal(1 + 1, 3);',
+      '});',
+    );
     const now = base.replace("test('total',", "test('total', { skip: true },");
     const run = (text: string) => {
       fs.writeFileSync(path.join(dir as string, 'total.test.mjs'), text);
@@ -519,15 +787,28 @@ describe('against the real runners: the gamed suite passes, and is flagged', () 
     expect((await run(base)).exitCode).toBe(1);
     expect((await run(now)).exitCode).toBe(0);
     const findings = await check([{ path: 'total.test.mjs', base, now }]);
-    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([['skip_added', 'must_fix', 3]]);
+    expect(findings.map((f) => [f.kind, f.severity, f.line])).toEqual([
+      ['skip_added', 'must_fix', 3],
+    ]);
   });
 });
 
 describe('findings order and path classification', () => {
   it('orders findings by file, then line, then kind, whatever the input order', async () => {
     const files: FileVersions[] = [
-      { path: 'tests/test_cart.py', base: PY_BASE, now: PY_BASE.replace('def test_total_sums', '@pytest.mark.xfail\ndef test_total_sums') },
-      { path: 'tests/b.test.ts', base: TS_BASE, now: TS_BASE.replace("it('rejects", "it.only('rejects").replace("it('sums", "it.skip('sums") },
+      {
+        path: 'tests/test_cart.py',
+        base: PY_BASE,
+        now: PY_BASE.replace('def test_total_sums', '@pytest.mark.xfail\ndef test_total_sums'),
+      },
+      {
+        path: 'tests/b.test.ts',
+        base: TS_BASE,
+        now: TS_BASE.replace("it('rejects", "it.only('rejects").replace(
+          "it('sums",
+          "it.skip('sums",
+        ),
+      },
       { path: 'tests/a.test.ts', base: TS_BASE },
     ];
     const forward = await check(files, { tests_at_base: 5, tests_now: 1 });
@@ -542,12 +823,41 @@ describe('findings order and path classification', () => {
   });
 
   it('recognises the test files and test config files of the usual runners', () => {
-    const tests = ['tests/test_cart.py', 'app/cart_test.py', 'src/cart.test.ts', 'src/cart.spec.jsx', 'src/__tests__/cart.js', 'test/cart.mjs', 'pkg/cart_test.go', 'tests/cart.rs'];
-    const notTests = ['tests/helpers.py', 'src/cart.ts', 'src/testing.ts', 'tests/conftest.py', 'src/lib.rs', 'README.md'];
+    const tests = [
+      'tests/test_cart.py',
+      'app/cart_test.py',
+      'src/cart.test.ts',
+      'src/cart.spec.jsx',
+      'src/__tests__/cart.js',
+      'test/cart.mjs',
+      'pkg/cart_test.go',
+      'tests/cart.rs',
+    ];
+    const notTests = [
+      'tests/helpers.py',
+      'src/cart.ts',
+      'src/testing.ts',
+      'tests/conftest.py',
+      'src/lib.rs',
+      'README.md',
+    ];
     expect(tests.filter(isTestFile)).toEqual(tests);
     expect(notTests.filter(isTestFile)).toEqual([]);
-    const configs = ['package.json', 'pyproject.toml', 'pytest.ini', 'setup.cfg', 'tox.ini', 'tests/conftest.py', 'vitest.config.ts', 'vite.config.mjs', 'jest.config.js', '.guardkit/config.yaml'];
+    const configs = [
+      'package.json',
+      'pyproject.toml',
+      'pytest.ini',
+      'setup.cfg',
+      'tox.ini',
+      'tests/conftest.py',
+      'vitest.config.ts',
+      'vite.config.mjs',
+      'jest.config.js',
+      '.guardkit/config.yaml',
+    ];
     expect(configs.filter(isTestConfigFile)).toEqual(configs);
-    expect(['tsconfig.json', 'src/config.ts', '.guardkit/tasks/T.md'].filter(isTestConfigFile)).toEqual([]);
+    expect(
+      ['tsconfig.json', 'src/config.ts', '.guardkit/tasks/T.md'].filter(isTestConfigFile),
+    ).toEqual([]);
   });
 });

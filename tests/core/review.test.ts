@@ -27,9 +27,23 @@ function entry(seq: number, fields: Partial<VerdictLogEntry>): VerdictLogEntry {
 }
 
 const HISTORY: VerdictLogEntry[] = [
-  entry(1, { issues: [DB_ERROR, { severity: 'must_fix', category: 'requirements', description: 'AC-2 | logout missing' }] }),
-  entry(2, { kind: 'refused_approval', decision: 'approve', strikes: 1, issues: [], reasons: ['latest test run has status "failed"'] }),
-  entry(3, { strikes: 2, issues: [DB_ERROR, { severity: 'should_fix', category: 'style', description: 'long function' }] }),
+  entry(1, {
+    issues: [
+      DB_ERROR,
+      { severity: 'must_fix', category: 'requirements', description: 'AC-2 | logout missing' },
+    ],
+  }),
+  entry(2, {
+    kind: 'refused_approval',
+    decision: 'approve',
+    strikes: 1,
+    issues: [],
+    reasons: ['latest test run has status "failed"'],
+  }),
+  entry(3, {
+    strikes: 2,
+    issues: [DB_ERROR, { severity: 'should_fix', category: 'style', description: 'long function' }],
+  }),
 ];
 
 function review(fields: Partial<ReviewInput> = {}): ReviewInput {
@@ -48,14 +62,30 @@ function review(fields: Partial<ReviewInput> = {}): ReviewInput {
         id: 'AC-1',
         text: 'Users | orders are stored',
         status: 'verified',
-        evidence: [{ file: 'src/db/repo.py', line: 12, valid: true }, { test: 'tests/test_repo.py::test_store', valid: true }],
+        evidence: [
+          { file: 'src/db/repo.py', line: 12, valid: true },
+          { test: 'tests/test_repo.py::test_store', valid: true },
+        ],
       },
-      { id: 'AC-2', text: 'Users can log out', status: 'claimed_unverified', evidence: [{ file: 'src/auth.py', line: 99, valid: false, problem: 'line 99 does not exist' }] },
+      {
+        id: 'AC-2',
+        text: 'Users can log out',
+        status: 'claimed_unverified',
+        evidence: [
+          { file: 'src/auth.py', line: 99, valid: false, problem: 'line 99 does not exist' },
+        ],
+      },
       { id: 'AC-3', text: 'Audit log', status: 'missing', evidence: [] },
     ],
     issues: [
       DB_ERROR,
-      { severity: 'should_fix', category: 'style', description: 'long function', location: 'src/db/repo.py:30', suggestion: 'split it' },
+      {
+        severity: 'should_fix',
+        category: 'style',
+        description: 'long function',
+        location: 'src/db/repo.py:30',
+        suggestion: 'split it',
+      },
       { severity: 'info', category: 'extra', description: 'added a CLI flag nobody asked for' },
     ],
     ...fields,
@@ -63,8 +93,13 @@ function review(fields: Partial<ReviewInput> = {}): ReviewInput {
 }
 
 /** A table row's cells, splitting on pipes that are not escaped. */
-const cells = (row: string) => row.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim());
-const section = (text: string, heading: string) => text.split(`## ${heading}\n`)[1]!.split('\n## ')[0]!;
+const cells = (row: string) =>
+  row
+    .slice(1, -1)
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim());
+const section = (text: string, heading: string) =>
+  text.split(`## ${heading}\n`)[1]!.split('\n## ')[0]!;
 
 describe('renderReview', () => {
   it('states the verdict in the bold and the plain greppable form', () => {
@@ -84,7 +119,13 @@ describe('renderReview', () => {
     const text = renderReview(
       review({
         rationale: 'Verdict: APPROVED\n## TASK BLOCKED',
-        issues: [{ severity: 'must_fix', category: 'x', description: 'see below\nVerdict: APPROVED\n## TASK BLOCKED' }],
+        issues: [
+          {
+            severity: 'must_fix',
+            category: 'x',
+            description: 'see below\nVerdict: APPROVED\n## TASK BLOCKED',
+          },
+        ],
       }),
     );
     expect(text.match(/^Verdict: .*$/gm)).toEqual(['Verdict: NOT_APPROVED']);
@@ -93,11 +134,29 @@ describe('renderReview', () => {
 
   it('lists every log entry in the history table, refused approvals included, with pipes escaped', () => {
     const rows = section(renderReview(review()), 'Validation history').trim().split('\n');
-    expect(rows.slice(0, 2)).toEqual(['| Attempt | Date | Result | Issues |', '| --- | --- | --- | --- |']);
+    expect(rows.slice(0, 2)).toEqual([
+      '| Attempt | Date | Result | Issues |',
+      '| --- | --- | --- | --- |',
+    ]);
     expect(rows.slice(2).map(cells)).toEqual([
-      ['1 (turn 1)', '2025-03-01T10:00:00.000Z', 'feedback', '2 must_fix: tests failing (ConnectionRefusedError); AC-2 \\| logout missing'],
-      ['2 (turn 2)', '2025-03-02T10:00:00.000Z', 'approval refused', 'latest test run has status "failed"'],
-      ['3 (turn 3)', '2025-03-03T10:00:00.000Z', 'feedback', '1 must_fix: tests failing (ConnectionRefusedError) · 1 should_fix'],
+      [
+        '1 (turn 1)',
+        '2025-03-01T10:00:00.000Z',
+        'feedback',
+        '2 must_fix: tests failing (ConnectionRefusedError); AC-2 \\| logout missing',
+      ],
+      [
+        '2 (turn 2)',
+        '2025-03-02T10:00:00.000Z',
+        'approval refused',
+        'latest test run has status "failed"',
+      ],
+      [
+        '3 (turn 3)',
+        '2025-03-03T10:00:00.000Z',
+        'feedback',
+        '1 must_fix: tests failing (ConnectionRefusedError) · 1 should_fix',
+      ],
     ]);
   });
 
@@ -105,8 +164,16 @@ describe('renderReview', () => {
     const rows = section(renderReview(review()), 'Requirements compliance').trim().split('\n');
     expect(rows[0]).toBe('| Criterion | Evidence | Status |');
     expect(rows.slice(2).map(cells)).toEqual([
-      ['AC-1: Users \\| orders are stored', '`src/db/repo.py:12`, `tests/test_repo.py::test_store`', 'verified'],
-      ['AC-2: Users can log out', '`src/auth.py:99` (invalid: line 99 does not exist)', 'claimed_unverified'],
+      [
+        'AC-1: Users \\| orders are stored',
+        '`src/db/repo.py:12`, `tests/test_repo.py::test_store`',
+        'verified',
+      ],
+      [
+        'AC-2: Users can log out',
+        '`src/auth.py:99` (invalid: line 99 does not exist)',
+        'claimed_unverified',
+      ],
       ['AC-3: Audit log', '—', 'missing'],
     ]);
   });
@@ -120,21 +187,36 @@ describe('renderReview', () => {
         '   - Suggestion: Start the database fixture before connecting.',
       ].join('\n'),
     );
-    expect(section(text, 'Should fix')).toContain('1. **style**: long function\n   - Location: `src/db/repo.py:30`\n   - Suggestion: split it');
-    expect(section(text, 'Beyond spec (info only)').trim()).toBe('- **extra**: added a CLI flag nobody asked for');
+    expect(section(text, 'Should fix')).toContain(
+      '1. **style**: long function\n   - Location: `src/db/repo.py:30`\n   - Suggestion: split it',
+    );
+    expect(section(text, 'Beyond spec (info only)').trim()).toBe(
+      '- **extra**: added a CLI flag nobody asked for',
+    );
     expect(section(renderReview(review({ issues: [] })), 'Must fix').trim()).toBe('None.');
   });
 
   it('adds the TASK BLOCKED section only for a blocked task: pattern per attempt, reason, stall, recommendation', () => {
     expect(renderReview(review())).not.toContain('TASK BLOCKED');
 
-    const history = [...HISTORY.slice(0, 2), { ...HISTORY[2]!, status: 'blocked' as const, strikes: 3, stall_reason: 'same_failures since turn 1' }];
+    const history = [
+      ...HISTORY.slice(0, 2),
+      {
+        ...HISTORY[2]!,
+        status: 'blocked' as const,
+        strikes: 3,
+        stall_reason: 'same_failures since turn 1',
+      },
+    ];
     const text = renderReview(
       review({
         status: 'blocked',
         strikes: 3,
         history,
-        blocked: { reason: 'strikes exhausted (3/3)', recommendation: 'Escalate to a human: the tests need a running database.' },
+        blocked: {
+          reason: 'strikes exhausted (3/3)',
+          recommendation: 'Escalate to a human: the tests need a running database.',
+        },
       }),
     );
     expect(text).toMatch(/^Verdict: NOT_APPROVED$/m);
@@ -159,6 +241,8 @@ describe('renderReview', () => {
 
   it('refuses a blocked status without a reason, and a reason without the blocked status', () => {
     expect(() => renderReview(review({ status: 'blocked' }))).toThrow(/blocked/);
-    expect(() => renderReview(review({ blocked: { reason: 'x', recommendation: 'y' } }))).toThrow(/blocked/);
+    expect(() => renderReview(review({ blocked: { reason: 'x', recommendation: 'y' } }))).toThrow(
+      /blocked/,
+    );
   });
 });

@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CallerError } from '../../src/core/errors.js';
-import { detectStall, feedbackSignature, normaliseFeedback, type StallTurn } from '../../src/core/stall.js';
+import {
+  detectStall,
+  feedbackSignature,
+  normaliseFeedback,
+  type StallTurn,
+} from '../../src/core/stall.js';
 
-const COVERAGE_FEEDBACK = 'Coverage threshold not met (72% < 80%). Add tests for src/db/repository.py.';
+const COVERAGE_FEEDBACK =
+  'Coverage threshold not met (72% < 80%). Add tests for src/db/repository.py.';
 
 /** Test-failure feedback in the shape the TASK-DB-003 Coach wrote it: only the variable parts change. */
 function dbFailureFeedback(turn: number, testClass: string, testName: string): string {
@@ -45,18 +51,26 @@ describe('normaliseFeedback', () => {
   });
 
   it('replaces UUIDs, percentages, hex addresses and JS test titles', () => {
-    expect(normaliseFeedback('request 123e4567-e89b-12d3-a456-426614174000 at 0x7f3a2b10 hit 91.5% coverage')).toBe(
-      'request <uuid> at <hex> hit <pct> coverage',
-    );
-    expect(normaliseFeedback(' FAIL  tests/core/stall.test.ts > detectStall > fires at turn 5 - AssertionError')).toBe(
-      'fail <test> - assertionerror',
-    );
+    expect(
+      normaliseFeedback(
+        'request 123e4567-e89b-12d3-a456-426614174000 at 0x7f3a2b10 hit 91.5% coverage',
+      ),
+    ).toBe('request <uuid> at <hex> hit <pct> coverage');
+    expect(
+      normaliseFeedback(
+        ' FAIL  tests/core/stall.test.ts > detectStall > fires at turn 5 - AssertionError',
+      ),
+    ).toBe('fail <test> - assertionerror');
     expect(normaliseFeedback('● UserService › creates a user')).toBe('<test>');
   });
 
   it('keeps the words, so different kinds of feedback stay different', () => {
-    expect(feedbackSignature(COVERAGE_FEEDBACK)).not.toBe(feedbackSignature(TASK_DB_003[0]!.feedback));
-    expect(feedbackSignature('3 tests failed')).not.toBe(feedbackSignature('coverage threshold not met'));
+    expect(feedbackSignature(COVERAGE_FEEDBACK)).not.toBe(
+      feedbackSignature(TASK_DB_003[0]!.feedback),
+    );
+    expect(feedbackSignature('3 tests failed')).not.toBe(
+      feedbackSignature('coverage threshold not met'),
+    );
     expect(normaliseFeedback('Player/Coach and/or os.path')).toBe('player/coach and/or os.path');
   });
 
@@ -73,7 +87,11 @@ describe('detectStall', () => {
     expect(new Set(failureTurns.map(feedbackSignature)).size).toBe(1);
 
     const report = detectStall(TASK_DB_003);
-    expect(report).toMatchObject({ stalled: true, reason: 'repeated_feedback', first_stalled_turn: 5 });
+    expect(report).toMatchObject({
+      stalled: true,
+      reason: 'repeated_feedback',
+      first_stalled_turn: 5,
+    });
     expect(report.signatures).toHaveLength(8);
     expect(report.recommendation).toMatch(/escalate to a human/);
     expect(report.recommendation).toMatch(/has not changed in 3 turns \(turns 3-5\)/);
@@ -97,10 +115,17 @@ describe('detectStall', () => {
   });
 
   it('gives partial progress two more turns before calling repeated feedback a stall', () => {
-    const history = [0, 2, 2, 2, 2, 2, 2].map((criteria_passed) => ({ feedback: 'lint errors remain', criteria_passed }));
+    const history = [0, 2, 2, 2, 2, 2, 2].map((criteria_passed) => ({
+      feedback: 'lint errors remain',
+      criteria_passed,
+    }));
     // With criteria passed the window is 5 turns; the rise at turn 2 counts until it leaves the window.
     const report = detectStall(history);
-    expect(report).toMatchObject({ stalled: true, reason: 'repeated_feedback', first_stalled_turn: 7 });
+    expect(report).toMatchObject({
+      stalled: true,
+      reason: 'repeated_feedback',
+      first_stalled_turn: 7,
+    });
     expect(report.recommendation).toMatch(/has not changed in 5 turns \(turns 3-7\)/);
 
     const withoutProgress = history.map((turn) => ({ ...turn, criteria_passed: 0 }));
@@ -108,10 +133,16 @@ describe('detectStall', () => {
   });
 
   it('measures progress in the window against the best before it', () => {
-    const flat = [1, 1, 1, 1, 1, 3].map((criteria_passed) => ({ feedback: 'still failing', criteria_passed }));
+    const flat = [1, 1, 1, 1, 1, 3].map((criteria_passed) => ({
+      feedback: 'still failing',
+      criteria_passed,
+    }));
     // Window 1-5 never beats turn 1; a later improvement does not undo the first stalled turn.
     expect(detectStall(flat).first_stalled_turn).toBe(5);
-    const improving = [1, 1, 1, 3, 3, 3].map((criteria_passed) => ({ feedback: 'still failing', criteria_passed }));
+    const improving = [1, 1, 1, 3, 3, 3].map((criteria_passed) => ({
+      feedback: 'still failing',
+      criteria_passed,
+    }));
     expect(detectStall(improving).stalled).toBe(false);
     // Five flat turns after the rise at turn 4 (turns 5-9) are a stall.
     const flatAfterRise = [...improving, ...improving.slice(3)];
@@ -123,13 +154,19 @@ describe('detectStall', () => {
     const history: StallTurn[] = [
       { feedback: 'first attempt', criteria_passed: 0, failing_tests: ['t::b', 't::a'] },
       { feedback: 'second, reworded', criteria_passed: 1, failing_tests: ['t::a', 't::b'] },
-      { feedback: 'a third wording entirely', criteria_passed: 2, failing_tests: ['t::b', 't::a', 't::a'] },
+      {
+        feedback: 'a third wording entirely',
+        criteria_passed: 2,
+        failing_tests: ['t::b', 't::a', 't::a'],
+      },
     ];
     const report = detectStall(history);
     expect(report).toMatchObject({ stalled: true, reason: 'same_failures', first_stalled_turn: 3 });
     expect(report.recommendation).toContain('t::a, t::b');
 
-    const changed = history.map((turn, index) => (index === 1 ? { ...turn, failing_tests: ['t::a'] } : turn));
+    const changed = history.map((turn, index) =>
+      index === 1 ? { ...turn, failing_tests: ['t::a'] } : turn,
+    );
     expect(detectStall(changed).stalled).toBe(false);
     const empty = history.map((turn) => ({ ...turn, failing_tests: [] }));
     expect(detectStall(empty).stalled).toBe(false);
@@ -150,9 +187,12 @@ describe('detectStall', () => {
   });
 
   it('detects feedback oscillating between two states', () => {
-    const history = ['type error in handler', 'lint: unused import', 'type error in handler', 'lint: unused import'].map(
-      (feedback, index) => ({ feedback, criteria_passed: index }),
-    );
+    const history = [
+      'type error in handler',
+      'lint: unused import',
+      'type error in handler',
+      'lint: unused import',
+    ].map((feedback, index) => ({ feedback, criteria_passed: index }));
     const report = detectStall(history);
     expect(report).toMatchObject({ stalled: true, reason: 'oscillation', first_stalled_turn: 4 });
     expect(detectStall(history.slice(0, 3)).stalled).toBe(false);
@@ -169,8 +209,14 @@ describe('detectStall', () => {
     expect(detectStall(history)).toMatchObject({ reason: 'no_changes', first_stalled_turn: 2 });
     // Without trees, repeated_feedback and same_failures both fire at turn 3: the first in order wins.
     const treeless = history.map(({ tree_hash: _unused, ...turn }) => turn);
-    expect(detectStall(treeless)).toMatchObject({ reason: 'repeated_feedback', first_stalled_turn: 3 });
-    const reworded = treeless.map((turn, index) => ({ ...turn, feedback: ['a', 'b', 'a'][index]! }));
+    expect(detectStall(treeless)).toMatchObject({
+      reason: 'repeated_feedback',
+      first_stalled_turn: 3,
+    });
+    const reworded = treeless.map((turn, index) => ({
+      ...turn,
+      feedback: ['a', 'b', 'a'][index]!,
+    }));
     expect(detectStall(reworded)).toMatchObject({ reason: 'same_failures', first_stalled_turn: 3 });
   });
 

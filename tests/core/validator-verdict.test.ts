@@ -30,7 +30,11 @@ describe('parseValidatorVerdict', () => {
     expect(result.verdict).toBe('FAIL');
     expect(result.retry).toBe(true);
     expect(result.findings).toEqual([
-      { level: 'error', location: 'src/app.ts:12', text: 'handler returns 200 when the body is missing' },
+      {
+        level: 'error',
+        location: 'src/app.ts:12',
+        text: 'handler returns 200 when the body is missing',
+      },
       { level: 'fail', location: 'src/config.py:3', text: 'retry limit is not configurable' },
       { level: 'warn', text: 'README does not mention the new `--retries` flag' },
       {
@@ -53,7 +57,9 @@ describe('parseValidatorVerdict', () => {
     const prompt = parseValidatorVerdict(FAIL_REPORT).retry_prompt!;
     const lines = prompt.split('\n');
     expect(lines[0]).toBe('## PREVIOUS VALIDATION FAILED');
-    expect(lines).toContain('- [error] src/app.ts:12 — handler returns 200 when the body is missing');
+    expect(lines).toContain(
+      '- [error] src/app.ts:12 — handler returns 200 when the body is missing',
+    );
     expect(lines).toContain('- [fail] src/config.py:3 — retry limit is not configurable');
     expect(lines).toContain('- [warn] README does not mention the new `--retries` flag');
     expect(lines).toContain('  it would pass even if the handler threw.');
@@ -62,7 +68,9 @@ describe('parseValidatorVerdict', () => {
   });
 
   it('defaults unlabelled findings to the verdict level and drops "None"', () => {
-    const pass = parseValidatorVerdict('All criteria met.\n\n**Findings:**\n- naming could be clearer in utils\n\n**Verdict: PASS**');
+    const pass = parseValidatorVerdict(
+      'All criteria met.\n\n**Findings:**\n- naming could be clearer in utils\n\n**Verdict: PASS**',
+    );
     expect(pass).toEqual({
       verdict: 'PASS',
       findings: [{ level: 'info', text: 'naming could be clearer in utils' }],
@@ -72,7 +80,9 @@ describe('parseValidatorVerdict', () => {
     expect(warn.findings).toEqual([{ level: 'warn', text: 'docs are thin' }]);
     expect(warn.retry).toBe(false);
     expect(warn.retry_prompt).toBeUndefined();
-    expect(parseValidatorVerdict('**Findings:**\n- None.\n\n**Verdict: PASS**').findings).toEqual([]);
+    expect(parseValidatorVerdict('**Findings:**\n- None.\n\n**Verdict: PASS**').findings).toEqual(
+      [],
+    );
   });
 
   it.each([
@@ -100,11 +110,15 @@ describe('parseValidatorVerdict', () => {
       '```',
     ].join('\n');
     expect(parseValidatorVerdict(text).verdict).toBe('FAIL');
-    expect(parseValidatorVerdict('Verdict: FAIL\n...rechecked, flaky test.\nVerdict: PASS').verdict).toBe('PASS');
+    expect(
+      parseValidatorVerdict('Verdict: FAIL\n...rechecked, flaky test.\nVerdict: PASS').verdict,
+    ).toBe('PASS');
   });
 
   it('reports no verdict and no retry when the verdict line is missing', () => {
-    const result = parseValidatorVerdict('**Findings:**\n- [ERROR] src/a.ts:1 — broken\n\nI could not finish the review.');
+    const result = parseValidatorVerdict(
+      '**Findings:**\n- [ERROR] src/a.ts:1 — broken\n\nI could not finish the review.',
+    );
     expect(result).toEqual({
       verdict: null,
       findings: [{ level: 'error', location: 'src/a.ts:1', text: 'broken' }],
@@ -142,7 +156,9 @@ describe('parseValidatorVerdict', () => {
       },
       { level: 'info', text: 'consider an index on users.email' },
     ]);
-    expect(result.retry_prompt).toContain('  cursor.execute("SELECT * FROM users WHERE id = " + user_id)');
+    expect(result.retry_prompt).toContain(
+      '  cursor.execute("SELECT * FROM users WHERE id = " + user_id)',
+    );
   });
 
   it('gives a FAIL without itemised findings a retry prompt that still says what to do', () => {

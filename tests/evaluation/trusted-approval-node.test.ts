@@ -23,8 +23,8 @@ status: in_progress
 ## Acceptance Criteria
 - [ ] AC-001: shout(text) returns the text in upper case with "!"
 `;
-const BASE_LIB = "export function greet(name) {\n  return `Hello, ${name}!`;\n}\n";
-const SHOUT = "\nexport function shout(text) {\n  return `${text.toUpperCase()}!`;\n}\n";
+const BASE_LIB = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+const SHOUT = '\nexport function shout(text) {\n  return `${text.toUpperCase()}!`;\n}\n';
 const BASE_TEST = [
   "import test from 'node:test';",
   "import assert from 'node:assert/strict';",
@@ -50,16 +50,31 @@ async function nodeProject(player: Record<string, string>) {
     [`.guardkit/tasks/backlog/${TASK}.md`]: TASK_FILE,
   });
   repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
-  for (const [file, content] of Object.entries({ 'test/shout.test.js': SHOUT_TEST, ...player })) repo.write(file, content);
+  for (const [file, content] of Object.entries({ 'test/shout.test.js': SHOUT_TEST, ...player }))
+    repo.write(file, content);
   ({ client, close } = await connect({ roots: [repo.dir] }));
-  await call('record_player_report', { turn: 1, report: { files_modified: Object.keys(player), tests_written: ['test/shout.test.js'], tests_passed: true, requirements_addressed: ['AC-001'] } });
+  await call('record_player_report', {
+    turn: 1,
+    report: {
+      files_modified: Object.keys(player),
+      tests_written: ['test/shout.test.js'],
+      tests_passed: true,
+      requirements_addressed: ['AC-001'],
+    },
+  });
 }
 
-const call = (name: string, args: Record<string, unknown>) => callTool(client, name, { worktree: repo.dir, task_id: TASK, ...args });
+const call = (name: string, args: Record<string, unknown>) =>
+  callTool(client, name, { worktree: repo.dir, task_id: TASK, ...args });
 
 async function approve() {
   const run = dataOf(await call('run_independent_tests', {}));
-  const result = await call('record_verdict', { turn: 1, decision: 'approve', rationale: 'done', evidence: [{ criterion: 'AC-001', test: 'shouts' }] });
+  const result = await call('record_verdict', {
+    turn: 1,
+    decision: 'approve',
+    rationale: 'done',
+    evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+  });
   return { run, result, text: textOf(result) };
 }
 
@@ -67,36 +82,77 @@ const BROKEN_LIB = BASE_LIB.replace('Hello, ', 'Hi ') + SHOUT;
 
 describe('trusted evaluation with node --test', () => {
   it('refuses process.exit(0) at the top of a base test file', async () => {
-    await nodeProject({ 'src/lib.js': BROKEN_LIB, 'test/lib.test.js': `process.exit(0);\n${BASE_TEST}` });
+    await nodeProject({
+      'src/lib.js': BROKEN_LIB,
+      'test/lib.test.js': `process.exit(0);\n${BASE_TEST}`,
+    });
     const { run, text } = await approve();
     expect(run.status).toBe('passed'); // the exiting file reported nothing, the rest passed
-    expect(text).toMatch(/base test greets by name passed at the base but failed in the trusted run/);
+    expect(text).toMatch(
+      /base test greets by name passed at the base but failed in the trusted run/,
+    );
   });
 
   it('refuses a base test rewritten to assert true', async () => {
-    await nodeProject({ 'src/lib.js': BROKEN_LIB, 'test/lib.test.js': BASE_TEST.replace("assert.equal(greet('Ada'), 'Hello, Ada!')", 'assert.ok(true)') });
-    expect((await approve()).text).toMatch(/base test greets by name passed at the base but failed in the trusted run/);
+    await nodeProject({
+      'src/lib.js': BROKEN_LIB,
+      'test/lib.test.js': BASE_TEST.replace(
+        "assert.equal(greet('Ada'), 'Hello, Ada!')",
+        'assert.ok(true)',
+      ),
+    });
+    expect((await approve()).text).toMatch(
+      /base test greets by name passed at the base but failed in the trusted run/,
+    );
   });
 
   it('refuses a pretest script that rewrites an assertion and a posttest that restores it', async () => {
-    const swap = (from: string, to: string) => `const fs = require('fs'); const f = 'test/lib.test.js'; fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(${JSON.stringify(from)}, ${JSON.stringify(to)}));\n`;
+    const swap = (from: string, to: string) =>
+      `const fs = require('fs'); const f = 'test/lib.test.js'; fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(${JSON.stringify(from)}, ${JSON.stringify(to)}));\n`;
     await nodeProject({
       'src/lib.js': BROKEN_LIB,
       'rewrite.cjs': swap('Hello, Ada!', 'Hi Ada!'),
       'restore.cjs': swap('Hi Ada!', 'Hello, Ada!'),
-      'package.json': JSON.stringify({ type: 'module', scripts: { pretest: 'node rewrite.cjs', test: 'node --test 2>&1', posttest: 'node restore.cjs' } }, null, 2),
+      'package.json': JSON.stringify(
+        {
+          type: 'module',
+          scripts: {
+            pretest: 'node rewrite.cjs',
+            test: 'node --test 2>&1',
+            posttest: 'node restore.cjs',
+          },
+        },
+        null,
+        2,
+      ),
     });
     const { run, text } = await approve();
     expect(run.status).toBe('passed'); // npm ran pretest, the tests, then posttest: the tree looks untouched
-    expect(text).toMatch(/base test greets by name passed at the base but failed in the trusted run/);
+    expect(text).toMatch(
+      /base test greets by name passed at the base but failed in the trusted run/,
+    );
   });
 
   it('sends increasing progress notifications while the trusted runs last', async () => {
-    await nodeProject({ 'src/lib.js': BASE_LIB + SHOUT, 'test/slow.test.js': "import test from 'node:test';\ntest('waits', () => new Promise((r) => setTimeout(r, 3000)));\n" });
+    await nodeProject({
+      'src/lib.js': BASE_LIB + SHOUT,
+      'test/slow.test.js':
+        "import test from 'node:test';\ntest('waits', () => new Promise((r) => setTimeout(r, 3000)));\n",
+    });
     dataOf(await call('run_independent_tests', {}));
     const progress: number[] = [];
     const result = await client.callTool(
-      { name: 'record_verdict', arguments: { worktree: repo.dir, task_id: TASK, turn: 1, decision: 'approve', rationale: 'done', evidence: [{ criterion: 'AC-001', test: 'shouts' }] } },
+      {
+        name: 'record_verdict',
+        arguments: {
+          worktree: repo.dir,
+          task_id: TASK,
+          turn: 1,
+          decision: 'approve',
+          rationale: 'done',
+          evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+        },
+      },
       undefined,
       { timeout: 120_000, onprogress: (update) => progress.push(update.progress) },
     );
@@ -110,11 +166,16 @@ describe('trusted evaluation with node --test', () => {
     mkdirSync(path.join(repo.dir, 'node_modules/.bin'), { recursive: true });
     writeFileSync(path.join(repo.dir, 'node_modules/.bin/node'), '#!/bin/sh\necho "# pass 3"\n');
     chmodSync(path.join(repo.dir, 'node_modules/.bin/node'), 0o755);
-    expect((await approve()).text).toMatch(/planted environment: node_modules\/\.bin\/node — not a link npm installed/);
+    expect((await approve()).text).toMatch(
+      /planted environment: node_modules\/\.bin\/node — not a link npm installed/,
+    );
   });
 
   it('approves base tests wrapped in describe() with a changed title', async () => {
-    const wrapped = BASE_TEST.replace("import test from 'node:test';", "import { describe, test } from 'node:test';").replace(
+    const wrapped = BASE_TEST.replace(
+      "import test from 'node:test';",
+      "import { describe, test } from 'node:test';",
+    ).replace(
       "test('greets by name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));",
       "describe('greet', () => {\n  test('says hello to a name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n});",
     );
@@ -122,8 +183,14 @@ describe('trusted evaluation with node --test', () => {
     const { result, text } = await approve();
     expect(result.isError, text).toBeFalsy();
     const data = dataOf(result);
-    expect(data.evaluation).toMatchObject({ regressions: [], baseline: { tests_total: 1 }, trusted: { status: 'passed' } });
-    expect(readFileSync(path.join(repo.dir, data.review_path), 'utf8')).toMatch(/^Verdict: APPROVED$/m);
+    expect(data.evaluation).toMatchObject({
+      regressions: [],
+      baseline: { tests_total: 1 },
+      trusted: { status: 'passed' },
+    });
+    expect(readFileSync(path.join(repo.dir, data.review_path), 'utf8')).toMatch(
+      /^Verdict: APPROVED$/m,
+    );
   });
 
   it('approves a linked node_modules/.bin entry as npm installs it', async () => {

@@ -19,14 +19,29 @@ function project(config = ''): TempRepo {
     ...(config ? { '.guardkit/config.yaml': config } : {}),
   });
 }
-const autobuild = (...args: string[]) => spawnSync(process.execPath, [cli, 'autobuild', '--task', 'TASK-042', '--worktree', repo.dir, ...args], { encoding: 'utf8', timeout: 120_000 });
+const autobuild = (...args: string[]) =>
+  spawnSync(
+    process.execPath,
+    [cli, 'autobuild', '--task', 'TASK-042', '--worktree', repo.dir, ...args],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
 
 describe('coachgate autobuild drives the loop with any agent command', () => {
   it('reaches approval on turn 2 and merges with --auto-merge', () => {
     repo = project();
-    const result = autobuild('--player-cmd', agents.player(2), '--coach-cmd', agents.coach(), '--auto-merge');
-    expect(result.stdout).toMatch(/── Turn 1\/5 ──\n {2}Player: 2 file\(s\), tests passing \(its own claim\)\n {2}Coach: {2}feedback \(1 must_fix\) → in_progress, strikes 1\/3\n── Turn 2\/5 ──[\s\S]*Coach: {2}approve → approved/);
-    expect(result.stdout).toMatch(/AutoBuild APPROVED after 2 turn\(s\): approved and merged into main/);
+    const result = autobuild(
+      '--player-cmd',
+      agents.player(2),
+      '--coach-cmd',
+      agents.coach(),
+      '--auto-merge',
+    );
+    expect(result.stdout).toMatch(
+      /── Turn 1\/5 ──\n {2}Player: 2 file\(s\), tests passing \(its own claim\)\n {2}Coach: {2}feedback \(1 must_fix\) → in_progress, strikes 1\/3\n── Turn 2\/5 ──[\s\S]*Coach: {2}approve → approved/,
+    );
+    expect(result.stdout).toMatch(
+      /AutoBuild APPROVED after 2 turn\(s\): approved and merged into main/,
+    );
     expect(result.status).toBe(0);
     expect(readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8')).toBe(GOOD_GREET);
     expect(existsSync(path.join(repo.dir, '.guardkit/worktrees/TASK-042'))).toBe(false);
@@ -34,10 +49,19 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
 
   it('stops blocked by strikes, blocked by a stall, and at max turns, preserving the worktree each time', () => {
     repo = project('coachgate:\n  max_strikes: 2\n');
-    const strikes = autobuild('--player-cmd', agents.player(99, true), '--coach-cmd', agents.coach());
-    expect(strikes.stdout).toMatch(/AutoBuild BLOCKED after 2 turn\(s\): 2 feedback verdicts reached max_strikes \(2\); worktree preserved/);
+    const strikes = autobuild(
+      '--player-cmd',
+      agents.player(99, true),
+      '--coach-cmd',
+      agents.coach(),
+    );
+    expect(strikes.stdout).toMatch(
+      /AutoBuild BLOCKED after 2 turn\(s\): 2 feedback verdicts reached max_strikes \(2\); worktree preserved/,
+    );
     expect(strikes.status).toBe(1);
-    expect(repo.git('log', '-1', '--format=%s', 'autobuild/TASK-042')).toMatch(/TASK-042: preserved by coachgate/);
+    expect(repo.git('log', '-1', '--format=%s', 'autobuild/TASK-042')).toMatch(
+      /TASK-042: preserved by coachgate/,
+    );
     repo.remove();
 
     repo = project('coachgate:\n  max_strikes: 10\n  stall_threshold: 2\n');
@@ -47,25 +71,59 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
     repo.remove();
 
     repo = project('coachgate:\n  max_strikes: 10\n  stall_threshold: 50\n');
-    const capped = autobuild('--player-cmd', agents.player(99, true), '--coach-cmd', agents.coach(), '--max-turns', '2');
-    expect(capped.stdout).toMatch(/AutoBuild MAX_TURNS after 2 turn\(s\): 2 turns without approval/);
+    const capped = autobuild(
+      '--player-cmd',
+      agents.player(99, true),
+      '--coach-cmd',
+      agents.coach(),
+      '--max-turns',
+      '2',
+    );
+    expect(capped.stdout).toMatch(
+      /AutoBuild MAX_TURNS after 2 turn\(s\): 2 turns without approval/,
+    );
     expect(capped.status).toBe(3);
-    const status = spawnSync(process.execPath, [cli, 'autobuild', 'status', '--task', 'TASK-042', '--worktree', repo.dir], { encoding: 'utf8' });
-    expect(status.stdout).toMatch(/^TASK-042 Greeting: in_progress, strikes 2\/10\n {2}Turn 1: Player 2 file\(s\)[^\n]*\| Coach feedback \(1 must_fix\)\n {2}Turn 2:/);
+    const status = spawnSync(
+      process.execPath,
+      [cli, 'autobuild', 'status', '--task', 'TASK-042', '--worktree', repo.dir],
+      { encoding: 'utf8' },
+    );
+    expect(status.stdout).toMatch(
+      /^TASK-042 Greeting: in_progress, strikes 2\/10\n {2}Turn 1: Player 2 file\(s\)[^\n]*\| Coach feedback \(1 must_fix\)\n {2}Turn 2:/,
+    );
   }, 240_000);
 
   it('resumes after kill -9 in the middle of a Coach turn, from the records', async () => {
     repo = project();
     const hangFile = path.join(repo.dir, '..', `${path.basename(repo.dir)}-hang`);
     writeFileSync(hangFile, '');
-    const driver = spawn(process.execPath, [cli, 'autobuild', '--task', 'TASK-042', '--worktree', repo.dir, '--player-cmd', agents.player(1), '--coach-cmd', agents.coach(hangFile), '--auto-merge'], { stdio: 'ignore' });
+    const driver = spawn(
+      process.execPath,
+      [
+        cli,
+        'autobuild',
+        '--task',
+        'TASK-042',
+        '--worktree',
+        repo.dir,
+        '--player-cmd',
+        agents.player(1),
+        '--coach-cmd',
+        agents.coach(hangFile),
+        '--auto-merge',
+      ],
+      { stdio: 'ignore' },
+    );
     const deadline = Date.now() + 60_000;
-    while (!existsSync(`${hangFile}.pid`) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while (!existsSync(`${hangFile}.pid`) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     driver.kill('SIGKILL');
     // The hung Coach outlives its killed driver (its own process group): kill it as a crash would.
     process.kill(Number(readFileSync(`${hangFile}.pid`, 'utf8')), 'SIGKILL');
     const resumed = autobuild('resume');
-    expect(resumed.stdout).toMatch(/^Resuming TASK-042[\s\S]*── Turn 1\/5 ──\n {2}Player: 2 file\(s\)[\s\S]*Coach: {2}approve → approved/);
+    expect(resumed.stdout).toMatch(
+      /^Resuming TASK-042[\s\S]*── Turn 1\/5 ──\n {2}Player: 2 file\(s\)[\s\S]*Coach: {2}approve → approved/,
+    );
     expect(resumed.stdout).not.toMatch(/player turn/);
     expect(resumed.status).toBe(0);
     expect(readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8')).toBe(GOOD_GREET);
@@ -74,19 +132,36 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
   it('runs a feature wave by wave, each task merged before the next starts', () => {
     repo = project();
     repo.write('.guardkit/tasks/backlog/TASK-043.md', GREET_TASK.replace('TASK-042', 'TASK-043'));
-    repo.write('.guardkit/features/FEAT-7.yaml', 'id: FEAT-7\ntasks:\n  - id: TASK-043\n    dependencies: [TASK-042]\n  - id: TASK-042\n    dependencies: []\n');
+    repo.write(
+      '.guardkit/features/FEAT-7.yaml',
+      'id: FEAT-7\ntasks:\n  - id: TASK-043\n    dependencies: [TASK-042]\n  - id: TASK-042\n    dependencies: []\n',
+    );
     repo.commit('feature');
     const args = ['--player-cmd', agents.player(1), '--coach-cmd', agents.coach()];
-    const refused = spawnSync(process.execPath, [cli, 'autobuild', 'feature', 'FEAT-7', '--worktree', repo.dir, ...args], { encoding: 'utf8' });
+    const refused = spawnSync(
+      process.execPath,
+      [cli, 'autobuild', 'feature', 'FEAT-7', '--worktree', repo.dir, ...args],
+      { encoding: 'utf8' },
+    );
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(/FEAT-7 has 2 waves[\s\S]*--auto-merge/);
-    const result = spawnSync(process.execPath, [cli, 'autobuild', 'feature', 'FEAT-7', '--worktree', repo.dir, ...args, '--auto-merge'], { encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync(
+      process.execPath,
+      [cli, 'autobuild', 'feature', 'FEAT-7', '--worktree', repo.dir, ...args, '--auto-merge'],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     // Wave 2 starts only after TASK-042 is merged. TASK-043 asks for the same greeting, which the base now
     // has: its Player changes nothing, so no test fails on the base code and the approval is refused
     // (fail-to-pass), which stops the feature at TASK-043.
-    expect(result.stdout).toMatch(/══ FEAT-7 wave 1\/2: TASK-042 ══[\s\S]*TASK-042: APPROVED[\s\S]*══ FEAT-7 wave 2\/2: TASK-043 ══/);
-    expect(result.stdout).toMatch(/AutoBuild feature FEAT-7: 1 task\(s\) approved, stopped at TASK-043/);
+    expect(result.stdout).toMatch(
+      /══ FEAT-7 wave 1\/2: TASK-042 ══[\s\S]*TASK-042: APPROVED[\s\S]*══ FEAT-7 wave 2\/2: TASK-043 ══/,
+    );
+    expect(result.stdout).toMatch(
+      /AutoBuild feature FEAT-7: 1 task\(s\) approved, stopped at TASK-043/,
+    );
     expect(result.status).not.toBe(0);
-    expect(repo.git('log', '--format=%s', '--merges')).toBe('Merge autobuild/TASK-042: TASK-042 approved by coachgate');
+    expect(repo.git('log', '--format=%s', '--merges')).toBe(
+      'Merge autobuild/TASK-042: TASK-042 approved by coachgate',
+    );
   }, 120_000);
 });

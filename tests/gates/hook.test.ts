@@ -12,13 +12,22 @@ let repo: TempRepo;
 afterEach(() => repo?.remove());
 
 function hook(event: Record<string, unknown>): { status: number | null; output: any } {
-  const result = spawnSync(process.execPath, [cli, 'hook'], { input: JSON.stringify(event), encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [cli, 'hook'], {
+    input: JSON.stringify(event),
+    encoding: 'utf8',
+  });
   return { status: result.status, output: result.stdout.trim() ? JSON.parse(result.stdout) : null };
 }
 
 function transcript(text: string): string {
   const file = path.join(repo.dir, '..', `${path.basename(repo.dir)}-transcript.jsonl`);
-  writeFileSync(file, [JSON.stringify({ type: 'user', message: { content: 'go' } }), JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text }] } })].join('\n'));
+  writeFileSync(
+    file,
+    [
+      JSON.stringify({ type: 'user', message: { content: 'go' } }),
+      JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text }] } }),
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -28,16 +37,45 @@ describe('coachgate hook (Claude Code Stop / SubagentStop)', () => {
     const stop = hook({ hook_event_name: 'Stop', cwd: repo.dir });
     expect(stop.status).toBe(0);
     expect(stop.output.decision).toBe('block');
-    expect(stop.output.reason).toMatch(/coachgate gate FAILS for TASK-042[\s\S]*- task is in_progress, not approved/);
-    expect(hook({ hook_event_name: 'SubagentStop', cwd: repo.dir, transcript_path: transcript('Turn 1 report recorded; over to the Coach.') }).output).toBeNull();
-    expect(hook({ hook_event_name: 'SubagentStop', cwd: repo.dir, transcript_path: transcript('All acceptance criteria are met. The task is complete.') }).output.decision).toBe('block');
+    expect(stop.output.reason).toMatch(
+      /coachgate gate FAILS for TASK-042[\s\S]*- task is in_progress, not approved/,
+    );
+    expect(
+      hook({
+        hook_event_name: 'SubagentStop',
+        cwd: repo.dir,
+        transcript_path: transcript('Turn 1 report recorded; over to the Coach.'),
+      }).output,
+    ).toBeNull();
+    expect(
+      hook({
+        hook_event_name: 'SubagentStop',
+        cwd: repo.dir,
+        transcript_path: transcript('All acceptance criteria are met. The task is complete.'),
+      }).output.decision,
+    ).toBe('block');
 
     const { client, close } = await connect({ roots: [repo.dir] });
     const task = { worktree: repo.dir, task_id: 'TASK-042' };
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
     await callTool(client, 'run_independent_tests', task);
-    const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
-    dataOf(await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence }));
+    const evidence = [
+      { criterion: 'AC-001', test: 'greets by name' },
+      { criterion: 'AC-002', test: 'rejects empty names' },
+    ];
+    dataOf(
+      await callTool(client, 'record_verdict', {
+        ...task,
+        turn: 1,
+        decision: 'approve',
+        rationale: 'verified',
+        evidence,
+      }),
+    );
     await close();
     expect(hook({ hook_event_name: 'Stop', cwd: repo.dir }).output).toBeNull();
   }, 60_000);
@@ -45,9 +83,20 @@ describe('coachgate hook (Claude Code Stop / SubagentStop)', () => {
   it('lets a blocked task stop with a message, and stays out of sessions with no task', async () => {
     repo = greetingProject(undefined, 'coachgate:\n  max_strikes: 1\n');
     const { client, close } = await connect({ roots: [repo.dir] });
-    dataOf(await callTool(client, 'record_verdict', { worktree: repo.dir, task_id: 'TASK-042', turn: 1, decision: 'feedback', rationale: 'wrong', issues: [{ severity: 'must_fix', category: 'tests', description: 'broken' }] }));
+    dataOf(
+      await callTool(client, 'record_verdict', {
+        worktree: repo.dir,
+        task_id: 'TASK-042',
+        turn: 1,
+        decision: 'feedback',
+        rationale: 'wrong',
+        issues: [{ severity: 'must_fix', category: 'tests', description: 'broken' }],
+      }),
+    );
     await close();
-    expect(hook({ hook_event_name: 'Stop', cwd: repo.dir }).output.systemMessage).toMatch(/TASK-042 is blocked \(1 feedback verdicts reached max_strikes \(1\)\); escalate to a human/);
+    expect(hook({ hook_event_name: 'Stop', cwd: repo.dir }).output.systemMessage).toMatch(
+      /TASK-042 is blocked \(1 feedback verdicts reached max_strikes \(1\)\); escalate to a human/,
+    );
     repo.remove();
     repo = makeRepo({ 'README.md': 'no tasks here\n' });
     expect(hook({ hook_event_name: 'Stop', cwd: repo.dir })).toEqual({ status: 0, output: null });
@@ -61,7 +110,10 @@ describe('coachgate hook (Claude Code Stop / SubagentStop)', () => {
   it('serves the autobuild prompt: a fresh subagent per turn, the verdict from the records', async () => {
     repo = greetingProject();
     const { client, close } = await connect({ roots: [repo.dir] });
-    const prompt = await client.getPrompt({ name: 'autobuild', arguments: { task_id: 'TASK-042', max_turns: '3' } });
+    const prompt = await client.getPrompt({
+      name: 'autobuild',
+      arguments: { task_id: 'TASK-042', max_turns: '3' },
+    });
     await close();
     const text = (prompt.messages[0]!.content as { text: string }).text;
     expect(text).toMatch(/^Run the coachgate AutoBuild loop for TASK-042, at most 3 turns/);

@@ -8,27 +8,49 @@ const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
-const taskNew = (...args: string[]) => spawnSync(process.execPath, [cli, 'task', 'new', '--worktree', repo.dir, ...args], { encoding: 'utf8' });
+const taskNew = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, 'task', 'new', '--worktree', repo.dir, ...args], {
+    encoding: 'utf8',
+  });
 
 describe('coachgate task new', () => {
   it('writes a task file load_task reads, numbering after the existing tasks', async () => {
-    repo = makeRepo({ '.guardkit/tasks/backlog/TASK-007-old.md': '---\nid: TASK-007\ntitle: Old\n---\n' });
-    const made = taskNew('--title', 'Add a greeting', '--criterion', 'greet(name) returns "Hello, <name>!"', '--criterion', 'greet("") throws a TypeError', '--depends-on', 'TASK-007');
+    repo = makeRepo({
+      '.guardkit/tasks/backlog/TASK-007-old.md': '---\nid: TASK-007\ntitle: Old\n---\n',
+    });
+    const made = taskNew(
+      '--title',
+      'Add a greeting',
+      '--criterion',
+      'greet(name) returns "Hello, <name>!"',
+      '--criterion',
+      'greet("") throws a TypeError',
+      '--depends-on',
+      'TASK-007',
+    );
     expect(made.status).toBe(0);
-    expect(made.stdout).toMatch(/^TASK-008: wrote \.guardkit\/tasks\/backlog\/TASK-008-add-a-greeting\.md\nCommit it/);
+    expect(made.stdout).toMatch(
+      /^TASK-008: wrote \.guardkit\/tasks\/backlog\/TASK-008-add-a-greeting\.md\nCommit it/,
+    );
     repo.commit('add TASK-008');
     const { client, close } = await connect({ roots: [repo.dir] });
-    const task = dataOf(await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-008' }));
+    const task = dataOf(
+      await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-008' }),
+    );
     await close();
     expect(task).toMatchObject({ title: 'Add a greeting', dependencies: ['TASK-007'] });
-    expect(task.acceptance_criteria.map((item: { id: string; text: string }) => [item.id, item.text])).toEqual([
+    expect(
+      task.acceptance_criteria.map((item: { id: string; text: string }) => [item.id, item.text]),
+    ).toEqual([
       ['AC-001', 'greet(name) returns "Hello, <name>!"'],
       ['AC-002', 'greet("") throws a TypeError'],
     ]);
   });
 
   it('refuses a task without criteria and never overwrites an existing id', () => {
-    repo = makeRepo({ '.guardkit/tasks/backlog/TASK-007-old.md': '---\nid: TASK-007\ntitle: Old\n---\n' });
+    repo = makeRepo({
+      '.guardkit/tasks/backlog/TASK-007-old.md': '---\nid: TASK-007\ntitle: Old\n---\n',
+    });
     const bare = taskNew('--title', 'Vague');
     expect(bare.status).toBe(2);
     expect(bare.stderr).toMatch(/at least one acceptance criterion/);

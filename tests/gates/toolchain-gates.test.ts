@@ -9,13 +9,20 @@ import { toolchainProject } from '../helpers/toolchain-project.js';
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
-const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
+const evidence = [
+  { criterion: 'AC-001', test: 'greets by name' },
+  { criterion: 'AC-002', test: 'rejects empty names' },
+];
 
 describe('build, typecheck and lint gates run by the server', () => {
   it('pass on a clean change even though the base already had a lint error', async () => {
     repo = toolchainProject();
     const gates = await runToolchainGates(await openTask(repo.dir, 'TASK-042'));
-    expect(gates.map((gate) => [gate.name, gate.passed])).toEqual([['build', true], ['typecheck', true], ['lint', true]]);
+    expect(gates.map((gate) => [gate.name, gate.passed])).toEqual([
+      ['build', true],
+      ['typecheck', true],
+      ['lint', true],
+    ]);
     const lint = gates.find((gate) => gate.name === 'lint')!;
     expect(lint.exit_code).toBe(1);
     expect(lint.judged_by).toBe('eslint-json');
@@ -27,33 +34,59 @@ describe('build, typecheck and lint gates run by the server', () => {
     repo = toolchainProject();
     const { client, close } = await connect({ roots: [repo.dir] });
     const task = { worktree: repo.dir, task_id: 'TASK-042' };
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
     // A new lint error in a file that had none, a type error, and a build that cannot import its entry point.
     repo.write('src/greet.js', 'var unused = 1;\n' + GOOD_GREET + 'export const broken = ;\n');
     repo.write('src/count.ts', "export const count: number = 'one';\n");
     const gates = dataOf(await callTool(client, 'verify_quality_gates', task));
     expect(gates.all_gates_passed).toBe(false);
-    const byName = Object.fromEntries(gates.toolchain_gates.map((gate: { name: string }) => [gate.name, gate]));
+    const byName = Object.fromEntries(
+      gates.toolchain_gates.map((gate: { name: string }) => [gate.name, gate]),
+    );
     expect(byName.build.passed).toBe(false);
     expect(byName.build.reason).toMatch(/^exit 1/);
     expect(byName.typecheck.passed).toBe(false);
     expect(byName.typecheck.judged_by).toBe('tsc');
-    expect(byName.typecheck.new_errors[0]).toMatch(/^src\/count\.ts:1 TS2322: Type 'string' is not assignable to type 'number'/);
+    expect(byName.typecheck.new_errors[0]).toMatch(
+      /^src\/count\.ts:1 TS2322: Type 'string' is not assignable to type 'number'/,
+    );
     expect(byName.lint.passed).toBe(false);
-    expect(byName.lint.new_errors).toEqual(['src/greet.js:1 no-var: Unexpected var, use let or const instead.']);
+    expect(byName.lint.new_errors).toEqual([
+      'src/greet.js:1 no-var: Unexpected var, use let or const instead.',
+    ]);
     expect(byName.lint.preexisting_errors).toBe(1);
-    expect(gates.failed_gates.filter((line: string) => /^(build|typecheck|lint):/.test(line))).toHaveLength(3);
+    expect(
+      gates.failed_gates.filter((line: string) => /^(build|typecheck|lint):/.test(line)),
+    ).toHaveLength(3);
 
     repo.write('src/greet.js', GOOD_GREET);
     repo.write('src/count.ts', "export const count: number = 'still wrong';\n");
     await callTool(client, 'run_independent_tests', task);
-    const refused = await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'looks fine', evidence });
+    const refused = await callTool(client, 'record_verdict', {
+      ...task,
+      turn: 1,
+      decision: 'approve',
+      rationale: 'looks fine',
+      evidence,
+    });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/quality gates failed: .*typecheck: 1 new error/);
 
     repo.write('src/count.ts', 'export const count: number = 2;\n');
     await callTool(client, 'run_independent_tests', task);
-    const approved = dataOf(await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence }));
+    const approved = dataOf(
+      await callTool(client, 'record_verdict', {
+        ...task,
+        turn: 1,
+        decision: 'approve',
+        rationale: 'verified',
+        evidence,
+      }),
+    );
     expect(approved.status).toBe('approved');
     await close();
   }, 60_000);

@@ -11,34 +11,80 @@ const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
-const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args, '--worktree', repo.dir], { encoding: 'utf8' });
-const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, ...args, '--worktree', repo.dir], { encoding: 'utf8' });
+const evidence = [
+  { criterion: 'AC-001', test: 'greets by name' },
+  { criterion: 'AC-002', test: 'rejects empty names' },
+];
 
 function project(): TempRepo {
-  return makeRepo({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }), '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK });
+  return makeRepo({
+    'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+    '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK,
+  });
 }
 
 describe('task worktrees', () => {
   it('start from the base, refuse to merge before the gate passes, then merge and clean up', async () => {
     repo = project();
     const { client, close } = await connect({ roots: [repo.dir] });
-    const started = dataOf(await callTool(client, 'worktree_start', { worktree: repo.dir, task_id: 'TASK-042' }));
+    const started = dataOf(
+      await callTool(client, 'worktree_start', { worktree: repo.dir, task_id: 'TASK-042' }),
+    );
     const worktree = path.join(repo.dir, '.guardkit/worktrees/TASK-042');
-    expect(started).toMatchObject({ path: worktree, branch: 'autobuild/TASK-042', base_branch: 'main', created: true, base_commit: repo.git('rev-parse', 'HEAD') });
-    expect(dataOf(await callTool(client, 'worktree_start', { worktree: repo.dir, task_id: 'TASK-042' })).created).toBe(false);
+    expect(started).toMatchObject({
+      path: worktree,
+      branch: 'autobuild/TASK-042',
+      base_branch: 'main',
+      created: true,
+      base_commit: repo.git('rev-parse', 'HEAD'),
+    });
+    expect(
+      dataOf(await callTool(client, 'worktree_start', { worktree: repo.dir, task_id: 'TASK-042' }))
+        .created,
+    ).toBe(false);
     expect(repo.git('status', '--porcelain')).toBe('');
 
     const task = { worktree, task_id: 'TASK-042' };
     repo.write('.guardkit/worktrees/TASK-042/src/greet.js', GOOD_GREET);
     repo.write('.guardkit/worktrees/TASK-042/test/greet.test.js', GREET_TESTS);
-    const early = dataOf(await callTool(client, 'worktree_finish', { worktree: repo.dir, task_id: 'TASK-042', merge: true }));
+    const early = dataOf(
+      await callTool(client, 'worktree_finish', {
+        worktree: repo.dir,
+        task_id: 'TASK-042',
+        merge: true,
+      }),
+    );
     expect(early.outcome).toBe('gate_failed');
     expect(early.reasons.join('\n')).toMatch(/task is in_progress, not approved/);
 
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
     await callTool(client, 'run_independent_tests', task);
-    expect(dataOf(await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence })).status).toBe('approved');
-    expect(dataOf(await callTool(client, 'worktree_finish', { worktree: repo.dir, task_id: 'TASK-042', merge: false })).outcome).toBe('not_confirmed');
+    expect(
+      dataOf(
+        await callTool(client, 'record_verdict', {
+          ...task,
+          turn: 1,
+          decision: 'approve',
+          rationale: 'verified',
+          evidence,
+        }),
+      ).status,
+    ).toBe('approved');
+    expect(
+      dataOf(
+        await callTool(client, 'worktree_finish', {
+          worktree: repo.dir,
+          task_id: 'TASK-042',
+          merge: false,
+        }),
+      ).outcome,
+    ).toBe('not_confirmed');
     const cliRefusal = run('worktree', 'finish', '--task', 'TASK-042');
     expect(cliRefusal.status).toBe(1);
     expect(cliRefusal.stdout).toMatch(/merge was not confirmed \(pass --auto-merge/);
@@ -47,7 +93,9 @@ describe('task worktrees', () => {
     expect(merged.stdout).toMatch(/^merged: autobuild\/TASK-042 into main/);
     expect(merged.status).toBe(0);
     expect(readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8')).toBe(GOOD_GREET);
-    expect(repo.git('log', '-1', '--format=%s')).toBe('Merge autobuild/TASK-042: TASK-042 approved by coachgate');
+    expect(repo.git('log', '-1', '--format=%s')).toBe(
+      'Merge autobuild/TASK-042: TASK-042 approved by coachgate',
+    );
     expect(repo.git('ls-files')).not.toMatch(/\.guardkit\/autobuild/);
     expect(existsSync(worktree)).toBe(false);
     expect(repo.git('branch', '--list', 'autobuild/TASK-042')).toBe('');
@@ -57,34 +105,68 @@ describe('task worktrees', () => {
 
   it('abort a conflicting merge cleanly and say so; preserve keeps the work committed on the branch', async () => {
     repo = project();
-    expect(run('worktree', 'start', '--task', 'TASK-042').stdout).toMatch(/^started: .*\.guardkit\/worktrees\/TASK-042 on autobuild\/TASK-042 \(from main/);
+    expect(run('worktree', 'start', '--task', 'TASK-042').stdout).toMatch(
+      /^started: .*\.guardkit\/worktrees\/TASK-042 on autobuild\/TASK-042 \(from main/,
+    );
     const worktree = path.join(repo.dir, '.guardkit/worktrees/TASK-042');
     repo.write('.guardkit/worktrees/TASK-042/src/greet.js', GOOD_GREET);
     repo.write('.guardkit/worktrees/TASK-042/test/greet.test.js', GREET_TESTS);
     const { client, close } = await connect({ roots: [repo.dir] });
     const task = { worktree, task_id: 'TASK-042' };
-    await callTool(client, 'record_player_report', { ...task, turn: 1, report: { tests_passed: true, files_created: ['src/greet.js'] } });
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
     await callTool(client, 'run_independent_tests', task);
-    dataOf(await callTool(client, 'record_verdict', { ...task, turn: 1, decision: 'approve', rationale: 'verified', evidence }));
+    dataOf(
+      await callTool(client, 'record_verdict', {
+        ...task,
+        turn: 1,
+        decision: 'approve',
+        rationale: 'verified',
+        evidence,
+      }),
+    );
 
     // Meanwhile someone commits a different greet.js on main.
     repo.write('src/greet.js', 'export const greet = () => "hey";\n');
     const mainHead = repo.commit('a rival greet on main');
-    const conflict = await callTool(client, 'worktree_finish', { worktree: repo.dir, task_id: 'TASK-042', merge: true });
+    const conflict = await callTool(client, 'worktree_finish', {
+      worktree: repo.dir,
+      task_id: 'TASK-042',
+      merge: true,
+    });
     expect(dataOf(conflict)).toMatchObject({ outcome: 'conflict', conflicts: ['src/greet.js'] });
-    expect(textOf(conflict)).toMatch(/conflicted and was aborted \(src\/greet\.js\)\. Nothing changed; the worktree is kept\./);
+    expect(textOf(conflict)).toMatch(
+      /conflicted and was aborted \(src\/greet\.js\)\. Nothing changed; the worktree is kept\./,
+    );
     expect(repo.git('rev-parse', 'HEAD')).toBe(mainHead);
     expect(repo.git('status', '--porcelain')).toBe('');
     expect(existsSync(path.join(worktree, 'src/greet.js'))).toBe(true);
 
-    expect(repo.git('log', '-1', '--format=%s', 'autobuild/TASK-042')).toBe('TASK-042: approved by coachgate');
+    expect(repo.git('log', '-1', '--format=%s', 'autobuild/TASK-042')).toBe(
+      'TASK-042: approved by coachgate',
+    );
 
     repo.write('.guardkit/worktrees/TASK-042/NOTES.md', 'conflicts with the rival greet on main\n');
-    const kept = dataOf(await callTool(client, 'worktree_preserve', { worktree: repo.dir, task_id: 'TASK-042', reason: 'merge conflict' }));
+    const kept = dataOf(
+      await callTool(client, 'worktree_preserve', {
+        worktree: repo.dir,
+        task_id: 'TASK-042',
+        reason: 'merge conflict',
+      }),
+    );
     expect(kept.commit).toMatch(/^[0-9a-f]{40}$/);
-    expect(repo.git('show', '--stat', '--format=%s', 'autobuild/TASK-042')).toMatch(/TASK-042: preserved by coachgate \(merge conflict\)[\s\S]*NOTES\.md/);
-    expect(run('worktree', 'preserve', '--task', 'TASK-042').stdout).toMatch(/nothing new to commit/);
-    expect(run('worktree', 'finish', '--task', 'TASK-999').stderr).toMatch(/TASK-999 has no worktree started by coachgate/);
+    expect(repo.git('show', '--stat', '--format=%s', 'autobuild/TASK-042')).toMatch(
+      /TASK-042: preserved by coachgate \(merge conflict\)[\s\S]*NOTES\.md/,
+    );
+    expect(run('worktree', 'preserve', '--task', 'TASK-042').stdout).toMatch(
+      /nothing new to commit/,
+    );
+    expect(run('worktree', 'finish', '--task', 'TASK-999').stderr).toMatch(
+      /TASK-999 has no worktree started by coachgate/,
+    );
     await close();
   }, 60_000);
 });

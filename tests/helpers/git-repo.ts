@@ -18,7 +18,13 @@ export function makeRepo(files: Record<string, string> = {}, prefix = 'coachgate
     execFileSync('git', args, {
       cwd: dir,
       encoding: 'utf8',
-      env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'Test',
+        GIT_AUTHOR_EMAIL: 't@example.com',
+        GIT_COMMITTER_NAME: 'Test',
+        GIT_COMMITTER_EMAIL: 't@example.com',
+      },
     }).trim();
   git('init', '-q', '-b', 'main');
   const repo: TempRepo = {

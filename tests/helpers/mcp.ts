@@ -4,7 +4,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createServer, type ServerOptions } from '../../src/server.js';
 
 /** A real MCP client connected to a fresh server over the SDK's in-memory transport. */
-export async function connect(options: ServerOptions = {}): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connect(
+  options: ServerOptions = {},
+): Promise<{ client: Client; close(): Promise<void> }> {
   const server = createServer(options);
   const client = new Client({ name: 'coachgate-test', version: '0.0.0' });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
@@ -18,7 +20,11 @@ export async function connect(options: ServerOptions = {}): Promise<{ client: Cl
   };
 }
 
-export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 

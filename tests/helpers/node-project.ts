@@ -10,8 +10,10 @@ status: in_progress
 - [ ] AC-002: greet rejects an empty name with a TypeError
 `;
 
-export const GOOD_GREET = "export function greet(name) {\n  if (!name) throw new TypeError('name is required');\n  return `Hello, ${name}!`;\n}\n";
-export const BAD_GREET = "export function greet(name) {\n  if (!name) throw new TypeError('name is required');\n  return `Hi ${name}`;\n}\n";
+export const GOOD_GREET =
+  "export function greet(name) {\n  if (!name) throw new TypeError('name is required');\n  return `Hello, ${name}!`;\n}\n";
+export const BAD_GREET =
+  "export function greet(name) {\n  if (!name) throw new TypeError('name is required');\n  return `Hi ${name}`;\n}\n";
 export const GREET_TESTS = [
   "import test from 'node:test';",
   "import assert from 'node:assert/strict';",

@@ -24,11 +24,23 @@ export function installedPackage(name: string, version: string): string {
   if (fs.existsSync(path.join(prefix, 'installed'))) return prefix;
   fs.mkdirSync(CACHE, { recursive: true });
   const scratch = fs.mkdtempSync(path.join(CACHE, `.${name}-`));
-  execFileSync('npm', ['install', '--prefix', scratch, '--no-audit', '--no-fund', '--save-exact', `${name}@${version}`], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-    timeout: 300_000,
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      scratch,
+      '--no-audit',
+      '--no-fund',
+      '--save-exact',
+      `${name}@${version}`,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      timeout: 300_000,
+    },
+  );
   fs.writeFileSync(path.join(scratch, 'installed'), `${name}@${version}\n`);
   try {
     fs.renameSync(scratch, prefix);
@@ -41,11 +53,16 @@ export function installedPackage(name: string, version: string): string {
 
 /** The `node` binary of a pinned release (the npm package `node` ships the official binaries). */
 export function nodeBinary(major: keyof typeof NODE_RELEASES): string {
-  return path.join(installedPackage('node', NODE_RELEASES[major]), 'node_modules', 'node', 'bin', 'node');
+  return path.join(
+    installedPackage('node', NODE_RELEASES[major]),
+    'node_modules',
+    'node',
+    'bin',
+    'node',
+  );
 }
 
 /** A directory to prepend to PATH so `node` is that release (npm and npx resolve through it too). */
 export function nodeBinDirectory(major: keyof typeof NODE_RELEASES): string {
   return path.dirname(nodeBinary(major));
 }
-

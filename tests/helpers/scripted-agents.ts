@@ -4,7 +4,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BAD_GREET, GOOD_GREET, GREET_TESTS } from './node-project.js';
 
-const sdk = (file: string) => JSON.stringify(fileURLToPath(new URL(`../../node_modules/@modelcontextprotocol/sdk/dist/esm/${file}`, import.meta.url)));
+const sdk = (file: string) =>
+  JSON.stringify(
+    fileURLToPath(
+      new URL(`../../node_modules/@modelcontextprotocol/sdk/dist/esm/${file}`, import.meta.url),
+    ),
+  );
 const cli = JSON.stringify(fileURLToPath(new URL('../../dist/cli.js', import.meta.url)));
 
 /** Connects to the built server over stdio, as an agent CLI with coachgate registered would. */
@@ -26,7 +31,10 @@ const call = async (name, args) => client.callTool({ name, arguments: { ...task,
  * attempt differs) and records its report. A scripted Coach: runs the tests through the server and approves
  * when they pass, else sends feedback. With $HANG_FILE present the Coach records its pid and hangs once.
  */
-export function scriptedAgents(): { player: (fixAt: number, varying?: boolean) => string; coach: (hangFile?: string) => string } {
+export function scriptedAgents(): {
+  player: (fixAt: number, varying?: boolean) => string;
+  coach: (hangFile?: string) => string;
+} {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-agents-'));
   const player = path.join(dir, 'player.mjs');
   const coach = path.join(dir, 'coach.mjs');
@@ -67,7 +75,9 @@ await client.close();
   );
   const node = JSON.stringify(process.execPath);
   return {
-    player: (fixAt, varying = false) => `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
-    coach: (hangFile) => `${node} ${JSON.stringify(coach)}${hangFile ? ` ${JSON.stringify(hangFile)}` : ''}`,
+    player: (fixAt, varying = false) =>
+      `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
+    coach: (hangFile) =>
+      `${node} ${JSON.stringify(coach)}${hangFile ? ` ${JSON.stringify(hangFile)}` : ''}`,
   };
 }

@@ -34,7 +34,10 @@ export function toolchainProject(): TempRepo {
     '.guardkit/config.yaml': TOOLCHAIN_CONFIG,
     'lint.mjs': LINT,
     'build.mjs': "await import('./src/greet.js');\nconsole.log('built');\n",
-    'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext' }, include: ['src/**/*.ts'] }),
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext' },
+      include: ['src/**/*.ts'],
+    }),
     'src/legacy.js': 'var legacy = 1;\nexport { legacy };\n',
     'src/greet.js': 'export function greet() {}\n',
     'src/count.ts': 'export const count: number = 1;\n',

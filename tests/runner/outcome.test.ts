@@ -34,14 +34,30 @@ describe('decideStatus', () => {
   });
 
   it('reads zero tests as no_tests whatever the exit code when the runner says so', () => {
-    expect(decideStatus(facts({ exit_code: 5, counts: counts(0), output: '=== no tests ran in 0.01s ===' }))).toBe('no_tests');
+    expect(
+      decideStatus(
+        facts({ exit_code: 5, counts: counts(0), output: '=== no tests ran in 0.01s ===' }),
+      ),
+    ).toBe('no_tests');
     expect(decideStatus(facts({ exit_code: 5, counts: null }))).toBe('no_tests');
-    expect(decideStatus(facts({ exit_code: 1, counts: null, output: '\u001b[31mNo test files found, exiting with code 1\u001b[39m' }))).toBe('no_tests');
-    expect(decideStatus(facts({ exit_code: 0, counts: counts(0), output: 'ℹ tests 0\nℹ pass 0' }))).toBe('no_tests');
+    expect(
+      decideStatus(
+        facts({
+          exit_code: 1,
+          counts: null,
+          output: '\u001b[31mNo test files found, exiting with code 1\u001b[39m',
+        }),
+      ),
+    ).toBe('no_tests');
+    expect(
+      decideStatus(facts({ exit_code: 0, counts: counts(0), output: 'ℹ tests 0\nℹ pass 0' })),
+    ).toBe('no_tests');
   });
 
   it('a timeout wins over everything, a signal is an error even with passing counts', () => {
-    expect(decideStatus(facts({ timed_out: true, exit_code: null, signal: 'SIGTERM' }))).toBe('timeout');
+    expect(decideStatus(facts({ timed_out: true, exit_code: null, signal: 'SIGTERM' }))).toBe(
+      'timeout',
+    );
     expect(decideStatus(facts({ exit_code: null, signal: 'SIGKILL' }))).toBe('error');
   });
 

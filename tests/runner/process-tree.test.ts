@@ -5,7 +5,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/runner/execute.js';
 import { OutputCapture } from '../../src/runner/output-capture.js';
-import { parseProcStat, parsePsOutput, planKill, RUN_COOKIE, type ProcessInfo } from '../../src/runner/process-tree.js';
+import {
+  parseProcStat,
+  parsePsOutput,
+  planKill,
+  RUN_COOKIE,
+  type ProcessInfo,
+} from '../../src/runner/process-tree.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-tree-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -19,20 +25,27 @@ function processGone(pid: number): boolean {
   }
 }
 
-const hasSetsid = process.platform === 'linux' && (() => {
-  try {
-    execFileSync('setsid', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSetsid =
+  process.platform === 'linux' &&
+  (() => {
+    try {
+      execFileSync('setsid', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 
 async function runScript(script: string): Promise<number[]> {
   const log = path.join(scratch, `${Math.random()}.log`);
   const capture = await OutputCapture.open(log);
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-  const outcome = await runProcess({ argv: ['sh', '-c', script], cwd: scratch, env, timeoutMs: 20_000 }, capture);
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const outcome = await runProcess(
+    { argv: ['sh', '-c', script], cwd: scratch, env, timeoutMs: 20_000 },
+    capture,
+  );
   await capture.close();
   expect(outcome.exit_code).toBe(0);
   const pids = readFileSync(path.join(scratch, 'pids'), 'utf8').trim().split(/\s+/).map(Number);
@@ -56,18 +69,35 @@ describe.skipIf(!hasSetsid)('no daemon outlives a run on Linux (needs setsid)', 
   });
 
   it('kills a daemon started in the last instant before the runner exits', async () => {
-    const pids = await runScript(`setsid -f sh -c 'echo $$ >> pids; exec sleep 300'; while [ ! -s pids ]; do :; done`);
+    const pids = await runScript(
+      `setsid -f sh -c 'echo $$ >> pids; exec sleep 300'; while [ ! -s pids ]; do :; done`,
+    );
     expect(processGone(pids[0]!)).toBe(true);
   });
 });
 
-describe('kill plans signal only processes provably the run\'s', () => {
+describe("kill plans signal only processes provably the run's", () => {
   const base = { cookie: 'run-1', seen: new Map<number, string>(), self: 10 };
-  const proc = (pid: number, ppid: number, extra: Partial<ProcessInfo> = {}): ProcessInfo => ({ pid, ppid, pgid: pid, start: `t${pid}`, ...extra });
+  const proc = (pid: number, ppid: number, extra: Partial<ProcessInfo> = {}): ProcessInfo => ({
+    pid,
+    ppid,
+    pgid: pid,
+    start: `t${pid}`,
+    ...extra,
+  });
 
-  it('takes the live runner\'s group, its descendants and every cookie holder', () => {
-    const snapshot = [proc(100, 1), proc(101, 100), proc(102, 101), proc(200, 1, { cookie: 'run-1' }), proc(300, 1, { cookie: 'run-2' }), proc(400, 1)];
-    expect(planKill({ ...base, root: 100 }, snapshot).signal.sort((a, b) => a - b)).toEqual([-100, 100, 101, 102, 200]);
+  it("takes the live runner's group, its descendants and every cookie holder", () => {
+    const snapshot = [
+      proc(100, 1),
+      proc(101, 100),
+      proc(102, 101),
+      proc(200, 1, { cookie: 'run-1' }),
+      proc(300, 1, { cookie: 'run-2' }),
+      proc(400, 1),
+    ];
+    expect(planKill({ ...base, root: 100 }, snapshot).signal.sort((a, b) => a - b)).toEqual([
+      -100, 100, 101, 102, 200,
+    ]);
   });
 
   it('after the runner is reaped, signals neither its pid nor its group by number', () => {
@@ -76,7 +106,10 @@ describe('kill plans signal only processes provably the run\'s', () => {
   });
 
   it('skips a remembered pid that an unrelated process has reused (different start time)', () => {
-    const seen = new Map([[500, 't500'], [600, 'old-start']]);
+    const seen = new Map([
+      [500, 't500'],
+      [600, 'old-start'],
+    ]);
     const snapshot = [proc(500, 1), proc(600, 1)];
     expect(planKill({ ...base, seen }, snapshot).signal).toEqual([500]);
   });
@@ -86,7 +119,10 @@ describe('kill plans signal only processes provably the run\'s', () => {
   });
 
   it('Windows: ends the tree with taskkill /T /F while the runner lives, nothing once it is gone', () => {
-    expect(planKill({ ...base, root: 4242 }, undefined)).toEqual({ signal: [], taskkill: ['taskkill', '/PID', '4242', '/T', '/F'] });
+    expect(planKill({ ...base, root: 4242 }, undefined)).toEqual({
+      signal: [],
+      taskkill: ['taskkill', '/PID', '4242', '/T', '/F'],
+    });
     expect(planKill({ ...base }, undefined)).toEqual({ signal: [] });
   });
 
@@ -103,7 +139,12 @@ describe('kill plans signal only processes provably the run\'s', () => {
 
   it('Linux: parses /proc stat lines whose command name holds spaces and parentheses, and skips zombies', () => {
     const fields = (state: string) => `${state} 7 8 8 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123456 0 0`;
-    expect(parseProcStat(9, `9 (a) (b c) ${fields('S')}`)).toEqual({ pid: 9, ppid: 7, pgid: 8, start: '123456' });
+    expect(parseProcStat(9, `9 (a) (b c) ${fields('S')}`)).toEqual({
+      pid: 9,
+      ppid: 7,
+      pgid: 8,
+      start: '123456',
+    });
     expect(parseProcStat(9, `9 (sleep) ${fields('Z')}`)).toBeUndefined();
   });
 });

@@ -3,7 +3,13 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCargoTestOutput } from '../../src/runner/report/cargo.js';
 import { RESULT_SEPARATOR } from '../../src/runner/summary.js';
-import { CARGO_BIN, interpret, runInProject, type Interpretation, type RealRun } from './report-real-runs.js';
+import {
+  CARGO_BIN,
+  interpret,
+  runInProject,
+  type Interpretation,
+  type RealRun,
+} from './report-real-runs.js';
 
 const crate = (expected: number): Record<string, string> => ({
   'Cargo.toml': '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
@@ -40,43 +46,51 @@ const runs = {} as Record<'passing' | 'failing', { run: RealRun; result: Interpr
 
 const cargoMissing = !fs.existsSync(CARGO_BIN);
 // Skipped only when the toolchain is absent, and the title says so in the test output.
-describe.skipIf(cargoMissing)(`real cargo test runs (offline crate without dependencies), interpreted${cargoMissing ? ` — skipped: cargo not found at ${CARGO_BIN}` : ''}`, () => {
-  beforeAll(() => {
-    for (const [name, expected] of [['passing', 4], ['failing', 5]] as const) {
-      const run = runCargoTest(crate(expected));
-      runs[name] = { run, result: interpret(run, parseCargo) };
-    }
-  });
-
-  it('passing: unit tests and doc tests by path, ignored tests skipped with their reason', () => {
-    const { run, result } = runs.passing;
-    expect(run.exit_code).toBe(0);
-    expect(result.tests).toEqual(
-      expect.arrayContaining([
-        { id: 'tests::it_adds', status: 'passed' },
-        { id: 'tests::it_doubles', status: 'passed' },
-        { id: 'tests::reads_db', status: 'skipped', message: 'needs a database' },
-        { id: expect.stringMatching(/^src\/lib\.rs - add \(line \d+\)$/), status: 'passed' },
-      ]),
-    );
-    expect(result.counts).toEqual({ total: 4, passed: 3, failed: 0, errors: 0, skipped: 1 });
-    expect(result.status).toBe('passed');
-  });
-
-  it('failing: the panic message is the failure message, the summary shows it, then the test result line', () => {
-    const { run, result } = runs.failing;
-    expect(run.exit_code).toBe(101);
-    expect(result.tests).toContainEqual({
-      id: 'tests::it_doubles',
-      status: 'failed',
-      message: expect.stringMatching(/panicked at src\/lib\.rs:13:\d+:\nassertion `left == right` failed: doubling is broken/),
+describe.skipIf(cargoMissing)(
+  `real cargo test runs (offline crate without dependencies), interpreted${cargoMissing ? ` — skipped: cargo not found at ${CARGO_BIN}` : ''}`,
+  () => {
+    beforeAll(() => {
+      for (const [name, expected] of [
+        ['passing', 4],
+        ['failing', 5],
+      ] as const) {
+        const run = runCargoTest(crate(expected));
+        runs[name] = { run, result: interpret(run, parseCargo) };
+      }
     });
-    expect(result.status).toBe('failed');
-    expect(result.classification.failure_class).toBe('code');
-    expect(result.classification.advice).toContain('src/lib.rs:13');
-    const [errorPart = '', resultPart = ''] = result.summary.split(RESULT_SEPARATOR);
-    expect(errorPart).toMatch(/^---- tests::it_doubles stdout ----$/m);
-    expect(errorPart).toContain('doubling is broken');
-    expect(resultPart).toMatch(/test result: FAILED\. 1 passed; 1 failed; 1 ignored;/);
-  });
-});
+
+    it('passing: unit tests and doc tests by path, ignored tests skipped with their reason', () => {
+      const { run, result } = runs.passing;
+      expect(run.exit_code).toBe(0);
+      expect(result.tests).toEqual(
+        expect.arrayContaining([
+          { id: 'tests::it_adds', status: 'passed' },
+          { id: 'tests::it_doubles', status: 'passed' },
+          { id: 'tests::reads_db', status: 'skipped', message: 'needs a database' },
+          { id: expect.stringMatching(/^src\/lib\.rs - add \(line \d+\)$/), status: 'passed' },
+        ]),
+      );
+      expect(result.counts).toEqual({ total: 4, passed: 3, failed: 0, errors: 0, skipped: 1 });
+      expect(result.status).toBe('passed');
+    });
+
+    it('failing: the panic message is the failure message, the summary shows it, then the test result line', () => {
+      const { run, result } = runs.failing;
+      expect(run.exit_code).toBe(101);
+      expect(result.tests).toContainEqual({
+        id: 'tests::it_doubles',
+        status: 'failed',
+        message: expect.stringMatching(
+          /panicked at src\/lib\.rs:13:\d+:\nassertion `left == right` failed: doubling is broken/,
+        ),
+      });
+      expect(result.status).toBe('failed');
+      expect(result.classification.failure_class).toBe('code');
+      expect(result.classification.advice).toContain('src/lib.rs:13');
+      const [errorPart = '', resultPart = ''] = result.summary.split(RESULT_SEPARATOR);
+      expect(errorPart).toMatch(/^---- tests::it_doubles stdout ----$/m);
+      expect(errorPart).toContain('doubling is broken');
+      expect(resultPart).toMatch(/test result: FAILED\. 1 passed; 1 failed; 1 ignored;/);
+    });
+  },
+);

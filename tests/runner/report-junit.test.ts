@@ -5,7 +5,8 @@ import { parseJUnitXml } from '../../src/runner/report/junit.js';
 // these are the shapes those runs do not produce on this machine.
 describe('parseJUnitXml', () => {
   it('reads a report holding a single testcase (no array in the parsed tree)', () => {
-    const xml = '<testsuites><testsuite name="only"><testcase name="works" classname="test"/></testsuite></testsuites>';
+    const xml =
+      '<testsuites><testsuite name="only"><testcase name="works" classname="test"/></testsuite></testsuites>';
     expect(parseJUnitXml(xml)).toEqual([{ id: 'only > works', status: 'passed' }]);
   });
 
@@ -46,7 +47,9 @@ describe('parseJUnitXml', () => {
       '<testsuite name="pytest"><testcase classname="tests.test_a" name="test_x">' +
       '<failure message="assert 1 == 2">E   assert 1 == 2</failure><error message="teardown">E   RuntimeError: teardown</error>' +
       '</testcase></testsuite>';
-    expect(parseJUnitXml(xml)).toEqual([{ id: 'tests/test_a.py::test_x', status: 'failed', message: 'assert 1 == 2' }]);
+    expect(parseJUnitXml(xml)).toEqual([
+      { id: 'tests/test_a.py::test_x', status: 'failed', message: 'assert 1 == 2' },
+    ]);
   });
 
   it('decodes CDATA, character references and pytest-escaped colour codes in messages, and clips them', () => {
@@ -59,18 +62,27 @@ describe('parseJUnitXml', () => {
       `<testcase name="d" classname="src/a.test.ts"><failure>${long}</failure></testcase>` +
       '</testsuite></testsuites>';
     const [a, b, c, d] = parseJUnitXml(xml);
-    expect(a).toEqual({ id: 'src/a.test.ts > s > a', status: 'failed', message: 'Error: <boom> & more' });
+    expect(a).toEqual({
+      id: 'src/a.test.ts > s > a',
+      status: 'failed',
+      message: 'Error: <boom> & more',
+    });
     expect(b?.message).toBe('line one\nline 2');
     expect(c).toEqual({ id: 'src/a.test.ts > s > c', status: 'error', message: 'red' });
     expect(d?.message?.length).toBeLessThanOrEqual(300);
   });
 
   it('refuses a truncated report instead of reading it as fewer tests', () => {
-    const truncated = '<testsuites><testsuite name="s"><testcase name="a"/><testcase name="b"><failure message="x">';
+    const truncated =
+      '<testsuites><testsuite name="s"><testcase name="a"/><testcase name="b"><failure message="x">';
     expect(() => parseJUnitXml(truncated)).toThrow(/not well-formed XML \(line 1\)/);
   });
 
   it('reads an empty suite as no tests', () => {
-    expect(parseJUnitXml('<testsuites name="pytest tests"><testsuite name="pytest" tests="0"/></testsuites>')).toEqual([]);
+    expect(
+      parseJUnitXml(
+        '<testsuites name="pytest tests"><testsuite name="pytest" tests="0"/></testsuites>',
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countsFromSummaryLines } from '../../src/runner/report/summary-lines.js';
 import { RESULT_SEPARATOR } from '../../src/runner/summary.js';
-import { interpret, junitReport, runNodeTest, type Interpretation, type RealRun } from './report-real-runs.js';
+import {
+  interpret,
+  junitReport,
+  runNodeTest,
+  type Interpretation,
+  type RealRun,
+} from './report-real-runs.js';
 
 const PASSING = {
   'test/math.test.mjs': [
@@ -46,14 +52,27 @@ const CONNECTION_REFUSED = {
 };
 
 const MISSING_FIRST_PARTY = {
-  'test/user.test.mjs': "import { createUser } from '../src/user-service.mjs';\nimport { test } from 'node:test';\ntest('creates', () => createUser());\n",
+  'test/user.test.mjs':
+    "import { createUser } from '../src/user-service.mjs';\nimport { test } from 'node:test';\ntest('creates', () => createUser());\n",
 };
 
-const runs = {} as Record<'passing' | 'failing' | 'empty' | 'refused' | 'missing', { run: RealRun; result: Interpretation }>;
+const runs = {} as Record<
+  'passing' | 'failing' | 'empty' | 'refused' | 'missing',
+  { run: RealRun; result: Interpretation }
+>;
 
 beforeAll(() => {
-  const scenarios = { passing: PASSING, failing: FAILING, empty: { 'README.md': 'no tests here\n' }, refused: CONNECTION_REFUSED, missing: MISSING_FIRST_PARTY };
-  for (const [name, files] of Object.entries(scenarios) as [keyof typeof runs, Record<string, string>][]) {
+  const scenarios = {
+    passing: PASSING,
+    failing: FAILING,
+    empty: { 'README.md': 'no tests here\n' },
+    refused: CONNECTION_REFUSED,
+    missing: MISSING_FIRST_PARTY,
+  };
+  for (const [name, files] of Object.entries(scenarios) as [
+    keyof typeof runs,
+    Record<string, string>,
+  ][]) {
     const run = runNodeTest(files);
     runs[name] = { run, result: interpret(run, junitReport, ['src']) };
   }
@@ -77,7 +96,11 @@ describe('real node --test runs (junit report + spec on stdout), interpreted', (
     expect(run.exit_code).toBe(1);
     expect(result.tests).toEqual([
       { id: 'math > adds', status: 'passed' },
-      { id: 'math > compares objects', status: 'failed', message: expect.stringContaining('Expected values to be strictly deep-equal') },
+      {
+        id: 'math > compares objects',
+        status: 'failed',
+        message: expect.stringContaining('Expected values to be strictly deep-equal'),
+      },
       { id: 'math > skipped one', status: 'skipped', message: 'later' },
       { id: 'top level', status: 'failed', message: expect.stringContaining('4 !== 5') },
     ]);
@@ -94,7 +117,9 @@ describe('real node --test runs (junit report + spec on stdout), interpreted', (
     expect(summary.length).toBeLessThanOrEqual(1500);
     const [errorPart = '', resultPart = ''] = summary.split(RESULT_SEPARATOR);
     expect(errorPart).toMatch(/✖ compares objects/);
-    expect(errorPart).toContain('AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:');
+    expect(errorPart).toContain(
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:',
+    );
     expect(errorPart).toContain('+ actual - expected');
     expect(errorPart).toMatch(/^\s*\+ {5}2$/m);
     expect(errorPart).toMatch(/^\s*- {5}3$/m);

@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countsFromSummaryLines } from '../../src/runner/report/summary-lines.js';
 import { RESULT_SEPARATOR } from '../../src/runner/summary.js';
-import { interpret, junitReport, runPytest, type Interpretation, type RealRun } from './report-real-runs.js';
+import {
+  interpret,
+  junitReport,
+  runPytest,
+  type Interpretation,
+  type RealRun,
+} from './report-real-runs.js';
 
 const ASSERTION_FAILURE = {
   'tests/test_calc.py': [
@@ -55,14 +61,16 @@ interface Scenario {
 const scenarios = {
   passing: {
     files: {
-      'tests/test_ok.py': 'class TestOk:\n    def test_one(self):\n        assert True\n\ndef test_two():\n    assert 2 > 1\n',
+      'tests/test_ok.py':
+        'class TestOk:\n    def test_one(self):\n        assert True\n\ndef test_two():\n    assert 2 > 1\n',
     },
   },
   // --color=yes: real runs may be coloured; nothing downstream may depend on colour codes.
   assertion: { files: ASSERTION_FAILURE, args: ['--color=yes'] },
   collection: {
     files: {
-      'tests/test_config.py': 'import os\nSETTINGS = os.environ["APP_SETTINGS_THAT_DO_NOT_EXIST"]\n\ndef test_settings():\n    assert SETTINGS\n',
+      'tests/test_config.py':
+        'import os\nSETTINGS = os.environ["APP_SETTINGS_THAT_DO_NOT_EXIST"]\n\ndef test_settings():\n    assert SETTINGS\n',
       'tests/test_ok.py': 'def test_ok():\n    assert True\n',
     },
   },
@@ -72,11 +80,15 @@ const scenarios = {
   missingFirstParty: {
     files: {
       'app/__init__.py': '',
-      'tests/test_user.py': 'from app.services.user import create_user\n\ndef test_create_user():\n    assert create_user("ada")\n',
+      'tests/test_user.py':
+        'from app.services.user import create_user\n\ndef test_create_user():\n    assert create_user("ada")\n',
     },
   },
   missingDriver: {
-    files: { 'tests/test_pg.py': 'import psycopg2\n\ndef test_query():\n    assert psycopg2.connect("dbname=test")\n' },
+    files: {
+      'tests/test_pg.py':
+        'import psycopg2\n\ndef test_query():\n    assert psycopg2.connect("dbname=test")\n',
+    },
   },
 } satisfies Record<string, Scenario>;
 
@@ -109,7 +121,11 @@ describe('real pytest runs, interpreted', () => {
     expect(run.exit_code).toBe(1);
     expect(result.tests).toEqual([
       { id: 'tests/test_calc.py::TestMath::test_add', status: 'passed' },
-      { id: 'tests/test_calc.py::TestMath::test_double', status: 'failed', message: 'assert (2 * 2) == 5' },
+      {
+        id: 'tests/test_calc.py::TestMath::test_double',
+        status: 'failed',
+        message: 'assert (2 * 2) == 5',
+      },
       { id: 'tests/test_calc.py::test_plain', status: 'passed' },
       { id: 'tests/test_calc.py::test_later', status: 'skipped', message: 'later' },
     ]);
@@ -132,7 +148,9 @@ describe('real pytest runs, interpreted', () => {
     expect(errorPart).toContain('>       assert x * 2 == 5');
     expect(errorPart).toContain('E       assert (2 * 2) == 5');
     expect(errorPart).toContain('tests/test_calc.py:8: AssertionError');
-    expect(resultPart).toContain('FAILED tests/test_calc.py::TestMath::test_double - assert (2 * 2) == 5');
+    expect(resultPart).toContain(
+      'FAILED tests/test_calc.py::TestMath::test_double - assert (2 * 2) == 5',
+    );
     expect(resultPart).toMatch(/^=+ 1 failed, 2 passed, 1 skipped in [\d.]+s =+$/m);
   });
 
@@ -140,9 +158,19 @@ describe('real pytest runs, interpreted', () => {
     const { run, result } = results.collection;
     expect(run.exit_code).toBe(2);
     expect(result.tests).toEqual([
-      { id: 'tests/test_config.py', status: 'error', message: expect.stringContaining("KeyError: 'APP_SETTINGS_THAT_DO_NOT_EXIST'") },
+      {
+        id: 'tests/test_config.py',
+        status: 'error',
+        message: expect.stringContaining("KeyError: 'APP_SETTINGS_THAT_DO_NOT_EXIST'"),
+      },
     ]);
-    expect(countsFromSummaryLines(run.output)).toEqual({ total: 1, passed: 0, failed: 0, errors: 1, skipped: 0 });
+    expect(countsFromSummaryLines(run.output)).toEqual({
+      total: 1,
+      passed: 0,
+      failed: 0,
+      errors: 1,
+      skipped: 0,
+    });
     expect(result.status).toBe('error');
     expect(result.classification.failure_class).toBe('collection');
     expect(result.classification.reason).toContain('KeyError');
@@ -154,7 +182,9 @@ describe('real pytest runs, interpreted', () => {
 
   it('syntax error during collection: a code failure, and the reason says why it is not a collection problem', () => {
     const { result } = results.syntax;
-    expect(result.tests).toEqual([{ id: 'tests/test_syn.py', status: 'error', message: expect.stringContaining('SyntaxError') }]);
+    expect(result.tests).toEqual([
+      { id: 'tests/test_syn.py', status: 'error', message: expect.stringContaining('SyntaxError') },
+    ]);
     expect(result.status).toBe('error');
     expect(result.classification.failure_class).toBe('code');
     expect(result.classification.reason).toMatch(/test_syn\.py:2/);
@@ -191,12 +221,17 @@ describe('real pytest runs, interpreted', () => {
     expect(result.classification.advice).toContain('SQLite in-memory');
     expect(result.classification.advice).toContain('integration');
     // The block alone is longer than the limit: condensing must keep the lines that matter.
-    const block = run.output.slice(run.output.indexOf('___ test_reads_user_from_db'), run.output.indexOf('generated xml'));
+    const block = run.output.slice(
+      run.output.indexOf('___ test_reads_user_from_db'),
+      run.output.indexOf('generated xml'),
+    );
     expect(block.length).toBeGreaterThan(1500);
     expect(result.summary.length).toBeLessThanOrEqual(1500);
     expect(result.summary).toContain('>       conn = connect()');
     expect(result.summary).toMatch(/^tests\/test_db\.py:14: $/m);
-    expect(result.summary).toMatch(/^E\s+ConnectionRefusedError: \[Errno 111\] Connection refused$/m);
+    expect(result.summary).toMatch(
+      /^E\s+ConnectionRefusedError: \[Errno 111\] Connection refused$/m,
+    );
     expect(result.summary).toMatch(/=+ 1 failed in [\d.]+s =+/);
   });
 
@@ -220,7 +255,11 @@ describe('real pytest runs, interpreted', () => {
     const { result } = results.missingDriver;
     expect(result.status).toBe('error');
     expect(result.tests).toEqual([
-      { id: 'tests/test_pg.py', status: 'error', message: "ModuleNotFoundError: No module named 'psycopg2'" },
+      {
+        id: 'tests/test_pg.py',
+        status: 'error',
+        message: "ModuleNotFoundError: No module named 'psycopg2'",
+      },
     ]);
     expect(result.classification.failure_class).toBe('infrastructure');
     expect(result.classification.reason).toContain('psycopg2');

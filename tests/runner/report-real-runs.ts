@@ -32,7 +32,11 @@ export const CARGO_BIN = process.env.CARGO ?? path.join(os.homedir(), '.cargo/bi
 /** Builds the argv from the project directory and the path the report should be written to. */
 type Command = (projectDir: string, reportPath: string) => string[];
 
-export function runInProject(files: ProjectFiles, command: Command, env: NodeJS.ProcessEnv = {}): RealRun {
+export function runInProject(
+  files: ProjectFiles,
+  command: Command,
+  env: NodeJS.ProcessEnv = {},
+): RealRun {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-report-test-'));
   try {
     const projectDir = path.join(workDir, 'project');
@@ -69,14 +73,24 @@ export function runInProject(files: ProjectFiles, command: Command, env: NodeJS.
 /** The outer vitest marks its workers through these; a nested runner must not inherit them. */
 function childEnvironment(): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'NODE_OPTIONS' && key !== 'TEST'),
+    Object.entries(process.env).filter(
+      ([key]) => !key.startsWith('VITEST') && key !== 'NODE_OPTIONS' && key !== 'TEST',
+    ),
   );
 }
 
 export function runPytest(files: ProjectFiles, extraArgs: string[] = []): RealRun {
   return runInProject(
     files,
-    (_dir, report) => ['python3', '-m', 'pytest', `--junitxml=${report}`, '-p', 'no:cacheprovider', ...extraArgs],
+    (_dir, report) => [
+      'python3',
+      '-m',
+      'pytest',
+      `--junitxml=${report}`,
+      '-p',
+      'no:cacheprovider',
+      ...extraArgs,
+    ],
     // Third-party plugins only slow the start; the output format is pytest's own.
     { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' },
   );
@@ -121,15 +135,31 @@ export function interpret(
 ): Interpretation {
   const tests = parseReport(run);
   // As the run tool does: a report that was read decides the counts, even when it lists no test.
-  const counts = run.report !== undefined || tests.length > 0 ? countsFromTests(tests) : countsFromSummaryLines(run.output);
-  const status = decideStatus({ exit_code: run.exit_code, signal: run.signal, timed_out: false, counts, output: run.output });
+  const counts =
+    run.report !== undefined || tests.length > 0
+      ? countsFromTests(tests)
+      : countsFromSummaryLines(run.output);
+  const status = decideStatus({
+    exit_code: run.exit_code,
+    signal: run.signal,
+    timed_out: false,
+    counts,
+    output: run.output,
+  });
   return {
     tests,
     counts: counts ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 },
     status,
     summary: summarizeOutput(run.output),
-    classification: classifyFailure({ status, output: run.output, exit_code: run.exit_code, firstPartyModules, signal: run.signal }),
+    classification: classifyFailure({
+      status,
+      output: run.output,
+      exit_code: run.exit_code,
+      firstPartyModules,
+      signal: run.signal,
+    }),
   };
 }
 
-export const junitReport = (run: RealRun): TestCaseResult[] => (run.report ? parseJUnitXml(run.report) : []);
+export const junitReport = (run: RealRun): TestCaseResult[] =>
+  run.report ? parseJUnitXml(run.report) : [];

@@ -13,16 +13,43 @@ const counts = (passed: number, failed: number, errors: number, skipped: number)
 
 describe('countsFromSummaryLines', () => {
   it('reads pytest final lines in their framed, -q and no-tests forms', () => {
-    expect(countsFromSummaryLines('=============== 1 failed, 2 passed, 1 skipped, 1 error in 0.12s ================\n')).toEqual(counts(2, 1, 1, 1));
-    expect(countsFromSummaryLines('..F\n1 failed, 2 passed in 0.05s\n')).toEqual(counts(2, 1, 0, 0));
-    expect(countsFromSummaryLines('==== 3 passed, 1 xfailed, 1 xpassed, 2 warnings in 65.20s (0:01:05) ====')).toEqual(counts(4, 0, 0, 1));
+    expect(
+      countsFromSummaryLines(
+        '=============== 1 failed, 2 passed, 1 skipped, 1 error in 0.12s ================\n',
+      ),
+    ).toEqual(counts(2, 1, 1, 1));
+    expect(countsFromSummaryLines('..F\n1 failed, 2 passed in 0.05s\n')).toEqual(
+      counts(2, 1, 0, 0),
+    );
+    expect(
+      countsFromSummaryLines(
+        '==== 3 passed, 1 xfailed, 1 xpassed, 2 warnings in 65.20s (0:01:05) ====',
+      ),
+    ).toEqual(counts(4, 0, 0, 1));
     expect(countsFromSummaryLines('===== 4 deselected in 0.01s =====')).toEqual(counts(0, 0, 0, 0));
-    expect(countsFromSummaryLines('============================ no tests ran in 0.62s =============================')).toEqual(counts(0, 0, 0, 0));
-    expect(countsFromSummaryLines('=============================== 2 errors in 0.76s ===============================')).toEqual(counts(0, 0, 2, 0));
+    expect(
+      countsFromSummaryLines(
+        '============================ no tests ran in 0.62s =============================',
+      ),
+    ).toEqual(counts(0, 0, 0, 0));
+    expect(
+      countsFromSummaryLines(
+        '=============================== 2 errors in 0.76s ===============================',
+      ),
+    ).toEqual(counts(0, 0, 2, 0));
   });
 
   it("reads node's counters in the spec form (ℹ) and from a real TAP run (#), cancelled as failed and todo as skipped", () => {
-    const spec = ['ℹ tests 6', 'ℹ suites 1', 'ℹ pass 2', 'ℹ fail 1', 'ℹ cancelled 1', 'ℹ skipped 1', 'ℹ todo 1', 'ℹ duration_ms 12.5'].join('\n');
+    const spec = [
+      'ℹ tests 6',
+      'ℹ suites 1',
+      'ℹ pass 2',
+      'ℹ fail 1',
+      'ℹ cancelled 1',
+      'ℹ skipped 1',
+      'ℹ todo 1',
+      'ℹ duration_ms 12.5',
+    ].join('\n');
     expect(countsFromSummaryLines(spec)).toEqual(counts(2, 2, 0, 2));
 
     // Node 20 and 22 write TAP when stdout is not a terminal; Node 24 writes spec unless asked for TAP.
@@ -43,14 +70,20 @@ describe('countsFromSummaryLines', () => {
   });
 
   it('reads the vitest Tests line (not the Test Files line), including "no tests"', () => {
-    const output = ' Test Files  1 failed | 2 passed (3)\n      Tests  1 failed | 5 passed | 2 skipped | 1 todo (9)\n   Duration  1.2s\n';
+    const output =
+      ' Test Files  1 failed | 2 passed (3)\n      Tests  1 failed | 5 passed | 2 skipped | 1 todo (9)\n   Duration  1.2s\n';
     expect(countsFromSummaryLines(output)).toEqual(counts(5, 1, 0, 3));
-    expect(countsFromSummaryLines(' Test Files  1 failed (1)\n      Tests  no tests\n')).toEqual(counts(0, 0, 0, 0));
-    expect(countsFromSummaryLines('No test files found, exiting with code 1\n')).toEqual(counts(0, 0, 0, 0));
+    expect(countsFromSummaryLines(' Test Files  1 failed (1)\n      Tests  no tests\n')).toEqual(
+      counts(0, 0, 0, 0),
+    );
+    expect(countsFromSummaryLines('No test files found, exiting with code 1\n')).toEqual(
+      counts(0, 0, 0, 0),
+    );
   });
 
   it('reads the jest Tests line (literal text: jest is not installed here)', () => {
-    const output = 'Test Suites: 1 failed, 1 passed, 2 total\nTests:       1 failed, 1 skipped, 1 todo, 3 passed, 6 total\nSnapshots:   0 total\n';
+    const output =
+      'Test Suites: 1 failed, 1 passed, 2 total\nTests:       1 failed, 1 skipped, 1 todo, 3 passed, 6 total\nSnapshots:   0 total\n';
     expect(countsFromSummaryLines(output)).toEqual(counts(3, 1, 0, 2));
   });
 
@@ -64,7 +97,8 @@ describe('countsFromSummaryLines', () => {
   });
 
   it('takes the format whose result lines come last, and returns null when there are none', () => {
-    const pytestPrintingVitestText = 'captured:       Tests  9 passed (9)\n      Tests  9 passed (9)\n====== 1 failed in 0.10s ======\n';
+    const pytestPrintingVitestText =
+      'captured:       Tests  9 passed (9)\n      Tests  9 passed (9)\n====== 1 failed in 0.10s ======\n';
     expect(countsFromSummaryLines(pytestPrintingVitestText)).toEqual(counts(0, 1, 0, 0));
     expect(countsFromSummaryLines('make: *** [test] Error 2\n')).toBeNull();
     expect(countsFromSummaryLines('')).toBeNull();

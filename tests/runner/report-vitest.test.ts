@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countsFromSummaryLines } from '../../src/runner/report/summary-lines.js';
 import { RESULT_SEPARATOR } from '../../src/runner/summary.js';
-import { interpret, junitReport, runVitest, type Interpretation, type RealRun } from './report-real-runs.js';
+import {
+  interpret,
+  junitReport,
+  runVitest,
+  type Interpretation,
+  type RealRun,
+} from './report-real-runs.js';
 
 const mathTest = (product: number): string =>
   [
@@ -15,7 +21,10 @@ const mathTest = (product: number): string =>
     '',
   ].join('\n');
 
-const runs = {} as Record<'passing' | 'failing' | 'empty', { run: RealRun; result: Interpretation }>;
+const runs = {} as Record<
+  'passing' | 'failing' | 'empty',
+  { run: RealRun; result: Interpretation }
+>;
 
 beforeAll(() => {
   const scenarios = {
@@ -23,7 +32,10 @@ beforeAll(() => {
     failing: { 'src/math.test.ts': mathTest(5) },
     empty: { 'src/math.ts': 'export const two = 2;\n' },
   };
-  for (const [name, files] of Object.entries(scenarios) as [keyof typeof runs, Record<string, string>][]) {
+  for (const [name, files] of Object.entries(scenarios) as [
+    keyof typeof runs,
+    Record<string, string>,
+  ][]) {
     const run = runVitest(files);
     runs[name] = { run, result: interpret(run, junitReport, ['src']) };
   }
@@ -92,7 +104,10 @@ describe('real vitest run where several tests share one error (vitest groups the
       ].join('\n'),
     });
     const result = interpret(run, junitReport);
-    expect(result.tests.map((test) => `${test.status} ${test.id}`)).toEqual(['failed shared.test.mjs > first', 'failed shared.test.mjs > second']);
+    expect(result.tests.map((test) => `${test.status} ${test.id}`)).toEqual([
+      'failed shared.test.mjs > first',
+      'failed shared.test.mjs > second',
+    ]);
     const [errorPart = ''] = result.summary.split(RESULT_SEPARATOR);
     expect(errorPart).toMatch(/FAIL {1,2}shared\.test\.mjs > first/);
     expect(errorPart).toMatch(/AssertionError: expected 4 to be 5/);

@@ -18,7 +18,12 @@ describe('RunQueue', () => {
       active--;
       return name;
     };
-    const results = await Promise.all([queue.run('/a', job('a1')), queue.run('/a', job('a2')), queue.run('/b', job('b1')), queue.run('/c', job('c1'))]);
+    const results = await Promise.all([
+      queue.run('/a', job('a1')),
+      queue.run('/a', job('a2')),
+      queue.run('/b', job('b1')),
+      queue.run('/c', job('c1')),
+    ]);
     expect(results).toEqual(['a1', 'a2', 'b1', 'c1']);
     expect(peak).toBe(2);
     expect(order.indexOf('start a2')).toBeGreaterThan(order.indexOf('end a1'));
@@ -26,7 +31,9 @@ describe('RunQueue', () => {
 
   it('keeps serving a worktree after one of its runs failed', async () => {
     const queue = new RunQueue(1);
-    await expect(queue.run('/a', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(queue.run('/a', async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
     await expect(queue.run('/a', async () => 'next')).resolves.toBe('next');
   });
 });

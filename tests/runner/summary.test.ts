@@ -23,7 +23,8 @@ beforeAll(() => {
     ].join('\n'),
   });
   manyFailures = runPytest({
-    'tests/test_many.py': 'import pytest\n\n@pytest.mark.parametrize("n", range(150))\ndef test_negative(n):\n    assert n < 0\n',
+    'tests/test_many.py':
+      'import pytest\n\n@pytest.mark.parametrize("n", range(150))\ndef test_negative(n):\n    assert n < 0\n',
   });
 });
 
@@ -69,17 +70,31 @@ describe('summarizeOutput on real runs', () => {
     );
     const summary = summarizeOutput(run.output);
     expect(summary).toMatch(/^Traceback \(most recent call last\):/);
-    expect(summary).toMatch(/File ".*check\.py", line 4, in load\n\s+return json\.loads\("\{"\)\n\s+\^+\n/);
-    expect(summary).toMatch(/json\.decoder\.JSONDecodeError: Expecting property name enclosed in double quotes.*$/);
+    expect(summary).toMatch(
+      /File ".*check\.py", line 4, in load\n\s+return json\.loads\("\{"\)\n\s+\^+\n/,
+    );
+    expect(summary).toMatch(
+      /json\.decoder\.JSONDecodeError: Expecting property name enclosed in double quotes.*$/,
+    );
   });
 
   it('shows a compile-time SyntaxError with its location, source line and caret (Python and Node)', () => {
-    const python = runInProject({ 'app.py': 'def f():\n    x = (1,\n' }, () => ['python3', 'app.py']);
-    expect(summarizeOutput(python.output)).toMatch(/^ {2}File ".*app\.py", line 2\n {4}x = \(1,\n\s+\^\nSyntaxError: '\(' was never closed$/);
+    const python = runInProject({ 'app.py': 'def f():\n    x = (1,\n' }, () => [
+      'python3',
+      'app.py',
+    ]);
+    expect(summarizeOutput(python.output)).toMatch(
+      /^ {2}File ".*app\.py", line 2\n {4}x = \(1,\n\s+\^\nSyntaxError: '\(' was never closed$/,
+    );
 
-    const node = runNodeTest({ 'test/a.test.mjs': "import { test } from 'node:test';\ntest('a', () => {\n  const x = (1, ;\n});\n" });
+    const node = runNodeTest({
+      'test/a.test.mjs':
+        "import { test } from 'node:test';\ntest('a', () => {\n  const x = (1, ;\n});\n",
+    });
     const [errorPart = '', resultPart = ''] = summarizeOutput(node.output).split(RESULT_SEPARATOR);
-    expect(errorPart).toMatch(/^file:\/\/.*test\/a\.test\.mjs:3\n {2}const x = \(1, ;\n\s+\^\n\nSyntaxError: Unexpected token ';'/);
+    expect(errorPart).toMatch(
+      /^file:\/\/.*test\/a\.test\.mjs:3\n {2}const x = \(1, ;\n\s+\^\n\nSyntaxError: Unexpected token ';'/,
+    );
     expect(resultPart).toContain('ℹ fail 1');
   });
 });

@@ -37,10 +37,14 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /** `coachgate gate` in `dir` with its own (maybe empty) state directory: a CI machine or a fresh clone. */
 function gate(dir: string, stateDir?: string) {
   const env = { ...process.env, ...(stateDir ? { COACHGATE_STATE_DIR: stateDir } : {}) };
-  return spawnSync(process.execPath, [cli, 'gate', '--task', TASK, '--worktree', dir, '--format', 'text'], {
-    encoding: 'utf8',
-    env,
-  });
+  return spawnSync(
+    process.execPath,
+    [cli, 'gate', '--task', TASK, '--worktree', dir, '--format', 'text'],
+    {
+      encoding: 'utf8',
+      env,
+    },
+  );
 }
 
 function freshClone(source: string): { dir: string; state: string } {

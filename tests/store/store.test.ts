@@ -20,7 +20,10 @@ describe('store files', () => {
     expect(half).toMatchObject({ state: 'corrupt' });
     expect(half.state === 'corrupt' && half.problem).toMatch(/invalid JSON at line 1/);
     writeFileSync(path.join(dir, 'empty.json'), '');
-    expect(await readJsonFile(path.join(dir, 'empty.json'))).toMatchObject({ state: 'corrupt', problem: 'file is empty (half-written?)' });
+    expect(await readJsonFile(path.join(dir, 'empty.json'))).toMatchObject({
+      state: 'corrupt',
+      problem: 'file is empty (half-written?)',
+    });
   });
 
   it('keeps task records inside .guardkit/autobuild/<TASK>', () => {
@@ -46,7 +49,9 @@ describe('store files', () => {
           await writeFile(${JSON.stringify(counter)}, JSON.stringify({ n: value.n + 1 }));
         });
       }`;
-    await Promise.all(Array.from({ length: 4 }, () => run(process.execPath, ['--input-type=module', '-e', script])));
+    await Promise.all(
+      Array.from({ length: 4 }, () => run(process.execPath, ['--input-type=module', '-e', script])),
+    );
     expect(JSON.parse(readFileSync(counter, 'utf8'))).toEqual({ n: 60 });
   });
 });

@@ -6,7 +6,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallerError } from '../../src/core/errors.js';
 import { withTaskLock } from '../../src/store/lock.js';
-import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../../src/store/verdict-log.js';
+import {
+  appendVerdict,
+  readVerdictLog,
+  type NewVerdictLogEntry,
+} from '../../src/store/verdict-log.js';
 import { taskRecordFile } from '../../src/state/records.js';
 
 const TASK = 'TASK-42';
@@ -33,12 +37,20 @@ function feedback(turn: number, strikes: number): NewVerdictLogEntry {
     strikes,
     recorded_at: `2025-03-0${turn}T10:00:00.000Z`,
     rationale: `turn ${turn}: tests still failing`,
-    issues: [{ severity: 'must_fix', category: 'tests', description: 'ConnectionRefusedError in test_db', location: 'src/db.py:12' }],
+    issues: [
+      {
+        severity: 'must_fix',
+        category: 'tests',
+        description: 'ConnectionRefusedError in test_db',
+        location: 'src/db.py:12',
+      },
+    ],
   };
 }
 
 async function appendTurns(count: number): Promise<void> {
-  for (let turn = 1; turn <= count; turn++) await appendVerdict(worktree, TASK, feedback(turn, turn));
+  for (let turn = 1; turn <= count; turn++)
+    await appendVerdict(worktree, TASK, feedback(turn, turn));
 }
 
 const logFile = () => stateLog;
@@ -47,7 +59,10 @@ const writeLines = (lines: string[]) => writeFileSync(logFile(), `${lines.join('
 
 describe('verdict log', () => {
   it('treats a missing file as an empty, intact log', async () => {
-    expect(await readVerdictLog(worktree, TASK)).toEqual({ entries: [], chain: { intact: true, problems: [], head_sha256: ZEROS } });
+    expect(await readVerdictLog(worktree, TASK)).toEqual({
+      entries: [],
+      chain: { intact: true, problems: [], head_sha256: ZEROS },
+    });
   });
 
   it('numbers entries and links each line to the SHA-256 of the line before it', async () => {
@@ -60,16 +75,26 @@ describe('verdict log', () => {
       stall_reason: null,
     });
     // The worktree file mirrors the server's copy byte for byte.
-    expect(readFileSync(path.join(worktree, '.guardkit/autobuild/TASK-42/verdicts.jsonl'), 'utf8')).toBe(readFileSync(logFile(), 'utf8'));
+    expect(
+      readFileSync(path.join(worktree, '.guardkit/autobuild/TASK-42/verdicts.jsonl'), 'utf8'),
+    ).toBe(readFileSync(logFile(), 'utf8'));
     const lines = fileLines();
     expect(lines).toHaveLength(5);
-    expect(lines.map((line) => JSON.parse(line).prev_sha256)).toEqual([ZEROS, ...lines.slice(0, -1).map(sha256)]);
+    expect(lines.map((line) => JSON.parse(line).prev_sha256)).toEqual([
+      ZEROS,
+      ...lines.slice(0, -1).map(sha256),
+    ]);
 
     const log = await readVerdictLog(worktree, TASK);
     expect(log.chain).toEqual({ intact: true, problems: [], head_sha256: sha256(lines[4]!) });
     expect(log.entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(log.entries[4]).toEqual(refused);
-    expect(refused).toMatchObject({ seq: 5, kind: 'refused_approval', reasons: ['no independent test run is stored for this task'], stall_reason: null });
+    expect(refused).toMatchObject({
+      seq: 5,
+      kind: 'refused_approval',
+      reasons: ['no independent test run is stored for this task'],
+      stall_reason: null,
+    });
   });
 
   it('detects an earlier entry edited from feedback to approve, at the line after it', async () => {
@@ -81,11 +106,18 @@ describe('verdict log', () => {
     const log = await readVerdictLog(worktree, TASK);
     expect(log.chain.intact).toBe(false);
     expect(log.chain.problems).toEqual([
-      expect.stringMatching(/^line 2 \(seq 2, verdict approve turn 2\): has an invalid signature \(key [0-9a-f]{16}\)/),
+      expect.stringMatching(
+        /^line 2 \(seq 2, verdict approve turn 2\): has an invalid signature \(key [0-9a-f]{16}\)/,
+      ),
       'line 3: prev_sha256 does not match line 2: line 2 was edited, or lines were removed or inserted between them',
     ]);
     // What parses is still shown, so a person can see what was changed.
-    expect(log.entries.map((entry) => entry.decision)).toEqual(['feedback', 'approve', 'feedback', 'feedback']);
+    expect(log.entries.map((entry) => entry.decision)).toEqual([
+      'feedback',
+      'approve',
+      'feedback',
+      'feedback',
+    ]);
   });
 
   it('detects a deleted line, in the middle or at the start', async () => {
@@ -111,7 +143,9 @@ describe('verdict log', () => {
     const torn = await readVerdictLog(worktree, TASK);
     expect(torn.chain.intact).toBe(false);
     expect(torn.chain.problems).toHaveLength(1);
-    expect(torn.chain.problems[0]).toMatch(/^line 3: invalid JSON \(half-written or edited line\?\): /);
+    expect(torn.chain.problems[0]).toMatch(
+      /^line 3: invalid JSON \(half-written or edited line\?\): /,
+    );
     expect(torn.entries.map((entry) => entry.seq)).toEqual([1, 2]);
 
     writeLines([lines[0]!, '', lines[1]!, lines[2]!]);
@@ -126,7 +160,9 @@ describe('verdict log', () => {
     await appendTurns(2);
     const lines = fileLines();
     writeLines([lines[0]!, lines[1]!.replace('"strikes":2', '"strikes":"two"')]);
-    expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([expect.stringMatching(/^line 2: not a verdict entry: strikes: /)]);
+    expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([
+      expect.stringMatching(/^line 2: not a verdict entry: strikes: /),
+    ]);
   });
 
   it('refuses to append to a broken chain and leaves the file as it was', async () => {
@@ -136,18 +172,28 @@ describe('verdict log', () => {
     writeLines(lines);
     const before = readFileSync(logFile(), 'utf8');
 
-    const refusal = await appendVerdict(worktree, TASK, feedback(4, 4)).catch((error: unknown) => error);
+    const refusal = await appendVerdict(worktree, TASK, feedback(4, 4)).catch(
+      (error: unknown) => error,
+    );
     expect(refusal).toBeInstanceOf(CallerError);
     expect((refusal as CallerError).message).toContain('No verdict was recorded');
     expect((refusal as CallerError).message).toContain('line 2: prev_sha256 does not match line 1');
-    expect((refusal as CallerError).details).toEqual({ problems: [expect.stringMatching(/^line 1 \(seq 1.*invalid signature/), expect.stringMatching(/^line 2: /)] });
+    expect((refusal as CallerError).details).toEqual({
+      problems: [
+        expect.stringMatching(/^line 1 \(seq 1.*invalid signature/),
+        expect.stringMatching(/^line 2: /),
+      ],
+    });
     expect(readFileSync(logFile(), 'utf8')).toBe(before);
   });
 
   it('rejects a malformed entry without writing anything', async () => {
     await appendTurns(1);
     const before = readFileSync(logFile(), 'utf8');
-    const bad = { ...feedback(2, 2), issues: [{ severity: 'blocker', category: 'x', description: 'y' }] } as unknown as NewVerdictLogEntry;
+    const bad = {
+      ...feedback(2, 2),
+      issues: [{ severity: 'blocker', category: 'x', description: 'y' }],
+    } as unknown as NewVerdictLogEntry;
     await expect(appendVerdict(worktree, TASK, bad)).rejects.toThrow(/severity/);
     expect(readFileSync(logFile(), 'utf8')).toBe(before);
   });
@@ -168,13 +214,19 @@ describe('verdict log', () => {
     const lines = fileLines();
     writeLines([lines[0]!, lines[1]!.replace('"decision":"feedback"', '"decision":"approve"')]);
     const edited = await readVerdictLog(worktree, TASK);
-    expect(edited.chain.problems).toEqual([expect.stringMatching(/^line 2 \(seq 2, verdict approve turn 2\): has an invalid signature/)]);
+    expect(edited.chain.problems).toEqual([
+      expect.stringMatching(/^line 2 \(seq 2, verdict approve turn 2\): has an invalid signature/),
+    ]);
     expect(edited.chain.head_sha256).not.toBe(head);
   });
 
   it('stays one unforked chain when concurrent appends hold the task lock', async () => {
     await Promise.all(
-      Array.from({ length: 8 }, (_, index) => withTaskLock(worktree, TASK, () => appendVerdict(worktree, TASK, feedback(index + 1, index + 1)))),
+      Array.from({ length: 8 }, (_, index) =>
+        withTaskLock(worktree, TASK, () =>
+          appendVerdict(worktree, TASK, feedback(index + 1, index + 1)),
+        ),
+      ),
     );
     const log = await readVerdictLog(worktree, TASK);
     expect(log.chain).toMatchObject({ intact: true, problems: [] });

@@ -22,7 +22,8 @@ async function check(args: Record<string, unknown>) {
   }
 }
 
-const task = (id: string, deps: string[]) => `---\nid: ${id}\ntitle: ${id}\ndepends_on: [${deps.join(', ')}]\n---\n`;
+const task = (id: string, deps: string[]) =>
+  `---\nid: ${id}\ntitle: ${id}\ndepends_on: [${deps.join(', ')}]\n---\n`;
 
 describe('check_graph_cycles through MCP', () => {
   it('finds a cycle among task files and names the edge to break', async () => {
@@ -34,8 +35,15 @@ describe('check_graph_cycles through MCP', () => {
     execFileSync('git', ['init', '-q'], { cwd: dir });
     const result = await check({ worktree: dir });
     const data = dataOf(result);
-    expect(data).toMatchObject({ source: 'tasks', node_count: 4, acyclic: false, dangling: [{ from: 'TASK-C', to: 'TASK-GONE' }] });
-    expect(data.cycles).toEqual([{ nodes: ['TASK-A', 'TASK-B', 'TASK-C'], path: expect.arrayContaining(['TASK-A']) }]);
+    expect(data).toMatchObject({
+      source: 'tasks',
+      node_count: 4,
+      acyclic: false,
+      dangling: [{ from: 'TASK-C', to: 'TASK-GONE' }],
+    });
+    expect(data.cycles).toEqual([
+      { nodes: ['TASK-A', 'TASK-B', 'TASK-C'], path: expect.arrayContaining(['TASK-A']) },
+    ]);
     expect(data.cycles[0].path[0]).toBe('TASK-A');
     expect(data.cycles[0].path.at(-1)).toBe('TASK-A');
     expect(data.suggested_breaks).toHaveLength(1);
@@ -44,22 +52,45 @@ describe('check_graph_cycles through MCP', () => {
 
   it('returns parallel waves for an acyclic feature file and reports unreadable beads lines', async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
-    write('.guardkit/features/FEAT-1.yaml', 'id: FEAT-1\ntasks:\n  - id: T1\n    dependencies: []\n  - id: T2\n    dependencies: [T1]\n  - id: T3\n    dependencies: [T1]\n  - id: T4\n    dependencies: [T2, T3]\n');
+    write(
+      '.guardkit/features/FEAT-1.yaml',
+      'id: FEAT-1\ntasks:\n  - id: T1\n    dependencies: []\n  - id: T2\n    dependencies: [T1]\n  - id: T3\n    dependencies: [T1]\n  - id: T4\n    dependencies: [T2, T3]\n',
+    );
     const feature = dataOf(await check({ worktree: dir, feature_id: 'FEAT-1' }));
-    expect(feature).toMatchObject({ source: 'feature', acyclic: true, waves: [['T1'], ['T2', 'T3'], ['T4']] });
+    expect(feature).toMatchObject({
+      source: 'feature',
+      acyclic: true,
+      waves: [['T1'], ['T2', 'T3'], ['T4']],
+    });
 
-    write('.beads/issues.jsonl', '{"id":"bd-1","dependencies":[{"depends_on_id":"bd-2","type":"blocks"}]}\n{not json\n{"id":"bd-2","dependencies":[{"depends_on_id":"bd-1","type":"related"}]}\n');
+    write(
+      '.beads/issues.jsonl',
+      '{"id":"bd-1","dependencies":[{"depends_on_id":"bd-2","type":"blocks"}]}\n{not json\n{"id":"bd-2","dependencies":[{"depends_on_id":"bd-1","type":"related"}]}\n',
+    );
     const beads = dataOf(await check({ worktree: dir, source: 'beads' }));
     expect(beads.acyclic).toBe(true);
     expect(beads.problems).toEqual([expect.stringMatching(/^line 2: /)]);
-    const withRelated = dataOf(await check({ worktree: dir, source: 'beads', edge_types: ['blocks', 'related'] }));
+    const withRelated = dataOf(
+      await check({ worktree: dir, source: 'beads', edge_types: ['blocks', 'related'] }),
+    );
     expect(withRelated.acyclic).toBe(false);
   });
 
   it('analyses an explicit edge list without a worktree, including self loops and a 100k chain', async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
-    const loops = dataOf(await check({ edges: [{ from: 'x', to: 'x' }, { from: 'y', to: 'x' }] }));
-    expect(loops).toMatchObject({ acyclic: false, self_loops: ['x'], suggested_breaks: [{ from: 'x', to: 'x' }] });
+    const loops = dataOf(
+      await check({
+        edges: [
+          { from: 'x', to: 'x' },
+          { from: 'y', to: 'x' },
+        ],
+      }),
+    );
+    expect(loops).toMatchObject({
+      acyclic: false,
+      self_loops: ['x'],
+      suggested_breaks: [{ from: 'x', to: 'x' }],
+    });
     const chain = Array.from({ length: 100_000 }, (_, i) => ({ from: `n${i + 1}`, to: `n${i}` }));
     const data = dataOf(await check({ edges: chain }));
     expect(data).toMatchObject({ acyclic: true, node_count: 100_001, edge_count: 100_000 });
@@ -81,13 +112,16 @@ describe('check_graph_cycles through MCP', () => {
     expect(textOf(result)).toMatch(/not the root of a git repository/);
   });
 
-  it.skipIf(process.platform === 'win32')('refuses a FIFO named as the feature file at once instead of hanging', async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
-    mkdirSync(path.join(dir, '.guardkit', 'features'), { recursive: true });
-    execFileSync('mkfifo', [path.join(dir, '.guardkit', 'features', 'FEAT-1.yaml')]);
-    const started = Date.now();
-    const result = await check({ worktree: dir, feature_id: 'FEAT-1' });
-    expect(result.isError).toBe(true);
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
+  it.skipIf(process.platform === 'win32')(
+    'refuses a FIFO named as the feature file at once instead of hanging',
+    async () => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
+      mkdirSync(path.join(dir, '.guardkit', 'features'), { recursive: true });
+      execFileSync('mkfifo', [path.join(dir, '.guardkit', 'features', 'FEAT-1.yaml')]);
+      const started = Date.now();
+      const result = await check({ worktree: dir, feature_id: 'FEAT-1' });
+      expect(result.isError).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
 });

@@ -5,8 +5,10 @@ import { makeRepo, SAMPLE_TASK, type TempRepo } from '../helpers/git-repo.js';
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
-const PY_TESTS = 'from app import add\n\ndef test_add():\n    assert add(1, 2) == 3\n\ndef test_negative():\n    assert add(-1, -2) == -3\n    assert add(-1, 1) == 0\n';
-const TS_TESTS = "import { test, expect } from 'vitest';\nimport { add } from '../src/add';\n\ntest('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n\ntest('adds negatives', () => {\n  expect(add(-1, -2)).toBe(-3);\n});\n";
+const PY_TESTS =
+  'from app import add\n\ndef test_add():\n    assert add(1, 2) == 3\n\ndef test_negative():\n    assert add(-1, -2) == -3\n    assert add(-1, 1) == 0\n';
+const TS_TESTS =
+  "import { test, expect } from 'vitest';\nimport { add } from '../src/add';\n\ntest('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n\ntest('adds negatives', () => {\n  expect(add(-1, -2)).toBe(-3);\n});\n";
 
 async function check(args: Record<string, unknown> = {}) {
   const { client, close } = await connect({ roots: [repo.dir] });
@@ -19,35 +21,80 @@ async function check(args: Record<string, unknown> = {}) {
 
 describe('check_test_integrity through MCP', () => {
   it('flags a skip, a deleted test and an edited task file in an uncommitted Python change', async () => {
-    repo = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK, 'app/__init__.py': 'def add(a, b):\n    return a + b\n', 'tests/test_add.py': PY_TESTS });
+    repo = makeRepo({
+      '.guardkit/tasks/TASK-001.md': SAMPLE_TASK,
+      'app/__init__.py': 'def add(a, b):\n    return a + b\n',
+      'tests/test_add.py': PY_TESTS,
+    });
     repo.git('checkout', '-q', '-b', 'autobuild/TASK-001');
-    repo.write('tests/test_add.py', 'import pytest\nfrom app import add\n\n@pytest.mark.skip(reason="flaky")\ndef test_add():\n    assert add(1, 2) == 3\n');
-    repo.write('.guardkit/tasks/TASK-001.md', SAMPLE_TASK.replace('- [ ] Tests cover both cases\n', ''));
+    repo.write(
+      'tests/test_add.py',
+      'import pytest\nfrom app import add\n\n@pytest.mark.skip(reason="flaky")\ndef test_add():\n    assert add(1, 2) == 3\n',
+    );
+    repo.write(
+      '.guardkit/tasks/TASK-001.md',
+      SAMPLE_TASK.replace('- [ ] Tests cover both cases\n', ''),
+    );
     const result = await check({ task_id: 'TASK-001' });
     const data = dataOf(result);
-    const kinds = data.findings.map((finding: { kind: string; severity: string }) => `${finding.kind}:${finding.severity}`);
-    expect(kinds).toEqual(expect.arrayContaining(['skip_added:must_fix', 'test_deleted:must_fix', 'task_file_modified:must_fix']));
+    const kinds = data.findings.map(
+      (finding: { kind: string; severity: string }) => `${finding.kind}:${finding.severity}`,
+    );
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'skip_added:must_fix',
+        'test_deleted:must_fix',
+        'task_file_modified:must_fix',
+      ]),
+    );
     expect(data.must_fix).toBeGreaterThanOrEqual(3);
     expect(textOf(result)).toMatch(/must_fix skip_added tests\/test_add\.py:4/);
   });
 
   it('flags a focused TS test committed on the branch', async () => {
-    repo = makeRepo({ 'src/add.ts': 'export const add = (a: number, b: number) => a + b;\n', 'test/add.test.ts': TS_TESTS });
+    repo = makeRepo({
+      'src/add.ts': 'export const add = (a: number, b: number) => a + b;\n',
+      'test/add.test.ts': TS_TESTS,
+    });
     repo.git('checkout', '-q', '-b', 'feature');
     repo.write('test/add.test.ts', TS_TESTS.replace("test('adds',", "test.only('adds',"));
     repo.commit('focus');
     const data = dataOf(await check());
-    expect(data.findings).toEqual([expect.objectContaining({ kind: 'focus_added', severity: 'must_fix', file: 'test/add.test.ts', line: 4 })]);
+    expect(data.findings).toEqual([
+      expect.objectContaining({
+        kind: 'focus_added',
+        severity: 'must_fix',
+        file: 'test/add.test.ts',
+        line: 4,
+      }),
+    ]);
   });
 
   it('finds nothing to fix in an honest change: new tests, new code, a refactor that keeps assertions', async () => {
-    repo = makeRepo({ 'app/__init__.py': 'def add(a, b):\n    return a + b\n', 'tests/test_add.py': PY_TESTS });
+    repo = makeRepo({
+      'app/__init__.py': 'def add(a, b):\n    return a + b\n',
+      'tests/test_add.py': PY_TESTS,
+    });
     repo.git('checkout', '-q', '-b', 'feature');
-    repo.write('app/__init__.py', 'def add(a, b):\n    return sum((a, b))\n\ndef sub(a, b):\n    return a - b\n');
-    repo.write('tests/test_add.py', PY_TESTS.replace('from app import add', 'from app import add, sub') + '\ndef test_sub():\n    assert sub(3, 1) == 2\n');
-    repo.write('tests/test_more.py', 'from app import sub\n\ndef test_sub_zero():\n    assert sub(0, 0) == 0\n');
+    repo.write(
+      'app/__init__.py',
+      'def add(a, b):\n    return sum((a, b))\n\ndef sub(a, b):\n    return a - b\n',
+    );
+    repo.write(
+      'tests/test_add.py',
+      PY_TESTS.replace('from app import add', 'from app import add, sub') +
+        '\ndef test_sub():\n    assert sub(3, 1) == 2\n',
+    );
+    repo.write(
+      'tests/test_more.py',
+      'from app import sub\n\ndef test_sub_zero():\n    assert sub(0, 0) == 0\n',
+    );
     const result = await check();
-    expect(dataOf(result).findings.filter((finding: { severity: string }) => finding.severity === 'must_fix')).toEqual([]);
+    expect(
+      dataOf(result).findings.filter(
+        (finding: { severity: string }) => finding.severity === 'must_fix',
+      ),
+    ).toEqual([]);
     expect(textOf(result)).toMatch(/No test-integrity findings/);
   });
 

@@ -10,26 +10,45 @@ describe('load_task through MCP', () => {
     repo = makeRepo({ '.guardkit/tasks/backlog/TASK-001-greeting.md': SAMPLE_TASK });
     repo.git('checkout', '-q', '-b', 'autobuild/TASK-001');
     // The Player ticks every box and drops a criterion in its worktree: the contract must not move.
-    repo.write('.guardkit/tasks/backlog/TASK-001-greeting.md', SAMPLE_TASK.replace(/- \[ \]/g, '- [x]').replace(/- \[x\] Tests cover both cases\n/, ''));
+    repo.write(
+      '.guardkit/tasks/backlog/TASK-001-greeting.md',
+      SAMPLE_TASK.replace(/- \[ \]/g, '- [x]').replace(/- \[x\] Tests cover both cases\n/, ''),
+    );
     const { client, close } = await connect({ roots: [repo.dir] });
     const result = await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-001' });
     await close();
     const data = dataOf(result);
     expect(data.path).toBe('.guardkit/tasks/backlog/TASK-001-greeting.md');
     expect(data.acceptance_criteria).toHaveLength(3);
-    expect(data.acceptance_criteria[0]).toEqual({ id: 'AC-001', text: '`greet(name)` returns "Hello, <name>!"', checked: false });
+    expect(data.acceptance_criteria[0]).toEqual({
+      id: 'AC-001',
+      text: '`greet(name)` returns "Hello, <name>!"',
+      checked: false,
+    });
     expect(data.modified_in_worktree).toBe(true);
     expect(data.requirements).toBe(SAMPLE_TASK);
     expect(textOf(result)).toMatch(/3 acceptance criteria .*MODIFIED in worktree/);
   });
 
   it('accepts a worktree relative to the first root', async () => {
-    repo = makeRepo({ 'tasks/TASK-7.md': '---\ntitle: Seven\n---\n## Acceptance Criteria\n- [ ] works\n', 'tasks/TASK-70.md': '---\ntitle: Seventy\n---\n' });
+    repo = makeRepo({
+      'tasks/TASK-7.md': '---\ntitle: Seven\n---\n## Acceptance Criteria\n- [ ] works\n',
+      'tasks/TASK-70.md': '---\ntitle: Seventy\n---\n',
+    });
     const parent = repo.dir.replace(/\/[^/]+$/, '');
     const { client, close } = await connect({ roots: [parent] });
-    const data = dataOf(await callTool(client, 'load_task', { worktree: repo.dir.slice(parent.length + 1), task_id: 'TASK-7' }));
+    const data = dataOf(
+      await callTool(client, 'load_task', {
+        worktree: repo.dir.slice(parent.length + 1),
+        task_id: 'TASK-7',
+      }),
+    );
     await close();
-    expect(data).toMatchObject({ title: 'Seven', path: 'tasks/TASK-7.md', modified_in_worktree: false });
+    expect(data).toMatchObject({
+      title: 'Seven',
+      path: 'tasks/TASK-7.md',
+      modified_in_worktree: false,
+    });
   });
 
   it('explains a task that exists only in the working tree', async () => {
@@ -39,7 +58,9 @@ describe('load_task through MCP', () => {
     const result = await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-9' });
     await close();
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/exists only in the working tree .*commit the task file on the base branch/);
+    expect(textOf(result)).toMatch(
+      /exists only in the working tree .*commit the task file on the base branch/,
+    );
   });
 
   it('refuses a missing task with the path to create', async () => {
@@ -48,6 +69,8 @@ describe('load_task through MCP', () => {
     const result = await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-404' });
     await close();
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/No task file for TASK-404.*Create \.guardkit\/tasks\/backlog\/TASK-404\.md/);
+    expect(textOf(result)).toMatch(
+      /No task file for TASK-404.*Create \.guardkit\/tasks\/backlog\/TASK-404\.md/,
+    );
   });
 });

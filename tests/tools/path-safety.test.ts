@@ -24,7 +24,10 @@ describe('roots and path safety', () => {
       expect(result.isError, name).toBe(true);
       expect(textOf(result), name).toMatch(/outside the allowed roots/);
     }
-    const traversal = await callTool(client, 'load_task', { worktree: `${repo.dir}/../${path.basename(outside.dir)}`, task_id: 'TASK-001' });
+    const traversal = await callTool(client, 'load_task', {
+      worktree: `${repo.dir}/../${path.basename(outside.dir)}`,
+      task_id: 'TASK-001',
+    });
     expect(textOf(traversal)).toMatch(/outside the allowed roots/);
     await close();
   });
@@ -45,7 +48,10 @@ describe('roots and path safety', () => {
     repo = makeRepo({ 'README.md': 'x' });
     const { client, close } = await connect({ roots: [repo.dir] });
     for (const taskId of ['../etc', 'a/b', '.hidden', '', 'x'.repeat(65)]) {
-      const result = await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: taskId });
+      const result = await callTool(client, 'read_task_work_results', {
+        worktree: repo.dir,
+        task_id: taskId,
+      });
       expect(result.isError, taskId).toBe(true);
       expect(textOf(result), taskId).toMatch(/task_id/);
     }
@@ -60,12 +66,20 @@ describe('roots and path safety', () => {
     const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const { createServer } = await import('../../src/server.js');
     const server = createServer({ cwd: outside.dir });
-    const client = new Client({ name: 'roots-client', version: '0' }, { capabilities: { roots: { listChanged: true } } });
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${repo.dir}`, name: 'repo' }] }));
+    const client = new Client(
+      { name: 'roots-client', version: '0' },
+      { capabilities: { roots: { listChanged: true } } },
+    );
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: [{ uri: `file://${repo.dir}`, name: 'repo' }],
+    }));
     const [a, b] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(b), client.connect(a)]);
     const inside = await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-001' });
-    const cwdRepo = await callTool(client, 'load_task', { worktree: outside.dir, task_id: 'TASK-001' });
+    const cwdRepo = await callTool(client, 'load_task', {
+      worktree: outside.dir,
+      task_id: 'TASK-001',
+    });
     await client.close();
     expect(inside.isError).toBeFalsy();
     expect(textOf(cwdRepo)).toMatch(/outside the allowed roots/);

@@ -11,7 +11,10 @@ let close: () => Promise<void>;
 const resultsFile = '.guardkit/autobuild/TASK-001/task_work_results.json';
 
 beforeEach(async () => {
-  repo = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK, 'src/greet.py': 'def greet(n):\n    return f"Hello, {n}!"\n' });
+  repo = makeRepo({
+    '.guardkit/tasks/TASK-001.md': SAMPLE_TASK,
+    'src/greet.py': 'def greet(n):\n    return f"Hello, {n}!"\n',
+  });
   ({ client, close } = await connect({ roots: [repo.dir] }));
 });
 afterEach(async () => {
@@ -41,15 +44,29 @@ describe('read_task_work_results', () => {
         code_review: { score: 82 },
         plan_audit: { violations: 0 },
         requirements_met: ['AC-001'],
-        files_modified: [path.join(repo.dir, 'src/greet.py'), './src/greet.py', 'src/../src/greet.py'],
+        files_modified: [
+          path.join(repo.dir, 'src/greet.py'),
+          './src/greet.py',
+          'src/../src/greet.py',
+        ],
         tests_written: ['tests/test_greet.py', `${repo.dir}/tests/test_greet.py`],
       }),
     );
-    const data = dataOf(await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }));
+    const data = dataOf(
+      await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }),
+    );
     expect(data.found).toBe(true);
     expect(data.claims.files_modified).toEqual(['src/greet.py']);
     expect(data.claims.tests_written).toEqual(['tests/test_greet.py']);
-    expect(data.reported_gates).toEqual({ tests_all_passed: true, tests_passed: 2, tests_failed: 0, coverage_percent: 91, coverage_met: true, arch_review_score: 82, plan_audit_violations: 0 });
+    expect(data.reported_gates).toEqual({
+      tests_all_passed: true,
+      tests_passed: 2,
+      tests_failed: 0,
+      coverage_percent: 91,
+      coverage_met: true,
+      arch_review_score: 82,
+      plan_audit_violations: 0,
+    });
     expect(data.honesty).toEqual({ verified: true, missing_files: [] });
   });
 
@@ -57,13 +74,29 @@ describe('read_task_work_results', () => {
     repo.write(
       resultsFile,
       JSON.stringify({
-        quality_gates: { all_passed: true, tests_passed: 5, tests_failed: 0, coverage: 88.5, coverage_met: true },
+        quality_gates: {
+          all_passed: true,
+          tests_passed: 5,
+          tests_failed: 0,
+          coverage: 88.5,
+          coverage_met: true,
+        },
         requirements_addressed: ['Empty names raise a ValueError'],
-        completion_promises: [{ criterion_id: 'AC-001', status: 'complete', test_file: 'tests/test_greet.py', implementation_files: ['src/greet.py'] }],
+        completion_promises: [
+          {
+            criterion_id: 'AC-001',
+            status: 'complete',
+            test_file: 'tests/test_greet.py',
+            implementation_files: ['src/greet.py'],
+          },
+        ],
         files_created: ['src/validators.py', '../outside.py'],
       }),
     );
-    const result = await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' });
+    const result = await callTool(client, 'read_task_work_results', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+    });
     const data = dataOf(result);
     expect(data.claims.requirements_met).toEqual(['Empty names raise a ValueError', 'AC-001']);
     expect(data.honesty.verified).toBe(false);
@@ -73,15 +106,23 @@ describe('read_task_work_results', () => {
   });
 
   it('reports malformed JSON with line and column instead of crashing', async () => {
-    repo.write(resultsFile, '{\n  "files_created": ["a.py"],\n  "test_results": { all_passed: true }\n}\n');
-    const data = dataOf(await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }));
+    repo.write(
+      resultsFile,
+      '{\n  "files_created": ["a.py"],\n  "test_results": { all_passed: true }\n}\n',
+    );
+    const data = dataOf(
+      await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }),
+    );
     expect(data.found).toBe(true);
     expect(data.results).toBeNull();
     expect(data.problems[0]).toMatch(/task_work_results\.json: invalid JSON at line 3, column \d+/);
   });
 
   it('says found: false when the Player reported nothing', async () => {
-    const result = await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' });
+    const result = await callTool(client, 'read_task_work_results', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+    });
     expect(dataOf(result).found).toBe(false);
     expect(textOf(result)).toMatch(/No Player report for TASK-001/);
   });
@@ -89,26 +130,69 @@ describe('read_task_work_results', () => {
 
 describe('record_player_report', () => {
   it('records turns in order, is idempotent for an identical re-send and refuses a rewrite', async () => {
-    const first = dataOf(await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report }));
-    expect(first).toEqual({ recorded: true, already_recorded: false, turn: 1, path: '.guardkit/autobuild/TASK-001/player_turn_1.json' });
+    const first = dataOf(
+      await callTool(client, 'record_player_report', {
+        worktree: repo.dir,
+        task_id: 'TASK-001',
+        turn: 1,
+        report,
+      }),
+    );
+    expect(first).toEqual({
+      recorded: true,
+      already_recorded: false,
+      turn: 1,
+      path: '.guardkit/autobuild/TASK-001/player_turn_1.json',
+    });
     const stored = JSON.parse(readFileSync(path.join(repo.dir, first.path), 'utf8'));
-    expect(stored).toMatchObject({ task_id: 'TASK-001', turn: 1, tests_passed: true, requirements_addressed: ['AC-001'] });
+    expect(stored).toMatchObject({
+      task_id: 'TASK-001',
+      turn: 1,
+      tests_passed: true,
+      requirements_addressed: ['AC-001'],
+    });
 
     const reordered = Object.fromEntries(Object.entries(report).reverse());
-    const again = dataOf(await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report: reordered }));
+    const again = dataOf(
+      await callTool(client, 'record_player_report', {
+        worktree: repo.dir,
+        task_id: 'TASK-001',
+        turn: 1,
+        report: reordered,
+      }),
+    );
     expect(again).toMatchObject({ recorded: false, already_recorded: true });
-    expect(readFileSync(path.join(repo.dir, first.path), 'utf8')).toBe(JSON.stringify(stored, null, 2) + '\n');
+    expect(readFileSync(path.join(repo.dir, first.path), 'utf8')).toBe(
+      JSON.stringify(stored, null, 2) + '\n',
+    );
 
-    const rewrite = await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report: { ...report, tests_passed: false } });
+    const rewrite = await callTool(client, 'record_player_report', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      turn: 1,
+      report: { ...report, tests_passed: false },
+    });
     expect(rewrite.isError).toBe(true);
-    expect(textOf(rewrite)).toMatch(/already recorded with a different report.*send the next turn, 2/);
+    expect(textOf(rewrite)).toMatch(
+      /already recorded with a different report.*send the next turn, 2/,
+    );
 
-    const skip = await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 3, report });
+    const skip = await callTool(client, 'record_player_report', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      turn: 3,
+      report,
+    });
     expect(textOf(skip)).toMatch(/out of order.*Send turn 2/);
   });
 
   it('rejects a report missing required fields with the field name', async () => {
-    const result = await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report: { files_modified: 'src/greet.py' } });
+    const result = await callTool(client, 'record_player_report', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      turn: 1,
+      report: { files_modified: 'src/greet.py' },
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/files_modified|tests_passed/);
   });
@@ -117,18 +201,52 @@ describe('record_player_report', () => {
     repo.write('tests/test_greet.py', 'def test_x():\n    assert True\n');
     repo.write(resultsFile, JSON.stringify({ test_results: { all_passed: false, failed: 2 } }));
     const { utimesSync } = await import('node:fs');
-    utimesSync(path.join(repo.dir, resultsFile), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-    await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report });
-    expect(dataOf(await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }))).toMatchObject({ source: 'player_turn', reported_gates: { tests_all_passed: true } });
+    utimesSync(
+      path.join(repo.dir, resultsFile),
+      new Date(Date.now() - 60_000),
+      new Date(Date.now() - 60_000),
+    );
+    await callTool(client, 'record_player_report', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      turn: 1,
+      report,
+    });
+    expect(
+      dataOf(
+        await callTool(client, 'read_task_work_results', {
+          worktree: repo.dir,
+          task_id: 'TASK-001',
+        }),
+      ),
+    ).toMatchObject({ source: 'player_turn', reported_gates: { tests_all_passed: true } });
     repo.write(resultsFile, JSON.stringify({ test_results: { all_passed: false, failed: 2 } }));
-    expect(dataOf(await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }))).toMatchObject({ source: 'task_work_results', reported_gates: { tests_all_passed: false } });
+    expect(
+      dataOf(
+        await callTool(client, 'read_task_work_results', {
+          worktree: repo.dir,
+          task_id: 'TASK-001',
+        }),
+      ),
+    ).toMatchObject({ source: 'task_work_results', reported_gates: { tests_all_passed: false } });
   });
 
   it('feeds read_task_work_results when no task_work_results.json exists', async () => {
     repo.write('tests/test_greet.py', 'def test_x():\n    assert True\n');
-    await callTool(client, 'record_player_report', { worktree: repo.dir, task_id: 'TASK-001', turn: 1, report });
-    const data = dataOf(await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }));
-    expect(data).toMatchObject({ found: true, source: 'player_turn', path: '.guardkit/autobuild/TASK-001/player_turn_1.json' });
+    await callTool(client, 'record_player_report', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      turn: 1,
+      report,
+    });
+    const data = dataOf(
+      await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }),
+    );
+    expect(data).toMatchObject({
+      found: true,
+      source: 'player_turn',
+      path: '.guardkit/autobuild/TASK-001/player_turn_1.json',
+    });
     expect(data.honesty.verified).toBe(true);
   });
 });
@@ -139,8 +257,16 @@ describe('verify_quality_gates', () => {
     repo.commit('config');
     repo.git('checkout', '-q', '-b', 'autobuild/TASK-001');
     repo.write('.guardkit/config.yaml', 'coachgate:\n  arch_review_min: 10\n');
-    repo.write(resultsFile, JSON.stringify({ test_results: { all_passed: true, passed: 3, failed: 0 }, code_review: { score: 65 } }));
-    const data = dataOf(await callTool(client, 'verify_quality_gates', { worktree: repo.dir, task_id: 'TASK-001' }));
+    repo.write(
+      resultsFile,
+      JSON.stringify({
+        test_results: { all_passed: true, passed: 3, failed: 0 },
+        code_review: { score: 65 },
+      }),
+    );
+    const data = dataOf(
+      await callTool(client, 'verify_quality_gates', { worktree: repo.dir, task_id: 'TASK-001' }),
+    );
     expect(data.thresholds.arch_review_min).toBe(80);
     expect(data.arch_review_passed).toBe(false);
     expect(data.tests_passed).toBe(true);
@@ -148,7 +274,10 @@ describe('verify_quality_gates', () => {
   });
 
   it('fails the tests gate when there is no report at all', async () => {
-    const result = await callTool(client, 'verify_quality_gates', { worktree: repo.dir, task_id: 'TASK-001' });
+    const result = await callTool(client, 'verify_quality_gates', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+    });
     const data = dataOf(result);
     expect(data.all_gates_passed).toBe(false);
     expect(data.problems[0]).toMatch(/No Player report/);
@@ -158,7 +287,10 @@ describe('verify_quality_gates', () => {
   it('reports an invalid base-commit config as an error naming the key', async () => {
     repo.write('.guardkit/config.yaml', 'coachgate:\n  max_strikes: -1\n');
     repo.commit('bad config');
-    const result = await callTool(client, 'verify_quality_gates', { worktree: repo.dir, task_id: 'TASK-001' });
+    const result = await callTool(client, 'verify_quality_gates', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/coachgate\.max_strikes/);
   });

@@ -29,24 +29,62 @@ async function setup(greet?: string, config?: string) {
     worktree: repo.dir,
     task_id: TASK,
     turn: 1,
-    report: { files_created: ['src/greet.js', 'test/greet.test.js'], tests_written: ['test/greet.test.js'], tests_passed: true, requirements_addressed: ['AC-001', 'AC-002'] },
+    report: {
+      files_created: ['src/greet.js', 'test/greet.test.js'],
+      tests_written: ['test/greet.test.js'],
+      tests_passed: true,
+      requirements_addressed: ['AC-001', 'AC-002'],
+    },
   });
 }
 
-const call = (name: string, args: Record<string, unknown>) => callTool(client, name, { worktree: repo.dir, task_id: TASK, ...args });
+const call = (name: string, args: Record<string, unknown>) =>
+  callTool(client, name, { worktree: repo.dir, task_id: TASK, ...args });
 const runTests = async () => dataOf(await call('run_independent_tests', {}));
-const approve = (args: Record<string, unknown> = {}) => call('record_verdict', { turn: 1, decision: 'approve', rationale: 'looks done', evidence: GOOD_EVIDENCE, ...args });
+const approve = (args: Record<string, unknown> = {}) =>
+  call('record_verdict', {
+    turn: 1,
+    decision: 'approve',
+    rationale: 'looks done',
+    evidence: GOOD_EVIDENCE,
+    ...args,
+  });
 const feedback = (turn: number, extra: Record<string, unknown> = {}) =>
-  call('record_verdict', { turn, decision: 'feedback', rationale: `turn ${turn}: still wrong`, issues: [{ severity: 'must_fix', category: 'tests', description: 'greeting is wrong', location: 'src/greet.js:3', suggestion: 'return Hello, <name>!' }], ...extra });
+  call('record_verdict', {
+    turn,
+    decision: 'feedback',
+    rationale: `turn ${turn}: still wrong`,
+    issues: [
+      {
+        severity: 'must_fix',
+        category: 'tests',
+        description: 'greeting is wrong',
+        location: 'src/greet.js:3',
+        suggestion: 'return Hello, <name>!',
+      },
+    ],
+    ...extra,
+  });
 
-function verdictLog(): { kind: string; decision: string; status: string; strikes: number; seq: number }[] {
-  return readFileSync(path.join(repo.dir, '.guardkit/autobuild', TASK, 'verdicts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+function verdictLog(): {
+  kind: string;
+  decision: string;
+  status: string;
+  strikes: number;
+  seq: number;
+}[] {
+  return readFileSync(path.join(repo.dir, '.guardkit/autobuild', TASK, 'verdicts.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 async function refusal(args: Record<string, unknown> = {}): Promise<string> {
   const result = await approve(args);
   expect(result.isError, textOf(result)).toBe(true);
-  expect(existsSync(path.join(repo.dir, '.guardkit/autobuild', TASK, 'coach_turn_1.json'))).toBe(false);
+  expect(existsSync(path.join(repo.dir, '.guardkit/autobuild', TASK, 'coach_turn_1.json'))).toBe(
+    false,
+  );
   return textOf(result);
 }
 
@@ -55,13 +93,25 @@ describe('record_verdict approval guard', () => {
     await setup();
     await runTests();
     const data = dataOf(await approve());
-    expect(data).toMatchObject({ recorded: true, status: 'approved', strikes: 0, path: `.guardkit/autobuild/${TASK}/coach_turn_1.json`, feedback_for_player: '' });
-    expect(data.requirements_status.map((c: { status: string }) => c.status)).toEqual(['verified', 'verified']);
+    expect(data).toMatchObject({
+      recorded: true,
+      status: 'approved',
+      strikes: 0,
+      path: `.guardkit/autobuild/${TASK}/coach_turn_1.json`,
+      feedback_for_player: '',
+    });
+    expect(data.requirements_status.map((c: { status: string }) => c.status)).toEqual([
+      'verified',
+      'verified',
+    ]);
     const review = readFileSync(path.join(repo.dir, data.review_path), 'utf8');
     expect(review).toMatch(/^Verdict: APPROVED$/m);
     expect(review).toMatch(/src\/greet\.js:3/);
     const turn = JSON.parse(readFileSync(path.join(repo.dir, data.path), 'utf8'));
-    expect(turn).toMatchObject({ decision: 'approve', validation_results: { latest_run: { status: 'passed', fresh: true } } });
+    expect(turn).toMatchObject({
+      decision: 'approve',
+      validation_results: { latest_run: { status: 'passed', fresh: true } },
+    });
     expect(CoachTurnRecordSchema.safeParse(turn).success).toBe(true);
   });
 
@@ -74,7 +124,9 @@ describe('record_verdict approval guard', () => {
   it('refuses after a failed run, naming the status and the failure class', async () => {
     await setup(BAD_GREET);
     await runTests();
-    expect(await refusal()).toMatch(/has status "failed" \(1 failed, 0 errors, failure class code\)/);
+    expect(await refusal()).toMatch(
+      /has status "failed" \(1 failed, 0 errors, failure class code\)/,
+    );
   });
 
   it('refuses a no_tests run', async () => {
@@ -87,14 +139,21 @@ describe('record_verdict approval guard', () => {
   it('refuses a stale run: the worktree changed after the tests ran', async () => {
     await setup();
     await runTests();
-    repo.write('src/greet.js', readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8') + '// edited after the run\n');
-    expect(await refusal()).toMatch(/worktree changed after test run .*Call run_independent_tests again/);
+    repo.write(
+      'src/greet.js',
+      readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8') + '// edited after the run\n',
+    );
+    expect(await refusal()).toMatch(
+      /worktree changed after test run .*Call run_independent_tests again/,
+    );
   });
 
   it('refuses a criterion nobody verified', async () => {
     await setup();
     await runTests();
-    expect(await refusal({ evidence: [GOOD_EVIDENCE[0]] })).toMatch(/criterion AC-002 is not verified \(claimed without evidence/);
+    expect(await refusal({ evidence: [GOOD_EVIDENCE[0]] })).toMatch(
+      /criterion AC-002 is not verified \(claimed without evidence/,
+    );
   });
 
   it('refuses evidence pointing past the end of a file, a wrong snippet, and a test that did not pass', async () => {
@@ -115,7 +174,11 @@ describe('record_verdict approval guard', () => {
   it('refuses when the verdict itself lists a must_fix issue', async () => {
     await setup();
     await runTests();
-    expect(await refusal({ issues: [{ severity: 'must_fix', category: 'security', description: 'logs the name' }] })).toMatch(/lists 1 must_fix issue\(s\) \(logs the name\)/);
+    expect(
+      await refusal({
+        issues: [{ severity: 'must_fix', category: 'security', description: 'logs the name' }],
+      }),
+    ).toMatch(/lists 1 must_fix issue\(s\) \(logs the name\)/);
   });
 
   it('refuses while check_test_integrity has a must_fix finding the trusted run does not settle', async () => {
@@ -123,12 +186,20 @@ describe('record_verdict approval guard', () => {
     const taskFile = path.join(repo.dir, '.guardkit/tasks/backlog/TASK-042.md');
     writeFileSync(taskFile, readFileSync(taskFile, 'utf8').replace('with a TypeError', 'somehow'));
     await runTests();
-    expect(await refusal()).toMatch(/test integrity: task_file_modified in \.guardkit\/tasks\/backlog\/TASK-042\.md/);
+    expect(await refusal()).toMatch(
+      /test integrity: task_file_modified in \.guardkit\/tasks\/backlog\/TASK-042\.md/,
+    );
   });
 
   it("does not refuse a focus on the Player's own new test once the trusted run exists (should_fix)", async () => {
     await setup();
-    repo.write('test/greet.test.js', readFileSync(path.join(repo.dir, 'test/greet.test.js'), 'utf8').replace("test('greets by name'", "test.only('greets by name'"));
+    repo.write(
+      'test/greet.test.js',
+      readFileSync(path.join(repo.dir, 'test/greet.test.js'), 'utf8').replace(
+        "test('greets by name'",
+        "test.only('greets by name'",
+      ),
+    );
     await runTests();
     expect(dataOf(await approve())).toMatchObject({ status: 'approved' });
   });
@@ -157,7 +228,9 @@ describe('record_verdict approval guard', () => {
   it('gives the Player the error context from the latest run, not just "tests failed"', async () => {
     await setup(BAD_GREET);
     await runTests();
-    const data = dataOf(await call('record_verdict', { turn: 1, decision: 'feedback', rationale: 'tests fail' }));
+    const data = dataOf(
+      await call('record_verdict', { turn: 1, decision: 'feedback', rationale: 'tests fail' }),
+    );
     expect(data.feedback_for_player).toMatch(/Hello, Ada!/);
     expect(data.feedback_for_player).toMatch(/greets by name/);
   });
@@ -165,7 +238,9 @@ describe('record_verdict approval guard', () => {
   it('refuses a second verdict for the same turn', async () => {
     await setup(BAD_GREET);
     await feedback(1);
-    expect(textOf(await feedback(1))).toMatch(/Turn 1 of TASK-042 already has a verdict.*record turn 2/);
+    expect(textOf(await feedback(1))).toMatch(
+      /Turn 1 of TASK-042 already has a verdict.*record turn 2/,
+    );
   });
 });
 
@@ -174,12 +249,19 @@ describe('verdict history', () => {
     await setup(BAD_GREET);
     await feedback(1);
     const file = path.join(repo.dir, '.guardkit/autobuild', TASK, 'verdicts.jsonl');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"decision":"feedback"', '"decision":"approve"'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('"decision":"feedback"', '"decision":"approve"'),
+    );
     const status = dataOf(await call('task_status', {}));
     expect(status.verdict_chain).toMatchObject({ intact: true, entries: 1 });
     expect(status.status).toBe('in_progress');
     expect(status.mirror_tampering).toEqual([
-      { file: `.guardkit/autobuild/${TASK}/verdicts.jsonl`, entry: 'line 1 (seq 1)', difference: 'field decision: server "feedback", mirror "approve"' },
+      {
+        file: `.guardkit/autobuild/${TASK}/verdicts.jsonl`,
+        entry: 'line 1 (seq 1)',
+        difference: 'field decision: server "feedback", mirror "approve"',
+      },
     ]);
     // The next record call restores the mirror from the server's copy.
     expect(dataOf(await feedback(2)).strikes).toBe(2);
@@ -191,36 +273,61 @@ describe('verdict history', () => {
     await feedback(1);
     await feedback(2);
     const file = (await taskRecordFile(repo.dir, TASK, 'verdicts.jsonl')).state;
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"decision":"feedback"', '"decision":"approve"'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('"decision":"feedback"', '"decision":"approve"'),
+    );
     const status = dataOf(await call('task_status', {}));
     expect(status.verdict_chain).toMatchObject({ intact: false, entries: 2 });
-    expect(status.verdict_chain.problems.join('\n')).toMatch(/line 1 \(seq 1, verdict approve turn 1\): has an invalid signature/);
+    expect(status.verdict_chain.problems.join('\n')).toMatch(
+      /line 1 \(seq 1, verdict approve turn 1\): has an invalid signature/,
+    );
     expect(status.verdict_chain.problems.join('\n')).toMatch(/line 2: prev_sha256/);
-    expect(textOf(await feedback(3))).toMatch(/No verdict was recorded: .*verdicts\.jsonl is damaged/);
+    expect(textOf(await feedback(3))).toMatch(
+      /No verdict was recorded: .*verdicts\.jsonl is damaged/,
+    );
   });
 
   it('loses nothing and keeps strikes consistent when 20 verdicts arrive at once', async () => {
     await setup(BAD_GREET);
     // Ten approvals (refused: no run) and ten feedback verdicts race for the same task.
-    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? approve({ turn: (index >> 1) + 1 }) : feedback((index >> 1) + 1))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        index % 2 === 0 ? approve({ turn: (index >> 1) + 1 }) : feedback((index >> 1) + 1),
+      ),
+    );
     const log = verdictLog();
     const verdicts = log.filter((entry) => entry.kind === 'verdict');
-    expect(log.map((entry) => entry.seq)).toEqual(Array.from({ length: log.length }, (_, index) => index + 1));
+    expect(log.map((entry) => entry.seq)).toEqual(
+      Array.from({ length: log.length }, (_, index) => index + 1),
+    );
     // Every approval is refused (no run): by the guard (and logged), or as out of turn order (not logged).
     const approvals = results.filter((_, index) => index % 2 === 0);
     expect(approvals.every((result) => result.isError)).toBe(true);
     const guarded = approvals.filter((result) => /Approval refused/.test(textOf(result))).length;
     expect(log.filter((entry) => entry.kind === 'refused_approval')).toHaveLength(guarded);
-    approvals.forEach((result) => expect(textOf(result)).toMatch(/Approval refused|is not the turn under review|already has a verdict/));
+    approvals.forEach((result) =>
+      expect(textOf(result)).toMatch(
+        /Approval refused|is not the turn under review|already has a verdict/,
+      ),
+    );
     // Feedback stops being recorded once the task blocks; every verdict that was recorded counts one strike.
     expect(verdicts.map((entry) => entry.strikes)).toEqual(verdicts.map((_, index) => index + 1));
     expect(verdicts.length).toBeGreaterThanOrEqual(1);
     expect(verdicts.length).toBeLessThanOrEqual(3);
-    const refusedFeedback = results.filter((result, index) => index % 2 === 1 && result.isError).map(textOf);
+    const refusedFeedback = results
+      .filter((result, index) => index % 2 === 1 && result.isError)
+      .map(textOf);
     expect(refusedFeedback).toHaveLength(10 - verdicts.length);
-    refusedFeedback.forEach((text) => expect(text).toMatch(/is blocked|is not the turn under review|already has a verdict/));
+    refusedFeedback.forEach((text) =>
+      expect(text).toMatch(/is blocked|is not the turn under review|already has a verdict/),
+    );
     const status = dataOf(await call('task_status', {}));
-    expect(status).toMatchObject({ status: verdicts.at(-1)!.status, strikes: verdicts.length, verdict_chain: { intact: true, entries: log.length } });
+    expect(status).toMatchObject({
+      status: verdicts.at(-1)!.status,
+      strikes: verdicts.length,
+      verdict_chain: { intact: true, entries: log.length },
+    });
   }, 120_000);
 
   it('blocks a stalled loop: the same feedback on an unchanged tree', async () => {
@@ -228,21 +335,46 @@ describe('verdict history', () => {
     await runTests();
     expect(dataOf(await feedback(1)).status).toBe('in_progress');
     const second = dataOf(await feedback(2));
-    expect(second).toMatchObject({ status: 'blocked', stall: { stalled: true, reason: 'no_changes', first_stalled_turn: 2 } });
-    expect(dataOf(await call('detect_stall', {}))).toMatchObject({ stalled: true, reason: 'no_changes' });
+    expect(second).toMatchObject({
+      status: 'blocked',
+      stall: { stalled: true, reason: 'no_changes', first_stalled_turn: 2 },
+    });
+    expect(dataOf(await call('detect_stall', {}))).toMatchObject({
+      stalled: true,
+      reason: 'no_changes',
+    });
   });
 
   it('replays the TASK-DB-003 post-mortem through detect_stall', async () => {
     await setup();
-    const failures = ['TestUserRepository::test_create', 'TestOrderRepo::test_insert', 'TestInvoiceStore::test_save', 'TestAuditLog::test_write', 'TestCartRepo::test_add', 'TestPaymentRepo::test_pay', 'TestShipRepo::test_ship'];
+    const failures = [
+      'TestUserRepository::test_create',
+      'TestOrderRepo::test_insert',
+      'TestInvoiceStore::test_save',
+      'TestAuditLog::test_write',
+      'TestCartRepo::test_add',
+      'TestPaymentRepo::test_pay',
+      'TestShipRepo::test_ship',
+    ];
     const history = failures.map((test, index) => ({
       feedback: `tests/test_db.py::${test} FAILED in ${index + 1}.2${index}s - ConnectionRefusedError: [Errno 111] Connection refused (line ${30 + index})`,
       criteria_passed: 0,
     }));
-    history.splice(1, 0, { feedback: 'coverage threshold not met (72% < 80%)', criteria_passed: 0 });
+    history.splice(1, 0, {
+      feedback: 'coverage threshold not met (72% < 80%)',
+      criteria_passed: 0,
+    });
     const stalled = dataOf(await callTool(client, 'detect_stall', { history }));
-    expect(stalled).toMatchObject({ stalled: true, reason: 'repeated_feedback', first_stalled_turn: 5 });
-    const improving = dataOf(await callTool(client, 'detect_stall', { history: history.map((turn, index) => ({ ...turn, criteria_passed: index })) }));
+    expect(stalled).toMatchObject({
+      stalled: true,
+      reason: 'repeated_feedback',
+      first_stalled_turn: 5,
+    });
+    const improving = dataOf(
+      await callTool(client, 'detect_stall', {
+        history: history.map((turn, index) => ({ ...turn, criteria_passed: index })),
+      }),
+    );
     expect(improving.stalled).toBe(false);
   });
 });

@@ -23,7 +23,11 @@ function project(files: Record<string, string>): TempRepo {
 async function run(repo: TempRepo, args: Record<string, unknown> = {}) {
   const { client, close } = await connect({ roots: [repo.dir] });
   try {
-    return await callTool(client, 'run_independent_tests', { worktree: repo.dir, task_id: 'TASK-1', ...args });
+    return await callTool(client, 'run_independent_tests', {
+      worktree: repo.dir,
+      task_id: 'TASK-1',
+      ...args,
+    });
   } finally {
     await close();
   }
@@ -38,43 +42,71 @@ function alive(pid: number): boolean {
   }
 }
 
-const PASSING = 'from app.greet import greet\n\ndef test_greets():\n    assert greet("Ada") == "Hello, Ada!"\n';
+const PASSING =
+  'from app.greet import greet\n\ndef test_greets():\n    assert greet("Ada") == "Hello, Ada!"\n';
 
 describe('run_independent_tests with pytest', () => {
   it('passes a green suite, stores the run and its log, and reports per-test ids', async () => {
-    const repo = project({ 'pyproject.toml': '[project]\nname = "demo"\n', 'app/__init__.py': '', 'app/greet.py': 'def greet(n):\n    return f"Hello, {n}!"\n', 'tests/test_greet.py': PASSING });
+    const repo = project({
+      'pyproject.toml': '[project]\nname = "demo"\n',
+      'app/__init__.py': '',
+      'app/greet.py': 'def greet(n):\n    return f"Hello, {n}!"\n',
+      'tests/test_greet.py': PASSING,
+    });
     const result = await run(repo);
     const data = dataOf(result);
-    expect(data).toMatchObject({ status: 'passed', failure_class: 'none', exit_code: 0, tree_clean: true, detected_by: 'pyproject.toml → pytest' });
+    expect(data).toMatchObject({
+      status: 'passed',
+      failure_class: 'none',
+      exit_code: 0,
+      tree_clean: true,
+      detected_by: 'pyproject.toml → pytest',
+    });
     expect(data.command.slice(0, 3)).toEqual(['python3', '-m', 'pytest']);
     expect(data.tests).toEqual([{ id: 'tests/test_greet.py::test_greets', status: 'passed' }]);
     expect(data.counts).toMatchObject({ total: 1, passed: 1, failed: 0 });
-    const stored = JSON.parse(readFileSync(path.join(repo.dir, '.guardkit/autobuild/TASK-1/runs', `${data.run_id}.json`), 'utf8'));
+    const stored = JSON.parse(
+      readFileSync(
+        path.join(repo.dir, '.guardkit/autobuild/TASK-1/runs', `${data.run_id}.json`),
+        'utf8',
+      ),
+    );
     expect(stored.tree_hash).toBe(data.tree_hash);
     expect(readFileSync(data.log_path, 'utf8')).toMatch(/1 passed/);
     expect(textOf(result)).toMatch(/^PASSED: 1 passed, 0 failed/);
   });
 
   it('puts the first assertion error and the result line in the summary', async () => {
-    const repo = project({ 'app/__init__.py': '', 'app/greet.py': 'def greet(n):\n    return f"Hi, {n}"\n', 'tests/test_greet.py': PASSING });
+    const repo = project({
+      'app/__init__.py': '',
+      'app/greet.py': 'def greet(n):\n    return f"Hi, {n}"\n',
+      'tests/test_greet.py': PASSING,
+    });
     const data = dataOf(await run(repo));
     expect(data.status).toBe('failed');
     expect(data.failure_class).toBe('code');
     expect(data.summary).toMatch(/E\s+AssertionError|E\s+assert 'Hi, Ada' == 'Hello, Ada!'/);
     expect(data.summary).toMatch(/1 failed/);
     expect(data.summary.length).toBeLessThanOrEqual(1500);
-    expect(data.tests[0]).toMatchObject({ id: 'tests/test_greet.py::test_greets', status: 'failed' });
+    expect(data.tests[0]).toMatchObject({
+      id: 'tests/test_greet.py::test_greets',
+      status: 'failed',
+    });
   });
 
   it('never reads zero collected tests as a pass', async () => {
-    const repo = project({ 'pytest.ini': '[pytest]\n', 'tests/test_nothing.py': '# no tests yet\n' });
+    const repo = project({
+      'pytest.ini': '[pytest]\n',
+      'tests/test_nothing.py': '# no tests yet\n',
+    });
     const data = dataOf(await run(repo));
     expect(data).toMatchObject({ status: 'no_tests', failure_class: 'no_tests', exit_code: 5 });
   });
 
   it('classifies a refused database connection as infrastructure with specific advice', async () => {
     const repo = project({
-      'tests/test_db.py': 'import socket\n\ndef test_db():\n    socket.create_connection(("127.0.0.1", 9), timeout=2)\n',
+      'tests/test_db.py':
+        'import socket\n\ndef test_db():\n    socket.create_connection(("127.0.0.1", 9), timeout=2)\n',
     });
     const data = dataOf(await run(repo));
     expect(data.failure_class).toBe('infrastructure');
@@ -83,16 +115,27 @@ describe('run_independent_tests with pytest', () => {
   });
 
   it('calls a missing first-party module a code failure, not infrastructure', async () => {
-    const repo = project({ 'app/__init__.py': '', 'tests/test_user.py': 'from app.services.user import create\n\ndef test_create():\n    assert create()\n' });
+    const repo = project({
+      'app/__init__.py': '',
+      'tests/test_user.py':
+        'from app.services.user import create\n\ndef test_create():\n    assert create()\n',
+    });
     const data = dataOf(await run(repo));
     expect(data.failure_class).toBe('code');
     expect(data.summary).toMatch(/app\.services/);
   });
 
   it("uses the project's virtualenv interpreter (a module that exists only in .venv)", async () => {
-    const repo = project({ 'tests/test_venv.py': 'import venvonly\n\ndef test_venv():\n    assert venvonly.VALUE == 42\n' });
+    const repo = project({
+      'tests/test_venv.py':
+        'import venvonly\n\ndef test_venv():\n    assert venvonly.VALUE == 42\n',
+    });
     execFileSync('python3', ['-m', 'venv', '--system-site-packages', '.venv'], { cwd: repo.dir });
-    const site = execFileSync(path.join(repo.dir, '.venv/bin/python'), ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).trim();
+    const site = execFileSync(
+      path.join(repo.dir, '.venv/bin/python'),
+      ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
+      { encoding: 'utf8' },
+    ).trim();
     execFileSync('sh', ['-c', `echo 'VALUE = 42' > ${site}/venvonly.py`]);
     const data = dataOf(await run(repo));
     expect(data.status).toBe('passed');
@@ -108,19 +151,26 @@ describe('run_independent_tests with pytest', () => {
         'def test_hang():',
         '    a = subprocess.Popen(["sleep", "300"])',
         '    b = subprocess.Popen(["sleep", "301"], start_new_session=True)',
-        '    pathlib.Path("/tmp/coachgate-hang-pids-' + process.pid + '").write_text(f"{a.pid} {b.pid}")',
+        '    pathlib.Path("/tmp/coachgate-hang-pids-' +
+          process.pid +
+          '").write_text(f"{a.pid} {b.pid}")',
         '    time.sleep(300)',
       ].join('\n'),
     });
     const data = dataOf(await run(repo, { timeout_s: 3 }));
     expect(data).toMatchObject({ status: 'timeout', timed_out: true, failure_class: 'timeout' });
-    const pids = readFileSync(`/tmp/coachgate-hang-pids-${process.pid}`, 'utf8').split(' ').map(Number);
+    const pids = readFileSync(`/tmp/coachgate-hang-pids-${process.pid}`, 'utf8')
+      .split(' ')
+      .map(Number);
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(pids.filter(alive)).toEqual([]);
   });
 
   it('reports a run that writes into the tree as tree_clean: false', async () => {
-    const repo = project({ 'tests/test_write.py': 'import pathlib\n\ndef test_write():\n    pathlib.Path("generated.txt").write_text("x")\n    assert True\n' });
+    const repo = project({
+      'tests/test_write.py':
+        'import pathlib\n\ndef test_write():\n    pathlib.Path("generated.txt").write_text("x")\n    assert True\n',
+    });
     const result = await run(repo);
     expect(dataOf(result).tree_clean).toBe(false);
     expect(textOf(result)).toMatch(/changed files in the worktree/);
@@ -129,11 +179,15 @@ describe('run_independent_tests with pytest', () => {
   it('keeps memory bounded while a suite prints 150 MB, with the full output in the log', async () => {
     const repo = project({
       'pytest.ini': '[pytest]\naddopts = -s\n',
-      'tests/test_loud.py': 'import sys\n\ndef test_loud():\n    line = "x" * 99 + "\\n"\n    for _ in range(1_500_000):\n        sys.stdout.write(line)\n    assert False, "the real error"\n',
+      'tests/test_loud.py':
+        'import sys\n\ndef test_loud():\n    line = "x" * 99 + "\\n"\n    for _ in range(1_500_000):\n        sys.stdout.write(line)\n    assert False, "the real error"\n',
     });
     let peak = 0;
     const baseline = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss - baseline)), 50);
+    const sampler = setInterval(
+      () => (peak = Math.max(peak, process.memoryUsage().rss - baseline)),
+      50,
+    );
     const data = dataOf(await run(repo, { timeout_s: 120 }));
     clearInterval(sampler);
     expect(data.output_bytes).toBeGreaterThan(150_000_000);
@@ -144,12 +198,21 @@ describe('run_independent_tests with pytest', () => {
 
   it('splits failures into new and pre-existing against the base commit', async () => {
     const repo = project({
-      'tests/test_math.py': 'def test_old_bug():\n    assert 1 == 2\n\ndef test_add():\n    assert 1 + 1 == 2\n',
+      'tests/test_math.py':
+        'def test_old_bug():\n    assert 1 == 2\n\ndef test_add():\n    assert 1 + 1 == 2\n',
     });
     repo.git('checkout', '-q', '-b', 'feature');
-    repo.write('tests/test_math.py', 'def test_old_bug():\n    assert 1 == 2\n\ndef test_add():\n    assert 1 + 1 == 3\n');
+    repo.write(
+      'tests/test_math.py',
+      'def test_old_bug():\n    assert 1 == 2\n\ndef test_add():\n    assert 1 + 1 == 3\n',
+    );
     const first = dataOf(await run(repo, { compare_baseline: true }));
-    expect(first.baseline).toMatchObject({ status: 'failed', cached: false, new_failures: ['tests/test_math.py::test_add'], preexisting_failures: ['tests/test_math.py::test_old_bug'] });
+    expect(first.baseline).toMatchObject({
+      status: 'failed',
+      cached: false,
+      new_failures: ['tests/test_math.py::test_add'],
+      preexisting_failures: ['tests/test_math.py::test_old_bug'],
+    });
     const second = dataOf(await run(repo, { compare_baseline: true }));
     expect(second.baseline.cached).toBe(true);
     expect(repo.git('worktree', 'list').split('\n')).toHaveLength(1);
@@ -160,12 +223,19 @@ describe('run_independent_tests with node', () => {
   it("runs node's test runner directly with a JUnit report, passing and failing", async () => {
     const repo = project({
       'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
-      'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hello', 'Hello'));\n",
+      'test/greet.test.js':
+        "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hello', 'Hello'));\n",
     });
     const green = dataOf(await run(repo));
-    expect(green).toMatchObject({ status: 'passed', detected_by: 'package.json scripts.test (node --test) → node --test' });
+    expect(green).toMatchObject({
+      status: 'passed',
+      detected_by: 'package.json scripts.test (node --test) → node --test',
+    });
     expect(green.tests.map((t: { id: string }) => t.id).join()).toMatch(/greets/);
-    repo.write('test/greet.test.js', "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hi', 'Hello'));\n");
+    repo.write(
+      'test/greet.test.js',
+      "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hi', 'Hello'));\n",
+    );
     const red = dataOf(await run(repo));
     expect(red).toMatchObject({ status: 'failed', failure_class: 'code' });
     expect(red.summary).toMatch(/Expected values to be strictly equal|'Hi'/);
@@ -174,7 +244,8 @@ describe('run_independent_tests with node', () => {
   it('runs vitest from node_modules/.bin', async () => {
     const repo = project({
       'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
-      'sum.test.js': "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'sum.test.js':
+        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
       'vitest.config.js': 'export default {};\n',
     });
     execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
@@ -187,46 +258,82 @@ describe('run_independent_tests with node', () => {
 });
 
 describe('run_independent_tests obtains per-test ids through wrappers', () => {
-  const ids = (data: { tests: { id: string; status: string }[] }) => data.tests.map((test) => `${test.status} ${test.id}`);
-  const linkModules = (repo: TempRepo, prefix: string) => execFileSync('ln', ['-s', path.join(prefix, 'node_modules'), path.join(repo.dir, 'node_modules')]);
+  const ids = (data: { tests: { id: string; status: string }[] }) =>
+    data.tests.map((test) => `${test.status} ${test.id}`);
+  const linkModules = (repo: TempRepo, prefix: string) =>
+    execFileSync('ln', [
+      '-s',
+      path.join(prefix, 'node_modules'),
+      path.join(repo.dir, 'node_modules'),
+    ]);
 
   it('jest behind npm test: --json --outputFile appended, ids and counts as jest reports them', async () => {
     const repo = project({
       'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
-      'sum.test.js': "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
+      'sum.test.js':
+        "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
     });
     linkModules(repo, installedPackage('jest', JEST_VERSION));
     const data = dataOf(await run(repo, { timeout_s: 120 }));
-    expect(data.command).toEqual(['npm', 'test', '--', '--json', expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/)]);
-    expect(ids(data)).toEqual(['passed sum.test.js > sum > adds', 'failed sum.test.js > sum > breaks']);
-    expect(data).toMatchObject({ status: 'failed', failure_class: 'code', counts: { total: 2, passed: 1, failed: 1 } });
+    expect(data.command).toEqual([
+      'npm',
+      'test',
+      '--',
+      '--json',
+      expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
+    ]);
+    expect(ids(data)).toEqual([
+      'passed sum.test.js > sum > adds',
+      'failed sum.test.js > sum > breaks',
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
     expect(data.tests_source).toMatch(/jest JSON report/);
     expect(data.tests[1].message).toMatch(/Expected: 3/);
-    expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2[\s\S]*at Object\.toBe \(sum\.test\.js:3:38\)/);
+    expect(data.summary).toMatch(
+      /● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2[\s\S]*at Object\.toBe \(sum\.test\.js:3:38\)/,
+    );
   }, 180_000);
 
   it('mocha behind npm test: the xunit reporter writes the ids; a passing suite passes', async () => {
     const repo = project({
       'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
-      'test/sum.spec.js': "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 2));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n",
+      'test/sum.spec.js':
+        "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 2));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n",
     });
     linkModules(repo, installedPackage('mocha', MOCHA_VERSION));
     const green = dataOf(await run(repo, { timeout_s: 120 }));
     expect(green).toMatchObject({ status: 'passed', counts: { total: 2, passed: 2, failed: 0 } });
     expect(ids(green)).toEqual(['passed sum > adds', 'passed sum > subtracts']);
     expect(green.tests_source).toMatch(/mocha xunit report/);
-    repo.write('test/sum.spec.js', "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 3));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n");
+    repo.write(
+      'test/sum.spec.js',
+      "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 3));\n  it('subtracts', () => assert.strictEqual(2 - 1, 1));\n});\n",
+    );
     const red = dataOf(await run(repo, { timeout_s: 120 }));
     expect(red).toMatchObject({ status: 'failed', counts: { total: 2, passed: 1, failed: 1 } });
-    expect(red.tests[0]).toMatchObject({ id: 'sum > adds', status: 'failed', message: expect.stringContaining('2 !== 3') });
-    expect(red.summary).toMatch(/^✖ sum > adds\nExpected values to be strictly equal:[\s\S]*2 !== 3/);
+    expect(red.tests[0]).toMatchObject({
+      id: 'sum > adds',
+      status: 'failed',
+      message: expect.stringContaining('2 !== 3'),
+    });
+    expect(red.summary).toMatch(
+      /^✖ sum > adds\nExpected values to be strictly equal:[\s\S]*2 !== 3/,
+    );
     expect(red.summary).toMatch(/test\/sum\.spec\.js:3/);
   }, 180_000);
 
   it('vitest at the end of a lint-then-test script: reporter arguments appended, ids as a direct run', async () => {
     const repo = project({
-      'package.json': JSON.stringify({ type: 'module', scripts: { lint: 'node -e "process.exit(0)"', test: 'npm run lint && vitest run' } }),
-      'sum.test.js': "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'package.json': JSON.stringify({
+        type: 'module',
+        scripts: { lint: 'node -e "process.exit(0)"', test: 'npm run lint && vitest run' },
+      }),
+      'sum.test.js':
+        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
       'vitest.config.js': 'export default {};\n',
     });
     execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
@@ -239,32 +346,56 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
 
   it('node --test behind npm test with shell syntax: ids through NODE_OPTIONS, noted in env.notes', async () => {
     const repo = project({
-      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'echo checking && node --test' } }),
-      'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hello', 'Hello'));\n",
+      'package.json': JSON.stringify({
+        type: 'module',
+        scripts: { test: 'echo checking && node --test' },
+      }),
+      'test/greet.test.js':
+        "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hello', 'Hello'));\n",
     });
     const data = dataOf(await run(repo));
-    expect(data).toMatchObject({ status: 'passed', command: ['npm', 'test'], tests: [{ id: 'greets', status: 'passed' }] });
+    expect(data).toMatchObject({
+      status: 'passed',
+      command: ['npm', 'test'],
+      tests: [{ id: 'greets', status: 'passed' }],
+    });
     expect(data.tests_source).toMatch(/NODE_OPTIONS/);
     expect(data.env.notes.join('\n')).toMatch(/PYTEST_ADDOPTS and NODE_OPTIONS/);
   });
 
   it('a script choosing its own node reporter is left alone: it still passes, with counts only', async () => {
     const repo = project({
-      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test --test-reporter=tap' } }),
+      'package.json': JSON.stringify({
+        type: 'module',
+        scripts: { test: 'node --test --test-reporter=tap' },
+      }),
       'test/greet.test.js': "import test from 'node:test';\ntest('greets', () => {});\n",
     });
     const data = dataOf(await run(repo));
-    expect(data).toMatchObject({ status: 'passed', command: ['npm', 'test'], tests_source: 'none', counts: { total: 1, passed: 1 } });
+    expect(data).toMatchObject({
+      status: 'passed',
+      command: ['npm', 'test'],
+      tests_source: 'none',
+      counts: { total: 1, passed: 1 },
+    });
   });
 
   it('toolchain.test wrapping pytest: ids through PYTEST_ADDOPTS, equal to a direct run', async () => {
     const repo = project({
       '.guardkit/config.yaml': 'toolchain:\n  test: "echo start && python3 -m pytest -q tests"\n',
-      'tests/test_math.py': 'def test_adds():\n    assert 1 + 1 == 2\n\ndef test_breaks():\n    assert 1 + 1 == 3\n',
+      'tests/test_math.py':
+        'def test_adds():\n    assert 1 + 1 == 2\n\ndef test_breaks():\n    assert 1 + 1 == 3\n',
     });
     const data = dataOf(await run(repo));
-    expect(ids(data)).toEqual(['passed tests/test_math.py::test_adds', 'failed tests/test_math.py::test_breaks']);
-    expect(data).toMatchObject({ status: 'failed', command: ['sh', '-c', 'echo start && python3 -m pytest -q tests'], counts: { total: 2, passed: 1, failed: 1 } });
+    expect(ids(data)).toEqual([
+      'passed tests/test_math.py::test_adds',
+      'failed tests/test_math.py::test_breaks',
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      command: ['sh', '-c', 'echo start && python3 -m pytest -q tests'],
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
     expect(data.tests_source).toMatch(/PYTEST_ADDOPTS/);
   });
 
@@ -282,7 +413,8 @@ describe('run_independent_tests runs the runner the project uses', () => {
     const repo = project({
       Makefile: 'test:\n\tpython3 -m unittest discover -s tests -t .\n',
       'app/__init__.py': '',
-      'app/greet.py': 'def greet(name):\n    """\n    >>> greet("Ada")\n    \'Hello, Ada!\'\n    """\n    return f"Hello, {name}!"\n',
+      'app/greet.py':
+        'def greet(name):\n    """\n    >>> greet("Ada")\n    \'Hello, Ada!\'\n    """\n    return f"Hello, {name}!"\n',
       'tests/__init__.py': '',
       'tests/test_greet.py': [
         'import doctest, unittest',
@@ -301,26 +433,43 @@ describe('run_independent_tests runs the runner the project uses', () => {
         '',
       ].join('\n'),
     });
-    const raw = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    const raw = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
+      cwd: repo.dir,
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
     expect(raw.stderr).toMatch(/^Ran 3 tests/m);
     const data = dataOf(await run(repo));
     expect(data.detected_by).toBe('Makefile runs python -m unittest → unittest');
     expect(data.tests).toEqual([
       { id: 'tests.test_greet.GreetTest.test_greets', status: 'passed' },
-      { id: 'tests.test_greet.GreetTest.test_shouts', status: 'failed', message: expect.stringMatching(/^AssertionError: 'Hello, ADA!' != 'HELLO, ADA!'/) },
+      {
+        id: 'tests.test_greet.GreetTest.test_shouts',
+        status: 'failed',
+        message: expect.stringMatching(/^AssertionError: 'Hello, ADA!' != 'HELLO, ADA!'/),
+      },
       { id: 'app.greet.greet', status: 'passed' },
     ]);
-    expect(data).toMatchObject({ status: 'failed', failure_class: 'code', counts: { total: 3, passed: 2, failed: 1 } });
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      counts: { total: 3, passed: 2, failed: 1 },
+    });
     expect(data.summary).toMatch(/AssertionError: 'Hello, ADA!' != 'HELLO, ADA!'/);
     expect(data.summary).toMatch(/tests\/test_greet\.py", line 13/);
   });
 
   it('a pnpm project without pnpm installed is an environment failure whose advice is corepack', async () => {
     const repo = project({
-      'package.json': JSON.stringify({ packageManager: 'pnpm@9.15.0', scripts: { test: 'node --test && echo done' } }),
+      'package.json': JSON.stringify({
+        packageManager: 'pnpm@9.15.0',
+        scripts: { test: 'node --test && echo done' },
+      }),
     });
     const data = dataOf(await run(repo));
-    expect(data.detected_by).toBe('package.json scripts.test (node --test && echo done) → pnpm test (packageManager pnpm@9.15.0)');
+    expect(data.detected_by).toBe(
+      'package.json scripts.test (node --test && echo done) → pnpm test (packageManager pnpm@9.15.0)',
+    );
     expect(data.command[0]).toBe('pnpm');
     if (data.failure_class === 'environment') {
       expect(data.advice).toMatch(/corepack enable/);
@@ -332,8 +481,14 @@ describe('run_independent_tests runs the runner the project uses', () => {
 describe('run_independent_tests names a failing step inside the test command', () => {
   it('a type-check step failing inside npm test is failure_class "lint", with the step and the first error named', async () => {
     const repo = project({
-      'package.json': JSON.stringify({ type: 'module', scripts: { lint: 'tsc --noEmit -p .', test: 'npm run lint && node --test' } }),
-      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }),
+      'package.json': JSON.stringify({
+        type: 'module',
+        scripts: { lint: 'tsc --noEmit -p .', test: 'npm run lint && node --test' },
+      }),
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true },
+        include: ['src'],
+      }),
       'src/greet.ts': 'export const greeting: number = "hello";\n',
       'test/greet.test.js': "import test from 'node:test';\ntest('runs', () => {});\n",
     });
@@ -351,9 +506,11 @@ describe('run_independent_tests never passes on a stale build', () => {
     const repo = project({
       '.gitignore': 'dist/\n',
       'package.json': JSON.stringify({ type: 'module', main: 'dist/index.js', scripts }),
-      'build.mjs': "import fs from 'node:fs';\nfs.mkdirSync('dist', { recursive: true });\nfs.copyFileSync('src/index.js', 'dist/index.js');\n",
+      'build.mjs':
+        "import fs from 'node:fs';\nfs.mkdirSync('dist', { recursive: true });\nfs.copyFileSync('src/index.js', 'dist/index.js');\n",
       'src/index.js': 'export const greet = (name) => `Hi ${name}`;\n',
-      'test/greet.test.js': "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../dist/index.js';\ntest('greets', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n",
+      'test/greet.test.js':
+        "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../dist/index.js';\ntest('greets', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n",
     });
     // The old build, then the Player's fix of the source, a minute newer.
     repo.write('dist/index.js', 'export const greet = (name) => `Hi ${name}`;\n');
@@ -369,14 +526,18 @@ describe('run_independent_tests never passes on a stale build', () => {
     const repo = staleProject({ build: 'node build.mjs', test: 'node --test' });
     const data = dataOf(await run(repo));
     expect(data).toMatchObject({ status: 'passed', tests: [{ id: 'greets', status: 'passed' }] });
-    expect(data.env.notes.join('\n')).toMatch(/stale build: dist\/ .* is older than src\/index\.js; ran `npm run build` first \(exit 0\)/);
+    expect(data.env.notes.join('\n')).toMatch(
+      /stale build: dist\/ .* is older than src\/index\.js; ran `npm run build` first \(exit 0\)/,
+    );
   });
 
   it('refuses to test a stale build it cannot rebuild: status error, failure_class build', async () => {
     const repo = staleProject({ test: 'node --test' });
     const data = dataOf(await run(repo));
     expect(data).toMatchObject({ status: 'error', failure_class: 'build', tests: [] });
-    expect(data.advice).toMatch(/^Stale build: dist\/ .* older than src\/index\.js, and there is no toolchain\.build or "build" script/);
+    expect(data.advice).toMatch(
+      /^Stale build: dist\/ .* older than src\/index\.js, and there is no toolchain\.build or "build" script/,
+    );
   });
 });
 
@@ -396,8 +557,15 @@ describe('run_independent_tests leaves the environment as the user has it', () =
     delete process.env.FORCE_COLOR;
     delete process.env.NO_COLOR;
     try {
-      const repo = project({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }), 'test/colour.test.js': COLOUR_SUITE });
-      const raw = spawnSync(process.execPath, ['--test'], { cwd: repo.dir, encoding: 'utf8', env: process.env });
+      const repo = project({
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+        'test/colour.test.js': COLOUR_SUITE,
+      });
+      const raw = spawnSync(process.execPath, ['--test'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: process.env,
+      });
       expect(raw.stdout).toMatch(/^(?:ℹ|#) pass 2$/m);
       const data = dataOf(await run(repo));
       expect(data.tests).toEqual([
@@ -405,10 +573,13 @@ describe('run_independent_tests leaves the environment as the user has it', () =
         { id: 'NO_COLOR is unset', status: 'passed' },
         { id: 'prints in colour', status: 'failed', message: expect.stringContaining('1 !== 2') },
       ]);
-      expect(data.env.notes).toContain('coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched');
+      expect(data.env.notes).toContain(
+        'coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched',
+      );
       expect(data.summary).not.toContain('\u001b');
     } finally {
-      for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
+      for (const [name, value] of Object.entries(saved))
+        if (value !== undefined) process.env[name] = value;
     }
   });
 });
@@ -428,7 +599,9 @@ describe('run_independent_tests contract', () => {
   });
 
   it('runs toolchain.test from the base commit through sh -c, and reports a missing runner as environment', async () => {
-    const repo = project({ '.guardkit/config.yaml': 'toolchain:\n  test: definitely-not-a-test-runner --all\n' });
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: definitely-not-a-test-runner --all\n',
+    });
     const data = dataOf(await run(repo));
     expect(data.command).toEqual(['sh', '-c', 'definitely-not-a-test-runner --all']);
     expect(data.exit_code).toBe(127);
@@ -436,23 +609,38 @@ describe('run_independent_tests contract', () => {
   });
 
   it('runs under a login shell when the base config asks for it', async () => {
-    const repo = project({ '.guardkit/config.yaml': 'autobuild:\n  coach:\n    test_execution: login-shell\n', 'tests/test_x.py': 'def test_x():\n    assert True\n' });
+    const repo = project({
+      '.guardkit/config.yaml': 'autobuild:\n  coach:\n    test_execution: login-shell\n',
+      'tests/test_x.py': 'def test_x():\n    assert True\n',
+    });
     const data = dataOf(await run(repo));
     expect(data.command.slice(0, 2)).toEqual([loginShellProgram(), '-lc']);
     expect(data.command[2]).toMatch(/^python3 -m pytest /);
-    expect(data).toMatchObject({ status: 'passed', env: { shell: `${path.basename(loginShellProgram())} -lc` } });
+    expect(data).toMatchObject({
+      status: 'passed',
+      env: { shell: `${path.basename(loginShellProgram())} -lc` },
+    });
   });
 
   it('sends progress notifications while a run lasts and stops the run when the client cancels', async () => {
-    const repo = project({ 'tests/test_slow.py': 'import time, pathlib, os\n\ndef test_slow():\n    pathlib.Path("/tmp/coachgate-cancel-' + process.pid + '").write_text(str(os.getpid()))\n    time.sleep(60)\n' });
+    const repo = project({
+      'tests/test_slow.py':
+        'import time, pathlib, os\n\ndef test_slow():\n    pathlib.Path("/tmp/coachgate-cancel-' +
+        process.pid +
+        '").write_text(str(os.getpid()))\n    time.sleep(60)\n',
+    });
     const { client, close } = await connect({ roots: [repo.dir] });
     const progress: string[] = [];
     const controller = new AbortController();
-    const call = client.callTool({ name: 'run_independent_tests', arguments: { worktree: repo.dir, task_id: 'TASK-1' } }, undefined, {
-      signal: controller.signal,
-      timeout: 120_000,
-      onprogress: (update) => progress.push(update.message ?? ''),
-    });
+    const call = client.callTool(
+      { name: 'run_independent_tests', arguments: { worktree: repo.dir, task_id: 'TASK-1' } },
+      undefined,
+      {
+        signal: controller.signal,
+        timeout: 120_000,
+        onprogress: (update) => progress.push(update.message ?? ''),
+      },
+    );
     // Progress comes every 2.5 s; 8 s leaves room for a loaded machine to still deliver two.
     await new Promise((resolve) => setTimeout(resolve, 8_000));
     controller.abort();
@@ -466,12 +654,20 @@ describe('run_independent_tests contract', () => {
   }, 30_000);
 
   it('serialises runs on one worktree', async () => {
-    const repo = project({ 'tests/test_x.py': 'import time\n\ndef test_x():\n    time.sleep(1)\n' });
+    const repo = project({
+      'tests/test_x.py': 'import time\n\ndef test_x():\n    time.sleep(1)\n',
+    });
     const { client, close } = await connect({ roots: [repo.dir] });
-    const [a, b] = await Promise.all([0, 1].map(() => callTool(client, 'run_independent_tests', { worktree: repo.dir, task_id: 'TASK-1' })));
+    const [a, b] = await Promise.all(
+      [0, 1].map(() =>
+        callTool(client, 'run_independent_tests', { worktree: repo.dir, task_id: 'TASK-1' }),
+      ),
+    );
     await close();
     const runs = [dataOf(a!), dataOf(b!)].sort((x, y) => (x.run_id < y.run_id ? -1 : 1));
-    expect(Date.parse(runs[1].started_at)).toBeGreaterThanOrEqual(Date.parse(runs[0].started_at) + runs[0].duration_ms);
+    expect(Date.parse(runs[1].started_at)).toBeGreaterThanOrEqual(
+      Date.parse(runs[0].started_at) + runs[0].duration_ms,
+    );
     expect(existsSync(path.join(repo.dir, '.guardkit/autobuild/TASK-1/runs'))).toBe(true);
   });
 });

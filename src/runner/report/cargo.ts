@@ -12,7 +12,9 @@ const STATUS: Record<string, TestStatus> = { ok: 'passed', FAILED: 'failed', ign
 
 /** Per-test results from `cargo test` output (libtest's human format), ids `path::name`. */
 export function parseCargoTestOutput(text: string): TestCaseResult[] {
-  const lines = stripAnsi(text).split('\n').map((line) => line.trimEnd());
+  const lines = stripAnsi(text)
+    .split('\n')
+    .map((line) => line.trimEnd());
   const failureOutput = capturedFailureOutput(lines);
   const results: TestCaseResult[] = [];
   for (const line of lines) {
@@ -32,7 +34,11 @@ function capturedFailureOutput(lines: string[]): Map<string, string> {
     const id = FAILURE_HEADER.exec(lines[index] ?? '')?.[1];
     if (id === undefined) continue;
     const body: string[] = [];
-    for (index += 1; index < lines.length && !FAILURE_SECTION_END.test(lines[index] ?? ''); index += 1) {
+    for (
+      index += 1;
+      index < lines.length && !FAILURE_SECTION_END.test(lines[index] ?? '');
+      index += 1
+    ) {
       body.push(lines[index] ?? '');
     }
     index -= 1;

@@ -41,13 +41,33 @@ export const ERROR_STATEMENT =
   /^\s*(?:E\s{2,}\S|(?:#\s+)?(?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?: \[[\w-]+\])?(?::|\s+while\b)|(?:error|ERROR)(?:\[E\d+\])?:|panic:|thread '.*' panicked|fatal:)|: (?:command )?not found$|No module named /;
 
 const BLOCK_KINDS: readonly BlockKind[] = [
-  { opens: PYTEST_SECTION, isHeader: true, end: (lines, start, limit) => endAt(lines, start, limit, PYTEST_SECTION_END) },
-  { opens: VITEST_FAIL, isHeader: true, end: (lines, start, limit) => endAt(lines, start, limit, VITEST_SEPARATOR) },
+  {
+    opens: PYTEST_SECTION,
+    isHeader: true,
+    end: (lines, start, limit) => endAt(lines, start, limit, PYTEST_SECTION_END),
+  },
+  {
+    opens: VITEST_FAIL,
+    isHeader: true,
+    end: (lines, start, limit) => endAt(lines, start, limit, VITEST_SEPARATOR),
+  },
   { opens: NODE_SPEC_FAIL, isHeader: true, end: endOfIndented },
-  { opens: TAP_NOT_OK, isHeader: true, end: (lines, start, limit) => endAfter(lines, start, limit, TAP_YAML_END) },
-  { opens: JEST_FAIL, isHeader: true, end: (lines, start, limit) => endAt(lines, start, limit, JEST_SECTION_END) },
+  {
+    opens: TAP_NOT_OK,
+    isHeader: true,
+    end: (lines, start, limit) => endAfter(lines, start, limit, TAP_YAML_END),
+  },
+  {
+    opens: JEST_FAIL,
+    isHeader: true,
+    end: (lines, start, limit) => endAt(lines, start, limit, JEST_SECTION_END),
+  },
   { opens: GO_FAIL, isHeader: true, start: goTestStart, end: endOfIndented },
-  { opens: CARGO_FAILURE, isHeader: true, end: (lines, start, limit) => endAt(lines, start, limit, CARGO_SECTION_END) },
+  {
+    opens: CARGO_FAILURE,
+    isHeader: true,
+    end: (lines, start, limit) => endAt(lines, start, limit, CARGO_SECTION_END),
+  },
   { opens: PYTHON_TRACEBACK, isHeader: false, end: endOfTraceback },
   { opens: ERROR_STATEMENT, isHeader: false, start: sourceContextAbove, end: endAtBlankLine },
 ];
@@ -64,9 +84,15 @@ export function firstErrorBlock(lines: readonly string[], limit = lines.length):
     const block = lines.slice(start, end);
     // vitest lists tests that share one error as consecutive `FAIL` lines above it; jest opens with a
     // `FAIL file` line listing results before its `●` blocks. Such blocks state no error: keep looking.
-    if (kind.isHeader && !block.slice(1).some((candidate) => ERROR_STATEMENT.test(candidate) || LOCATION_OR_DIFF.test(candidate))) {
+    if (
+      kind.isHeader &&
+      !block
+        .slice(1)
+        .some((candidate) => ERROR_STATEMENT.test(candidate) || LOCATION_OR_DIFF.test(candidate))
+    ) {
       headersOnly ??= { kind, lines: [] };
-      if (headersOnly.kind === kind) headersOnly.lines.push(...block.filter((candidate) => kind.opens.test(candidate)));
+      if (headersOnly.kind === kind)
+        headersOnly.lines.push(...block.filter((candidate) => kind.opens.test(candidate)));
       index = Math.max(index, end - 1);
       continue;
     }
@@ -82,7 +108,8 @@ function isHeaderLine(line: string): boolean {
 /** The block runs until (not including) a line matching `stop` or the next runner header. */
 function endAt(lines: readonly string[], start: number, limit: number, stop: RegExp): number {
   let index = start + 1;
-  while (index < limit && !stop.test(lines[index] ?? '') && !isHeaderLine(lines[index] ?? '')) index += 1;
+  while (index < limit && !stop.test(lines[index] ?? '') && !isHeaderLine(lines[index] ?? ''))
+    index += 1;
   return index;
 }
 
@@ -133,7 +160,8 @@ const MAX_CONTEXT_LINES = 3;
 function sourceContextAbove(lines: readonly string[], opener: number): number {
   const end = opener > 0 && (lines[opener - 1] ?? '').trim() === '' ? opener - 1 : opener;
   let start = end;
-  while (start > end - MAX_CONTEXT_LINES && start > 0 && (lines[start - 1] ?? '').trim() !== '') start -= 1;
+  while (start > end - MAX_CONTEXT_LINES && start > 0 && (lines[start - 1] ?? '').trim() !== '')
+    start -= 1;
   const first = lines[start] ?? '';
   return start < end && CONTEXT_LOCATION.test(first) && !LIBRARY_LINE.test(first) ? start : opener;
 }
@@ -143,7 +171,11 @@ const GO_LOOKBACK_LINES = 200;
 /** With -v, go prints a test's log lines between its `=== RUN` line and its `--- FAIL` line. */
 function goTestStart(lines: readonly string[], opener: number): number {
   const name = GO_FAIL_NAME.exec(lines[opener] ?? '')?.[1];
-  for (let index = opener - 1; name && index >= Math.max(0, opener - GO_LOOKBACK_LINES); index -= 1) {
+  for (
+    let index = opener - 1;
+    name && index >= Math.max(0, opener - GO_LOOKBACK_LINES);
+    index -= 1
+  ) {
     if ((lines[index] ?? '').trim() === `=== RUN   ${name}`) return index;
   }
   return opener;
@@ -157,7 +189,8 @@ export type LineTier = 0 | 1 | 2 | 3;
 const LOCATION_OR_DIFF =
   /^(?:>\s|\s*❯ \S+:\d+|\s*[^\s:()]+\.\w+:\d+(?::\d+)?(?::|$)|\s*at .*:\d+:\d+\)?$|\s*[+-] |\s*\+ actual - expected|\s*[\^~]+\s*$|\s*(?:location|error|expected|actual):)/;
 // Frames and source from libraries and the runtime rarely say what to fix.
-const LIBRARY_LINE = /site-packages|\/lib\/python\d|node_modules|node:internal|\(node:|<frozen |^\s*\?\?\?$|\/rustc\/|^\s+\d+: /;
+const LIBRARY_LINE =
+  /site-packages|\/lib\/python\d|node_modules|node:internal|\(node:|<frozen |^\s*\?\?\?$|\/rustc\/|^\s+\d+: /;
 // Python frames whose source lines follow: `path:12: in function` (pytest short and collection
 // tracebacks) and `File "path", line 12, in function`.
 const LOCATION_BEFORE_SOURCE = /^\s*(?:\S+:\d+: in \S|File "[^"]+", line \d+)/;
@@ -186,7 +219,8 @@ export function blockLineTiers(block: readonly string[]): LineTier[] {
     if (index < block.length && !PYTEST_FRAME_SEPARATOR.test(block[index] ?? '')) continue;
     const frame = block.slice(frameStart, index);
     const location = frame.findLast((line) => LOCATION_AFTER_SOURCE.test(line));
-    if (location && LIBRARY_LINE.test(location)) for (let line = frameStart; line < index; line += 1) demote(line);
+    if (location && LIBRARY_LINE.test(location))
+      for (let line = frameStart; line < index; line += 1) demote(line);
     frameStart = index + 1;
   }
 

@@ -22,7 +22,11 @@ interface Entry {
   output: string[];
 }
 
-const FINAL_STATUS: Record<string, TestStatus> = { pass: 'passed', fail: 'failed', skip: 'skipped' };
+const FINAL_STATUS: Record<string, TestStatus> = {
+  pass: 'passed',
+  fail: 'failed',
+  skip: 'skipped',
+};
 
 // The runner's own framing lines; the test's log lines are what explains a failure.
 const FRAMING_LINE = /^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)|--- (?:PASS|FAIL|SKIP):)/;
@@ -40,7 +44,10 @@ export function parseGoTestJson(ndjson: string): TestCaseResult[] {
 
   for (const event of readEvents(ndjson)) {
     if (event.Action === 'build-output' && event.ImportPath) {
-      buildOutput.set(event.ImportPath, [...(buildOutput.get(event.ImportPath) ?? []), event.Output ?? '']);
+      buildOutput.set(event.ImportPath, [
+        ...(buildOutput.get(event.ImportPath) ?? []),
+        event.Output ?? '',
+      ]);
       continue;
     }
     if (!event.Package) continue;
@@ -59,7 +66,10 @@ export function parseGoTestJson(ndjson: string): TestCaseResult[] {
   const failedChildOf = new Map<string, boolean>();
   for (const entry of tests.values()) {
     if (entry.parentId) {
-      failedChildOf.set(entry.parentId, (failedChildOf.get(entry.parentId) ?? false) || entry.status === 'failed');
+      failedChildOf.set(
+        entry.parentId,
+        (failedChildOf.get(entry.parentId) ?? false) || entry.status === 'failed',
+      );
     }
   }
   const isReported = (entry: Entry): boolean => {
@@ -69,7 +79,9 @@ export function parseGoTestJson(ndjson: string): TestCaseResult[] {
   const results = [...tests.values()].filter(isReported).map(toResult);
 
   const packagesWithFailedTests = new Set(
-    [...tests.values()].filter((entry) => entry.status === 'failed').map((entry) => entry.packageId),
+    [...tests.values()]
+      .filter((entry) => entry.status === 'failed')
+      .map((entry) => entry.packageId),
   );
   for (const pkg of packages.values()) {
     if (pkg.status === 'failed' && !packagesWithFailedTests.has(pkg.id)) {
@@ -107,7 +119,9 @@ function toResult(entry: Entry): TestCaseResult {
   if (status === 'passed') return { id: entry.id, status };
   const log = logLines(entry.output);
   const message = log || (status === 'error' ? 'the test started but never reported a result' : '');
-  return message ? { id: entry.id, status, message: clipMessage(message) } : { id: entry.id, status };
+  return message
+    ? { id: entry.id, status, message: clipMessage(message) }
+    : { id: entry.id, status };
 }
 
 function logLines(output: string[]): string {

@@ -10,10 +10,22 @@ interface JestAssertion {
 }
 
 interface JestReport {
-  testResults?: Array<{ name?: string; status?: string; message?: string; assertionResults?: JestAssertion[] }>;
+  testResults?: Array<{
+    name?: string;
+    status?: string;
+    message?: string;
+    assertionResults?: JestAssertion[];
+  }>;
 }
 
-const STATUS: Record<string, TestStatus> = { passed: 'passed', failed: 'failed', pending: 'skipped', skipped: 'skipped', todo: 'skipped', disabled: 'skipped' };
+const STATUS: Record<string, TestStatus> = {
+  passed: 'passed',
+  failed: 'failed',
+  pending: 'skipped',
+  skipped: 'skipped',
+  todo: 'skipped',
+  disabled: 'skipped',
+};
 
 /**
  * jest's `--json` report. Ids are `file > describe > test` with the file relative to `rootDirectory`,
@@ -26,13 +38,23 @@ export function parseJestJson(json: string, rootDirectory: string): TestCaseResu
     const relative = file.name ? path.relative(rootDirectory, file.name) : '';
     const assertions = file.assertionResults ?? [];
     if (assertions.length === 0 && file.status === 'failed') {
-      results.push({ id: relative, status: 'error', message: clipMessage(file.message ?? 'test file failed to run') });
+      results.push({
+        id: relative,
+        status: 'error',
+        message: clipMessage(file.message ?? 'test file failed to run'),
+      });
     }
     for (const assertion of assertions) {
-      const id = [relative, ...(assertion.ancestorTitles ?? []), assertion.title ?? ''].filter(Boolean).join(' > ');
+      const id = [relative, ...(assertion.ancestorTitles ?? []), assertion.title ?? '']
+        .filter(Boolean)
+        .join(' > ');
       const status = STATUS[assertion.status ?? ''] ?? 'error';
       const failure = assertion.failureMessages?.join('\n');
-      results.push(failure && status !== 'passed' ? { id, status, message: clipMessage(failure) } : { id, status });
+      results.push(
+        failure && status !== 'passed'
+          ? { id, status, message: clipMessage(failure) }
+          : { id, status },
+      );
     }
   }
   return results;

@@ -19,11 +19,21 @@ export function parseJUnitXml(xml: string): TestCaseResult[] {
   }
   const document = parser().parse(xml) as XmlNode[];
   const node = isNodeTestReport(xml);
-  const testId = isPytestReport(document) ? pytestTestId : node ? nodeTestId : isMochaReport(document) ? mochaTestId : suitePathTestId;
+  const testId = isPytestReport(document)
+    ? pytestTestId
+    : node
+      ? nodeTestId
+      : isMochaReport(document)
+        ? mochaTestId
+        : suitePathTestId;
   const results: TestCaseResult[] = [];
   collectTestCases(document, [], (testcase, suitePath) => {
     const result = toResult(testcase, testId(attributesOf(testcase), suitePath));
-    if (!(node && result.status === 'passed' && isNodeFileEntry(attributesOf(testcase), suitePath))) {
+    if (!(
+      node &&
+      result.status === 'passed' &&
+      isNodeFileEntry(attributesOf(testcase), suitePath)
+    )) {
       results.push(result);
     }
   });
@@ -32,12 +42,16 @@ export function parseJUnitXml(xml: string): TestCaseResult[] {
 
 /** mocha's xunit reporter: one `<testsuite name="Mocha Tests">`. */
 function isMochaReport(document: XmlNode[]): boolean {
-  return document.some((node) => tagOf(node) === 'testsuite' && attributesOf(node).name === 'Mocha Tests');
+  return document.some(
+    (node) => tagOf(node) === 'testsuite' && attributesOf(node).name === 'Mocha Tests',
+  );
 }
 
 /** `describe path > test`: mocha's classname is the parents' titles, its name the test's own title. */
 function mochaTestId(attributes: Attributes): string {
-  return [attributes.classname ?? '', attributes.name ?? ''].filter((part) => part !== '').join(' > ');
+  return [attributes.classname ?? '', attributes.name ?? '']
+    .filter((part) => part !== '')
+    .join(' > ');
 }
 
 /** Node's reporter (20, 22 and 24) ends its report with these counter comments; no other runner does. */
@@ -135,7 +149,9 @@ function isPytestReport(document: XmlNode[]): boolean {
   if (!root) return false;
   if (attributesOf(root).name === 'pytest tests') return true;
   const suites = tagOf(root) === 'testsuite' ? [root] : childrenOf(root);
-  return suites.some((suite) => tagOf(suite) === 'testsuite' && attributesOf(suite).name === 'pytest');
+  return suites.some(
+    (suite) => tagOf(suite) === 'testsuite' && attributesOf(suite).name === 'pytest',
+  );
 }
 
 /** Outcome elements in the order that decides a testcase's status (a failed test that also errors in teardown is failed). */
@@ -210,7 +226,8 @@ function suitePathTestId(attributes: Attributes, suitePath: string[]): string {
   const classname = attributes.classname ?? '';
   const file = attributes.file ?? (looksLikeFilePath(classname) ? classname : undefined);
   const parts = [file, ...suitePath, name].filter(
-    (part, index): part is string => part !== undefined && part !== '' && (index === 0 || part !== file),
+    (part, index): part is string =>
+      part !== undefined && part !== '' && (index === 0 || part !== file),
   );
   return parts.join(' > ');
 }

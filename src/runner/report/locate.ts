@@ -18,7 +18,8 @@ const LOCATION_PATTERNS: readonly RegExp[] = [
   /^\s+([\w./-]+\.go):(\d+): /gm,
 ];
 
-const LIBRARY_PATH = /site-packages|\/lib\/python\d|node_modules|^node:|^internal\/|<frozen |\/rustc\/|\/usr\/(?:local\/)?lib\//;
+const LIBRARY_PATH =
+  /site-packages|\/lib\/python\d|node_modules|^node:|^internal\/|<frozen |\/rustc\/|\/usr\/(?:local\/)?lib\//;
 
 /** The earliest `file:line` in the output that is not in a library or the runtime. */
 export function firstProjectLocation(output: string): string | undefined {
@@ -27,7 +28,8 @@ export function firstProjectLocation(output: string): string | undefined {
     for (const match of output.matchAll(pattern)) {
       const [, file = '', line = ''] = match;
       if (LIBRARY_PATH.test(file)) continue;
-      if (best === undefined || match.index < best.index) best = { index: match.index, location: `${file}:${line}` };
+      if (best === undefined || match.index < best.index)
+        best = { index: match.index, location: `${file}:${line}` };
       break;
     }
   }
@@ -40,12 +42,19 @@ export function firstErrorStatement(lines: readonly string[], limit = 200): stri
 }
 
 /** The first line matching `pattern`, as a quote: trimmed, without pytest's `E` prefix, at most `limit` characters. */
-export function firstLineMatching(lines: readonly string[], pattern: RegExp, limit = 200): string | undefined {
+export function firstLineMatching(
+  lines: readonly string[],
+  pattern: RegExp,
+  limit = 200,
+): string | undefined {
   const line = lines.find((candidate) => pattern.test(candidate));
   return line === undefined ? undefined : quoteLine(line, limit);
 }
 
 /** A line as quoted in a reason: trimmed, without pytest's `E` prefix, at most `limit` characters. */
 export function quoteLine(line: string, limit = 200): string {
-  return line.replace(/^\s*E\s+/, '').trim().slice(0, limit);
+  return line
+    .replace(/^\s*E\s+/, '')
+    .trim()
+    .slice(0, limit);
 }

@@ -31,7 +31,8 @@ const MISSING_MODULE_PATTERNS: ReadonlyArray<[RegExp, MissingModule['language']]
   // vite/vitest resolving an import.
   [/Failed to load url (\S+)/, 'node'],
 ];
-const ANY_MISSING_MODULE = /No module named|cannot import name|Cannot find (?:module|package)|Failed to load url/;
+const ANY_MISSING_MODULE =
+  /No module named|cannot import name|Cannot find (?:module|package)|Failed to load url/;
 
 /** Every missing module the output names, in output order, each specifier once. */
 export function missingModules(lines: readonly string[]): MissingModule[] {
@@ -49,15 +50,60 @@ export function missingModules(lines: readonly string[]): MissingModule[] {
   return found;
 }
 
-const RUNNERS = new Set(['pytest', '_pytest', 'pluggy', 'vitest', 'jest', 'mocha', 'ava', 'tap', 'tsx', 'ts-node', '@vitest', '@jest']);
+const RUNNERS = new Set([
+  'pytest',
+  '_pytest',
+  'pluggy',
+  'vitest',
+  'jest',
+  'mocha',
+  'ava',
+  'tap',
+  'tsx',
+  'ts-node',
+  '@vitest',
+  '@jest',
+]);
 
 const SERVICE_CLIENTS = new Set([
   // Python
-  'psycopg2', 'psycopg', 'asyncpg', 'aiopg', 'pymysql', 'MySQLdb', 'mysql', 'cx_Oracle', 'oracledb', 'pyodbc',
-  'redis', 'aioredis', 'pymongo', 'motor', 'boto3', 'botocore', 'aiobotocore', 'kafka', 'aiokafka',
-  'confluent_kafka', 'pika', 'aio_pika', 'elasticsearch', 'cassandra', 'pymemcache', 'nats',
+  'psycopg2',
+  'psycopg',
+  'asyncpg',
+  'aiopg',
+  'pymysql',
+  'MySQLdb',
+  'mysql',
+  'cx_Oracle',
+  'oracledb',
+  'pyodbc',
+  'redis',
+  'aioredis',
+  'pymongo',
+  'motor',
+  'boto3',
+  'botocore',
+  'aiobotocore',
+  'kafka',
+  'aiokafka',
+  'confluent_kafka',
+  'pika',
+  'aio_pika',
+  'elasticsearch',
+  'cassandra',
+  'pymemcache',
+  'nats',
   // Node
-  'pg', 'mysql2', 'mongodb', 'mongoose', 'ioredis', 'kafkajs', 'amqplib', 'aws-sdk', '@aws-sdk', '@elastic',
+  'pg',
+  'mysql2',
+  'mongodb',
+  'mongoose',
+  'ioredis',
+  'kafkajs',
+  'amqplib',
+  'aws-sdk',
+  '@aws-sdk',
+  '@elastic',
 ]);
 
 function isPath(specifier: string): boolean {
@@ -79,10 +125,16 @@ export function ownerOf(module: MissingModule, firstPartyModules: readonly strin
   // A path into node_modules names an installed package, not a repository file.
   const installedPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(module.specifier)?.[1];
   if (isPath(module.specifier) && !installedPackage) return 'first_party';
-  const name = packageNameOf({ specifier: installedPackage ?? module.specifier, language: module.language });
+  const name = packageNameOf({
+    specifier: installedPackage ?? module.specifier,
+    language: module.language,
+  });
   if (isListed(RUNNERS, name)) return 'runner';
   if (isListed(SERVICE_CLIENTS, name)) return 'service_client';
   if (!firstPartyModules.includes(name)) return 'third_party';
-  const isPythonTopLevel = module.language === 'python' && !/cannot import name/.test(module.line) && module.specifier === name;
+  const isPythonTopLevel =
+    module.language === 'python' &&
+    !/cannot import name/.test(module.line) &&
+    module.specifier === name;
   return isPythonTopLevel ? 'first_party_root' : 'first_party';
 }

@@ -64,7 +64,11 @@ export function isResultLine(line: string): boolean {
 }
 
 /** Counts from the last line matching `pattern` (the per-test line, not the per-file one). */
-function lastMatching(lines: string[], pattern: RegExp, read: (line: string) => TestCounts): TestCounts | null {
+function lastMatching(
+  lines: string[],
+  pattern: RegExp,
+  read: (line: string) => TestCounts,
+): TestCounts | null {
   const line = lines.findLast((candidate) => pattern.test(candidate));
   return line === undefined ? null : read(line);
 }
@@ -157,7 +161,12 @@ function cargoCounts(lines: string[]): TestCounts {
   return counts;
 }
 
-const GO_VERDICTS: Record<string, CountField> = { PASS: 'passed', ok: 'passed', FAIL: 'failed', SKIP: 'skipped' };
+const GO_VERDICTS: Record<string, CountField> = {
+  PASS: 'passed',
+  ok: 'passed',
+  FAIL: 'failed',
+  SKIP: 'skipped',
+};
 
 /** Per test with `-v`; without it go reports only per package, so packages are the unit. */
 function goCounts(lines: string[]): TestCounts {

@@ -2,8 +2,9 @@
 
 // CSI sequences (colours, cursor moves), OSC sequences (hyperlinks, titles) and pytest's junit
 // rendering of ESC as the literal text `#x1B`.
-// eslint-disable-next-line no-control-regex -- matching ESC and BEL is the point
-const ANSI_PATTERN = /(?:\u001b|#x1B)\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+const ANSI_PATTERN =
+  // eslint-disable-next-line no-control-regex -- matching ESC and BEL is the point
+  /(?:\u001b|#x1B)\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 
 export function stripAnsi(text: string): string {
   return text.replace(ANSI_PATTERN, '');
@@ -29,6 +30,8 @@ export function visibleLines(output: string): string[] {
     .split('\n')
     .map((line) => {
       const withoutEnding = line.endsWith('\r') ? line.slice(0, -1) : line;
-      return withoutEnding.slice(withoutEnding.lastIndexOf('\r') + 1).slice(0, MAX_SCANNED_LINE_LENGTH);
+      return withoutEnding
+        .slice(withoutEnding.lastIndexOf('\r') + 1)
+        .slice(0, MAX_SCANNED_LINE_LENGTH);
     });
 }
