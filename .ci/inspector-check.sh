@@ -101,9 +101,9 @@ JS
 
 inspect tools-list --method tools/list
 expect_json tools-list \
-  "['load_task', 'record_player_report', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict', 'detect_stall', 'task_status', 'parse_validator_verdict', 'check_graph_cycles'].every((name) => result.tools.some((tool) => tool.name === name && tool.outputSchema))" \
-  "tools/list to name all 12 coachgate tools, each with an outputSchema"
-echo "inspector: ok tools/list names all 12 tools, each with an outputSchema"
+  "['load_task', 'record_player_report', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict', 'detect_stall', 'task_status', 'parse_validator_verdict', 'check_graph_cycles', 'worktree_start', 'worktree_preserve', 'worktree_finish'].every((name) => result.tools.some((tool) => tool.name === name && tool.outputSchema))" \
+  "tools/list to name all 15 coachgate tools, each with an outputSchema"
+echo "inspector: ok tools/list names all 15 tools, each with an outputSchema"
 
 inspect load-task --method tools/call --tool-name load_task \
   --tool-args-json "$(node -p 'JSON.stringify({ worktree: process.argv[1], task_id: "TASK-INS-001" })' "$FIXTURE")"
