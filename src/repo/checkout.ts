@@ -2,7 +2,7 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathExists } from '../store/files.js';
-import { git } from './git.js';
+import { gitForCheckout } from './git.js';
 
 /** Untracked toolchain directories a base checkout borrows from the worktree, so both run alike. */
 const SHARED_TOOLCHAINS = ['node_modules', '.venv', 'venv', 'target'];
@@ -18,7 +18,8 @@ export async function withDetachedCheckout<T>(
 ): Promise<T> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-base-'));
   const checkout = path.join(scratch, 'tree');
-  const repo = git(worktree);
+  // A checkout runs filter drivers: the hardened git empties the ones the repository configures.
+  const repo = await gitForCheckout(worktree);
   await repo.raw(['worktree', 'add', '--detach', '--force', checkout, commit]);
   try {
     for (const name of SHARED_TOOLCHAINS) {

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { failingTests } from '../core/run-record.js';
-import { gitForCheckout } from '../repo/git.js';
+import { withDetachedCheckout } from '../repo/checkout.js';
 import { baselineCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
-import { parseJsonRecord, pathExists } from '../store/files.js';
+import { parseJsonRecord } from '../store/files.js';
 import { runTests, type TestRunSpec } from './test-run.js';
 import type { RunStatus } from './report/types.js';
 
@@ -17,9 +15,6 @@ export interface BaselineResult {
   tests_total: number;
   cached: boolean;
 }
-
-/** Untracked toolchain directories the base checkout borrows from the worktree, so both run alike. */
-const SHARED_TOOLCHAINS = ['node_modules', '.venv', 'venv'];
 
 /**
  * Runs the same command at the base commit in a temporary detached worktree, so failures that were already
@@ -39,20 +34,11 @@ export async function runBaseline(
   const cached = parseJsonRecord<BaselineResult>(cacheFile.mirror, await readStateCopy(cacheFile));
   if (cached.state === 'ok') return { ...cached.value, cached: true };
 
-  const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-baseline-'));
-  const checkout = path.join(scratch, 'tree');
-  const repo = await gitForCheckout(worktree);
-  await repo.raw(['worktree', 'add', '--detach', '--force', checkout, baseCommit]);
-  try {
-    for (const name of SHARED_TOOLCHAINS) {
-      const source = path.join(worktree, name);
-      if (await pathExists(source))
-        await symlink(source, path.join(checkout, name)).catch(() => undefined);
-    }
+  return withDetachedCheckout(worktree, baseCommit, async (checkout) => {
     const run = await runTests({
       ...spec,
       cwd: checkout,
-      logPath: path.join(scratch, 'baseline.log'),
+      logPath: path.join(path.dirname(checkout), 'baseline.log'),
     });
     const result: BaselineResult = {
       base_commit: baseCommit,
@@ -64,9 +50,5 @@ export async function runBaseline(
     if (!run.cancelled && !run.timed_out)
       await writeMirrored(cacheFile, `${JSON.stringify(result, null, 2)}\n`);
     return result;
-  } finally {
-    await repo.raw(['worktree', 'remove', '--force', checkout]).catch(() => undefined);
-    await rm(scratch, { recursive: true, force: true });
-    await repo.raw(['worktree', 'prune']).catch(() => undefined);
-  }
+  });
 }
