@@ -11,7 +11,7 @@ import {
 } from '../core/graph-sources.js';
 import { parseTaskMarkdown } from '../core/task.js';
 import { assertTaskId } from '../core/task-id.js';
-import { assertRepository } from '../repo/git.js';
+import { assertWorkTreeRoot } from '../repo/git.js';
 import { TASK_DIRECTORIES } from '../repo/tasks.js';
 import { readRegularFile } from '../repo/read-text.js';
 
@@ -91,7 +91,7 @@ async function readSource(
     }
     default:
       // In a folder that is not a project, "0 nodes, acyclic" would be a false all-clear.
-      await assertRepository(worktree);
+      await assertWorkTreeRoot(worktree);
       return taskGraph(worktree);
   }
 }

@@ -83,6 +83,17 @@ export async function gitForCheckout(worktree: string): Promise<SimpleGit> {
 
 /** Fails with a clear message unless `worktree` is the top of a git work tree with at least one commit. */
 export async function assertRepository(worktree: string): Promise<void> {
+  await assertWorkTreeRoot(worktree);
+  if (!(await commitOf(git(worktree), 'HEAD'))) {
+    throw new CallerError(
+      `${worktree} has no commits yet.`,
+      'Commit the task files and configuration first; the first commit is the trusted base.',
+    );
+  }
+}
+
+/** Fails with a clear message unless `worktree` is the top of a git work tree (commits or not). */
+export async function assertWorkTreeRoot(worktree: string): Promise<void> {
   const repo = git(worktree);
   let top: string;
   try {
@@ -97,12 +108,6 @@ export async function assertRepository(worktree: string): Promise<void> {
     throw new CallerError(
       `${worktree} is inside the git repository ${top}, not its root.`,
       `Pass the repository root: ${top}.`,
-    );
-  }
-  if (!(await commitOf(repo, 'HEAD'))) {
-    throw new CallerError(
-      `${worktree} has no commits yet.`,
-      'Commit the task files and configuration first; the first commit is the trusted base.',
     );
   }
 }

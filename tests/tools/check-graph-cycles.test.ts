@@ -109,7 +109,7 @@ describe('check_graph_cycles through MCP', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
     const result = await check({ worktree: dir, source: 'tasks' });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/not the root of a git repository/);
+    expect(textOf(result)).toMatch(/is not a git repository/);
   });
 
   it.skipIf(process.platform === 'win32')(
