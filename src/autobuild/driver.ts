@@ -12,6 +12,7 @@ import { CallerError } from '../core/errors.js';
 import { readJsonFile, writeJsonAtomically } from '../store/files.js';
 import { storeDirectory } from '../store/paths.js';
 import { runAgentTurn } from './agent.js';
+import { recordRefusalAsFeedback, refusalReasons } from './refusal.js';
 
 export interface DriverSettings {
   player_cmd: string;
@@ -88,7 +89,18 @@ export async function runAutobuild(
     say(`  Player: ${describePlayer(status, turn)}`);
     await agentTurn(scope, settings, 'coach', turn, signal);
     status = await taskStatus(scope);
-    const verdict = status.turns.find((item) => item.turn === turn)?.coach;
+    let verdict = status.turns.find((item) => item.turn === turn)?.coach;
+    const refused = await refusalReasons(scope, turn);
+    if (refused.length > 0) {
+      say(`  Coach:  approved → approval refused by the server:`);
+      for (const reason of refused) say(`          - ${firstLine(reason)}`);
+      if (!verdict) {
+        await recordRefusalAsFeedback(scope, turn, refused);
+        status = await taskStatus(scope);
+        verdict = status.turns.find((item) => item.turn === turn)?.coach;
+        say(`          the refusal is recorded as feedback for the next Player turn`);
+      }
+    }
     if (!verdict) {
       await preserveTaskWorktree(repository, taskId, `no verdict for turn ${turn}`);
       return end(
@@ -144,21 +156,30 @@ export async function readDriverSettings(
 /** `coachgate autobuild status`: the loop so far, from the records in the task's worktree. */
 export async function autobuildStatus(repository: string, taskId: string): Promise<string[]> {
   const worktree = path.join(repository, '.guardkit/worktrees', taskId);
-  const status = await taskStatus(
-    await openTask(worktree, taskId).catch(() => {
-      throw new CallerError(
-        `${taskId} has no autobuild worktree in ${repository}.`,
-        `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`,
-      );
-    }),
-  );
-  return [
+  const scope = await openTask(worktree, taskId).catch(() => {
+    throw new CallerError(
+      `${taskId} has no autobuild worktree in ${repository}.`,
+      `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`,
+    );
+  });
+  const status = await taskStatus(scope);
+  const lines = [
     `${taskId} ${status.title}: ${status.status}${status.block_reason ? ` (${status.block_reason})` : ''}, strikes ${status.strikes}/${status.max_strikes}`,
-    ...status.turns.map(
-      (turn) =>
-        `  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${turn.coach ? `${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}` : 'pending'}`,
-    ),
   ];
+  for (const turn of status.turns) {
+    const refused = turn.refused_approvals > 0 ? 'approval refused, then ' : '';
+    lines.push(
+      `  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${refused}${turn.coach ? `${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}` : 'pending'}`,
+    );
+    if (turn.refused_approvals > 0)
+      for (const reason of await refusalReasons(scope, turn.turn))
+        lines.push(`    refused: ${firstLine(reason)}`);
+  }
+  return lines;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0]!;
 }
 
 async function agentTurn(

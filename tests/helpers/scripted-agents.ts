@@ -29,11 +29,12 @@ const call = async (name, args) => client.callTool({ name, arguments: { ...task,
 /**
  * A scripted Player: writes greet.js (buggy until turn `fixAt`; "varying" adds the turn number so each
  * attempt differs) and records its report. A scripted Coach: runs the tests through the server and approves
- * when they pass, else sends feedback. With $HANG_FILE present the Coach records its pid and hangs once.
+ * when they pass, else sends feedback. With its hang file present the Coach records its pid and hangs once.
+ * A rubber-stamp Coach approves whatever the run says and records nothing when the server refuses.
  */
 export function scriptedAgents(): {
   player: (fixAt: number, varying?: boolean) => string;
-  coach: (hangFile?: string) => string;
+  coach: (options?: { hangFile?: string; rubberStamp?: boolean }) => string;
 } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-agents-'));
   const player = path.join(dir, 'player.mjs');
@@ -55,7 +56,8 @@ await client.close();
   writeFileSync(
     coach,
     `${PRELUDE}
-const hangFile = process.argv[2];
+const hangFile = process.argv[2] === '--rubber-stamp' ? undefined : process.argv[2];
+const rubberStamp = process.argv.includes('--rubber-stamp');
 if (hangFile && existsSync(hangFile)) {
   rmSync(hangFile);
   writeFileSync(hangFile + '.pid', String(process.pid));
@@ -63,7 +65,10 @@ if (hangFile && existsSync(hangFile)) {
 }
 const run = (await call('run_independent_tests', {})).structuredContent;
 const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
-if (run.status === 'passed') {
+if (rubberStamp) {
+  const answer = await call('record_verdict', { turn, decision: 'approve', rationale: 'looks done to me', evidence });
+  console.log('approval', answer.isError ? 'refused' : 'recorded');
+} else if (run.status === 'passed') {
   await call('record_verdict', { turn, decision: 'approve', rationale: 'independent run passes', evidence });
 } else {
   const issues = [{ severity: 'must_fix', category: 'tests', description: 'greet(name) must return "Hello, <name>!"', location: 'src/greet.js:3' }];
@@ -77,7 +82,10 @@ await client.close();
   return {
     player: (fixAt, varying = false) =>
       `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
-    coach: (hangFile) =>
-      `${node} ${JSON.stringify(coach)}${hangFile ? ` ${JSON.stringify(hangFile)}` : ''}`,
+    coach: ({ hangFile, rubberStamp } = {}) =>
+      [node, JSON.stringify(coach)]
+        .concat(hangFile ? [JSON.stringify(hangFile)] : [])
+        .concat(rubberStamp ? ['--rubber-stamp'] : [])
+        .join(' '),
   };
 }
