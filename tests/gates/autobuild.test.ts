@@ -129,7 +129,9 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
       rubberStamp,
       '--auto-merge',
     );
-    expect(approved.stdout).toMatch(/Turn 1\/5[\s\S]*approval refused[\s\S]*strikes 1\/3\n── Turn 2/);
+    expect(approved.stdout).toMatch(
+      /Turn 1\/5[\s\S]*approval refused[\s\S]*strikes 1\/3\n── Turn 2/,
+    );
     expect(approved.stdout).toMatch(/AutoBuild APPROVED after 2 turn\(s\): approved and merged/);
     expect(approved.status).toBe(0);
   }, 240_000);
