@@ -13,6 +13,13 @@ import { readJsonFile, writeJsonAtomically } from '../store/files.js';
 import { storeDirectory } from '../store/paths.js';
 import { runAgentTurn } from './agent.js';
 import { recordRefusalAsFeedback, refusalReasons } from './refusal.js';
+import {
+  readTurnValidation,
+  validateTurn,
+  validationTurns,
+  type DriverValidation,
+  type TurnValidation,
+} from './validation.js';
 
 export interface DriverSettings {
   player_cmd: string;
@@ -20,9 +27,12 @@ export interface DriverSettings {
   max_turns: number;
   auto_merge: boolean;
   agent_timeout_s: number;
+  /** The plan's validators, run on each Player turn before the Coach (absent: no validation). */
+  validation?: DriverValidation;
 }
 
-export type DriverOutcome = 'approved' | 'blocked' | 'max_turns' | 'no_verdict' | 'not_merged';
+export type DriverOutcome =
+  'approved' | 'blocked' | 'max_turns' | 'no_verdict' | 'not_merged' | 'validation_failed';
 
 /** How each ending maps to the process exit code (2 stays the CLI's usage error). */
 export const OUTCOME_EXIT_CODES: Record<DriverOutcome, number> = {
@@ -31,6 +41,7 @@ export const OUTCOME_EXIT_CODES: Record<DriverOutcome, number> = {
   max_turns: 3,
   no_verdict: 4,
   not_merged: 5,
+  validation_failed: 6,
 };
 
 export interface DriverResult {
@@ -70,23 +81,49 @@ export async function runAutobuild(
     detail,
   });
 
+  const directory = driverDirectory(worktree, taskId);
   let status = await taskStatus(scope);
   while (status.status === 'in_progress') {
-    const decided = status.turns.filter((turn) => turn.coach !== null).length;
-    const turn = (status.turns.filter((item) => item.coach !== null).at(-1)?.turn ?? 0) + 1;
-    if (decided >= settings.max_turns) {
+    const turn = await currentTurn(status, directory);
+    if (turn > settings.max_turns) {
       await preserveTaskWorktree(repository, taskId, `max turns (${settings.max_turns}) reached`);
       return end(
         'max_turns',
-        decided,
+        settings.max_turns,
         `${settings.max_turns} turns without approval; worktree preserved at ${worktree}`,
       );
     }
     say(`── Turn ${turn}/${settings.max_turns} ──`);
     const playerDone = status.turns.some((item) => item.turn === turn && item.player !== null);
-    if (!playerDone) await agentTurn(scope, settings, 'player', turn, signal);
+    if (!playerDone) {
+      const previous = await readTurnValidation(directory, turn - 1);
+      const findings = previous?.verdict === 'FAIL' ? previous.retry_prompt : undefined;
+      await agentTurn(scope, settings, 'player', turn, signal, findings);
+    }
     status = await taskStatus(scope);
     say(`  Player: ${describePlayer(status, turn)}`);
+    if (settings.validation) {
+      const validation = settings.validation;
+      const validated =
+        (await readTurnValidation(directory, turn)) ??
+        (await validateTurn(scope, validation, turn, directory, timeoutMs(settings), signal));
+      say(`  Validate: ${describeValidation(validated)}`);
+      if (validated.verdict === 'FAIL') {
+        const failures = await validationFailures(directory);
+        if (failures >= validation.max_validation_attempts) {
+          await preserveTaskWorktree(repository, taskId, `validation failed ${failures} times`);
+          return end(
+            'validation_failed',
+            turn,
+            `validation failed ${failures} time(s), max_validation_attempts ${validation.max_validation_attempts} (findings in ${directory}); worktree preserved at ${worktree}`,
+          );
+        }
+        say(
+          `          attempt ${failures}/${validation.max_validation_attempts} failed: the findings go to the next Player turn`,
+        );
+        continue;
+      }
+    }
     await agentTurn(scope, settings, 'coach', turn, signal);
     status = await taskStatus(scope);
     let verdict = status.turns.find((item) => item.turn === turn)?.coach;
@@ -106,14 +143,14 @@ export async function runAutobuild(
       return end(
         'no_verdict',
         turn,
-        `the Coach recorded no verdict for turn ${turn} (see its log in ${driverDirectory(worktree, taskId)}); worktree preserved`,
+        `the Coach recorded no verdict for turn ${turn} (see its log in ${directory}); worktree preserved`,
       );
     }
     say(
       `  Coach:  ${verdict.decision}${verdict.must_fix ? ` (${verdict.must_fix} must_fix)` : ''} → ${status.status}, strikes ${status.strikes}/${status.max_strikes}`,
     );
   }
-  const turns = status.turns.filter((turn) => turn.coach !== null).length;
+  const turns = status.turns.at(-1)?.turn ?? 0;
   if (status.status === 'blocked') {
     await preserveTaskWorktree(repository, taskId, status.block_reason ?? 'blocked');
     return end('blocked', turns, `${status.block_reason}; worktree preserved at ${worktree}`);
@@ -174,6 +211,8 @@ export async function autobuildStatus(repository: string, taskId: string): Promi
     if (turn.refused_approvals > 0)
       for (const reason of await refusalReasons(scope, turn.turn))
         lines.push(`    refused: ${firstLine(reason)}`);
+    const validation = await readTurnValidation(driverDirectory(worktree, taskId), turn.turn);
+    if (validation) lines.push(`    validation: ${describeValidation(validation)}`);
   }
   return lines;
 }
@@ -188,6 +227,8 @@ async function agentTurn(
   role: 'player' | 'coach',
   turn: number,
   signal?: AbortSignal,
+  /** Validation findings for the Player, appended to its prompt. */
+  findings?: string,
 ): Promise<void> {
   const command = role === 'player' ? settings.player_cmd : settings.coach_cmd;
   const prompt = await buildAgentPrompt(role, scope, turn);
@@ -197,11 +238,43 @@ async function agentTurn(
     worktree: scope.worktree,
     taskId: scope.taskId,
     turn,
-    prompt,
+    prompt: findings ? `${prompt}\n\n${findings}` : prompt,
     directory: driverDirectory(scope.worktree, scope.taskId),
-    timeoutMs: settings.agent_timeout_s * 1000,
+    timeoutMs: timeoutMs(settings),
     signal,
   });
+}
+
+function timeoutMs(settings: DriverSettings): number {
+  return settings.agent_timeout_s * 1000;
+}
+
+/**
+ * The turn to work on: the latest one while it is unfinished (its Player report is in, but neither a
+ * verdict nor a failed validation closed it: an interrupted run resumes there), else the next one.
+ */
+async function currentTurn(status: TaskStatus, directory: string): Promise<number> {
+  const validated = await validationTurns(directory);
+  const latest = Math.max(0, ...status.turns.map((turn) => turn.turn), ...validated);
+  if (latest === 0) return 1;
+  const closed =
+    status.turns.some((turn) => turn.turn === latest && turn.coach !== null) ||
+    (await readTurnValidation(directory, latest))?.verdict === 'FAIL';
+  return closed ? latest + 1 : latest;
+}
+
+async function validationFailures(directory: string): Promise<number> {
+  let failures = 0;
+  for (const turn of await validationTurns(directory))
+    if ((await readTurnValidation(directory, turn))?.verdict === 'FAIL') failures++;
+  return failures;
+}
+
+function describeValidation(validation: TurnValidation): string {
+  const each = validation.validators.map(
+    (item) => `${item.name} ${item.verdict ?? 'no verdict'} (${item.findings} finding(s))`,
+  );
+  return `${validation.verdict}: ${each.join(', ')}`;
 }
 
 function describePlayer(status: TaskStatus, turn: number): string {

@@ -136,6 +136,74 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
     expect(approved.status).toBe(0);
   }, 240_000);
 
+  it("runs the plan's validators before the Coach and retries the Player with their findings", () => {
+    repo = project();
+    repo.write(
+      'plan.yaml',
+      'meta:\n  validation:\n    enabled: true\n    run_after: task\n    validators: [validator, issue-verifier]\n    max_validation_attempts: 2\n',
+    );
+    const plan = path.join(repo.dir, 'plan.yaml');
+    const validated = autobuild(
+      '--player-cmd',
+      agents.player(1),
+      '--coach-cmd',
+      agents.coach(),
+      '--plan',
+      plan,
+      '--validator-cmd',
+      agents.validator('fail-once'),
+    );
+    expect(validated.stdout).toMatch(
+      /── Turn 1\/5 ──\n {2}Player: [^\n]*\n {2}Validate: FAIL: validator FAIL \(1 finding\(s\)\), issue-verifier FAIL \(1 finding\(s\)\)\n {10}attempt 1\/2 failed: the findings go to the next Player turn\n── Turn 2\/5 ──\n {2}Player: [^\n]*\n {2}Validate: PASS: validator PASS \(0 finding\(s\)\), issue-verifier PASS \(0 finding\(s\)\)\n {2}Coach: {2}approve → approved/,
+    );
+    expect(validated.stdout).toMatch(/AutoBuild APPROVED after 2 turn\(s\): approved; merge with/);
+    expect(validated.status).toBe(0);
+    // Each validator got its own instructions; the Player's next prompt carried their findings.
+    const driver = path.join(
+      repo.dir,
+      '.guardkit/worktrees/TASK-042/.guardkit/autobuild/TASK-042/driver',
+    );
+    const logs = ['validator', 'issue-verifier'].map((role) =>
+      readFileSync(path.join(driver, `${role}_turn_1.log`), 'utf8'),
+    );
+    expect(logs.join('')).not.toMatch(/WITHOUT instructions/);
+    expect(readFileSync(path.join(driver, 'player_turn_2.prompt.md'), 'utf8')).toMatch(
+      /## PREVIOUS VALIDATION FAILED[\s\S]*src\/greet\.js:1 — validator: greet\(\) has no doc comment[\s\S]*issue-verifier: greet\(\) has no doc comment/,
+    );
+    repo.remove();
+
+    repo = project();
+    repo.write(
+      'plan.yaml',
+      'meta:\n  validation:\n    enabled: true\n    max_validation_attempts: 2\n',
+    );
+    const failing = autobuild(
+      '--player-cmd',
+      agents.player(1),
+      '--coach-cmd',
+      agents.coach(),
+      '--plan',
+      path.join(repo.dir, 'plan.yaml'),
+      '--validator-cmd',
+      agents.validator('fail-always'),
+    );
+    expect(failing.stdout).toMatch(
+      /AutoBuild VALIDATION_FAILED after 2 turn\(s\): validation failed 2 time\(s\), max_validation_attempts 2/,
+    );
+    expect(failing.stdout).not.toMatch(/Coach:/);
+    expect(failing.status).toBe(6);
+    const missing = autobuild(
+      '--player-cmd',
+      agents.player(1),
+      '--coach-cmd',
+      agents.coach(),
+      '--plan',
+      path.join(repo.dir, 'plan.yaml'),
+    );
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/enables validation \(validator\), but no --validator-cmd/);
+  }, 240_000);
+
   it('resumes after kill -9 in the middle of a Coach turn, from the records', async () => {
     repo = project();
     const hangFile = path.join(repo.dir, '..', `${path.basename(repo.dir)}-hang`);

@@ -35,10 +35,28 @@ const call = async (name, args) => client.callTool({ name, arguments: { ...task,
 export function scriptedAgents(): {
   player: (fixAt: number, varying?: boolean) => string;
   coach: (options?: { hangFile?: string; rubberStamp?: boolean }) => string;
+  validator: (mode: 'fail-once' | 'fail-always') => string;
 } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-agents-'));
   const player = path.join(dir, 'player.mjs');
   const coach = path.join(dir, 'coach.mjs');
+  const validator = path.join(dir, 'validator.mjs');
+  // A validator replies in the format agents/validator.md asks for. "fail-once" fails the first time each
+  // validator role runs in a worktree (a marker file beside the worktree remembers), then passes.
+  writeFileSync(
+    validator,
+    `import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+const role = process.env.COACHGATE_ROLE;
+const marker = process.env.COACHGATE_WORKTREE + '.' + role + '.validated';
+const fail = process.argv[2] === 'fail-always' || !existsSync(marker);
+writeFileSync(marker, '');
+const prompt = readFileSync(process.env.COACHGATE_PROMPT_FILE, 'utf8');
+console.log('Reviewed turn ' + process.env.COACHGATE_TURN + ' as ' + role + (/^# (Validator|Issue verifier)$/m.test(prompt) ? ' with its instructions.' : ' WITHOUT instructions.'));
+console.log(fail
+  ? '**Verdict: FAIL**\\n\\n**Findings:**\\n- [ERROR] src/greet.js:1 — ' + role + ': greet() has no doc comment.'
+  : '**Verdict: PASS**\\n\\n**Findings:**\\n- None');
+`,
+  );
   writeFileSync(
     player,
     `${PRELUDE}
@@ -82,6 +100,7 @@ await client.close();
   return {
     player: (fixAt, varying = false) =>
       `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
+    validator: (mode) => `${node} ${JSON.stringify(validator)} ${mode}`,
     coach: ({ hangFile, rubberStamp } = {}) =>
       [node, JSON.stringify(coach)]
         .concat(hangFile ? [JSON.stringify(hangFile)] : [])
