@@ -204,15 +204,18 @@ export async function autobuildStatus(repository: string, taskId: string): Promi
     `${taskId} ${status.title}: ${status.status}${status.block_reason ? ` (${status.block_reason})` : ''}, strikes ${status.strikes}/${status.max_strikes}`,
   ];
   for (const turn of status.turns) {
+    const validation = await readTurnValidation(driverDirectory(worktree, taskId), turn.turn);
     const refused = turn.refused_approvals > 0 ? 'approval refused, then ' : '';
-    lines.push(
-      `  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${refused}${turn.coach ? `${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}` : 'pending'}`,
-    );
+    const coach = turn.coach
+      ? `${refused}${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}`
+      : validation?.verdict === 'FAIL'
+        ? 'not run (validation failed)'
+        : `${refused}pending`;
+    lines.push(`  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${coach}`);
+    if (validation) lines.push(`    validation: ${describeValidation(validation)}`);
     if (turn.refused_approvals > 0)
       for (const reason of await refusalReasons(scope, turn.turn))
         lines.push(`    refused: ${firstLine(reason)}`);
-    const validation = await readTurnValidation(driverDirectory(worktree, taskId), turn.turn);
-    if (validation) lines.push(`    validation: ${describeValidation(validation)}`);
   }
   return lines;
 }

@@ -192,6 +192,14 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
     );
     expect(failing.stdout).not.toMatch(/Coach:/);
     expect(failing.status).toBe(6);
+    const status = spawnSync(
+      process.execPath,
+      [cli, 'autobuild', 'status', '--task', 'TASK-042', '--worktree', repo.dir],
+      { encoding: 'utf8' },
+    );
+    expect(status.stdout).toMatch(
+      /Turn 1: Player [^\n]*\| Coach not run \(validation failed\)\n {4}validation: FAIL: validator FAIL \(1 finding\(s\)\)/,
+    );
     const missing = autobuild(
       '--player-cmd',
       agents.player(1),
