@@ -10,6 +10,7 @@ import {
 } from '../actions/worktree.js';
 import { CallerError } from '../core/errors.js';
 import { readJsonFile, writeJsonAtomically } from '../store/files.js';
+import { readVerdictLog } from '../store/verdict-log.js';
 import { storeDirectory } from '../store/paths.js';
 import { runAgentTurn } from './agent.js';
 import { recordRefusalAsFeedback, refusalReasons } from './refusal.js';
@@ -149,6 +150,9 @@ export async function runAutobuild(
     say(
       `  Coach:  ${verdict.decision}${verdict.must_fix ? ` (${verdict.must_fix} must_fix)` : ''} → ${status.status}, strikes ${status.strikes}/${status.max_strikes}`,
     );
+    // A refusal's issues are its reasons, printed above.
+    if (refused.length === 0)
+      for (const issue of await mustFixIssues(scope, turn)) say(`          - ${issue}`);
   }
   const turns = status.turns.at(-1)?.turn ?? 0;
   if (status.status === 'blocked') {
@@ -218,6 +222,22 @@ export async function autobuildStatus(repository: string, taskId: string): Promi
         lines.push(`    refused: ${firstLine(reason)}`);
   }
   return lines;
+}
+
+const ISSUES_SHOWN = 3;
+
+/** The must_fix issues of a turn's verdict, as the log holds them: the first few, then a count. */
+async function mustFixIssues(scope: TaskScope, turn: number): Promise<string[]> {
+  const log = await readVerdictLog(scope.worktree, scope.taskId);
+  const verdict = log.entries.find((entry) => entry.kind === 'verdict' && entry.turn === turn);
+  const issues = (verdict?.issues ?? [])
+    .filter((issue) => issue.severity === 'must_fix')
+    .map(
+      (issue) => `${issue.location ? `${issue.location}: ` : ''}${firstLine(issue.description)}`,
+    );
+  return issues.length > ISSUES_SHOWN
+    ? [...issues.slice(0, ISSUES_SHOWN), `(+${issues.length - ISSUES_SHOWN} more in review.md)`]
+    : issues;
 }
 
 function firstLine(text: string): string {

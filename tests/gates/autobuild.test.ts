@@ -37,7 +37,7 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
       '--auto-merge',
     );
     expect(result.stdout).toMatch(
-      /── Turn 1\/5 ──\n {2}Player: 2 file\(s\), tests passing \(its own claim\)\n {2}Coach: {2}feedback \(1 must_fix\) → in_progress, strikes 1\/3\n── Turn 2\/5 ──[\s\S]*Coach: {2}approve → approved/,
+      /── Turn 1\/5 ──\n {2}Player: 2 file\(s\), tests passing \(its own claim\)\n {2}Coach: {2}feedback \(1 must_fix\) → in_progress, strikes 1\/3\n {10}- src\/greet\.js:3: greet\(name\) must return "Hello, <name>!"\n── Turn 2\/5 ──[\s\S]*Coach: {2}approve → approved/,
     );
     expect(result.stdout).toMatch(
       /AutoBuild APPROVED after 2 turn\(s\): approved and merged into main/,
