@@ -7,17 +7,22 @@ import {
   runFeature,
   type DriverSettings,
 } from './autobuild/driver.js';
+import { readDriverValidation } from './autobuild/validation.js';
 import { CallerError } from './core/errors.js';
+import { assertTaskId } from './core/task-id.js';
+import { pathExists } from './store/files.js';
 import { parseOptions, type Print } from './cli-options.js';
 
 export const AUTOBUILD_USAGE = `  coachgate autobuild --task ID --player-cmd CMD --coach-cmd CMD [--max-turns N] [--auto-merge]
-                      [--agent-timeout SECONDS] [--worktree REPO]
+                      [--agent-timeout SECONDS] [--worktree REPO] [--plan FILE --validator-cmd CMD]
                                                    run the Player/Coach loop in .guardkit/worktrees/ID
                                                    with a fresh agent process per turn; exit 0 approved,
-                                                   1 blocked, 3 max turns, 4 no verdict, 5 not merged
+                                                   1 blocked, 3 max turns, 4 no verdict, 5 not merged,
+                                                   6 validation failed (plan meta.validation)
   coachgate autobuild feature FEAT-ID --player-cmd CMD --coach-cmd CMD --auto-merge [...]
                                                    the feature's tasks wave by wave; stops at the first
-                                                   task that is not approved (its exit code)
+                                                   task that is not approved (its exit code); the
+                                                   feature file is the plan unless --plan is given
   coachgate autobuild status --task ID [--worktree REPO]
   coachgate autobuild resume --task ID [--worktree REPO]
                                                    continue an interrupted run from its records`;
@@ -34,6 +39,8 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
     'max-turns': { type: 'string' },
     'agent-timeout': { type: 'string' },
     'auto-merge': { type: 'boolean' },
+    plan: { type: 'string' },
+    'validator-cmd': { type: 'string' },
   } as const;
   const { values, positionals } = parseOptions(args, options);
   const [action = 'run', featureId] = positionals;
@@ -55,7 +62,20 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
         'autobuild needs --player-cmd CMD and --coach-cmd CMD',
         'e.g. --player-cmd \'claude -p "$(cat "$COACHGATE_PROMPT_FILE")"\'',
       );
+    const featurePlan =
+      action === 'feature'
+        ? path.join(repository, '.guardkit', 'features', `${assertTaskId(featureId!)}.yaml`)
+        : undefined;
+    // A missing feature file is reported by the feature run itself, in its own words.
+    const plan =
+      values.plan ?? (featurePlan && (await pathExists(featurePlan)) ? featurePlan : undefined);
+    const validation = plan ? await readDriverValidation(plan, values['validator-cmd']) : null;
+    if (!plan && values['validator-cmd'])
+      throw new CallerError(
+        '--validator-cmd needs --plan FILE: the plan whose meta.validation says what to run.',
+      );
     settings = {
+      ...(validation ? { validation } : {}),
       player_cmd: values['player-cmd'],
       coach_cmd: values['coach-cmd'],
       max_turns: positiveInteger(values['max-turns'], '--max-turns', DEFAULT_MAX_TURNS),

@@ -17,12 +17,14 @@ const DESCRIPTIONS: Record<AgentRole, string> = {
     'Coach instructions for a task turn: verify with coachgate tools in order, then record the verdict.',
   validator:
     'Validator instructions: review a change and end with **Verdict: PASS|WARN|FAIL** and findings.',
+  'issue-verifier':
+    'Issue-verifier instructions: check the change solves its issue; ends with a PASS|WARN|FAIL verdict.',
 };
 
 /** A server offers the instructions of the agents that use it; the validator works for the Coach. */
 const PROMPTS_BY_ROLE: Record<ServerRole, readonly AgentRole[]> = {
   player: ['player'],
-  coach: ['coach', 'validator'],
+  coach: ['coach', 'validator', 'issue-verifier'],
   all: Object.keys(AGENT_ROLES) as AgentRole[],
 };
 

@@ -9,6 +9,7 @@ export const AGENT_ROLES = {
   player: 'autobuild-player',
   coach: 'autobuild-coach',
   validator: 'validator',
+  'issue-verifier': 'issue-verifier',
 } as const;
 export type AgentRole = keyof typeof AGENT_ROLES;
 

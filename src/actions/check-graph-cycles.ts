@@ -4,13 +4,13 @@ import { CallerError } from '../core/errors.js';
 import { analyzeGraph, type DependencyEdge, type GraphReport } from '../core/graph.js';
 import {
   BLOCKING_BEADS_TYPES,
-  edgesFromBeads,
   edgesFromFeature,
   edgesFromTasks,
   type GraphSource,
 } from '../core/graph-sources.js';
 import { parseTaskMarkdown } from '../core/task.js';
 import { assertTaskId } from '../core/task-id.js';
+import { readBeadsGraph } from '../repo/beads.js';
 import { assertWorkTreeRoot } from '../repo/git.js';
 import { TASK_DIRECTORIES } from '../repo/tasks.js';
 import { readRegularFile } from '../repo/read-text.js';
@@ -63,16 +63,8 @@ async function readSource(
       'Pass worktree, or pass edges with source "edges".',
     );
   switch (source) {
-    case 'beads': {
-      const file = path.join(worktree, '.beads', 'issues.jsonl');
-      const text = await readRegularFile(file).catch(() => {
-        throw new CallerError(
-          '.beads/issues.jsonl does not exist in the worktree.',
-          'Use source "tasks" or "feature", or run beads in this repository first.',
-        );
-      });
-      return edgesFromBeads(text, request.edge_types ?? BLOCKING_BEADS_TYPES);
-    }
+    case 'beads':
+      return readBeadsGraph(worktree, request.edge_types ?? BLOCKING_BEADS_TYPES);
     case 'feature': {
       if (!request.feature_id)
         throw new CallerError(

@@ -1,14 +1,17 @@
 import type { GateCheck } from '../core/gate-report.js';
+import { isBeadTask } from '../repo/beads.js';
 import { checkGraphCycles } from './check-graph-cycles.js';
 import type { TaskScope } from './task-scope.js';
 import { runToolchainGates } from './toolchain-gates.js';
 
 /**
- * The gate's checks beyond the verdict and the test run: the task graph has no cycle (a cyclic plan can never
+ * The gate's checks beyond the verdict and the test run: the task's graph has no cycle (a cyclic plan can never
  * finish), and the configured build / typecheck / lint commands pass on the current tree.
  */
 export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
-  const graph = await checkGraphCycles(scope.worktree, { source: 'tasks' });
+  // A bead belongs to the beads graph; any other task to the task files' graph.
+  const bead = await isBeadTask(scope.worktree, scope.taskId);
+  const graph = await checkGraphCycles(scope.worktree, { source: bead ? 'beads' : 'tasks' });
   const loops = [
     ...graph.cycles.map((cycle) => cycle.path.join(' → ')),
     ...graph.self_loops.map((id) => `${id} → ${id}`),
@@ -18,7 +21,7 @@ export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
     passed: loops.length === 0,
     reason:
       loops.length === 0
-        ? `no cycles (${graph.node_count} tasks, ${graph.edge_count} dependencies)`
+        ? `no cycles (${graph.node_count} ${bead ? 'beads' : 'tasks'}, ${graph.edge_count} dependencies)`
         : `${loops.length} dependency cycle(s): ${loops.join('; ')}`,
     details: graph.suggested_breaks.map((edge) => `break ${edge.from} → ${edge.to}`),
   };

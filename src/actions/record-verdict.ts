@@ -8,9 +8,11 @@ import { renderReview } from '../core/review.js';
 import { failingTests, type RunRecord } from '../core/run-record.js';
 import { detectStall, type StallReport } from '../core/stall.js';
 import type { VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
+import { beadReviewPath } from '../repo/beads.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
+import { writeFileAtomically } from '../store/files.js';
 import { withTaskLock } from '../store/lock.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
@@ -78,6 +80,8 @@ export async function recordVerdict(
   const task = await loadTask(worktree, taskId, scope.base.commit);
   // Seen before the lock repairs the mirror from the server's copy.
   const tampering = await mirrorTampering(worktree, taskId);
+  // Found before the lock: it may run `bd export`.
+  const beadReview = await beadReviewPath(worktree, taskId);
   for (const change of acknowledged) {
     if (!task.acceptance_criteria.some((criterion) => criterion.id === change.criterion)) {
       throw new CallerError(
@@ -145,31 +149,33 @@ export async function recordVerdict(
     const runSummary =
       run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
     const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
-    const review = (
+    const review = async (
       status: VerdictLogEntry['status'],
       strikes: number,
       history: VerdictLogEntry[],
       blocked?: { reason: string; recommendation: string },
-    ) =>
-      writeMirrored(
-        reviewFile,
-        renderReview({
-          task_id: taskId,
-          title: task.title,
-          status,
-          strikes,
-          max_strikes: config.coachgate.max_strikes,
-          turn: request.turn,
-          decision: request.decision,
-          rationale: request.rationale,
-          history,
-          requirements: requirements.criteria,
-          issues,
-          acknowledged_changes: acknowledged,
-          preexisting_failures: evaluation?.preexisting_failures ?? [],
-          ...(blocked ? { blocked } : {}),
-        }),
-      );
+    ) => {
+      const text = renderReview({
+        task_id: taskId,
+        title: task.title,
+        status,
+        strikes,
+        max_strikes: config.coachgate.max_strikes,
+        turn: request.turn,
+        decision: request.decision,
+        rationale: request.rationale,
+        history,
+        requirements: requirements.criteria,
+        issues,
+        acknowledged_changes: acknowledged,
+        preexisting_failures: evaluation?.preexisting_failures ?? [],
+        ...(blocked ? { blocked } : {}),
+      });
+      await writeMirrored(reviewFile, text);
+      // A courtesy copy for the coach-gate skill: a link planted there is refused by the write, and that
+      // refusal must not turn a recorded verdict into an error.
+      if (beadReview) await writeFileAtomically(beadReview, text).catch(() => undefined);
+    };
 
     if (request.decision === 'approve') {
       const [gates, integrity] = await Promise.all([

@@ -7,7 +7,7 @@ import { runProcess, type ProcessOutcome } from '../runner/execute.js';
 import { OutputCapture } from '../runner/output-capture.js';
 
 export interface AgentTurn {
-  role: Extract<AgentRole, 'player' | 'coach'>;
+  role: AgentRole;
   /** The user's agent command line, run by `sh -c` in the task worktree. */
   command: string;
   worktree: string;

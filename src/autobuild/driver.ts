@@ -10,8 +10,17 @@ import {
 } from '../actions/worktree.js';
 import { CallerError } from '../core/errors.js';
 import { readJsonFile, writeJsonAtomically } from '../store/files.js';
+import { readVerdictLog } from '../store/verdict-log.js';
 import { storeDirectory } from '../store/paths.js';
 import { runAgentTurn } from './agent.js';
+import { recordRefusalAsFeedback, refusalReasons } from './refusal.js';
+import {
+  readTurnValidation,
+  validateTurn,
+  validationTurns,
+  type DriverValidation,
+  type TurnValidation,
+} from './validation.js';
 
 export interface DriverSettings {
   player_cmd: string;
@@ -19,9 +28,12 @@ export interface DriverSettings {
   max_turns: number;
   auto_merge: boolean;
   agent_timeout_s: number;
+  /** The plan's validators, run on each Player turn before the Coach (absent: no validation). */
+  validation?: DriverValidation;
 }
 
-export type DriverOutcome = 'approved' | 'blocked' | 'max_turns' | 'no_verdict' | 'not_merged';
+export type DriverOutcome =
+  'approved' | 'blocked' | 'max_turns' | 'no_verdict' | 'not_merged' | 'validation_failed';
 
 /** How each ending maps to the process exit code (2 stays the CLI's usage error). */
 export const OUTCOME_EXIT_CODES: Record<DriverOutcome, number> = {
@@ -30,6 +42,7 @@ export const OUTCOME_EXIT_CODES: Record<DriverOutcome, number> = {
   max_turns: 3,
   no_verdict: 4,
   not_merged: 5,
+  validation_failed: 6,
 };
 
 export interface DriverResult {
@@ -69,39 +82,79 @@ export async function runAutobuild(
     detail,
   });
 
+  const directory = driverDirectory(worktree, taskId);
   let status = await taskStatus(scope);
   while (status.status === 'in_progress') {
-    const decided = status.turns.filter((turn) => turn.coach !== null).length;
-    const turn = (status.turns.filter((item) => item.coach !== null).at(-1)?.turn ?? 0) + 1;
-    if (decided >= settings.max_turns) {
+    const turn = await currentTurn(status, directory);
+    if (turn > settings.max_turns) {
       await preserveTaskWorktree(repository, taskId, `max turns (${settings.max_turns}) reached`);
       return end(
         'max_turns',
-        decided,
+        settings.max_turns,
         `${settings.max_turns} turns without approval; worktree preserved at ${worktree}`,
       );
     }
     say(`── Turn ${turn}/${settings.max_turns} ──`);
     const playerDone = status.turns.some((item) => item.turn === turn && item.player !== null);
-    if (!playerDone) await agentTurn(scope, settings, 'player', turn, signal);
+    if (!playerDone) {
+      const previous = await readTurnValidation(directory, turn - 1);
+      const findings = previous?.verdict === 'FAIL' ? previous.retry_prompt : undefined;
+      await agentTurn(scope, settings, 'player', turn, signal, findings);
+    }
     status = await taskStatus(scope);
     say(`  Player: ${describePlayer(status, turn)}`);
+    if (settings.validation) {
+      const validation = settings.validation;
+      const validated =
+        (await readTurnValidation(directory, turn)) ??
+        (await validateTurn(scope, validation, turn, directory, timeoutMs(settings), signal));
+      say(`  Validate: ${describeValidation(validated)}`);
+      if (validated.verdict === 'FAIL') {
+        const failures = await validationFailures(directory);
+        if (failures >= validation.max_validation_attempts) {
+          await preserveTaskWorktree(repository, taskId, `validation failed ${failures} times`);
+          return end(
+            'validation_failed',
+            turn,
+            `validation failed ${failures} time(s), max_validation_attempts ${validation.max_validation_attempts} (findings in ${directory}); worktree preserved at ${worktree}`,
+          );
+        }
+        say(
+          `          attempt ${failures}/${validation.max_validation_attempts} failed: the findings go to the next Player turn`,
+        );
+        continue;
+      }
+    }
     await agentTurn(scope, settings, 'coach', turn, signal);
     status = await taskStatus(scope);
-    const verdict = status.turns.find((item) => item.turn === turn)?.coach;
+    let verdict = status.turns.find((item) => item.turn === turn)?.coach;
+    const refused = await refusalReasons(scope, turn);
+    if (refused.length > 0) {
+      say(`  Coach:  approved → approval refused by the server:`);
+      for (const reason of refused) say(`          - ${firstLine(reason)}`);
+      if (!verdict) {
+        await recordRefusalAsFeedback(scope, turn, refused);
+        status = await taskStatus(scope);
+        verdict = status.turns.find((item) => item.turn === turn)?.coach;
+        say(`          the refusal is recorded as feedback for the next Player turn`);
+      }
+    }
     if (!verdict) {
       await preserveTaskWorktree(repository, taskId, `no verdict for turn ${turn}`);
       return end(
         'no_verdict',
         turn,
-        `the Coach recorded no verdict for turn ${turn} (see its log in ${driverDirectory(worktree, taskId)}); worktree preserved`,
+        `the Coach recorded no verdict for turn ${turn} (see its log in ${directory}); worktree preserved`,
       );
     }
     say(
       `  Coach:  ${verdict.decision}${verdict.must_fix ? ` (${verdict.must_fix} must_fix)` : ''} → ${status.status}, strikes ${status.strikes}/${status.max_strikes}`,
     );
+    // A refusal's issues are its reasons, printed above.
+    if (refused.length === 0)
+      for (const issue of await mustFixIssues(scope, turn)) say(`          - ${issue}`);
   }
-  const turns = status.turns.filter((turn) => turn.coach !== null).length;
+  const turns = status.turns.at(-1)?.turn ?? 0;
   if (status.status === 'blocked') {
     await preserveTaskWorktree(repository, taskId, status.block_reason ?? 'blocked');
     return end('blocked', turns, `${status.block_reason}; worktree preserved at ${worktree}`);
@@ -144,21 +197,51 @@ export async function readDriverSettings(
 /** `coachgate autobuild status`: the loop so far, from the records in the task's worktree. */
 export async function autobuildStatus(repository: string, taskId: string): Promise<string[]> {
   const worktree = path.join(repository, '.guardkit/worktrees', taskId);
-  const status = await taskStatus(
-    await openTask(worktree, taskId).catch(() => {
-      throw new CallerError(
-        `${taskId} has no autobuild worktree in ${repository}.`,
-        `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`,
-      );
-    }),
-  );
-  return [
+  const scope = await openTask(worktree, taskId).catch(() => {
+    throw new CallerError(
+      `${taskId} has no autobuild worktree in ${repository}.`,
+      `Start one: coachgate autobuild --task ${taskId} --player-cmd CMD --coach-cmd CMD.`,
+    );
+  });
+  const status = await taskStatus(scope);
+  const lines = [
     `${taskId} ${status.title}: ${status.status}${status.block_reason ? ` (${status.block_reason})` : ''}, strikes ${status.strikes}/${status.max_strikes}`,
-    ...status.turns.map(
-      (turn) =>
-        `  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${turn.coach ? `${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}` : 'pending'}`,
-    ),
   ];
+  for (const turn of status.turns) {
+    const validation = await readTurnValidation(driverDirectory(worktree, taskId), turn.turn);
+    const refused = turn.refused_approvals > 0 ? 'approval refused, then ' : '';
+    const coach = turn.coach
+      ? `${refused}${turn.coach.decision}${turn.coach.must_fix ? ` (${turn.coach.must_fix} must_fix)` : ''}`
+      : validation?.verdict === 'FAIL'
+        ? 'not run (validation failed)'
+        : `${refused}pending`;
+    lines.push(`  Turn ${turn.turn}: Player ${describePlayer(status, turn.turn)} | Coach ${coach}`);
+    if (validation) lines.push(`    validation: ${describeValidation(validation)}`);
+    if (turn.refused_approvals > 0)
+      for (const reason of await refusalReasons(scope, turn.turn))
+        lines.push(`    refused: ${firstLine(reason)}`);
+  }
+  return lines;
+}
+
+const ISSUES_SHOWN = 3;
+
+/** The must_fix issues of a turn's verdict, as the log holds them: the first few, then a count. */
+async function mustFixIssues(scope: TaskScope, turn: number): Promise<string[]> {
+  const log = await readVerdictLog(scope.worktree, scope.taskId);
+  const verdict = log.entries.find((entry) => entry.kind === 'verdict' && entry.turn === turn);
+  const issues = (verdict?.issues ?? [])
+    .filter((issue) => issue.severity === 'must_fix')
+    .map(
+      (issue) => `${issue.location ? `${issue.location}: ` : ''}${firstLine(issue.description)}`,
+    );
+  return issues.length > ISSUES_SHOWN
+    ? [...issues.slice(0, ISSUES_SHOWN), `(+${issues.length - ISSUES_SHOWN} more in review.md)`]
+    : issues;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0]!;
 }
 
 async function agentTurn(
@@ -167,6 +250,8 @@ async function agentTurn(
   role: 'player' | 'coach',
   turn: number,
   signal?: AbortSignal,
+  /** Validation findings for the Player, appended to its prompt. */
+  findings?: string,
 ): Promise<void> {
   const command = role === 'player' ? settings.player_cmd : settings.coach_cmd;
   const prompt = await buildAgentPrompt(role, scope, turn);
@@ -176,11 +261,43 @@ async function agentTurn(
     worktree: scope.worktree,
     taskId: scope.taskId,
     turn,
-    prompt,
+    prompt: findings ? `${prompt}\n\n${findings}` : prompt,
     directory: driverDirectory(scope.worktree, scope.taskId),
-    timeoutMs: settings.agent_timeout_s * 1000,
+    timeoutMs: timeoutMs(settings),
     signal,
   });
+}
+
+function timeoutMs(settings: DriverSettings): number {
+  return settings.agent_timeout_s * 1000;
+}
+
+/**
+ * The turn to work on: the latest one while it is unfinished (its Player report is in, but neither a
+ * verdict nor a failed validation closed it: an interrupted run resumes there), else the next one.
+ */
+async function currentTurn(status: TaskStatus, directory: string): Promise<number> {
+  const validated = await validationTurns(directory);
+  const latest = Math.max(0, ...status.turns.map((turn) => turn.turn), ...validated);
+  if (latest === 0) return 1;
+  const closed =
+    status.turns.some((turn) => turn.turn === latest && turn.coach !== null) ||
+    (await readTurnValidation(directory, latest))?.verdict === 'FAIL';
+  return closed ? latest + 1 : latest;
+}
+
+async function validationFailures(directory: string): Promise<number> {
+  let failures = 0;
+  for (const turn of await validationTurns(directory))
+    if ((await readTurnValidation(directory, turn))?.verdict === 'FAIL') failures++;
+  return failures;
+}
+
+function describeValidation(validation: TurnValidation): string {
+  const each = validation.validators.map(
+    (item) => `${item.name} ${item.verdict ?? 'no verdict'} (${item.findings} finding(s))`,
+  );
+  return `${validation.verdict}: ${each.join(', ')}`;
 }
 
 function describePlayer(status: TaskStatus, turn: number): string {

@@ -17,9 +17,10 @@ export interface GraphSource {
 export const BLOCKING_BEADS_TYPES: readonly string[] = ['blocks', 'parent-child'];
 
 /**
- * `.beads/issues.jsonl`: one issue per line, `{id, dependencies: [{issue_id?, depends_on_id, type}]}`.
- * `issue_id` (default: the line's `id`) depends on `depends_on_id`. Only dependencies whose type is in
- * `edgeTypes` become edges.
+ * `.beads/issues.jsonl` or `bd export` output: one issue per line, `{id, dependencies: [{issue_id?,
+ * depends_on_id, type}]}`. `issue_id` (default: the line's `id`) depends on `depends_on_id`. Only
+ * dependencies whose type is in `edgeTypes` become edges. Export lines of another `_type` (e.g. "memory")
+ * are not issues and are skipped.
  */
 export function edgesFromBeads(
   jsonlText: string,
@@ -33,6 +34,7 @@ export function edgesFromBeads(
     const issue = parseJson(line);
     if (issue instanceof Error) return source.problem(where, `not valid JSON (${issue.message})`);
     if (!isRecord(issue)) return source.problem(where, 'not a JSON object');
+    if (issue._type !== undefined && issue._type !== 'issue') return;
     const id = issue.id;
     if (!isId(id)) return source.problem(where, 'issue has no string "id"');
     source.node(where, id);

@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { STORE_PREFIX } from '../store/paths.js';
+import { isServerWritten } from '../store/paths.js';
 import { listWorkingFiles } from './git.js';
 
 const PARALLEL_READS = 16;
 
 /**
  * A hash of the worktree's state: every tracked and untracked, non-ignored file's path, mode and content,
- * minus the store. Equal hashes mean nothing the tests could see has changed.
+ * minus what the server writes. Equal hashes mean nothing the tests could see has changed.
  */
 export async function treeFingerprint(worktree: string): Promise<string> {
-  // Writing a verdict must not make a run stale: the store's own files are not part of the tree's state.
-  const files = (await listWorkingFiles(worktree)).filter((file) => !file.startsWith(STORE_PREFIX));
+  // Writing a verdict must not make a run stale: the server's own files are not part of the tree's state.
+  const files = (await listWorkingFiles(worktree)).filter((file) => !isServerWritten(file));
   const entries: string[] = new Array(files.length);
   let next = 0;
   const worker = async () => {

@@ -23,8 +23,8 @@ export const TEMP_MARK = '.coachgate-tmp-';
 
 /**
  * Temp file + fsync + rename: a reader sees the old file or the new one, never half of one. Inside the
- * state directory or a worktree's `.guardkit/`, no directory on the way and not the target may be a
- * symbolic link, and the real path must stay inside: a planted link never redirects a write.
+ * state directory or a worktree's `.guardkit/` or `.beads/`, no directory on the way and not the target
+ * may be a symbolic link, and the real path must stay inside: a planted link never redirects a write.
  */
 export async function writeFileAtomically(file: string, content: string): Promise<void> {
   const directory = path.dirname(file);
@@ -73,10 +73,14 @@ function isInsideState(file: string): boolean {
 }
 
 /** The directory below which links are refused: the state root, or the worktree holding `.guardkit/`. */
+/** Worktree directories coachgate writes into (its store; bead reviews for the coach-gate skill). */
+const GUARDED_DIRECTORIES = ['.guardkit', '.beads'];
+
 function guardedRoot(file: string): string | undefined {
   if (isInsideState(file)) return stateRoot();
-  const marker = `${path.sep}.guardkit${path.sep}`;
-  const index = file.lastIndexOf(marker);
+  const index = Math.max(
+    ...GUARDED_DIRECTORIES.map((name) => file.lastIndexOf(`${path.sep}${name}${path.sep}`)),
+  );
   return index >= 0 ? file.slice(0, index) : undefined;
 }
 

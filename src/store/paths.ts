@@ -4,6 +4,14 @@ import { assertTaskId } from '../core/task-id.js';
 /** coachgate's records, worktree-relative (GuardKit's layout); never part of the Player's work. */
 export const STORE_PREFIX = '.guardkit/autobuild/';
 
+/** Where the coach-gate skill reads a bead task's review (`.beads/artifacts/<BEAD>/review.md`). */
+const BEAD_REVIEW = /^\.beads\/artifacts\/[^/]+\/review\.md$/;
+
+/** Worktree-relative files the server writes: its store and bead reviews, never the Player's work. */
+export function isServerWritten(file: string): boolean {
+  return file.startsWith(STORE_PREFIX) || BEAD_REVIEW.test(file);
+}
+
 export function storeDirectory(worktree: string): string {
   return path.join(worktree, STORE_PREFIX);
 }

@@ -9,7 +9,7 @@ export const checkGraphCyclesTool = defineTool({
   name: 'check_graph_cycles',
   title: 'Check dependency graph for cycles',
   description:
-    'Finds dependency cycles (one deterministic witness per strongly connected component), self loops and dependencies on unknown ids in task files (depends_on/dependencies), a GuardKit feature file, beads .beads/issues.jsonl or an explicit edge list. When acyclic, returns the waves of tasks that can run in parallel; when cyclic, one edge per cycle whose removal breaks it. Linear time, no timeout.',
+    'Finds dependency cycles (one deterministic witness per strongly connected component), self loops and dependencies on unknown ids in task files (depends_on/dependencies), a GuardKit feature file, beads (.beads/issues.jsonl, else `bd export`) or an explicit edge list. When acyclic, returns the waves of tasks that can run in parallel; when cyclic, one edge per cycle whose removal breaks it. Linear time, no timeout.',
   input: z.object({
     worktree: worktreeInput
       .optional()

@@ -37,7 +37,7 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
       '--auto-merge',
     );
     expect(result.stdout).toMatch(
-      /── Turn 1\/5 ──\n {2}Player: 2 file\(s\), tests passing \(its own claim\)\n {2}Coach: {2}feedback \(1 must_fix\) → in_progress, strikes 1\/3\n── Turn 2\/5 ──[\s\S]*Coach: {2}approve → approved/,
+      /── Turn 1\/5 ──\n {2}Player: 2 file\(s\), tests passing \(its own claim\)\n {2}Coach: {2}feedback \(1 must_fix\) → in_progress, strikes 1\/3\n {10}- src\/greet\.js:3: greet\(name\) must return "Hello, <name>!"\n── Turn 2\/5 ──[\s\S]*Coach: {2}approve → approved/,
     );
     expect(result.stdout).toMatch(
       /AutoBuild APPROVED after 2 turn\(s\): approved and merged into main/,
@@ -93,6 +93,125 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
     );
   }, 240_000);
 
+  it('reports a refused approval, feeds its reasons to the next Player and counts it as a strike', () => {
+    repo = project('coachgate:\n  max_strikes: 2\n');
+    const rubberStamp = agents.coach({ rubberStamp: true });
+    const blocked = autobuild('--player-cmd', agents.player(99, true), '--coach-cmd', rubberStamp);
+    expect(blocked.stdout).toMatch(
+      /── Turn 1\/5 ──\n {2}Player: [^\n]*\n {2}Coach: {2}approved → approval refused by the server:\n {10}- latest test run [^\n]*has status "failed"[^\n]*\n(?: {10}- [^\n]*\n)* {10}the refusal is recorded as feedback for the next Player turn\n {2}Coach: {2}feedback \(\d+ must_fix\) → in_progress, strikes 1\/2\n── Turn 2\/5 ──/,
+    );
+    expect(blocked.stdout).toMatch(
+      /AutoBuild BLOCKED after 2 turn\(s\): 2 feedback verdicts reached max_strikes \(2\)/,
+    );
+    expect(blocked.status).toBe(1);
+    const worktree = path.join(repo.dir, '.guardkit/worktrees/TASK-042');
+    const prompt = readFileSync(
+      path.join(worktree, '.guardkit/autobuild/TASK-042/driver/player_turn_2.prompt.md'),
+      'utf8',
+    );
+    expect(prompt).toMatch(/## Latest Coach feedback[\s\S]*has status "failed"/);
+    const status = spawnSync(
+      process.execPath,
+      [cli, 'autobuild', 'status', '--task', 'TASK-042', '--worktree', repo.dir],
+      { encoding: 'utf8' },
+    );
+    expect(status.stdout).toMatch(
+      /^TASK-042 Greeting: blocked \([^\n]*\), strikes 2\/2\n {2}Turn 1: Player [^\n]*\| Coach approval refused, then feedback \(\d+ must_fix\)\n {4}refused: latest test run [^\n]*"failed"/,
+    );
+    repo.remove();
+
+    // The Player fixes the code on turn 2: the same rubber stamp is accepted now, and the loop ends well.
+    repo = project();
+    const approved = autobuild(
+      '--player-cmd',
+      agents.player(2),
+      '--coach-cmd',
+      rubberStamp,
+      '--auto-merge',
+    );
+    expect(approved.stdout).toMatch(
+      /Turn 1\/5[\s\S]*approval refused[\s\S]*strikes 1\/3\n── Turn 2/,
+    );
+    expect(approved.stdout).toMatch(/AutoBuild APPROVED after 2 turn\(s\): approved and merged/);
+    expect(approved.status).toBe(0);
+  }, 240_000);
+
+  it("runs the plan's validators before the Coach and retries the Player with their findings", () => {
+    repo = project();
+    repo.write(
+      'plan.yaml',
+      'meta:\n  validation:\n    enabled: true\n    run_after: task\n    validators: [validator, issue-verifier]\n    max_validation_attempts: 2\n',
+    );
+    const plan = path.join(repo.dir, 'plan.yaml');
+    const validated = autobuild(
+      '--player-cmd',
+      agents.player(1),
+      '--coach-cmd',
+      agents.coach(),
+      '--plan',
+      plan,
+      '--validator-cmd',
+      agents.validator('fail-once'),
+    );
+    expect(validated.stdout).toMatch(
+      /── Turn 1\/5 ──\n {2}Player: [^\n]*\n {2}Validate: FAIL: validator FAIL \(1 finding\(s\)\), issue-verifier FAIL \(1 finding\(s\)\)\n {10}attempt 1\/2 failed: the findings go to the next Player turn\n── Turn 2\/5 ──\n {2}Player: [^\n]*\n {2}Validate: PASS: validator PASS \(0 finding\(s\)\), issue-verifier PASS \(0 finding\(s\)\)\n {2}Coach: {2}approve → approved/,
+    );
+    expect(validated.stdout).toMatch(/AutoBuild APPROVED after 2 turn\(s\): approved; merge with/);
+    expect(validated.status).toBe(0);
+    // Each validator got its own instructions; the Player's next prompt carried their findings.
+    const driver = path.join(
+      repo.dir,
+      '.guardkit/worktrees/TASK-042/.guardkit/autobuild/TASK-042/driver',
+    );
+    const logs = ['validator', 'issue-verifier'].map((role) =>
+      readFileSync(path.join(driver, `${role}_turn_1.log`), 'utf8'),
+    );
+    expect(logs.join('')).not.toMatch(/WITHOUT instructions/);
+    expect(readFileSync(path.join(driver, 'player_turn_2.prompt.md'), 'utf8')).toMatch(
+      /## PREVIOUS VALIDATION FAILED[\s\S]*src\/greet\.js:1 — validator: greet\(\) has no doc comment[\s\S]*issue-verifier: greet\(\) has no doc comment/,
+    );
+    repo.remove();
+
+    repo = project();
+    repo.write(
+      'plan.yaml',
+      'meta:\n  validation:\n    enabled: true\n    max_validation_attempts: 2\n',
+    );
+    const failing = autobuild(
+      '--player-cmd',
+      agents.player(1),
+      '--coach-cmd',
+      agents.coach(),
+      '--plan',
+      path.join(repo.dir, 'plan.yaml'),
+      '--validator-cmd',
+      agents.validator('fail-always'),
+    );
+    expect(failing.stdout).toMatch(
+      /AutoBuild VALIDATION_FAILED after 2 turn\(s\): validation failed 2 time\(s\), max_validation_attempts 2/,
+    );
+    expect(failing.stdout).not.toMatch(/Coach:/);
+    expect(failing.status).toBe(6);
+    const status = spawnSync(
+      process.execPath,
+      [cli, 'autobuild', 'status', '--task', 'TASK-042', '--worktree', repo.dir],
+      { encoding: 'utf8' },
+    );
+    expect(status.stdout).toMatch(
+      /Turn 1: Player [^\n]*\| Coach not run \(validation failed\)\n {4}validation: FAIL: validator FAIL \(1 finding\(s\)\)/,
+    );
+    const missing = autobuild(
+      '--player-cmd',
+      agents.player(1),
+      '--coach-cmd',
+      agents.coach(),
+      '--plan',
+      path.join(repo.dir, 'plan.yaml'),
+    );
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/enables validation \(validator\), but no --validator-cmd/);
+  }, 240_000);
+
   it('resumes after kill -9 in the middle of a Coach turn, from the records', async () => {
     repo = project();
     const hangFile = path.join(repo.dir, '..', `${path.basename(repo.dir)}-hang`);
@@ -109,7 +228,7 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
         '--player-cmd',
         agents.player(1),
         '--coach-cmd',
-        agents.coach(hangFile),
+        agents.coach({ hangFile }),
         '--auto-merge',
       ],
       { stdio: 'ignore' },
@@ -151,13 +270,13 @@ describe('coachgate autobuild drives the loop with any agent command', () => {
       { encoding: 'utf8', timeout: 120_000 },
     );
     // Wave 2 starts only after TASK-042 is merged. TASK-043 asks for the same greeting, which the base now
-    // has: its Player changes nothing, so no test fails on the base code and the approval is refused
-    // (fail-to-pass), which stops the feature at TASK-043.
+    // has: its Player changes nothing, so no test fails on the base code and every approval is refused
+    // (fail-to-pass); the refusals count as strikes, TASK-043 ends blocked and the feature stops there.
     expect(result.stdout).toMatch(
       /══ FEAT-7 wave 1\/2: TASK-042 ══[\s\S]*TASK-042: APPROVED[\s\S]*══ FEAT-7 wave 2\/2: TASK-043 ══/,
     );
     expect(result.stdout).toMatch(
-      /AutoBuild feature FEAT-7: 1 task\(s\) approved, stopped at TASK-043/,
+      /AutoBuild feature FEAT-7: 1 task\(s\) approved, stopped at TASK-043 \(blocked\)/,
     );
     expect(result.status).not.toBe(0);
     expect(repo.git('log', '--format=%s', '--merges')).toBe(

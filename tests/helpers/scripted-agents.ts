@@ -29,15 +29,34 @@ const call = async (name, args) => client.callTool({ name, arguments: { ...task,
 /**
  * A scripted Player: writes greet.js (buggy until turn `fixAt`; "varying" adds the turn number so each
  * attempt differs) and records its report. A scripted Coach: runs the tests through the server and approves
- * when they pass, else sends feedback. With $HANG_FILE present the Coach records its pid and hangs once.
+ * when they pass, else sends feedback. With its hang file present the Coach records its pid and hangs once.
+ * A rubber-stamp Coach approves whatever the run says and records nothing when the server refuses.
  */
 export function scriptedAgents(): {
   player: (fixAt: number, varying?: boolean) => string;
-  coach: (hangFile?: string) => string;
+  coach: (options?: { hangFile?: string; rubberStamp?: boolean }) => string;
+  validator: (mode: 'fail-once' | 'fail-always') => string;
 } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-agents-'));
   const player = path.join(dir, 'player.mjs');
   const coach = path.join(dir, 'coach.mjs');
+  const validator = path.join(dir, 'validator.mjs');
+  // A validator replies in the format agents/validator.md asks for. "fail-once" fails the first time each
+  // validator role runs in a worktree (a marker file beside the worktree remembers), then passes.
+  writeFileSync(
+    validator,
+    `import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+const role = process.env.COACHGATE_ROLE;
+const marker = process.env.COACHGATE_WORKTREE + '.' + role + '.validated';
+const fail = process.argv[2] === 'fail-always' || !existsSync(marker);
+writeFileSync(marker, '');
+const prompt = readFileSync(process.env.COACHGATE_PROMPT_FILE, 'utf8');
+console.log('Reviewed turn ' + process.env.COACHGATE_TURN + ' as ' + role + (/^# (Validator|Issue verifier)$/m.test(prompt) ? ' with its instructions.' : ' WITHOUT instructions.'));
+console.log(fail
+  ? '**Verdict: FAIL**\\n\\n**Findings:**\\n- [ERROR] src/greet.js:1 — ' + role + ': greet() has no doc comment.'
+  : '**Verdict: PASS**\\n\\n**Findings:**\\n- None');
+`,
+  );
   writeFileSync(
     player,
     `${PRELUDE}
@@ -55,7 +74,8 @@ await client.close();
   writeFileSync(
     coach,
     `${PRELUDE}
-const hangFile = process.argv[2];
+const hangFile = process.argv[2] === '--rubber-stamp' ? undefined : process.argv[2];
+const rubberStamp = process.argv.includes('--rubber-stamp');
 if (hangFile && existsSync(hangFile)) {
   rmSync(hangFile);
   writeFileSync(hangFile + '.pid', String(process.pid));
@@ -63,7 +83,10 @@ if (hangFile && existsSync(hangFile)) {
 }
 const run = (await call('run_independent_tests', {})).structuredContent;
 const evidence = [{ criterion: 'AC-001', test: 'greets by name' }, { criterion: 'AC-002', test: 'rejects empty names' }];
-if (run.status === 'passed') {
+if (rubberStamp) {
+  const answer = await call('record_verdict', { turn, decision: 'approve', rationale: 'looks done to me', evidence });
+  console.log('approval', answer.isError ? 'refused' : 'recorded');
+} else if (run.status === 'passed') {
   await call('record_verdict', { turn, decision: 'approve', rationale: 'independent run passes', evidence });
 } else {
   const issues = [{ severity: 'must_fix', category: 'tests', description: 'greet(name) must return "Hello, <name>!"', location: 'src/greet.js:3' }];
@@ -77,7 +100,11 @@ await client.close();
   return {
     player: (fixAt, varying = false) =>
       `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
-    coach: (hangFile) =>
-      `${node} ${JSON.stringify(coach)}${hangFile ? ` ${JSON.stringify(hangFile)}` : ''}`,
+    validator: (mode) => `${node} ${JSON.stringify(validator)} ${mode}`,
+    coach: ({ hangFile, rubberStamp } = {}) =>
+      [node, JSON.stringify(coach)]
+        .concat(hangFile ? [JSON.stringify(hangFile)] : [])
+        .concat(rubberStamp ? ['--rubber-stamp'] : [])
+        .join(' '),
   };
 }

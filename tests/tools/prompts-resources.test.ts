@@ -37,6 +37,7 @@ describe('MCP prompts and resources', () => {
       'player',
       'coach',
       'validator',
+      'issue-verifier',
       'autobuild',
     ]);
     const player = await client.getPrompt({ name: 'player', arguments: { task_id: 'TASK-042' } });

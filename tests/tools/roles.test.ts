@@ -131,6 +131,7 @@ describe('roles, toolsets and --read-only', () => {
     expect((await coach.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual([
       'coach',
       'validator',
+      'issue-verifier',
       'autobuild',
     ]);
     const player = await serverFor({ role: 'player' });
