@@ -16,6 +16,7 @@ import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import {
+  describeTampering,
   mirrorTampering,
   taskRecordFile,
   writeMirrored,
@@ -322,7 +323,7 @@ function verdictTurn(lastVerdictTurn: number, lastPlayerTurn: number): number {
 }
 
 function tamperingReason(finding: Tampering): string {
-  return `the worktree mirror was changed: ${finding.file} ${finding.entry}: ${finding.difference}. The server's own copy was used and the mirror restored; find out who edited it.`;
+  return `the worktree mirror was changed: ${describeTampering(finding)}. The server's own copy was used and the mirror restored; find out who edited it.`;
 }
 
 /** The trusted evaluation of the latest stored run, when that run describes the current tree. */

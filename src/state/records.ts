@@ -41,13 +41,33 @@ export async function taskRecordFile(
   };
 }
 
-/** The baseline cache (per repository): `<state>/…/baseline-cache/<key>.json` ↔ `.guardkit/autobuild/.baseline-cache/`. */
-export async function baselineCacheFile(worktree: string, key: string): Promise<MirroredFile> {
-  const mirror = path.join(storeDirectory(worktree), '.baseline-cache', `${key}.json`);
+/**
+ * Repository-wide caches of base-commit results, mirrored beside the task directories: the test baseline
+ * (`compare_baseline`, trusted evaluation) and the toolchain gates' base findings.
+ */
+const CACHE_DIRECTORIES = { baseline: '.baseline-cache', gate: '.gate-baseline-cache' } as const;
+export type CacheName = keyof typeof CACHE_DIRECTORIES;
+
+/** `<state>/…/<cache>/<key>.json` ↔ `.guardkit/autobuild/.<cache>/<key>.json`. */
+export async function mirroredCacheFile(
+  worktree: string,
+  cache: CacheName,
+  key: string,
+): Promise<MirroredFile> {
+  const directories = await cacheDirectories(worktree, cache);
+  const mirror = path.join(directories.mirror, `${key}.json`);
   return {
-    state: path.join(await repositoryStateDirectory(worktree), 'baseline-cache', `${key}.json`),
+    state: path.join(directories.state, `${key}.json`),
     mirror,
     display: worktreeRelative(worktree, mirror),
+  };
+}
+
+async function cacheDirectories(worktree: string, cache: CacheName) {
+  const mirrorName = CACHE_DIRECTORIES[cache];
+  return {
+    state: path.join(await repositoryStateDirectory(worktree), mirrorName.slice(1)),
+    mirror: path.join(storeDirectory(worktree), mirrorName),
   };
 }
 
@@ -78,36 +98,108 @@ async function recordNames(directory: string): Promise<string[]> {
   return [...top, ...runs].filter((name) => RECORD_NAME.test(name)).sort();
 }
 
-/** Every difference between a task's mirror and the server's copy (a missing mirror file included). */
+/**
+ * Every difference between the worktree mirror and the server's copy that a decision about the task could
+ * rest on: the task's records (a missing mirror file included) and the repository's base-result caches.
+ */
 export async function mirrorTampering(worktree: string, taskId: string): Promise<Tampering[]> {
+  return [...(await taskTampering(worktree, taskId)), ...(await cacheTampering(worktree))];
+}
+
+/** `<file> <entry>: <difference>`, the one way every report names a finding. */
+export function describeTampering(finding: Tampering): string {
+  return `${finding.file} ${finding.entry}: ${finding.difference}`;
+}
+
+/**
+ * A markdown section naming every finding, for the resources and prompts that show records; empty when
+ * the mirror matches.
+ */
+export function tamperingSection(findings: Tampering[]): string {
+  if (findings.length === 0) return '';
+  return [
+    '## Mirror tampered',
+    '',
+    "The worktree mirror under .guardkit/autobuild/ differs from the server's own copy, which every " +
+      'decision reads (and which is shown here). The next record call restores the mirror; an approval ' +
+      'attempted while it differs is refused. Find out who edited it:',
+    ...findings.map((finding) => `- ${describeTampering(finding)}`),
+  ].join('\n');
+}
+
+async function taskTampering(worktree: string, taskId: string): Promise<Tampering[]> {
   const stateNames = await stateRecordNames(worktree, taskId);
   const mirrorNames = await recordNames(taskDirectory(worktree, taskId));
   const findings: Tampering[] = [];
   for (const name of new Set([...stateNames, ...mirrorNames])) {
     const file = await taskRecordFile(worktree, taskId, name);
-    const [server, mirror] = await Promise.all([readText(file.state), readText(file.mirror)]);
-    if (server === mirror) continue;
-    if (server === undefined)
-      findings.push({
-        file: file.display,
-        entry: entryName(name),
-        difference: 'not written by the server: it has no copy of this record',
-      });
-    else if (mirror === undefined)
-      findings.push({
-        file: file.display,
-        entry: entryName(name),
-        difference:
-          'missing from the mirror (deleted, or a write was interrupted; the next record call restores it)',
-      });
-    else findings.push(...describeDifference(file.display, name, server, mirror));
+    findings.push(...(await compareCopies(file, name, entryName(name), 'report')));
   }
   return findings;
 }
 
 /**
+ * A cache is shared by every worktree of the repository while each worktree has its own mirror, so an
+ * entry missing from this worktree's mirror is normal (another worktree filled it); a changed or planted
+ * one is not.
+ */
+async function cacheTampering(worktree: string): Promise<Tampering[]> {
+  const findings: Tampering[] = [];
+  for (const cache of Object.keys(CACHE_DIRECTORIES) as CacheName[]) {
+    const directories = await cacheDirectories(worktree, cache);
+    const names = new Set([
+      ...(await cacheKeys(directories.state)),
+      ...(await cacheKeys(directories.mirror)),
+    ]);
+    for (const key of [...names].sort()) {
+      const file = await mirroredCacheFile(worktree, cache, key);
+      const entry = `${cache} cache entry ${key}`;
+      findings.push(...(await compareCopies(file, `${key}.json`, entry, 'ignore')));
+    }
+  }
+  return findings;
+}
+
+async function cacheKeys(directory: string): Promise<string[]> {
+  return (await readdir(directory).catch(() => [] as string[]))
+    .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
+    .map((name) => path.basename(name, '.json'));
+}
+
+async function compareCopies(
+  file: MirroredFile,
+  name: string,
+  entry: string,
+  missingMirror: 'report' | 'ignore',
+): Promise<Tampering[]> {
+  const [server, mirror] = await Promise.all([readText(file.state), readText(file.mirror)]);
+  if (server === mirror) return [];
+  if (server === undefined)
+    return [
+      {
+        file: file.display,
+        entry,
+        difference: 'not written by the server: it has no copy of this record',
+      },
+    ];
+  if (mirror === undefined)
+    return missingMirror === 'ignore'
+      ? []
+      : [
+          {
+            file: file.display,
+            entry,
+            difference:
+              'missing from the mirror (deleted, or a write was interrupted; the next record call restores it)',
+          },
+        ];
+  return describeDifference(file.display, name, entry, server, mirror);
+}
+
+/**
  * Under the task lock: removes temp files a killed write left behind and rewrites every mirror file that
- * is missing or differs from the server's copy, so the mirror matches the state again.
+ * is missing or differs from the server's copy, so the mirror matches the state again. Cache entries this
+ * worktree's mirror never had stay absent (see cacheTampering).
  */
 export async function repairMirror(worktree: string, taskId: string): Promise<void> {
   const stateDirectory = await taskStateDirectory(worktree, taskId);
@@ -116,12 +208,19 @@ export async function repairMirror(worktree: string, taskId: string): Promise<vo
     await removeLeftoverTempFiles(directory);
     await removeLeftoverTempFiles(path.join(directory, artifactNames.runsDirectory));
   }
-  for (const name of await stateRecordNames(worktree, taskId)) {
-    const file = await taskRecordFile(worktree, taskId, name);
-    const server = await readText(file.state);
-    if (server !== undefined && server !== (await readText(file.mirror)))
-      await writeFileAtomically(file.mirror, server);
+  for (const name of await stateRecordNames(worktree, taskId))
+    await restoreMirror(await taskRecordFile(worktree, taskId, name), 'always');
+  for (const cache of Object.keys(CACHE_DIRECTORIES) as CacheName[]) {
+    for (const key of await cacheKeys((await cacheDirectories(worktree, cache)).state))
+      await restoreMirror(await mirroredCacheFile(worktree, cache, key), 'when present');
   }
+}
+
+async function restoreMirror(file: MirroredFile, when: 'always' | 'when present'): Promise<void> {
+  const [server, mirror] = await Promise.all([readText(file.state), readText(file.mirror)]);
+  if (server === undefined || server === mirror) return;
+  if (mirror === undefined && when === 'when present') return;
+  await writeFileAtomically(file.mirror, server);
 }
 
 function entryName(name: string): string {
@@ -135,11 +234,11 @@ function entryName(name: string): string {
 function describeDifference(
   display: string,
   name: string,
+  entry: string,
   server: string,
   mirror: string,
 ): Tampering[] {
   if (name === artifactNames.verdictLog) return verdictLogDifferences(display, server, mirror);
-  const entry = entryName(name);
   const fields = jsonFieldDifferences(server, mirror);
   return [{ file: display, entry, difference: fields ?? 'the text differs from the server copy' }];
 }

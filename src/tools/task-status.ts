@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { taskStatus } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
 import { BaseMovedSchema } from '../state/pinned-base.js';
+import { describeTampering } from '../state/records.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
@@ -97,7 +98,7 @@ export const taskStatusTool = defineTool({
       : ` VERDICT CHAIN BROKEN: ${status.verdict_chain.problems.join('; ')}.`;
     const tampered =
       status.mirror_tampering.length > 0
-        ? ` MIRROR TAMPERED: ${status.mirror_tampering.map((t) => `${t.file} ${t.entry}: ${t.difference}`).join('; ')}.`
+        ? ` MIRROR TAMPERED: ${status.mirror_tampering.map(describeTampering).join('; ')}.`
         : '';
     const moved = status.base_moved
       ? ` BASE MOVED: pinned ${status.base_moved.pinned.slice(0, 12)}, now resolves to ${status.base_moved.resolved.slice(0, 12)}.`
