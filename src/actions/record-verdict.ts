@@ -102,10 +102,8 @@ export async function recordVerdict(
       );
     }
     const state = taskState(log.entries);
-    const turn = verdictTurn(
-      state.last_turn,
-      (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0,
-    );
+    const lastPlayerTurn = (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0;
+    const turn = verdictTurn(state.last_turn, lastPlayerTurn);
     if (request.turn !== turn) {
       throw new CallerError(
         log.entries.some((entry) => entry.kind === 'verdict' && entry.turn === request.turn)
@@ -236,6 +234,7 @@ export async function recordVerdict(
       criteria_passed: requirements.criteria_met,
       failing_tests: runSummary?.failing_tests ?? [],
       tree_hash: currentTree,
+      player_turn: lastPlayerTurn,
     };
     const stall = detectStall(
       request.decision === 'feedback'

@@ -11,7 +11,7 @@ export const detectStallTool = defineTool({
   name: 'detect_stall',
   title: 'Detect a stalled Player/Coach loop',
   description:
-    'Detects a loop that is not converging: the same feedback (normalised: test ids, paths, line numbers, numbers, durations, hashes and timestamps removed) for stall_threshold turns without progress in criteria, the same failing tests 3 turns running, an unchanged tree between turns, or A-B-A-B oscillation. Give worktree + task_id to evaluate the recorded verdict history, or history to replay a sequence statelessly.',
+    'Detects a loop that is not converging: the same feedback (normalised: test ids, paths, line numbers, numbers, durations, hashes and timestamps removed) for stall_threshold turns without progress in criteria, the same failing tests 3 turns running, an unchanged tree between turns, or A-B-A-B oscillation. Only feedback given after a new Player turn counts: a verdict recorded again before the Player reports (player_turn not newer) is left out. Give worktree + task_id to evaluate the recorded verdict history, or history to replay a sequence statelessly.',
   input: z.object({
     worktree: worktreeInput.optional(),
     task_id: taskIdInput.optional(),
@@ -22,6 +22,14 @@ export const detectStallTool = defineTool({
           criteria_passed: z.number().int().min(0),
           failing_tests: z.array(z.string()).optional(),
           tree_hash: z.string().optional(),
+          player_turn: z
+            .number()
+            .int()
+            .min(0)
+            .optional()
+            .describe(
+              'Latest Player turn when the feedback was given; an entry whose player_turn is not newer is left out.',
+            ),
         }),
       )
       .max(10_000)

@@ -330,14 +330,29 @@ describe('verdict history', () => {
     });
   }, 120_000);
 
-  it('blocks a stalled loop: the same feedback on an unchanged tree', async () => {
+  it('two feedback calls on one Player turn do not stall the task; a Player turn that changes nothing does', async () => {
     await setup(BAD_GREET, 'coachgate:\n  max_strikes: 10\n');
     await runTests();
     expect(dataOf(await feedback(1)).status).toBe('in_progress');
-    const second = dataOf(await feedback(2));
-    expect(second).toMatchObject({
+    // The attack: feedback again at once, without the Player getting a turn (same tree, same failures).
+    const again = dataOf(await feedback(2));
+    expect(again).toMatchObject({ status: 'in_progress', stall: { stalled: false } });
+    expect(dataOf(await feedback(3)).status).toBe('in_progress');
+    expect(dataOf(await call('detect_stall', {}))).toMatchObject({ stalled: false });
+    expect(dataOf(await call('task_status', {}))).toMatchObject({
+      status: 'in_progress',
+      strikes: 3,
+    });
+
+    // The Player records a turn without changing the code: that is a stall.
+    await call('record_player_report', {
+      turn: 2,
+      report: { tests_passed: true, files_modified: ['src/greet.js'] },
+    });
+    const stalled = dataOf(await feedback(4, { rationale: 'the Player changed nothing' }));
+    expect(stalled).toMatchObject({
       status: 'blocked',
-      stall: { stalled: true, reason: 'no_changes', first_stalled_turn: 2 },
+      stall: { stalled: true, reason: 'no_changes', first_stalled_turn: 4 },
     });
     expect(dataOf(await call('detect_stall', {}))).toMatchObject({
       stalled: true,
