@@ -16,6 +16,7 @@ import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import {
+  assertWritable,
   describeTampering,
   mirrorTampering,
   taskRecordFile,
@@ -121,6 +122,13 @@ export async function recordVerdict(
       );
     }
 
+    const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
+    // A verdict writes three records: a link planted at any of them refuses the call before the first.
+    await assertWritable(
+      reviewFile,
+      await taskRecordFile(worktree, taskId, artifactNames.verdictLog),
+      await taskRecordFile(worktree, taskId, artifactNames.coachTurn(request.turn)),
+    );
     const [run, report] = await Promise.all([
       latestRun(worktree, taskId),
       readTaskWorkResults(worktree, taskId),
@@ -143,7 +151,6 @@ export async function recordVerdict(
     });
     const runSummary =
       run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
-    const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
     const review = (
       status: VerdictLogEntry['status'],
       strikes: number,

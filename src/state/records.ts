@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertTaskId } from '../core/task-id.js';
 import { worktreeRelative } from '../repo/workspace.js';
-import { removeLeftoverTempFiles, writeFileAtomically } from '../store/files.js';
+import { prepareWrite, removeLeftoverTempFiles, writeFileAtomically } from '../store/files.js';
 import { artifactNames, storeDirectory, taskDirectory } from '../store/paths.js';
 import { repositoryStateDirectory, taskStateDirectory } from './location.js';
 
@@ -81,8 +81,20 @@ export async function readStateCopy(file: MirroredFile): Promise<string | undefi
  * which the next locked call repairs. The caller holds the task lock (or, for the cache, owns the key).
  */
 export async function writeMirrored(file: MirroredFile, content: string): Promise<void> {
+  await assertWritable(file);
   await writeFileAtomically(file.state, content);
   await writeFileAtomically(file.mirror, content);
+}
+
+/**
+ * Refuses (CallerError) before anything is written when a copy of any file could not be written, e.g.
+ * a mirror path that is a symbolic link: a refused call must not leave a record the mirror lacks.
+ */
+export async function assertWritable(...files: MirroredFile[]): Promise<void> {
+  for (const file of files) {
+    await prepareWrite(file.state);
+    await prepareWrite(file.mirror);
+  }
 }
 
 /** Names (relative to the task's state directory) of the server's records for a task, sorted. */

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import {
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -332,6 +333,35 @@ describe.each(TRANSPORTS)('forged records against the server (MCP over %s)', (tr
       /Refusing to write .*review\.md: .*review\.md is a symbolic link/,
     );
     expect(readFileSync(outside, 'utf8')).toBe('keep me\n');
+    // Refused before the first write: no verdict in the server's copy, no strike.
+    expect(dataOf(await callTool(client, 'task_status', task))).toMatchObject({
+      strikes: 0,
+      verdict_chain: { entries: 0 },
+    });
+    await close();
+  });
+
+  it('refuses to write through a symlinked task directory, and records nothing the mirror lacks', async () => {
+    repo = greetingProject(BAD_GREET);
+    const { client, close } = await connectOver(transport, repo.dir);
+    const task = { worktree: repo.dir, task_id: TASK };
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'coachgate-outside-'));
+    cleanup.push(outside);
+    mkdirSync(path.join(repo.dir, '.guardkit/autobuild'), { recursive: true });
+    symlinkSync(outside, path.join(repo.dir, '.guardkit/autobuild', TASK));
+    const report = { tests_passed: true, files_created: ['src/greet.js'] };
+    const refused = await callTool(client, 'record_player_report', { ...task, turn: 1, report });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/Refusing to write .*TASK-042.* is a symbolic link/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(dataOf(await callTool(client, 'task_status', task)).turns).toEqual([]);
+
+    rmSync(path.join(repo.dir, '.guardkit/autobuild', TASK));
+    const recorded = dataOf(
+      await callTool(client, 'record_player_report', { ...task, turn: 1, report }),
+    );
+    expect(recorded).toMatchObject({ recorded: true, turn: 1 });
+    expect(dataOf(await callTool(client, 'task_status', task)).mirror_tampering).toEqual([]);
     await close();
   });
 });
