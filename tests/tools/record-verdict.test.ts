@@ -3,7 +3,9 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CoachTurnRecordSchema } from '../../src/core/coach-turn.js';
+import { PlayerReportSchema } from '../../src/core/player-report.js';
 import { taskRecordFile } from '../../src/state/records.js';
+import { savePlayerTurn } from '../../src/store/player-turns.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
@@ -358,6 +360,26 @@ describe('verdict history', () => {
       stalled: true,
       reason: 'no_changes',
     });
+  });
+
+  it('a Player that records its last allowed turn (1000) leaves the Coach a legal verdict after it', async () => {
+    await setup(BAD_GREET, 'coachgate:\n  max_strikes: 10\n');
+    // Turns 2-999 stored by the server's own store code (1000 calls through MCP would take minutes).
+    for (let turn = 2; turn < 1000; turn++)
+      await savePlayerTurn(repo.dir, TASK, {
+        ...PlayerReportSchema.parse({ tests_passed: true }),
+        task_id: TASK,
+        turn,
+        recorded_at: new Date().toISOString(),
+      });
+    dataOf(await call('record_player_report', { turn: 1000, report: { tests_passed: true } }));
+    const over = await call('record_player_report', { turn: 1001, report: { tests_passed: true } });
+    expect(over.isError).toBe(true);
+    expect(textOf(await feedback(999))).toMatch(/the verdict belongs to turn 1000/);
+    expect(dataOf(await feedback(1000)).status).toBe('in_progress');
+    // No new Player turn can follow: the Coach reviews again without a report, past 1000.
+    expect(dataOf(await feedback(1001)).status).toBe('in_progress');
+    expect(dataOf(await call('task_status', {}))).toMatchObject({ strikes: 2 });
   });
 
   it('replays the TASK-DB-003 post-mortem through detect_stall', async () => {
