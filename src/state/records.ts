@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { assertTaskId } from '../core/task-id.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { prepareWrite, removeLeftoverTempFiles, writeFileAtomically } from '../store/files.js';
@@ -18,11 +19,12 @@ export interface MirroredFile {
 }
 
 /** A difference between the mirror and the server's copy: which file, which entry, what differs. */
-export interface Tampering {
-  file: string;
-  entry: string;
-  difference: string;
-}
+export const TamperingSchema = z.object({
+  file: z.string(),
+  entry: z.string(),
+  difference: z.string(),
+});
+export type Tampering = z.infer<typeof TamperingSchema>;
 
 /** Files of a task that are server records (mirrored); `task_work_results.json` is the Player's own. */
 const RECORD_NAME =

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { taskStatus } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
 import { BaseMovedSchema } from '../state/pinned-base.js';
-import { describeTampering } from '../state/records.js';
+import { describeTampering, TamperingSchema } from '../state/records.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
@@ -78,7 +78,7 @@ export const taskStatusTool = defineTool({
       .describe('The base commit the task is evaluated against (pinned on first touch).'),
     base_moved: BaseMovedSchema,
     mirror_tampering: z
-      .array(z.object({ file: z.string(), entry: z.string(), difference: z.string() }))
+      .array(TamperingSchema)
       .describe(
         "Where .guardkit/autobuild/<TASK>/ differs from the server's own copy (which every decision reads).",
       ),

@@ -259,6 +259,10 @@ describe.each(TRANSPORTS)('forged records against the server (MCP over %s)', (tr
         cacheFinding,
       ]),
     );
+    // Stall detection reads the server's verdict log and reports the same differences.
+    const stall = dataOf(await callTool(client, 'detect_stall', task));
+    expect(stall).toMatchObject({ stalled: false, signatures: [] });
+    expect(stall.mirror_tampering).toEqual(status.mirror_tampering);
     const summary = textOf(await callTool(client, 'task_status', task));
     expect(summary).toMatch(/MIRROR TAMPERED/);
     expect(summary).toContain(`${cacheFinding.entry}: ${cacheFinding.difference}`);
