@@ -147,15 +147,15 @@ async function taskTampering(worktree: string, taskId: string): Promise<Tamperin
   const findings: Tampering[] = [];
   for (const name of new Set([...stateNames, ...mirrorNames])) {
     const file = await taskRecordFile(worktree, taskId, name);
-    findings.push(...(await compareCopies(file, name, entryName(name), 'report')));
+    findings.push(...(await compareCopies(file, name, entryName(name), 'all')));
   }
   return findings;
 }
 
 /**
- * A cache is shared by every worktree of the repository while each worktree has its own mirror, so an
- * entry missing from this worktree's mirror is normal (another worktree filled it); a changed or planted
- * one is not.
+ * Entries whose mirror differs from the server's copy. A cache is shared by every worktree of the
+ * repository while each worktree (and each clone, from the branch) has its own mirror, so an entry only
+ * one side has is normal and harmless: the server never reads the mirror, and computes what it lacks.
  */
 async function cacheTampering(worktree: string): Promise<Tampering[]> {
   const findings: Tampering[] = [];
@@ -168,7 +168,7 @@ async function cacheTampering(worktree: string): Promise<Tampering[]> {
     for (const key of [...names].sort()) {
       const file = await mirroredCacheFile(worktree, cache, key);
       const entry = `${cache} cache entry ${key}`;
-      findings.push(...(await compareCopies(file, `${key}.json`, entry, 'ignore')));
+      findings.push(...(await compareCopies(file, `${key}.json`, entry, 'differing')));
     }
   }
   return findings;
@@ -184,10 +184,11 @@ async function compareCopies(
   file: MirroredFile,
   name: string,
   entry: string,
-  missingMirror: 'report' | 'ignore',
+  report: 'all' | 'differing',
 ): Promise<Tampering[]> {
   const [server, mirror] = await Promise.all([readText(file.state), readText(file.mirror)]);
   if (server === mirror) return [];
+  if (report === 'differing' && (server === undefined || mirror === undefined)) return [];
   if (server === undefined)
     return [
       {
@@ -197,16 +198,14 @@ async function compareCopies(
       },
     ];
   if (mirror === undefined)
-    return missingMirror === 'ignore'
-      ? []
-      : [
-          {
-            file: file.display,
-            entry,
-            difference:
-              'missing from the mirror (deleted, or a write was interrupted; the next record call restores it)',
-          },
-        ];
+    return [
+      {
+        file: file.display,
+        entry,
+        difference:
+          'missing from the mirror (deleted, or a write was interrupted; the next record call restores it)',
+      },
+    ];
   return describeDifference(file.display, name, entry, server, mirror);
 }
 

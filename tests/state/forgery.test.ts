@@ -235,6 +235,9 @@ describe.each(TRANSPORTS)('forged records against the server (MCP over %s)', (tr
     const forgeCache = () =>
       writeFileSync(cachePath, JSON.stringify({ ...cache, tests_total: 0 }, null, 2));
     forgeCache();
+    // An entry the server has no copy of is never read (it computes what it lacks) and may come from a
+    // clone's branch: not reported.
+    writeFileSync(path.join(cacheDir, 'from-another-clone.json'), '{}');
     const cacheFinding = {
       file: `.guardkit/autobuild/.baseline-cache/${cacheName}`,
       entry: `baseline cache entry ${cacheName.replace('.json', '')}`,
@@ -263,6 +266,7 @@ describe.each(TRANSPORTS)('forged records against the server (MCP over %s)', (tr
     const stall = dataOf(await callTool(client, 'detect_stall', task));
     expect(stall).toMatchObject({ stalled: false, signatures: [] });
     expect(stall.mirror_tampering).toEqual(status.mirror_tampering);
+    expect(JSON.stringify(status.mirror_tampering)).not.toContain('from-another-clone');
     const summary = textOf(await callTool(client, 'task_status', task));
     expect(summary).toMatch(/MIRROR TAMPERED/);
     expect(summary).toContain(`${cacheFinding.entry}: ${cacheFinding.difference}`);
