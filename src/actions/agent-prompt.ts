@@ -3,6 +3,7 @@ import { CallerError } from '../core/errors.js';
 import { loadTask } from '../repo/tasks.js';
 import { coachTurnNumbers, readCoachTurn } from '../store/coach-turns.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
+import { mirrorTampering, tamperingSection } from '../state/records.js';
 import type { TaskScope } from './task-scope.js';
 
 export const AGENT_ROLES = {
@@ -17,7 +18,8 @@ const AGENTS_DIRECTORY = new URL('../../agents/', import.meta.url);
 
 /**
  * An agent's instructions (agents/<file>.md without front matter) followed by what this turn needs: the
- * task's requirements from the base commit, the turn number and the latest Coach feedback.
+ * task's requirements from the base commit, the turn number, the latest Coach feedback (the server's copy)
+ * and any difference in the worktree mirror of the records.
  */
 export async function buildAgentPrompt(
   role: AgentRole,
@@ -35,6 +37,7 @@ export async function buildAgentPrompt(
   const turn =
     requestedTurn ?? (role === 'player' ? lastPlayerTurn + 1 : Math.max(lastPlayerTurn, 1));
   const feedback = await latestFeedback(scope);
+  const tampering = tamperingSection(await mirrorTampering(scope.worktree, scope.taskId));
   return [
     instructions,
     `## This turn\nTask ${scope.taskId} in worktree ${scope.worktree}, turn ${turn}. Call coachgate tools with worktree "${scope.worktree}" and task_id "${scope.taskId}".`,
@@ -42,6 +45,7 @@ export async function buildAgentPrompt(
     feedback
       ? `## Latest Coach feedback\n\n${feedback}`
       : '## Latest Coach feedback\n\nNone yet: this is the first review.',
+    ...(tampering ? [tampering] : []),
   ].join('\n\n');
 }
 

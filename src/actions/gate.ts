@@ -13,6 +13,7 @@ import {
   type TrustedKey,
 } from '../state/keys.js';
 import {
+  describeTampering,
   mirrorTampering,
   readStateCopy,
   stateRecordNames,
@@ -66,8 +67,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
   if (fromState) {
     reasons.push(
       ...(await mirrorTampering(scope.worktree, scope.taskId)).map(
-        (finding) =>
-          `the mirror was changed: ${finding.file} ${finding.entry}: ${finding.difference}`,
+        (finding) => `the mirror was changed: ${describeTampering(finding)}`,
       ),
     );
   }

@@ -18,6 +18,8 @@ import { artifactNames, taskDirectory } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import {
+  assertWritable,
+  describeTampering,
   mirrorTampering,
   taskRecordFile,
   writeMirrored,
@@ -105,10 +107,8 @@ export async function recordVerdict(
       );
     }
     const state = taskState(log.entries);
-    const turn = verdictTurn(
-      state.last_turn,
-      (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0,
-    );
+    const lastPlayerTurn = (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0;
+    const turn = verdictTurn(state.last_turn, lastPlayerTurn);
     if (request.turn !== turn) {
       throw new CallerError(
         log.entries.some((entry) => entry.kind === 'verdict' && entry.turn === request.turn)
@@ -126,6 +126,13 @@ export async function recordVerdict(
       );
     }
 
+    const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
+    // A verdict writes three records: a link planted at any of them refuses the call before the first.
+    await assertWritable(
+      reviewFile,
+      await taskRecordFile(worktree, taskId, artifactNames.verdictLog),
+      await taskRecordFile(worktree, taskId, artifactNames.coachTurn(request.turn)),
+    );
     const [run, report] = await Promise.all([
       latestRun(worktree, taskId),
       readTaskWorkResults(worktree, taskId),
@@ -148,7 +155,6 @@ export async function recordVerdict(
     });
     const runSummary =
       run.state === 'ok' ? { ...run.value, failing_tests: failingTests(run.value) } : null;
-    const reviewFile = await taskRecordFile(worktree, taskId, artifactNames.review);
     const review = async (
       status: VerdictLogEntry['status'],
       strikes: number,
@@ -241,6 +247,7 @@ export async function recordVerdict(
       criteria_passed: requirements.criteria_met,
       failing_tests: runSummary?.failing_tests ?? [],
       tree_hash: currentTree,
+      player_turn: lastPlayerTurn,
     };
     const stall = detectStall(
       request.decision === 'feedback'
@@ -328,7 +335,7 @@ function verdictTurn(lastVerdictTurn: number, lastPlayerTurn: number): number {
 }
 
 function tamperingReason(finding: Tampering): string {
-  return `the worktree mirror was changed: ${finding.file} ${finding.entry}: ${finding.difference}. The server's own copy was used and the mirror restored; find out who edited it.`;
+  return `the worktree mirror was changed: ${describeTampering(finding)}. The server's own copy was used and the mirror restored; find out who edited it.`;
 }
 
 /** The trusted evaluation of the latest stored run, when that run describes the current tree. */

@@ -1,30 +1,48 @@
 import { readdir } from 'node:fs/promises';
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
-import { readStateCopy, taskRecordFile } from '../state/records.js';
+import {
+  mirrorTampering,
+  readStateCopy,
+  stateRecordNames,
+  tamperingSection,
+  taskRecordFile,
+} from '../state/records.js';
+import { tasksStateDirectory } from '../state/location.js';
 import { parseJsonRecord } from '../store/files.js';
 import { artifactNames, storeDirectory } from '../store/paths.js';
 import { coachTurnNumbers } from '../store/coach-turns.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
 import { storedRunIds } from '../store/runs.js';
 
-/** Task ids that have records under .guardkit/autobuild/. */
+/** Task ids with records in the server's copy or the mirror (a deleted mirror hides no task). */
 export async function tasksWithRecords(worktree: string): Promise<string[]> {
-  const entries = await readdir(storeDirectory(worktree), { withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-    .map((entry) => entry.name)
-    .sort();
+  const [inState, inMirror] = await Promise.all(
+    [await tasksStateDirectory(worktree), storeDirectory(worktree)].map(async (directory) =>
+      (await readdir(directory, { withFileTypes: true }).catch(() => []))
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+        .map((entry) => entry.name),
+    ),
+  );
+  // A task the server only pinned a base for has no records yet.
+  const recorded = [];
+  for (const id of inState!)
+    if ((await stateRecordNames(worktree, id)).length > 0) recorded.push(id);
+  return [...new Set([...recorded, ...inMirror!])].sort();
 }
 
-/** review.md as the server wrote it (its own copy, not the worktree mirror). */
+/**
+ * review.md as the server wrote it (its own copy, not the worktree mirror), headed by every difference
+ * in the mirror, so a reader of the resource learns the branch's copy was edited.
+ */
 export async function reviewText(worktree: string, taskId: string): Promise<string> {
   const text = await readStateCopy(
     await taskRecordFile(worktree, assertTaskId(taskId), artifactNames.review),
   );
   if (text === undefined)
     throw new CallerError(`No review.md for ${taskId} yet.`, 'It is written by record_verdict.');
-  return text;
+  const tampering = tamperingSection(await mirrorTampering(worktree, taskId));
+  return tampering ? `${tampering}\n\n${text}` : text;
 }
 
 /** A record from the server's copy; corrupt files are included as such. */
@@ -46,10 +64,11 @@ async function readRecord(
       };
 }
 
-/** Every Player and Coach turn record, in turn order. */
+/** Every Player and Coach turn record, in turn order, and where the mirror differs (as task_status). */
 export async function turnRecords(worktree: string, taskId: string) {
   assertTaskId(taskId);
   return {
+    mirror_tampering: await mirrorTampering(worktree, taskId),
     player: await Promise.all(
       (await playerTurnNumbers(worktree, taskId)).map((turn) =>
         readRecord(worktree, taskId, artifactNames.playerTurn(turn)),
@@ -63,10 +82,13 @@ export async function turnRecords(worktree: string, taskId: string) {
   };
 }
 
-/** Stored runs, newest first by the server's own order, without per-test lists (those stay in each run's file). */
+/**
+ * Stored runs, newest first by the server's own order, without per-test lists (those stay in each run's
+ * file), and where the mirror differs (as task_status).
+ */
 export async function runRecords(worktree: string, taskId: string) {
   const ids = (await storedRunIds(worktree, assertTaskId(taskId))).reverse();
-  return Promise.all(
+  const runs = await Promise.all(
     ids.map(async (id) => {
       const { tests: _tests, ...run } = await readRecord(
         worktree,
@@ -76,4 +98,5 @@ export async function runRecords(worktree: string, taskId: string) {
       return run;
     }),
   );
+  return { runs, mirror_tampering: await mirrorTampering(worktree, taskId) };
 }

@@ -9,14 +9,18 @@ import { artifactNames, taskDirectory } from '../store/paths.js';
 import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
 import { latestRun } from '../store/runs.js';
 import { readVerdictLog } from '../store/verdict-log.js';
-import { mirrorTampering } from '../state/records.js';
+import { mirrorTampering, type Tampering } from '../state/records.js';
 import type { TaskScope } from './task-scope.js';
 
-export async function detectStallForTask(scope: TaskScope): Promise<StallReport> {
+/** The recorded history's stall report, and where the mirror differs from the copy it was read from. */
+export async function detectStallForTask(
+  scope: TaskScope,
+): Promise<StallReport & { mirror_tampering: Tampering[] }> {
   const log = await readVerdictLog(scope.worktree, scope.taskId);
-  return detectStall(stallHistory(log.entries), {
+  const report = detectStall(stallHistory(log.entries), {
     threshold: scope.config.coachgate.stall_threshold,
   });
+  return { ...report, mirror_tampering: await mirrorTampering(scope.worktree, scope.taskId) };
 }
 
 export interface TurnStatus {

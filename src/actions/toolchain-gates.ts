@@ -19,8 +19,9 @@ import { runProcess } from '../runner/execute.js';
 import { OutputCapture } from '../runner/output-capture.js';
 import { runQueue } from '../runner/run-queue.js';
 import { summarizeOutput } from '../runner/summary.js';
-import { readJsonFile, writeJsonAtomically } from '../store/files.js';
-import { storeDirectory, taskDirectory } from '../store/paths.js';
+import { mirroredCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
+import { parseJsonRecord } from '../store/files.js';
+import { taskDirectory } from '../store/paths.js';
 
 export interface ToolchainScope {
   worktree: string;
@@ -111,12 +112,9 @@ async function baseFindings(
     )
     .digest('hex')
     .slice(0, 24);
-  const cacheFile = path.join(
-    storeDirectory(scope.worktree),
-    '.gate-baseline-cache',
-    `${key}.json`,
-  );
-  const cached = await readJsonFile<BaseFindings>(cacheFile);
+  // The server's copy is read; a Player who edits the worktree mirror cannot declare errors pre-existing.
+  const cacheFile = await mirroredCacheFile(scope.worktree, 'gate', key);
+  const cached = parseJsonRecord<BaseFindings>(cacheFile.mirror, await readStateCopy(cacheFile));
   if (cached.state === 'ok') return cached.value;
   const found = await withDetachedCheckout(scope.worktree, scope.base.commit, async (checkout) => {
     const { outcome, output } = await runConfiguredCommand(
@@ -130,7 +128,7 @@ async function baseFindings(
     const parsed: ParsedLint | undefined = parseLintOutput(output, checkout);
     return { commit: scope.base.commit, parsed, exit_code: outcome.exit_code };
   });
-  if (found) await writeJsonAtomically(cacheFile, found);
+  if (found) await writeMirrored(cacheFile, `${JSON.stringify(found, null, 2)}\n`);
   return found;
 }
 

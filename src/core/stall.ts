@@ -10,6 +10,11 @@ export interface StallTurn {
   tree_hash?: string;
   /** The recorded turn number; reports use it instead of the position in the history when present. */
   turn?: number;
+  /**
+   * The latest Player turn recorded when the Coach gave this feedback. Feedback given again before the
+   * Player records a newer turn is left out: it says nothing about the Player's progress.
+   */
+  player_turn?: number;
 }
 
 export type StallReason = 'repeated_feedback' | 'same_failures' | 'no_changes' | 'oscillation';
@@ -222,13 +227,29 @@ function failureSetKey(failingTests: string[] | undefined): string | null {
 }
 
 /**
+ * One feedback turn per Player turn: an entry whose player_turn is not newer than the one kept before it
+ * is dropped, so feedback recorded twice without the Player acting (two calls in a row, a Coach reviewing
+ * without a report) can never make a rule fire. Entries without player_turn are all kept.
+ */
+function afterDistinctPlayerTurns(history: StallTurn[]): StallTurn[] {
+  let lastPlayerTurn: number | undefined;
+  return history.filter((turn) => {
+    if (turn.player_turn === undefined) return true;
+    if (lastPlayerTurn !== undefined && turn.player_turn <= lastPlayerTurn) return false;
+    lastPlayerTurn = turn.player_turn;
+    return true;
+  });
+}
+
+/**
  * Replays the history turn by turn and reports the first turn at which any stall rule fires, so the
  * answer for a given turn never changes as later turns are appended.
  */
 export function detectStall(
-  history: StallTurn[],
+  fullHistory: StallTurn[],
   options: { threshold?: number } = {},
 ): StallReport {
+  const history = afterDistinctPlayerTurns(fullHistory);
   const threshold = options.threshold ?? DEFAULT_THRESHOLD;
   if (!Number.isInteger(threshold) || threshold < 2) {
     throw new CallerError(

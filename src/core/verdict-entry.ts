@@ -76,6 +76,14 @@ export const VerdictLogEntrySchema = z
         criteria_passed: z.number().int().min(0),
         failing_tests: z.array(z.string()),
         tree_hash: z.string().optional(),
+        player_turn: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            'The latest Player turn recorded when the feedback was given (0: none); no_changes needs a newer one.',
+          ),
       })
       .optional()
       .describe(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { baselineCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
+import { mirroredCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
 import { parseJsonRecord } from '../store/files.js';
 import type { RunStatus, TestCaseResult } from '../runner/report/types.js';
 
@@ -44,5 +44,5 @@ function cacheFile(worktree: string, key: BaselineKey) {
     .update(JSON.stringify([key.baseCommit, key.command, key.environment]))
     .digest('hex')
     .slice(0, 24);
-  return baselineCacheFile(worktree, `evaluation-${digest}`);
+  return mirroredCacheFile(worktree, 'baseline', `evaluation-${digest}`);
 }

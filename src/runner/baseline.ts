@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { failingTests } from '../core/run-record.js';
 import { withDetachedCheckout } from '../repo/checkout.js';
-import { baselineCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
+import { mirroredCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
 import { parseJsonRecord } from '../store/files.js';
 import { runTests, type TestRunSpec } from './test-run.js';
 import type { RunStatus } from './report/types.js';
@@ -30,7 +30,7 @@ export async function runBaseline(
     .digest('hex')
     .slice(0, 24);
   // The server's own copy is read; the worktree's .baseline-cache is only a mirror (a Player can edit it).
-  const cacheFile = await baselineCacheFile(worktree, key);
+  const cacheFile = await mirroredCacheFile(worktree, 'baseline', key);
   const cached = parseJsonRecord<BaselineResult>(cacheFile.mirror, await readStateCopy(cacheFile));
   if (cached.state === 'ok') return { ...cached.value, cached: true };
 

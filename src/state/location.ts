@@ -53,9 +53,14 @@ export async function repositoryStateDirectory(worktree: string): Promise<string
   return path.join(stateRoot(), 'repos', await repositoryKey(worktree));
 }
 
+/** `<state>/repos/<key>/tasks/`: one directory per task the server keeps records for. */
+export async function tasksStateDirectory(worktree: string): Promise<string> {
+  return path.join(await repositoryStateDirectory(worktree), 'tasks');
+}
+
 /** `<state>/repos/<key>/tasks/<TASK>/`: the authoritative copy of one task's records. */
 export async function taskStateDirectory(worktree: string, taskId: string): Promise<string> {
-  return path.join(await repositoryStateDirectory(worktree), 'tasks', assertTaskId(taskId));
+  return path.join(await tasksStateDirectory(worktree), assertTaskId(taskId));
 }
 
 /** Creates the directory (and the state root) private to the user: 0700 at every level coachgate makes. */

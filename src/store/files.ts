@@ -28,13 +28,7 @@ export const TEMP_MARK = '.coachgate-tmp-';
  */
 export async function writeFileAtomically(file: string, content: string): Promise<void> {
   const directory = path.dirname(file);
-  const root = guardedRoot(file);
-  if (root) {
-    await makeDirectoriesNoFollow(root, directory, file);
-    await refuseLink(file, file);
-  } else {
-    await mkdir(directory, { recursive: true });
-  }
+  await prepareWrite(file);
   const temp = path.join(
     directory,
     `.${path.basename(file)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`,
@@ -66,6 +60,20 @@ export async function removeLeftoverTempFiles(directory: string): Promise<string
   );
   await Promise.all(names.map((name) => unlink(path.join(directory, name)).catch(() => undefined)));
   return names;
+}
+
+/**
+ * What writeFileAtomically checks before it writes (directories made without following links, a linked
+ * target refused), writing nothing: a caller that writes several files checks them all first.
+ */
+export async function prepareWrite(file: string): Promise<void> {
+  const root = guardedRoot(file);
+  if (root) {
+    await makeDirectoriesNoFollow(root, path.dirname(file), file);
+    await refuseLink(file, file);
+  } else {
+    await mkdir(path.dirname(file), { recursive: true });
+  }
 }
 
 function isInsideState(file: string): boolean {

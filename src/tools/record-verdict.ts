@@ -20,8 +20,11 @@ export const recordVerdictTool = defineTool({
       .number()
       .int()
       .min(1)
-      .max(1000)
-      .describe('The turn this verdict closes (matches player_turn_<N>).'),
+      // No upper bound: the server accepts only the one legal turn, which must stay reachable after
+      // the Player's last allowed turn (1000) and every review without a report.
+      .describe(
+        'The turn this verdict closes: the latest recorded Player turn (player_turn_<N>), or the next turn when reviewing without a report.',
+      ),
     decision: z.enum(['approve', 'feedback']),
     rationale: z.string().min(1).max(20_000).describe('Why, in a few sentences.'),
     issues: z

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { taskStatus } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
 import { BaseMovedSchema } from '../state/pinned-base.js';
+import { describeTampering, TamperingSchema } from '../state/records.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
@@ -77,7 +78,7 @@ export const taskStatusTool = defineTool({
       .describe('The base commit the task is evaluated against (pinned on first touch).'),
     base_moved: BaseMovedSchema,
     mirror_tampering: z
-      .array(z.object({ file: z.string(), entry: z.string(), difference: z.string() }))
+      .array(TamperingSchema)
       .describe(
         "Where .guardkit/autobuild/<TASK>/ differs from the server's own copy (which every decision reads).",
       ),
@@ -97,7 +98,7 @@ export const taskStatusTool = defineTool({
       : ` VERDICT CHAIN BROKEN: ${status.verdict_chain.problems.join('; ')}.`;
     const tampered =
       status.mirror_tampering.length > 0
-        ? ` MIRROR TAMPERED: ${status.mirror_tampering.map((t) => `${t.file} ${t.entry}: ${t.difference}`).join('; ')}.`
+        ? ` MIRROR TAMPERED: ${status.mirror_tampering.map(describeTampering).join('; ')}.`
         : '';
     const moved = status.base_moved
       ? ` BASE MOVED: pinned ${status.base_moved.pinned.slice(0, 12)}, now resolves to ${status.base_moved.resolved.slice(0, 12)}.`

@@ -186,6 +186,24 @@ describe('detectStall', () => {
     expect(detectStall(unknownTrees).stalled).toBe(false);
   });
 
+  it('counts only feedback given after a new Player turn: repeated verdicts on one Player turn never stall', () => {
+    const twice: StallTurn[] = [
+      { feedback: 'greeting is wrong', criteria_passed: 0, tree_hash: 'aaa111', player_turn: 1 },
+      { feedback: 'greeting is wrong', criteria_passed: 0, tree_hash: 'aaa111', player_turn: 1 },
+      { feedback: 'greeting is wrong', criteria_passed: 0, tree_hash: 'aaa111', player_turn: 1 },
+    ];
+    expect(detectStall(twice)).toMatchObject({ stalled: false, signatures: [expect.any(String)] });
+    // A Coach reviewing twice before any report (player_turn 0), with failing tests: still one turn.
+    const unreported = twice.map((turn) => ({ ...turn, player_turn: 0, failing_tests: ['t::x'] }));
+    expect(detectStall(unreported, { threshold: 2 }).stalled).toBe(false);
+    // Once the Player records a turn and changes nothing, the rule fires at the verdict after it.
+    const report = detectStall([
+      ...twice,
+      { ...twice[0]!, feedback: 'still wrong', player_turn: 2, turn: 4 },
+    ]);
+    expect(report).toMatchObject({ stalled: true, reason: 'no_changes', first_stalled_turn: 4 });
+  });
+
   it('detects feedback oscillating between two states', () => {
     const history = [
       'type error in handler',

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTask } from '../../src/actions/task-scope.js';
 import { runToolchainGates } from '../../src/actions/toolchain-gates.js';
@@ -88,6 +90,47 @@ describe('build, typecheck and lint gates run by the server', () => {
       }),
     );
     expect(approved.status).toBe('approved');
+    await close();
+  }, 60_000);
+
+  it("a forged gate-baseline mirror cannot declare the Player's lint error pre-existing, and is reported", async () => {
+    repo = toolchainProject();
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const task = { worktree: repo.dir, task_id: 'TASK-042' };
+    const lintGate = async () =>
+      dataOf(await callTool(client, 'verify_quality_gates', task)).toolchain_gates.find(
+        (gate: { name: string }) => gate.name === 'lint',
+      );
+    expect(await lintGate()).toMatchObject({ passed: true, preexisting_errors: 1 });
+    // The Player adds a lint error and edits the cached base findings to say the base had it too.
+    repo.write('src/greet.js', 'var unused = 1;\n' + GOOD_GREET);
+    const cacheDirectory = path.join(repo.dir, '.guardkit/autobuild/.gate-baseline-cache');
+    const lintCache = readdirSync(cacheDirectory)
+      .map((name) => path.join(cacheDirectory, name))
+      .find((file) => readFileSync(file, 'utf8').includes('no-var'))!;
+    const cached = JSON.parse(readFileSync(lintCache, 'utf8'));
+    const planted = { ...cached.parsed.findings[0], file: 'src/greet.js', line: 1 };
+    writeFileSync(
+      lintCache,
+      JSON.stringify({
+        ...cached,
+        parsed: { ...cached.parsed, findings: [...cached.parsed.findings, planted] },
+      }),
+    );
+
+    const lint = await lintGate();
+    expect(lint).toMatchObject({ passed: false, preexisting_errors: 1 });
+    expect(lint.new_errors).toEqual([
+      'src/greet.js:1 no-var: Unexpected var, use let or const instead.',
+    ]);
+    const status = dataOf(await callTool(client, 'task_status', task));
+    expect(status.mirror_tampering).toEqual([
+      {
+        file: `.guardkit/autobuild/.gate-baseline-cache/${path.basename(lintCache)}`,
+        entry: `gate cache entry ${path.basename(lintCache, '.json')}`,
+        difference: expect.stringMatching(/^field parsed: server \{.*mirror \{/),
+      },
+    ]);
     await close();
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import {
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -15,8 +16,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/player-report.js';
 import { initKey } from '../../src/state/keys.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
+import { connectOver, TRANSPORTS } from '../helpers/transports.js';
 import type { TempRepo } from '../helpers/git-repo.js';
-import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
+import { BAD_GREET, GOOD_GREET, greetingProject } from '../helpers/node-project.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const TASK = 'TASK-042';
@@ -174,15 +176,19 @@ describe('signed records: coachgate gate with a pinned public key', () => {
   });
 });
 
-describe('forged records against the server (MCP)', () => {
+describe.each(TRANSPORTS)('forged records against the server (MCP over %s)', (transport) => {
   it('a forged 99991231T… run, a forged verdict log and a forged baseline cache change no decision and are reported', async () => {
-    repo = greetingProject(BAD_GREET);
-    const { client, close } = await connect({ roots: [repo.dir] });
+    // The base has the two tests (so its cached tests_total is 2); the Player's change breaks one.
+    repo = greetingProject(GOOD_GREET);
+    repo.commit('greeting with tests');
+    repo.git('branch', '-f', 'main', 'HEAD');
+    repo.write('src/greet.js', BAD_GREET);
+    const { client, close } = await connectOver(transport, repo.dir);
     const task = { worktree: repo.dir, task_id: TASK };
     await callTool(client, 'record_player_report', {
       ...task,
       turn: 1,
-      report: { tests_passed: true, files_created: ['src/greet.js'] },
+      report: { tests_passed: true, files_modified: ['src/greet.js'] },
     });
     const real = dataOf(
       await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }),
@@ -219,11 +225,24 @@ describe('forged records against the server (MCP)', () => {
         },
       ]),
     );
-    // A baseline cache that says the base had fewer tests.
+    // A baseline cache that says the base had fewer tests (hiding a test-count drop).
     const cacheDir = path.join(repo.dir, '.guardkit/autobuild/.baseline-cache');
     const cacheName = readdirSync(cacheDir)[0]!;
-    const cache = JSON.parse(readFileSync(path.join(cacheDir, cacheName), 'utf8'));
-    writeFileSync(path.join(cacheDir, cacheName), JSON.stringify({ ...cache, tests_total: 0 }));
+    const cachePath = path.join(cacheDir, cacheName);
+    const cacheText = readFileSync(cachePath, 'utf8');
+    const cache = JSON.parse(cacheText);
+    expect(cache.tests_total).toBeGreaterThan(0);
+    const forgeCache = () =>
+      writeFileSync(cachePath, JSON.stringify({ ...cache, tests_total: 0 }, null, 2));
+    forgeCache();
+    // An entry the server has no copy of is never read (it computes what it lacks) and may come from a
+    // clone's branch: not reported.
+    writeFileSync(path.join(cacheDir, 'from-another-clone.json'), '{}');
+    const cacheFinding = {
+      file: `.guardkit/autobuild/.baseline-cache/${cacheName}`,
+      entry: `baseline cache entry ${cacheName.replace('.json', '')}`,
+      difference: `field tests_total: server ${cache.tests_total}, mirror 0`,
+    };
 
     const status = dataOf(await callTool(client, 'task_status', task));
     expect(status.status).toBe('in_progress');
@@ -240,13 +259,17 @@ describe('forged records against the server (MCP)', () => {
           entry: 'whole file',
           difference: 'not written by the server: it has no copy of this record',
         },
+        cacheFinding,
       ]),
     );
-    expect(textOf(await callTool(client, 'task_status', task))).toMatch(/MIRROR TAMPERED/);
-    const again = dataOf(
-      await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }),
-    );
-    expect(again.baseline).toMatchObject({ cached: true, tests_total: cache.tests_total });
+    // Stall detection reads the server's verdict log and reports the same differences.
+    const stall = dataOf(await callTool(client, 'detect_stall', task));
+    expect(stall).toMatchObject({ stalled: false, signatures: [] });
+    expect(stall.mirror_tampering).toEqual(status.mirror_tampering);
+    expect(JSON.stringify(status.mirror_tampering)).not.toContain('from-another-clone');
+    const summary = textOf(await callTool(client, 'task_status', task));
+    expect(summary).toMatch(/MIRROR TAMPERED/);
+    expect(summary).toContain(`${cacheFinding.entry}: ${cacheFinding.difference}`);
 
     const refused = await callTool(client, 'record_verdict', {
       ...task,
@@ -259,14 +282,30 @@ describe('forged records against the server (MCP)', () => {
     expect(textOf(refused)).toContain(
       `the worktree mirror was changed: .guardkit/autobuild/${TASK}/runs/${forgedId}.json run ${forgedId}`,
     );
+    expect(textOf(refused)).toContain(
+      `the worktree mirror was changed: ${cacheFinding.file} ${cacheFinding.entry}: ${cacheFinding.difference}`,
+    );
     expect(textOf(refused)).toMatch(/latest run .* status failed|run .* failed/i);
-    expect(gate(repo.dir).status).toBe(1);
+    // The locked call restored the cache mirror from the server's copy.
+    expect(JSON.parse(readFileSync(cachePath, 'utf8'))).toEqual(cache);
+
+    forgeCache();
+    const gated = gate(repo.dir);
+    expect(gated.status).toBe(1);
+    expect(gated.stdout).toContain(
+      `the mirror was changed: ${cacheFinding.file} ${cacheFinding.entry}: ${cacheFinding.difference}`,
+    );
+    const again = dataOf(
+      await callTool(client, 'run_independent_tests', { ...task, compare_baseline: true }),
+    );
+    expect(again.baseline).toMatchObject({ cached: true, tests_total: cache.tests_total });
+    expect(readFileSync(cachePath, 'utf8')).toBe(cacheText);
     await close();
   });
 
   it('refuses to write through a symlinked review.md, and no far turn can lock the Coach out', async () => {
     repo = greetingProject(BAD_GREET);
-    const { client, close } = await connect({ roots: [repo.dir] });
+    const { client, close } = await connectOver(transport, repo.dir);
     const task = { worktree: repo.dir, task_id: TASK };
     await callTool(client, 'record_player_report', {
       ...task,
@@ -302,6 +341,35 @@ describe('forged records against the server (MCP)', () => {
       /Refusing to write .*review\.md: .*review\.md is a symbolic link/,
     );
     expect(readFileSync(outside, 'utf8')).toBe('keep me\n');
+    // Refused before the first write: no verdict in the server's copy, no strike.
+    expect(dataOf(await callTool(client, 'task_status', task))).toMatchObject({
+      strikes: 0,
+      verdict_chain: { entries: 0 },
+    });
+    await close();
+  });
+
+  it('refuses to write through a symlinked task directory, and records nothing the mirror lacks', async () => {
+    repo = greetingProject(BAD_GREET);
+    const { client, close } = await connectOver(transport, repo.dir);
+    const task = { worktree: repo.dir, task_id: TASK };
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'coachgate-outside-'));
+    cleanup.push(outside);
+    mkdirSync(path.join(repo.dir, '.guardkit/autobuild'), { recursive: true });
+    symlinkSync(outside, path.join(repo.dir, '.guardkit/autobuild', TASK));
+    const report = { tests_passed: true, files_created: ['src/greet.js'] };
+    const refused = await callTool(client, 'record_player_report', { ...task, turn: 1, report });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/Refusing to write .*TASK-042.* is a symbolic link/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(dataOf(await callTool(client, 'task_status', task)).turns).toEqual([]);
+
+    rmSync(path.join(repo.dir, '.guardkit/autobuild', TASK));
+    const recorded = dataOf(
+      await callTool(client, 'record_player_report', { ...task, turn: 1, report }),
+    );
+    expect(recorded).toMatchObject({ recorded: true, turn: 1 });
+    expect(dataOf(await callTool(client, 'task_status', task)).mirror_tampering).toEqual([]);
     await close();
   });
 });

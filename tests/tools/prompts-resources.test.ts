@@ -1,5 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, connect } from '../helpers/mcp.js';
+import { callTool, connect, dataOf } from '../helpers/mcp.js';
+import { connectOver, TRANSPORTS } from '../helpers/transports.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
 
@@ -68,7 +71,7 @@ describe('MCP prompts and resources', () => {
     );
     expect(turns.player).toHaveLength(1);
     expect(turns.coach[0]).toMatchObject({ decision: 'feedback', strikes: 1 });
-    const runs = JSON.parse(
+    const { runs } = JSON.parse(
       String(
         (await client.readResource({ uri: 'coachgate://tasks/TASK-042/runs' })).contents[0]!.text,
       ),
@@ -77,6 +80,83 @@ describe('MCP prompts and resources', () => {
     await expect(client.readResource({ uri: 'coachgate://tasks/TASK-404/review' })).rejects.toThrow(
       /No review\.md for TASK-404/,
     );
+    await close();
+  });
+});
+
+describe.each(TRANSPORTS)('records shown by resources and prompts over %s', (transport) => {
+  it("come from the server's copy and report an edited mirror file, entry and field", async () => {
+    repo = greetingProject(BAD_GREET);
+    const { client, close } = await connectOver(transport, repo.dir);
+    const args = { worktree: repo.dir, task_id: 'TASK-042' };
+    await callTool(client, 'record_player_report', {
+      ...args,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['src/greet.js'] },
+    });
+    const run = dataOf(await callTool(client, 'run_independent_tests', args));
+    dataOf(
+      await callTool(client, 'record_verdict', {
+        ...args,
+        turn: 1,
+        decision: 'feedback',
+        rationale: 'wrong greeting',
+      }),
+    );
+    const read = async (kind: string) =>
+      String(
+        (await client.readResource({ uri: `coachgate://tasks/TASK-042/${kind}` })).contents[0]!
+          .text,
+      );
+    expect(JSON.parse(await read('turns')).mirror_tampering).toEqual([]);
+    expect(await read('review')).not.toMatch(/Mirror tampered/);
+
+    // The Player rewrites its run as passed and the Coach's turn as an approval, in the mirror only.
+    const store = path.join(repo.dir, '.guardkit/autobuild/TASK-042');
+    const edit = (file: string, change: (record: Record<string, unknown>) => void) => {
+      const record = JSON.parse(readFileSync(path.join(store, file), 'utf8'));
+      change(record);
+      writeFileSync(path.join(store, file), JSON.stringify(record, null, 2));
+    };
+    edit(`runs/${run.run_id}.json`, (record) => (record.status = 'passed'));
+    edit('coach_turn_1.json', (record) => (record.decision = 'approve'));
+    const runFinding = {
+      file: `.guardkit/autobuild/TASK-042/runs/${run.run_id}.json`,
+      entry: `run ${run.run_id}`,
+      difference: 'field status: server "failed", mirror "passed"',
+    };
+    const turnFinding = {
+      file: '.guardkit/autobuild/TASK-042/coach_turn_1.json',
+      entry: 'coach turn 1',
+      difference: 'field decision: server "feedback", mirror "approve"',
+    };
+
+    const turns = JSON.parse(await read('turns'));
+    expect(turns.coach[0]).toMatchObject({ decision: 'feedback' });
+    expect(turns.mirror_tampering).toEqual([turnFinding, runFinding]);
+    const runs = JSON.parse(await read('runs'));
+    expect(runs.runs[0]).toMatchObject({ run_id: run.run_id, status: 'failed' });
+    expect(runs.mirror_tampering).toEqual(turns.mirror_tampering);
+    // The same comparison as task_status, not a second one.
+    expect(dataOf(await callTool(client, 'task_status', args)).mirror_tampering).toEqual(
+      turns.mirror_tampering,
+    );
+    const review = await read('review');
+    expect(review).toMatch(/^## Mirror tampered\n/);
+    expect(review).toContain(
+      `- ${turnFinding.file} ${turnFinding.entry}: ${turnFinding.difference}`,
+    );
+    expect(review).toMatch(/^Verdict: NOT_APPROVED$/m);
+
+    for (const name of ['player', 'coach']) {
+      const prompt = await client.getPrompt({ name, arguments: { task_id: 'TASK-042' } });
+      const text =
+        prompt.messages[0]!.content.type === 'text' ? prompt.messages[0]!.content.text : '';
+      expect(text, name).toContain('## Mirror tampered');
+      expect(text, name).toContain(
+        `- ${runFinding.file} ${runFinding.entry}: ${runFinding.difference}`,
+      );
+    }
     await close();
   });
 });

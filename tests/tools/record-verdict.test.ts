@@ -3,7 +3,9 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CoachTurnRecordSchema } from '../../src/core/coach-turn.js';
+import { PlayerReportSchema } from '../../src/core/player-report.js';
 import { taskRecordFile } from '../../src/state/records.js';
+import { savePlayerTurn } from '../../src/store/player-turns.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
@@ -330,19 +332,54 @@ describe('verdict history', () => {
     });
   }, 120_000);
 
-  it('blocks a stalled loop: the same feedback on an unchanged tree', async () => {
+  it('two feedback calls on one Player turn do not stall the task; a Player turn that changes nothing does', async () => {
     await setup(BAD_GREET, 'coachgate:\n  max_strikes: 10\n');
     await runTests();
     expect(dataOf(await feedback(1)).status).toBe('in_progress');
-    const second = dataOf(await feedback(2));
-    expect(second).toMatchObject({
+    // The attack: feedback again at once, without the Player getting a turn (same tree, same failures).
+    const again = dataOf(await feedback(2));
+    expect(again).toMatchObject({ status: 'in_progress', stall: { stalled: false } });
+    expect(dataOf(await feedback(3)).status).toBe('in_progress');
+    expect(dataOf(await call('detect_stall', {}))).toMatchObject({ stalled: false });
+    expect(dataOf(await call('task_status', {}))).toMatchObject({
+      status: 'in_progress',
+      strikes: 3,
+    });
+
+    // The Player records a turn without changing the code: that is a stall.
+    await call('record_player_report', {
+      turn: 2,
+      report: { tests_passed: true, files_modified: ['src/greet.js'] },
+    });
+    const stalled = dataOf(await feedback(4, { rationale: 'the Player changed nothing' }));
+    expect(stalled).toMatchObject({
       status: 'blocked',
-      stall: { stalled: true, reason: 'no_changes', first_stalled_turn: 2 },
+      stall: { stalled: true, reason: 'no_changes', first_stalled_turn: 4 },
     });
     expect(dataOf(await call('detect_stall', {}))).toMatchObject({
       stalled: true,
       reason: 'no_changes',
     });
+  });
+
+  it('a Player that records its last allowed turn (1000) leaves the Coach a legal verdict after it', async () => {
+    await setup(BAD_GREET, 'coachgate:\n  max_strikes: 10\n');
+    // Turns 2-999 stored by the server's own store code (1000 calls through MCP would take minutes).
+    for (let turn = 2; turn < 1000; turn++)
+      await savePlayerTurn(repo.dir, TASK, {
+        ...PlayerReportSchema.parse({ tests_passed: true }),
+        task_id: TASK,
+        turn,
+        recorded_at: new Date().toISOString(),
+      });
+    dataOf(await call('record_player_report', { turn: 1000, report: { tests_passed: true } }));
+    const over = await call('record_player_report', { turn: 1001, report: { tests_passed: true } });
+    expect(over.isError).toBe(true);
+    expect(textOf(await feedback(999))).toMatch(/the verdict belongs to turn 1000/);
+    expect(dataOf(await feedback(1000)).status).toBe('in_progress');
+    // No new Player turn can follow: the Coach reviews again without a report, past 1000.
+    expect(dataOf(await feedback(1001)).status).toBe('in_progress');
+    expect(dataOf(await call('task_status', {}))).toMatchObject({ strikes: 2 });
   });
 
   it('replays the TASK-DB-003 post-mortem through detect_stall', async () => {
