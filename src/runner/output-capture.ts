@@ -138,7 +138,7 @@ export class OutputCapture {
       if (this.partialLine.length === MAX_LINE_CHARS) {
         if (!this.currentLineIsLong) this.longLines++;
         this.currentLineIsLong = true;
-        this.scanLine(this.partialLine);
+        this.scanLine(this.partialLine, true);
         this.partialLine = '';
       }
       const end = Math.min(to, from + MAX_LINE_CHARS - this.partialLine.length);
@@ -148,18 +148,22 @@ export class OutputCapture {
   }
 
   private endLine(): void {
-    if (this.partialLine || !this.currentLineIsLong) this.scanLine(this.partialLine);
+    if (this.partialLine || !this.currentLineIsLong) {
+      this.scanLine(this.partialLine, this.currentLineIsLong);
+    }
     this.partialLine = '';
     this.currentLineIsLong = false;
   }
 
-  private scanLine(rawLine: string): void {
+  /** `piece`: part of a longer line, whose error is kept from its start so summaries see it as a line. */
+  private scanLine(rawLine: string, piece = false): void {
     const line = rawLine.includes('\u001b') ? stripAnsi(rawLine) : rawLine;
     this.testsSeen += countTestMarks(line);
     if (this.errorChars >= ERROR_CONTEXT_CHARS) return;
-    if (ERROR_LINE.test(line)) {
+    const error = ERROR_LINE.exec(line);
+    if (error) {
       if (this.contextAfter === 0 && this.previousLine) this.keep(this.previousLine);
-      this.keep(line);
+      this.keep(piece ? line.slice(wordStart(line, error.index)) : line);
       this.contextAfter = 3;
     } else if (this.contextAfter > 0) {
       this.keep(line);
@@ -172,6 +176,13 @@ export class OutputCapture {
     this.errorLines.push(line);
     this.errorChars += line.length + 1;
   }
+}
+
+/** Where the word (an exception name such as `TypeError`) holding `index` begins. */
+function wordStart(line: string, index: number): number {
+  let start = index;
+  while (start > 0 && /[\w.]/.test(line[start - 1]!)) start--;
+  return start;
 }
 
 /** Rough live count of finished tests for progress messages (pytest dots, node/vitest check marks, TAP). */

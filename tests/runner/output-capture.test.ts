@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/runner/execute.js';
 import { MAX_LINE_CHARS, OutputCapture } from '../../src/runner/output-capture.js';
+import { summarizeOutput } from '../../src/runner/summary.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-capture-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -39,6 +40,8 @@ describe('output capture keeps a bounded excerpt of 40 MB in any line shape', ()
       expect(logSize).toBe(output.bytes);
       expect(excerpt).toContain('AssertionError: the first real error');
       expect(excerpt).toContain('AssertionError: a later error');
+      // The summary a Player reads leads with it, even when it sat inside a 40 MB line.
+      expect(summarizeOutput(excerpt)).toMatch(/^(E   )?AssertionError: the first real error/);
       expect(excerpt).toMatch(/\[\.\.\. \d+ characters omitted; full output in .*\.log \.\.\.\]/);
       expect(excerpt.length).toBeLessThan(1024 * 1024);
       const longNote = `longer than ${MAX_LINE_CHARS} characters were scanned in pieces`;
