@@ -12,6 +12,7 @@ import { serveHttp } from './http.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { stopOnHostExit } from './lifecycle.js';
 import { createServer } from './server.js';
+import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
 
@@ -138,6 +139,7 @@ async function main(allArgs: string[]): Promise<void> {
   const server = createServer(options.server);
   server.server.onclose = () => void stop('transport closed');
   await server.connect(new LineDelimitedStdioTransport());
+  process.stdin.on('data', collectWhenIdleAfterBursts());
   process.stderr.write(
     `coachgate ${VERSION} serving MCP on stdio (role ${options.server.role ?? 'all'})\n`,
   );
