@@ -10,11 +10,12 @@ let collectGarbage: (() => void) | undefined;
 
 /**
  * After a burst of input (10,000 malformed frames, say), V8 keeps the heap it grew: Node never tells it
- * the process went idle, so RSS stayed at its peak, +44 MB, although under 1 MB of it was live (heap
- * after a full collection: 32.7 MB before, 33.5 MB after, the same after 2,000 or 30,000 frames).
- * Once the input has been quiet for a second after a burst, two full collections bring it back to
- * +11..15 MB (one collection left +13..26 MB). `--expose-gc` is set at run time,
- * as jest's leak detector does. Returns the listener for the input's 'data' events.
+ * the process went idle, so RSS stayed near its peak (+44 MB, then +24 MB once start-up stopped loading
+ * the TypeScript compiler) although under 1 MB of it was live: the heap after a full collection is the
+ * same after 2,000 or 30,000 frames. Once the input has been quiet for a second after a burst, two full
+ * collections return the JS heap to its baseline; what stays (+14..20 MB RSS) is outside it, and a
+ * second storm adds nothing to it. `--expose-gc` is set at run time, as jest's leak detector does.
+ * Returns the listener for the input's 'data' events.
  */
 export function collectWhenIdleAfterBursts(): (chunk: Buffer) => void {
   let bytes = 0;
