@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tmp/', 'coverage/', 'examples/', 'schemas/'] },
+  { ignores: ['dist/', 'bundle/', 'node_modules/', '.tmp/', 'coverage/', 'examples/', 'schemas/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

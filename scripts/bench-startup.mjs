@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Cold start to a tools/list answer and a pure tool's round trip, for coachgate against the reference
 // servers/everything and a bare SDK echo server, measured in the same run and printed as ratios.
-// Needs a build first (`npm run bench` does it).
+// Measures the package's bin, bundle/cli.js: needs `npm run build` first (`npm run bench` does it).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -12,11 +12,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-bench-'));
 const STARTS = 9;
-const ROUND_TRIPS = 300;
+const ROUND_TRIPS = 500;
 
 const servers = {
   coachgate: {
-    args: [path.join(root, 'dist', 'cli.js'), '--root', scratch],
+    args: [path.join(root, 'bundle', 'cli.js'), '--root', scratch],
     tool: ['parse_validator_verdict', { text: '**Verdict: PASS**' }],
   },
   everything: {
@@ -90,18 +90,26 @@ async function coldStart(args) {
   return elapsed;
 }
 
-async function roundTrip(args, [name, input]) {
-  const server = open(args);
-  await server.initialize();
-  for (let i = 0; i < 30; i++) await server.request('tools/call', { name, arguments: input });
-  const times = [];
+/** Median round trip of each server's tool, the two servers' calls alternating so load hits both alike. */
+async function roundTrips(entries) {
+  const opened = await Promise.all(
+    entries.map(async ({ args, tool: [name, input] }) => {
+      const server = open(args);
+      await server.initialize();
+      const call = () => server.request('tools/call', { name, arguments: input });
+      for (let i = 0; i < 30; i++) await call();
+      return { server, call, times: [] };
+    }),
+  );
   for (let i = 0; i < ROUND_TRIPS; i++) {
-    const started = performance.now();
-    await server.request('tools/call', { name, arguments: input });
-    times.push(performance.now() - started);
+    for (const entry of opened) {
+      const started = performance.now();
+      await entry.call();
+      entry.times.push(performance.now() - started);
+    }
   }
-  await server.close();
-  return median(times);
+  await Promise.all(opened.map(({ server }) => server.close()));
+  return opened.map(({ times }) => median(times));
 }
 
 const starts = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
@@ -122,10 +130,8 @@ console.log(
   `  coachgate / bare SDK echo  ${(start.coachgate / start['bare SDK echo']).toFixed(2)}×`,
 );
 
-const trip = {
-  coachgate: await roundTrip(servers.coachgate.args, servers.coachgate.tool),
-  echo: await roundTrip(servers['bare SDK echo'].args, servers['bare SDK echo'].tool),
-};
+const [coachgateTrip, echoTrip] = await roundTrips([servers.coachgate, servers['bare SDK echo']]);
+const trip = { coachgate: coachgateTrip, echo: echoTrip };
 console.log(`\nPure tool round trip (median of ${ROUND_TRIPS}):`);
 console.log(`  coachgate parse_validator_verdict  ${trip.coachgate.toFixed(3)} ms`);
 console.log(`  bare SDK echo                      ${trip.echo.toFixed(3)} ms`);

@@ -7,11 +7,10 @@ import {
   STATE_USAGE,
   takeStateDirectory,
 } from './cli-state.js';
-import { runDemo } from './demo.js';
-import { serveHttp } from './http.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { stopOnHostExit } from './lifecycle.js';
 import { createServer } from './server.js';
+import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
 
@@ -119,6 +118,7 @@ async function main(allArgs: string[]): Promise<void> {
   const serveFlag = SERVE_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
   if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
   if (command === 'demo') {
+    const { runDemo } = await import('./demo.js');
     process.exitCode = await runDemo(print);
     return;
   }
@@ -131,6 +131,8 @@ async function main(allArgs: string[]): Promise<void> {
     throw error;
   }
   if (options.http) {
+    // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
+    const { serveHttp } = await import('./http.js');
     await serveHttp(options.server, options.http);
     return;
   }
@@ -138,6 +140,7 @@ async function main(allArgs: string[]): Promise<void> {
   const server = createServer(options.server);
   server.server.onclose = () => void stop('transport closed');
   await server.connect(new LineDelimitedStdioTransport());
+  process.stdin.on('data', collectWhenIdleAfterBursts());
   process.stderr.write(
     `coachgate ${VERSION} serving MCP on stdio (role ${options.server.role ?? 'all'})\n`,
   );

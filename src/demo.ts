@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { PACKAGE_ROOT } from './package-root.js';
 import { stateRoot } from './state/location.js';
 
-const EXAMPLE = fileURLToPath(new URL('../examples/greeting/', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('examples/greeting/', PACKAGE_ROOT));
 const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
 const TASK = 'TASK-GREET-001';
 

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { PACKAGE_ROOT } from './package-root.js';
 
-/** From package.json, one level above both src/ (tests) and dist/ (built). */
+/** From the package's package.json. */
 export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as {
     version: string;
   }
 ).version;

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CallerError } from '../core/errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { loadTask } from '../repo/tasks.js';
 import { coachTurnNumbers, readCoachTurn } from '../store/coach-turns.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
@@ -14,7 +15,7 @@ export const AGENT_ROLES = {
 } as const;
 export type AgentRole = keyof typeof AGENT_ROLES;
 
-const AGENTS_DIRECTORY = new URL('../../agents/', import.meta.url);
+const AGENTS_DIRECTORY = new URL('agents/', PACKAGE_ROOT);
 
 /**
  * An agent's instructions (agents/<file>.md without front matter) followed by what this turn needs: the

@@ -55,7 +55,12 @@ export async function validateRequirements(
       require_evidence: requireEvidence,
       files,
       code_only: new Map(
-        [...files].map(([file, text]) => [file, text === null ? null : codeOnly(file, text)]),
+        await Promise.all(
+          [...files].map(
+            async ([file, text]) =>
+              [file, text === null ? null : await codeOnly(file, text)] as const,
+          ),
+        ),
       ),
       passed_tests: passed,
       latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),

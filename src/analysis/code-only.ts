@@ -1,12 +1,14 @@
-import ts from 'typescript';
+import type TypeScript from 'typescript';
 import { isJsFile } from '../core/test-paths.js';
+import { loadTypeScript } from './typescript-parser.js';
 
 /**
  * The file's text with comments (and Python docstrings) blanked out, lines kept in place, so evidence
- * matched against it must be code. Languages without a scanner here come back unchanged.
+ * matched against it must be code. Languages without a scanner here come back unchanged. Async because
+ * the TypeScript scanner is imported on first use, never at start-up.
  */
-export function codeOnly(file: string, text: string): string {
-  if (isJsFile(file)) return jsCodeOnly(text);
+export async function codeOnly(file: string, text: string): Promise<string> {
+  if (isJsFile(file)) return jsCodeOnly(await loadTypeScript(), text);
   if (file.endsWith('.py')) return pythonCodeOnly(text);
   return text;
 }
@@ -15,7 +17,7 @@ function blank(text: string): string {
   return text.replace(/[^\n]/g, ' ');
 }
 
-function jsCodeOnly(text: string): string {
+function jsCodeOnly(ts: typeof TypeScript, text: string): string {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.JSX, text);
   let out = '';
   // The scanner cannot tell a `}` that closes `${…}` from a block's; track template nesting to rescan it.

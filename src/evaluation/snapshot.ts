@@ -11,7 +11,6 @@ import {
 } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { pathExists } from '../store/files.js';
@@ -110,6 +109,7 @@ async function extractCommit(
   files?: string[],
 ): Promise<void> {
   if (files && files.length === 0) return;
+  const { execa } = await import('execa'); // on first use: execa is ~100 modules, too many for start-up
   await execa('git', ['archive', '--format=tar', commit, ...(files ? ['--', ...files] : [])], {
     cwd: worktree,
     encoding: 'buffer',
@@ -137,6 +137,7 @@ async function withBaseTestScripts(
   const candidateFile = path.join(target, 'package.json');
   if (!(await pathExists(candidateFile))) return;
   type Manifest = { scripts?: Record<string, string> };
+  const { execa } = await import('execa');
   const base = await execa('git', ['show', `${baseCommit}:package.json`], {
     cwd: worktree,
     reject: false,

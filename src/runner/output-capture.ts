@@ -1,29 +1,42 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { stripAnsi } from './report/text.js';
 
-const HEAD_BYTES = 64 * 1024;
-const TAIL_BYTES = 256 * 1024;
-const ERROR_CONTEXT_BYTES = 256 * 1024;
+const HEAD_CHARS = 64 * 1024;
+const TAIL_CHARS = 256 * 1024;
+const ERROR_CONTEXT_CHARS = 256 * 1024;
+/**
+ * Lines are scanned (and kept) at most this long: a longer line is scanned piece by piece, so a
+ * 200 MB line costs what 100,000 short ones do and an error inside it is still found.
+ */
+export const MAX_LINE_CHARS = 2000;
 const ERROR_LINE =
   /error|exception|traceback|assert|fail|refused|not found|cannot|no module|^E\s|^>\s|panic|✖|×/i;
 
 /**
  * Streams a run's output to its log file and keeps only a bounded excerpt in memory: the head, the tail and
- * lines that look like errors (with their neighbours). A suite printing hundreds of MB costs the server a few
- * hundred KB; the full text stays in the log.
+ * lines that look like errors (with their neighbours). Each byte is looked at a fixed number of times,
+ * whatever the line shape (short lines, one giant line, `\r` progress bars), so a suite printing hundreds
+ * of MB costs the server a few hundred KB and linear time; the full text stays in the log.
  */
 export class OutputCapture {
   private head = '';
-  private tail = '';
+  private tailChunks: string[] = [];
+  private tailChars = 0;
   private errorLines: string[] = [];
-  private errorBytes = 0;
+  private errorChars = 0;
+  /** The current line so far, never longer than MAX_LINE_CHARS. */
   private partialLine = '';
+  private lastWasCarriageReturn = false;
   private previousLine = '';
   private contextAfter = 0;
+  private longLines = 0;
+  private currentLineIsLong = false;
   private totalBytes = 0;
   private totalChars = 0;
+  private readonly decoder = new StringDecoder('utf8');
   private readonly log: WriteStream;
   testsSeen = 0;
 
@@ -38,13 +51,10 @@ export class OutputCapture {
 
   /** Returns false when the log file is backed up; the caller pauses the stream until `drained()`. */
   write(chunk: Buffer | string): boolean {
-    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    this.totalBytes += Buffer.byteLength(text);
-    this.totalChars += text.length;
-    if (this.head.length < HEAD_BYTES) this.head += text.slice(0, HEAD_BYTES - this.head.length);
-    this.tail = (this.tail + text).slice(-TAIL_BYTES);
-    this.scanLines(text);
-    return this.log.write(text);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.totalBytes += bytes.length;
+    this.take(this.decoder.write(bytes));
+    return this.log.write(bytes);
   }
 
   drained(): Promise<void> {
@@ -52,8 +62,8 @@ export class OutputCapture {
   }
 
   async close(): Promise<void> {
-    if (this.partialLine) this.scanLine(this.partialLine);
-    this.partialLine = '';
+    this.take(this.decoder.end());
+    if (this.partialLine) this.endLine();
     await new Promise<void>((resolve, reject) =>
       this.log.end((error?: Error | null) => (error ? reject(error) : resolve())),
     );
@@ -65,27 +75,95 @@ export class OutputCapture {
 
   /** Everything when it fits; otherwise head + error lines + tail, with the gap marked. */
   excerpt(): string {
-    if (this.tail.length >= this.totalChars) return this.tail;
+    const tail = this.tailChunks.join('').slice(-TAIL_CHARS);
+    if (tail.length >= this.totalChars) return tail;
+    const longNote =
+      this.longLines > 0
+        ? `[... ${this.longLines} line(s) longer than ${MAX_LINE_CHARS} characters were scanned ` +
+          `in pieces of ${MAX_LINE_CHARS} ...]\n`
+        : '';
+    const omitted = this.totalChars - this.head.length - tail.length;
     const errors =
       this.errorLines.length > 0
         ? `[... error lines from the omitted part ...]\n${this.errorLines.join('\n')}\n`
         : '';
-    return `${this.head}\n[... ${this.totalChars - this.head.length - this.tail.length} characters omitted; full output in ${this.logPath} ...]\n${errors}[... last ${this.tail.length} characters ...]\n${this.tail}`;
+    return (
+      `${this.head}\n[... ${omitted} characters omitted; full output in ${this.logPath} ...]\n` +
+      `${longNote}${errors}[... last ${tail.length} characters ...]\n${tail}`
+    );
   }
 
+  private take(text: string): void {
+    if (!text) return;
+    this.totalChars += text.length;
+    if (this.head.length < HEAD_CHARS) this.head += text.slice(0, HEAD_CHARS - this.head.length);
+    this.keepTail(text);
+    this.scanLines(text);
+  }
+
+  /** The tail as a list of chunks, dropping whole chunks from the front: no copy of the tail per write. */
+  private keepTail(text: string): void {
+    this.tailChunks.push(text);
+    this.tailChars += text.length;
+    while (this.tailChars - this.tailChunks[0]!.length >= TAIL_CHARS) {
+      this.tailChars -= this.tailChunks.shift()!.length;
+    }
+  }
+
+  /** Splits on `\n`, `\r\n` and a lone `\r` (a progress bar's redraw is a line of its own). */
   private scanLines(text: string): void {
-    const lines = (this.partialLine + text).split('\n');
-    this.partialLine = lines.pop() ?? '';
-    for (const line of lines) this.scanLine(line);
+    let start = 0;
+    for (let at = 0; at < text.length; at++) {
+      const code = text.charCodeAt(at);
+      if (code !== 10 && code !== 13) continue;
+      const afterCarriageReturn = this.lastWasCarriageReturn && at === start && code === 10;
+      this.lastWasCarriageReturn = code === 13;
+      if (afterCarriageReturn) {
+        start = at + 1;
+        continue;
+      }
+      this.append(text, start, at);
+      this.endLine();
+      start = at + 1;
+    }
+    if (start < text.length) {
+      this.lastWasCarriageReturn = false;
+      this.append(text, start, text.length);
+    }
   }
 
-  private scanLine(rawLine: string): void {
+  /** Adds text[from, to) to the current line, scanning each full MAX_LINE_CHARS piece as it fills. */
+  private append(text: string, from: number, to: number): void {
+    while (from < to) {
+      if (this.partialLine.length === MAX_LINE_CHARS) {
+        if (!this.currentLineIsLong) this.longLines++;
+        this.currentLineIsLong = true;
+        this.scanLine(this.partialLine, true);
+        this.partialLine = '';
+      }
+      const end = Math.min(to, from + MAX_LINE_CHARS - this.partialLine.length);
+      this.partialLine += text.slice(from, end);
+      from = end;
+    }
+  }
+
+  private endLine(): void {
+    if (this.partialLine || !this.currentLineIsLong) {
+      this.scanLine(this.partialLine, this.currentLineIsLong);
+    }
+    this.partialLine = '';
+    this.currentLineIsLong = false;
+  }
+
+  /** `piece`: part of a longer line, whose error is kept from its start so summaries see it as a line. */
+  private scanLine(rawLine: string, piece = false): void {
     const line = rawLine.includes('\u001b') ? stripAnsi(rawLine) : rawLine;
     this.testsSeen += countTestMarks(line);
-    if (this.errorBytes >= ERROR_CONTEXT_BYTES) return;
-    if (ERROR_LINE.test(line)) {
+    if (this.errorChars >= ERROR_CONTEXT_CHARS) return;
+    const error = ERROR_LINE.exec(line);
+    if (error) {
       if (this.contextAfter === 0 && this.previousLine) this.keep(this.previousLine);
-      this.keep(line);
+      this.keep(piece ? line.slice(wordStart(line, error.index)) : line);
       this.contextAfter = 3;
     } else if (this.contextAfter > 0) {
       this.keep(line);
@@ -95,10 +173,16 @@ export class OutputCapture {
   }
 
   private keep(line: string): void {
-    const clipped = line.length > 2000 ? `${line.slice(0, 2000)}…` : line;
-    this.errorLines.push(clipped);
-    this.errorBytes += clipped.length + 1;
+    this.errorLines.push(line);
+    this.errorChars += line.length + 1;
   }
+}
+
+/** Where the word (an exception name such as `TypeError`) holding `index` begins. */
+function wordStart(line: string, index: number): number {
+  let start = index;
+  while (start > 0 && /[\w.]/.test(line[start - 1]!)) start--;
+  return start;
 }
 
 /** Rough live count of finished tests for progress messages (pytest dots, node/vitest check marks, TAP). */

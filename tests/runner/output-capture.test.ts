@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../../src/runner/execute.js';
+import { MAX_LINE_CHARS, OutputCapture } from '../../src/runner/output-capture.js';
+import { summarizeOutput } from '../../src/runner/summary.js';
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-capture-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const printer = path.resolve('scripts/print-output.mjs');
+const MEGABYTES = 40;
+
+/** Runs the output printer as a real child process through the runner, as a test suite would be. */
+async function capture(shape: string) {
+  const logPath = path.join(scratch, `${shape}.log`);
+  const output = await OutputCapture.open(logPath);
+  const env = { PATH: process.env.PATH ?? '' };
+  const outcome = await runProcess(
+    {
+      argv: [process.execPath, printer, shape, String(MEGABYTES)],
+      cwd: scratch,
+      env,
+      timeoutMs: 60_000,
+    },
+    output,
+  );
+  await output.close();
+  return { outcome, output, excerpt: output.excerpt(), logSize: statSync(logPath).size };
+}
+
+describe('output capture keeps a bounded excerpt of 40 MB in any line shape', () => {
+  it.each(['lines', 'one-line', 'no-newline', 'progress'])(
+    '%s',
+    async (shape) => {
+      const { outcome, output, excerpt, logSize } = await capture(shape);
+      expect(outcome).toMatchObject({ exit_code: 1, timed_out: false });
+      // Capture finished: every byte reached the log, none is lost or held back.
+      expect(output.bytes).toBeGreaterThanOrEqual(MEGABYTES * 1024 * 1024);
+      expect(logSize).toBe(output.bytes);
+      expect(excerpt).toContain('AssertionError: the first real error');
+      expect(excerpt).toContain('AssertionError: a later error');
+      // The summary a Player reads leads with it, even when it sat inside a 40 MB line.
+      expect(summarizeOutput(excerpt)).toMatch(/^(E {3})?AssertionError: the first real error/);
+      expect(excerpt).toMatch(/\[\.\.\. \d+ characters omitted; full output in .*\.log \.\.\.\]/);
+      expect(excerpt.length).toBeLessThan(1024 * 1024);
+      const longNote = `longer than ${MAX_LINE_CHARS} characters were scanned in pieces`;
+      if (shape === 'one-line' || shape === 'no-newline') expect(excerpt).toContain(longNote);
+      else expect(excerpt).not.toContain(longNote);
+      // A scan that re-reads the growing line (quadratic) took over 20 s here; linear takes about 2 s.
+    },
+    20_000,
+  );
+});
+
+describe('output capture scanning', () => {
+  it('treats \\r\\n split across chunks as one line ending and keeps an error’s neighbours', async () => {
+    const output = await OutputCapture.open(path.join(scratch, 'crlf.log'));
+    output.write(`${'noise\n'.repeat(100_000)}collecting\r`);
+    for (const chunk of ['\nE   AssertionError: boom\r', '\nnext line\n']) output.write(chunk);
+    const accents = Buffer.from('ééé');
+    output.write(accents.subarray(0, 3)); // a character split between two chunks
+    output.write(accents.subarray(3));
+    await output.close();
+    expect(output.excerpt()).toContain(
+      '[... error lines from the omitted part ...]\ncollecting\nE   AssertionError: boom\nnext line\nééé\n',
+    );
+  });
+});
