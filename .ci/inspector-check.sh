@@ -13,7 +13,7 @@ readonly PREFIX="${INSPECTOR_PREFIX:-${HOME:-/tmp}/.cache/coachgate-inspector}"
 readonly LOCK_DIR="$PWD/.ci/inspector"
 readonly NODE22="$PREFIX/node_modules/node/bin/node"
 readonly INSPECTOR="$PREFIX/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-read -r -a SERVER_CMD <<<"${COACHGATE_SERVER_CMD:-node dist/cli.js}"
+read -r -a SERVER_CMD <<<"${COACHGATE_SERVER_CMD:-node bundle/cli.js}"
 
 fail() {
   echo "inspector: FAILED: $*" >&2
@@ -47,8 +47,8 @@ else
   install_inspector
 fi
 echo "inspector: Inspector $("$NODE22" "$INSPECTOR" --version) on Node $("$NODE22" --version); server on Node $(node --version): ${SERVER_CMD[*]}"
-if [[ -z "${COACHGATE_SERVER_CMD:-}" && ! -f dist/cli.js ]]; then
-  fail "dist/cli.js is missing: run 'npm ci && npm run build' first"
+if [[ -z "${COACHGATE_SERVER_CMD:-}" && ! -f bundle/cli.js ]]; then
+  fail "bundle/cli.js is missing: run 'npm ci && npm run build' first"
 fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/coachgate-inspector.XXXXXX")"
