@@ -99,11 +99,15 @@ process.exit(holds ? 0 : 1);
 JS
 }
 
-inspect tools-list --method tools/list
+# --strict makes the Inspector lint every tool schema for portability and list its findings.
+inspect tools-list --method tools/list --strict
 expect_json tools-list \
   "['load_task', 'record_player_report', 'read_task_work_results', 'verify_quality_gates', 'run_independent_tests', 'check_test_integrity', 'validate_requirements', 'record_verdict', 'detect_stall', 'task_status', 'parse_validator_verdict', 'check_graph_cycles', 'worktree_start', 'worktree_preserve', 'worktree_finish'].every((name) => result.tools.some((tool) => tool.name === name && tool.outputSchema))" \
   "tools/list to name all 15 coachgate tools, each with an outputSchema"
 echo "inspector: ok tools/list names all 15 tools, each with an outputSchema"
+findings="$(node -p 'JSON.stringify(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")).schemaFindings ?? [])' "$WORK/tools-list.json")"
+[[ "$findings" == "[]" ]] || fail "tools/list --strict: schema portability findings: $findings"
+echo "inspector: ok tools/list --strict: 0 schema portability findings"
 
 inspect load-task --method tools/call --tool-name load_task \
   --tool-args-json "$(node -p 'JSON.stringify({ worktree: process.argv[1], task_id: "TASK-INS-001" })' "$FIXTURE")"
@@ -112,4 +116,4 @@ expect_json load-task \
   "load_task to return title 'Inspector smoke task' with exactly one acceptance criterion AC-001"
 echo "inspector: ok tools/call load_task TASK-INS-001 → title 'Inspector smoke task', 1 acceptance criterion (AC-001)"
 
-echo "inspector: 2 checks passed"
+echo "inspector: 3 checks passed"

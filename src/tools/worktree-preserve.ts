@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { preserveTaskWorktree } from '../actions/worktree.js';
+import { orNull } from '../core/portable-schema.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { worktreeFields } from './worktree-start.js';
@@ -20,7 +21,7 @@ export const worktreePreserveTool = defineTool({
   }),
   output: z.object({
     ...worktreeFields,
-    commit: z.string().nullable().describe('The commit made, or null when nothing had changed.'),
+    commit: orNull(z.string()).describe('The commit made, or null when nothing had changed.'),
     reason: z.string(),
   }),
   annotations: {
