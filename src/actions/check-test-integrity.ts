@@ -6,8 +6,8 @@ import {
   type IntegrityFinding,
 } from '../core/integrity.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
-import { isTestSideFile } from '../evaluation/snapshot.js';
-import { changedSince, git, readAtCommit } from '../repo/git.js';
+import { changedSince, readAtCommit } from '../repo/git.js';
+import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { STORE_PREFIX } from '../store/paths.js';
@@ -82,7 +82,7 @@ export async function integrityAgainstBase(
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
-    hidden_files: await hiddenTestSideFiles(worktree),
+    hidden_files: await hiddenRunnerFiles(worktree),
   });
   return {
     base_commit: base,
@@ -91,28 +91,6 @@ export async function integrityAgainstBase(
     files_checked: relevant,
     ...counts,
   };
-}
-
-/**
- * Ignored files the runner would load (conftest.py, runner config, setup files). Ignored directories are
- * listed whole (`--directory`), so node_modules and virtualenvs are not walked; their site hooks and shims
- * are the trusted runs' planted-environment check.
- */
-async function hiddenTestSideFiles(worktree: string): Promise<string[]> {
-  const output = await git(worktree).raw([
-    'ls-files',
-    '-z',
-    '--others',
-    '--ignored',
-    '--exclude-standard',
-    '--directory',
-  ]);
-  return output
-    .split('\0')
-    .filter(
-      (file) =>
-        file && !file.endsWith('/') && !file.startsWith(STORE_PREFIX) && isTestSideFile(file),
-    );
 }
 
 /** Test totals now and at the base, when the latest stored run compared against a baseline. */

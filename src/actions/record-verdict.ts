@@ -9,6 +9,7 @@ import { failingTests, type RunRecord } from '../core/run-record.js';
 import { detectStall, type StallReport } from '../core/stall.js';
 import type { VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { linksIntoStore } from '../repo/runner-loaded.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
 import { withTaskLock } from '../store/lock.js';
@@ -172,9 +173,10 @@ export async function recordVerdict(
       );
 
     if (request.decision === 'approve') {
-      const [gates, integrity] = await Promise.all([
+      const [gates, integrity, links] = await Promise.all([
         verifyQualityGates(scope, report),
         integrityAgainstBase(worktree, scope.base.commit, taskId),
+        linksIntoStore(worktree),
       ]);
       const reasons = approvalRefusals({
         task_status: state.status,
@@ -192,6 +194,7 @@ export async function recordVerdict(
         honesty: report.found && report.results ? report.honesty : null,
         evaluation,
         acknowledged_changes: acknowledged,
+        links_into_store: links,
       });
       reasons.push(...tampering.map(tamperingReason));
       if (scope.base_moved) {
@@ -288,6 +291,10 @@ export async function recordVerdict(
         kind: 'verdict',
         ...(request.decision === 'approve' && run.state === 'ok'
           ? { run_id: run.value.run_id }
+          : {}),
+        // Signed with the entry, so the gate can accept a run whose only failures are these.
+        ...(request.decision === 'approve' && evaluation?.preexisting_failures.length
+          ? { preexisting_failures: evaluation.preexisting_failures }
           : {}),
         ...(blockReason ? { reasons: [blockReason] } : {}),
         stall_reason: stall.reason,

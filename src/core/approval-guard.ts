@@ -30,6 +30,8 @@ export interface ApprovalFacts {
   /** The server's trusted runs for the current tree and latest run; null when none was made for them. */
   evaluation: EvaluationFacts | null;
   acknowledged_changes: AcknowledgedChange[];
+  /** Worktree files that are links into the store, which the tree fingerprint cannot vouch for. */
+  links_into_store: string[];
 }
 
 /** What the guard reads of one evaluation (src/evaluation): planted files, PASS_TO_PASS, collection. */
@@ -67,6 +69,7 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
   if (facts.task_status === 'approved')
     reasons.push('task is already approved: nothing more to approve.');
   reasons.push(...runReasons(facts));
+  reasons.push(...facts.links_into_store.map(linkIntoStoreReason));
   if (!facts.gates.all_gates_passed)
     reasons.push(
       `quality gates failed: ${facts.gates.failed_gates.join('; ')}. Ask the Player to fix them and report again.`,
@@ -93,6 +96,11 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
     );
   }
   return reasons;
+}
+
+/** Also the gate's reason, so both say the same about a link into the store. */
+export function linkIntoStoreReason(file: string): string {
+  return `${file} is a symbolic link into .guardkit/autobuild/, where the server keeps its records: code there is not part of the tree a run describes and could change after an approval. Replace the link with the file itself.`;
 }
 
 /**
@@ -132,14 +140,17 @@ function acknowledgedTest(test: string, acknowledged: AcknowledgedChange[]): boo
   return acknowledged.some((change) => findTestId(change.test, [test]) !== undefined);
 }
 
-/** A red run whose every failure already failed at the base (and still does) is an honest run. */
-function onlyPreexistingFailures(
+/**
+ * A red run whose every failure already failed at the base (and still does) is an honest run. The gate
+ * asks the same of an approving run, with the list its approval recorded.
+ */
+export function onlyPreexistingFailures(
   run: Pick<RunRecord, 'status' | 'tests'>,
-  evaluation: EvaluationFacts | null,
+  preexisting: readonly string[],
 ): boolean {
-  if (!evaluation || run.status !== 'failed') return false;
+  if (run.status !== 'failed') return false;
   const failing = failingTests(run);
-  return failing.length > 0 && failing.every((id) => evaluation.preexisting_failures.includes(id));
+  return failing.length > 0 && failing.every((id) => preexisting.includes(id));
 }
 
 function runReasons(facts: ApprovalFacts): string[] {
@@ -154,7 +165,8 @@ function runReasons(facts: ApprovalFacts): string[] {
     ];
   const reasons: string[] = [];
   const { value } = run;
-  if (value.status !== 'passed' && !onlyPreexistingFailures(value, facts.evaluation)) {
+  const preexisting = facts.evaluation?.preexisting_failures ?? [];
+  if (value.status !== 'passed' && !onlyPreexistingFailures(value, preexisting)) {
     reasons.push(
       `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.`,
     );

@@ -12,39 +12,14 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
+import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
+import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../store/files.js';
 import { STORE_PREFIX } from '../store/paths.js';
 
-/**
- * Ignored directories a snapshot borrows from the worktree (linked, not copied): the installed toolchain
- * the Player's tests run with. Everything else ignored stays out, so nothing hidden from git can ride along.
- */
-export const BORROWED_DIRECTORIES = ['.venv', 'venv', 'node_modules', 'target'];
-
 /** Package scripts that run around the tests: the trusted run takes them from the base. */
 const TEST_SCRIPTS = ['pretest', 'test', 'posttest'];
-
-/** Directories whose every file belongs to the tests (helpers, fixtures, data), whatever its name. */
-const TEST_DIRECTORIES = new Set(['tests', 'test', '__tests__']);
-
-/**
- * Files that decide which tests run and how they judge: test files, test support (conftest.py, setup
- * files, anything under a tests/ directory such as assertion helpers) and test-selection config. Rust
- * sources count only under tests/, since src/*.rs is also code.
- */
-export function isTestSideFile(file: string): boolean {
-  if (
-    file
-      .split('/')
-      .slice(0, -1)
-      .some((directory) => TEST_DIRECTORIES.has(directory))
-  )
-    return true;
-  if (file.endsWith('.rs')) return isTestFile(file);
-  return needsTestFacts(file) || isTestConfigFile(file);
-}
 
 export interface Snapshot {
   dir: string;

@@ -40,6 +40,7 @@ function facts(
       ...evaluation,
     },
     acknowledged_changes: [],
+    links_into_store: [],
     ...extra,
   };
 }
