@@ -1,10 +1,14 @@
 import path from 'node:path';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import {
+  explainWithTrustedRun,
   findIntegrityIssues,
+  type ExplainedFinding,
   type FileVersions,
   type IntegrityFinding,
 } from '../core/integrity.js';
+import { readEvaluation } from '../evaluation/stored-evaluation.js';
+import { treeFingerprint } from '../repo/fingerprint.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
 import { changedSince, readAtCommit } from '../repo/git.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
@@ -25,6 +29,19 @@ export interface IntegrityReport {
   base_moved?: BaseMoved | null;
 }
 
+/** What check_test_integrity reports: findings as the approval guard would weigh them right now. */
+export interface IntegrityCheck extends Omit<IntegrityReport, 'findings'> {
+  findings: ExplainedFinding[];
+  /** The approval's trusted runs the findings were judged by, when they describe the current tree. */
+  trusted_evaluation?: TrustedEvaluationSummary | null;
+}
+
+export interface TrustedEvaluationSummary {
+  run_id: string;
+  regressions: string[];
+  acknowledged: string[];
+}
+
 /**
  * Compares the working tree (committed, staged, unstaged and untracked) with the base commit and reports the
  * ways a Player makes tests pass without making the code work.
@@ -33,7 +50,7 @@ export async function checkTestIntegrity(
   worktree: string,
   taskId: string | undefined,
   baseRef?: string,
-): Promise<IntegrityReport> {
+): Promise<IntegrityCheck> {
   if (taskId === undefined)
     return integrityAgainstBase(
       worktree,
@@ -42,10 +59,35 @@ export async function checkTestIntegrity(
     );
   // A task is judged against its pinned base; a moved base is reported, not followed.
   const scope = await openTask(worktree, taskId, baseRef);
+  const report = await integrityAgainstBase(worktree, scope.base.commit, taskId);
+  const stored = await currentEvaluation(worktree, taskId);
+  if (!stored?.evaluation.trusted)
+    return { ...report, base_moved: scope.base_moved, trusted_evaluation: null };
+  // As the approval guard applies them: the trusted run confirms a finding or explains it away.
+  const acknowledged = stored.acknowledged_changes.map((change) => change.test);
+  const findings = explainWithTrustedRun(report.findings, {
+    regressions: stored.evaluation.regressions,
+    acknowledged,
+  });
   return {
-    ...(await integrityAgainstBase(worktree, scope.base.commit, taskId)),
+    ...report,
+    findings,
+    must_fix: findings.filter((finding) => finding.severity === 'must_fix').length,
     base_moved: scope.base_moved,
+    trusted_evaluation: {
+      run_id: stored.run_id,
+      regressions: stored.evaluation.regressions.map((item) => `${item.test} (${item.outcome})`),
+      acknowledged,
+    },
   };
+}
+
+/** The trusted evaluation of the latest run, if an approval attempt made one for the tree as it is now. */
+async function currentEvaluation(worktree: string, taskId: string) {
+  const run = await latestRun(worktree, taskId);
+  if (run.state !== 'ok') return undefined;
+  const stored = await readEvaluation(worktree, taskId, run.value.run_id);
+  return stored && stored.tree_hash === (await treeFingerprint(worktree)) ? stored : undefined;
 }
 
 /** The integrity check for a repository already opened at a known base commit. */

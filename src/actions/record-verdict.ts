@@ -24,6 +24,7 @@ import {
 } from '../state/records.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
+import { saveEvaluation } from '../evaluation/stored-evaluation.js';
 import { integrityAgainstBase } from './check-test-integrity.js';
 import { readTaskWorkResults } from './read-task-work-results.js';
 import { stallHistory, taskState } from '../core/task-state.js';
@@ -137,6 +138,14 @@ export async function recordVerdict(
       currentTree === evaluated.tree
         ? evaluated.result
         : null;
+    if (evaluation && run.state === 'ok') {
+      await saveEvaluation(worktree, taskId, {
+        run_id: run.value.run_id,
+        tree_hash: currentTree,
+        acknowledged_changes: acknowledged,
+        evaluation,
+      });
+    }
     const requirements = await validateRequirements(scope, request.evidence ?? [], {
       run,
       task,

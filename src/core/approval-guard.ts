@@ -1,6 +1,10 @@
 import type { GatesReport } from './gates.js';
-import { explainWithTrustedRun, type IntegrityFinding } from './integrity.js';
-import { findTestId } from './requirements.js';
+import {
+  acknowledges,
+  explainWithTrustedRun,
+  type ExplainedFinding,
+  type IntegrityFinding,
+} from './integrity.js';
 import { failingTests, type RunRecord } from './run-record.js';
 
 /** Everything the guard re-evaluates server-side at the moment an approval is requested. */
@@ -87,12 +91,16 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
     );
   }
   reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
-  const integrity = facts.evaluation?.trusted
-    ? explainWithTrustedRun(facts.integrity)
+  const integrity: ExplainedFinding[] = facts.evaluation?.trusted
+    ? explainWithTrustedRun(facts.integrity, {
+        regressions: facts.evaluation.regressions,
+        acknowledged: facts.acknowledged_changes.map((change) => change.test),
+      })
     : facts.integrity;
   for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {
+    const confirmed = finding.trusted_run ? ` (${finding.trusted_run.detail})` : '';
     reasons.push(
-      `test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}. Send feedback to undo it.`,
+      `test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}${confirmed}. Send feedback to undo it.`,
     );
   }
   return reasons;
@@ -117,7 +125,13 @@ function evaluationReasons(
       `planted environment: ${item.file} — ${item.problem}. The trusted runs did not start. Remove it (or reinstall the environment from the base's manifests), then ask again.`,
   );
   for (const regression of evaluation.regressions) {
-    if (regression.outcome !== 'missing' && acknowledgedTest(regression.test, acknowledged))
+    if (
+      regression.outcome !== 'missing' &&
+      acknowledges(
+        acknowledged.map((change) => change.test),
+        regression.test,
+      )
+    )
       continue;
     const shown = regression.message
       ? `: ${regression.message.replace(/\s+/g, ' ').slice(0, 200)}`
@@ -134,10 +148,6 @@ function evaluationReasons(
     );
   }
   return reasons;
-}
-
-function acknowledgedTest(test: string, acknowledged: AcknowledgedChange[]): boolean {
-  return acknowledged.some((change) => findTestId(change.test, [test]) !== undefined);
 }
 
 /**
