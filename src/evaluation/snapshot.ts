@@ -91,8 +91,14 @@ async function extractCommit(
   }).pipe('tar', ['-x', '-C', target]);
 }
 
+/**
+ * Compiled Python is never copied: Python trusts a .pyc whose recorded mtime and size match the source,
+ * and an extracted base file's mtime (the commit time) is easy to know.
+ */
+const BYTECODE = /(?:^|\/)__pycache__\/|\.py[co]$/;
+
 async function copyFiles(from: string, to: string, files: string[]): Promise<void> {
-  for (const file of files) {
+  for (const file of files.filter((name) => !BYTECODE.test(name))) {
     const source = path.join(from, file);
     const target = path.join(to, file);
     const info = await lstat(source).catch(() => undefined);

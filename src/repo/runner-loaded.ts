@@ -7,8 +7,10 @@ import { git, listWorkingFiles } from './git.js';
 /**
  * Ignored directories a snapshot borrows from the worktree (linked, not copied): the installed toolchain
  * the Player's tests run with. Everything else ignored stays out, so nothing hidden from git can ride along.
+ * Cargo's `target` is build output, not a toolchain: shared, it hands a snapshot the Player's build of
+ * the code (extracted files keep the commit's older mtimes), so each snapshot builds its own.
  */
-export const BORROWED_DIRECTORIES = ['.venv', 'venv', 'node_modules', 'target'];
+export const BORROWED_DIRECTORIES = ['.venv', 'venv', 'node_modules'];
 
 /** The project virtualenvs whose site hooks every Python start-up runs. */
 export const VIRTUALENVS = ['.venv', 'venv'];
@@ -19,6 +21,7 @@ export const VIRTUALENVS = ['.venv', 'venv'];
  */
 const UNWALKED_DIRECTORIES = new Set([
   ...BORROWED_DIRECTORIES,
+  'target',
   '.git',
   '__pycache__',
   '.pytest_cache',
