@@ -80,7 +80,7 @@ const linkJest = (dir: string) =>
   ]);
 const JEST_EVIDENCE = [{ criterion: 'AC-001', file: 'src/lib.js', snippet: 'return' }];
 const JEST_REFUSED =
-  /base test test\/lib\.test\.js > greets by name passed at the base but (failed|did not run) in the trusted run/;
+  /base test test\/lib\.test\.js > greets by name passed at the base but failed in the trusted run/;
 
 describe('trusted evaluation with jest', () => {
   it('refuses a pretest script that rewrites an assertion and a posttest that restores it', async () => {
@@ -134,6 +134,26 @@ describe('trusted evaluation with jest', () => {
     },
     180_000,
   );
+});
+
+describe('collection check with jest', () => {
+  it("refuses the Player's new test file that jest never collects, not a helper beside it", async () => {
+    await project(
+      JEST_BASE,
+      {
+        // jest's testMatch wants `.test.js`; `-test.js` is never collected.
+        'test/shout-test.js': "test('shouts', () => expect(1).toBe(1));\n",
+        'test/helpers.js': 'module.exports = {};\n',
+      },
+      linkJest,
+    );
+    const { text, isError } = await approve(JEST_EVIDENCE);
+    expect(isError).toBe(true);
+    expect(text).toMatch(
+      /test file test\/shout-test\.js was added but contributes no test to the candidate run/,
+    );
+    expect(text).not.toMatch(/test\/helpers\.js was added/);
+  }, 180_000);
 });
 
 const hasCargo = (() => {
