@@ -50,10 +50,11 @@ export interface PythonTask {
   }>;
 }
 
-/** A pytest project at its base commit, on the task branch, with the Player's turn 1 reported. */
+/** A pytest project at its base commit, on the task branch, with the Player's turn 1 reported (plus `report`). */
 export async function pythonTask(
   player: Record<string, string>,
   base: Record<string, string> = {},
+  report: Record<string, unknown> = {},
 ): Promise<PythonTask> {
   const repo = makeRepo({
     'pyproject.toml': PYPROJECT,
@@ -76,6 +77,7 @@ export async function pythonTask(
       tests_written: written.filter((file) => file.startsWith('tests/')),
       tests_passed: true,
       requirements_addressed: ['AC-001'],
+      ...report,
     },
   });
   const approve = async (args: Record<string, unknown> = {}) => {
