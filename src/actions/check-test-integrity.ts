@@ -7,6 +7,7 @@ import {
   type FileVersions,
   type IntegrityFinding,
 } from '../core/integrity.js';
+import { plantedEnvironment } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
@@ -124,7 +125,7 @@ export async function integrityAgainstBase(
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
-    hidden_files: await hiddenRunnerFiles(worktree),
+    hidden_files: await hiddenFiles(worktree),
   });
   return {
     base_commit: base,
@@ -133,6 +134,21 @@ export async function integrityAgainstBase(
     files_checked: relevant,
     ...counts,
   };
+}
+
+/**
+ * Ignored files the runner loads: test-side code and config, and the site hooks of the project's own
+ * virtualenv that would run the Player's code at every Python start-up (as the trusted runs refuse them).
+ */
+async function hiddenFiles(worktree: string): Promise<string[]> {
+  const [runnerFiles, planted] = await Promise.all([
+    hiddenRunnerFiles(worktree),
+    plantedEnvironment(worktree),
+  ]);
+  const siteHooks = planted
+    .map((item) => item.file)
+    .filter((file) => file.includes('/site-packages/'));
+  return [...runnerFiles, ...siteHooks];
 }
 
 /** Test totals now and at the base, when the latest stored run compared against a baseline. */
