@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
 import { STORE_PREFIX } from '../store/paths.js';
 import { git, listWorkingFiles } from './git.js';
+import { WORKTREES_DIRECTORY } from './worktrees.js';
 
 /**
  * Ignored directories a snapshot borrows from the worktree (linked, not copied): the installed toolchain
@@ -51,10 +52,12 @@ export async function hiddenRunnerFiles(worktree: string): Promise<string[]> {
       .raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', ...directories])
       .then((output) => output.split('\0').filter(Boolean));
   const listed = await ignored(['--directory']);
+  // Task worktrees under .guardkit/worktrees/ are other tasks' trees, fingerprinted on their own.
   const walk = listed.filter(
     (entry) =>
       entry.endsWith('/') &&
       !entry.startsWith(STORE_PREFIX) &&
+      !entry.startsWith(`${WORKTREES_DIRECTORY}/`) &&
       !UNWALKED_DIRECTORIES.has(path.posix.basename(entry)),
   );
   const files = [
