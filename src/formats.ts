@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CoachTurnRecordSchema } from './core/coach-turn.js';
 import { ConfigSchema } from './core/config.js';
 import { PlayerReportSchema, PlayerTurnRecordSchema } from './core/player-report.js';
+import { StoredEvaluationSchema } from './core/evaluation-record.js';
 import { RunRecordSchema } from './core/run-record.js';
 import { TaskWorkResultsSchema } from './core/task-work-results.js';
 import { VerdictLogEntrySchema } from './core/verdict-entry.js';
@@ -18,6 +19,7 @@ export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'out
   'player-turn.schema.json': { schema: PlayerTurnRecordSchema, io: 'output' },
   'coach-turn.schema.json': { schema: CoachTurnRecordSchema, io: 'output' },
   'run-record.schema.json': { schema: RunRecordSchema, io: 'output' },
+  'run-evaluation.schema.json': { schema: StoredEvaluationSchema, io: 'output' },
   'verdict-log-entry.schema.json': { schema: VerdictLogEntrySchema, io: 'output' },
   'pinned-base.schema.json': { schema: PinnedBaseSchema, io: 'output' },
 };

@@ -4,17 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from './helpers/mcp.js';
 import type { TempRepo } from './helpers/git-repo.js';
 import { greetingProject } from './helpers/node-project.js';
+import { runGate } from './helpers/gate-cli.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
-const gate = () =>
-  spawnSync(
-    process.execPath,
-    [cli, 'gate', '--task', 'TASK-042', '--worktree', repo.dir, '--format', 'text'],
-    { encoding: 'utf8' },
-  );
+const gate = () => runGate(repo.dir, 'TASK-042');
 
 describe('coachgate gate (for hooks and CI)', () => {
   it('fails before approval, passes after it, and fails again once the code changes', async () => {

@@ -1,13 +1,18 @@
 import path from 'node:path';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import {
+  explainWithTrustedRun,
   findIntegrityIssues,
+  type ExplainedFinding,
   type FileVersions,
   type IntegrityFinding,
 } from '../core/integrity.js';
+import { plantedEnvironment } from '../evaluation/planted-environment.js';
+import { readEvaluation } from '../evaluation/stored-evaluation.js';
+import { treeFingerprint } from '../repo/fingerprint.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
-import { isTestSideFile } from '../evaluation/snapshot.js';
-import { changedSince, git, readAtCommit } from '../repo/git.js';
+import { changedSince, readAtCommit } from '../repo/git.js';
+import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { STORE_PREFIX } from '../store/paths.js';
@@ -25,6 +30,19 @@ export interface IntegrityReport {
   base_moved?: BaseMoved | null;
 }
 
+/** What check_test_integrity reports: findings as the approval guard would weigh them right now. */
+export interface IntegrityCheck extends Omit<IntegrityReport, 'findings'> {
+  findings: ExplainedFinding[];
+  /** The approval's trusted runs the findings were judged by, when they describe the current tree. */
+  trusted_evaluation?: TrustedEvaluationSummary | null;
+}
+
+export interface TrustedEvaluationSummary {
+  run_id: string;
+  regressions: string[];
+  acknowledged: string[];
+}
+
 /**
  * Compares the working tree (committed, staged, unstaged and untracked) with the base commit and reports the
  * ways a Player makes tests pass without making the code work.
@@ -33,7 +51,7 @@ export async function checkTestIntegrity(
   worktree: string,
   taskId: string | undefined,
   baseRef?: string,
-): Promise<IntegrityReport> {
+): Promise<IntegrityCheck> {
   if (taskId === undefined)
     return integrityAgainstBase(
       worktree,
@@ -42,10 +60,35 @@ export async function checkTestIntegrity(
     );
   // A task is judged against its pinned base; a moved base is reported, not followed.
   const scope = await openTask(worktree, taskId, baseRef);
+  const report = await integrityAgainstBase(worktree, scope.base.commit, taskId);
+  const stored = await currentEvaluation(worktree, taskId);
+  if (!stored?.evaluation.trusted)
+    return { ...report, base_moved: scope.base_moved, trusted_evaluation: null };
+  // As the approval guard applies them: the trusted run confirms a finding or explains it away.
+  const acknowledged = stored.acknowledged_changes.map((change) => change.test);
+  const findings = explainWithTrustedRun(report.findings, {
+    regressions: stored.evaluation.regressions,
+    acknowledged,
+  });
   return {
-    ...(await integrityAgainstBase(worktree, scope.base.commit, taskId)),
+    ...report,
+    findings,
+    must_fix: findings.filter((finding) => finding.severity === 'must_fix').length,
     base_moved: scope.base_moved,
+    trusted_evaluation: {
+      run_id: stored.run_id,
+      regressions: stored.evaluation.regressions.map((item) => `${item.test} (${item.outcome})`),
+      acknowledged,
+    },
   };
+}
+
+/** The trusted evaluation of the latest run, if an approval attempt made one for the tree as it is now. */
+async function currentEvaluation(worktree: string, taskId: string) {
+  const run = await latestRun(worktree, taskId);
+  if (run.state !== 'ok') return undefined;
+  const stored = await readEvaluation(worktree, taskId, run.value.run_id);
+  return stored && stored.tree_hash === (await treeFingerprint(worktree)) ? stored : undefined;
 }
 
 /** The integrity check for a repository already opened at a known base commit. */
@@ -82,7 +125,7 @@ export async function integrityAgainstBase(
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
-    hidden_files: await hiddenTestSideFiles(worktree),
+    hidden_files: await hiddenFiles(worktree),
   });
   return {
     base_commit: base,
@@ -94,25 +137,18 @@ export async function integrityAgainstBase(
 }
 
 /**
- * Ignored files the runner would load (conftest.py, runner config, setup files). Ignored directories are
- * listed whole (`--directory`), so node_modules and virtualenvs are not walked; their site hooks and shims
- * are the trusted runs' planted-environment check.
+ * Ignored files the runner loads: test-side code and config, and the site hooks of the project's own
+ * virtualenv that would run the Player's code at every Python start-up (as the trusted runs refuse them).
  */
-async function hiddenTestSideFiles(worktree: string): Promise<string[]> {
-  const output = await git(worktree).raw([
-    'ls-files',
-    '-z',
-    '--others',
-    '--ignored',
-    '--exclude-standard',
-    '--directory',
+async function hiddenFiles(worktree: string): Promise<string[]> {
+  const [runnerFiles, planted] = await Promise.all([
+    hiddenRunnerFiles(worktree),
+    plantedEnvironment(worktree),
   ]);
-  return output
-    .split('\0')
-    .filter(
-      (file) =>
-        file && !file.endsWith('/') && !file.startsWith(STORE_PREFIX) && isTestSideFile(file),
-    );
+  const siteHooks = planted
+    .map((item) => item.file)
+    .filter((file) => file.includes('/site-packages/'));
+  return [...runnerFiles, ...siteHooks];
 }
 
 /** Test totals now and at the base, when the latest stored run compared against a baseline. */

@@ -48,6 +48,8 @@ export async function gateReport(scope: TaskScope): Promise<GateReport> {
     rows,
     reasons: decision.reasons,
     verified_with: decision.verified_with,
+    acknowledged_changes: decision.approval?.acknowledged_changes ?? [],
+    preexisting_failures: decision.approval?.preexisting_failures ?? [],
   };
   if (task.status === 'blocked')
     report.blocked = await blockedInfo(scope, task.block_reason ?? 'blocked');
@@ -65,7 +67,7 @@ function verdictRow({ task }: GateDecision): GateRow {
   };
 }
 
-function testsRow({ task }: GateDecision): GateRow {
+function testsRow({ task, approval }: GateDecision): GateRow {
   const run = task.latest_run;
   if (!run)
     return { label: 'Tests', state: 'fail', detail: 'no independent test run stored', details: [] };
@@ -78,10 +80,12 @@ function testsRow({ task }: GateDecision): GateRow {
     };
   const counts = `${run.counts.passed} passed, ${run.counts.failed} failed, ${run.counts.errors} errors`;
   const fresh = run.fresh ? 'current tree' : 'STALE: the tree changed since this run';
+  // The approval guard's rule: failures the base already had do not fail the tests.
+  const preexistingOnly = approval?.run_id === run.run_id && approval.run_preexisting_only;
   return {
     label: 'Tests',
-    state: run.status === 'passed' && run.fresh ? 'pass' : 'fail',
-    detail: `${run.status}: ${counts} (${run.run_id}, ${fresh})`,
+    state: (run.status === 'passed' || preexistingOnly) && run.fresh ? 'pass' : 'fail',
+    detail: `${run.status}: ${counts} (${run.run_id}, ${fresh})${preexistingOnly ? '; every failure is pre-existing (fails at the base too)' : ''}`,
     details: [],
   };
 }

@@ -3,7 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
 import { taskState } from '../core/task-state.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
+import {
+  linkIntoStoreReason,
+  onlyPreexistingFailures,
+  type AcknowledgedChange,
+} from '../core/approval-guard.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { linksIntoStore } from '../repo/runner-loaded.js';
 import { loadTask } from '../repo/tasks.js';
 import {
   existingSigningKey,
@@ -35,6 +41,17 @@ export interface GateDecision {
   checks: GateCheck[];
   /** Which records were checked and with which keys, e.g. "mirror only, 1 pinned trusted key". */
   verified_with: string;
+  /** What the approving verdict accepted besides green tests; null without an approval. */
+  approval: ApprovalTerms | null;
+}
+
+/** Base-test changes the Coach acknowledged, and pre-existing failures the approving run may show. */
+export interface ApprovalTerms {
+  run_id: string | null;
+  acknowledged_changes: AcknowledgedChange[];
+  preexisting_failures: string[];
+  /** Whether the approving run failed with pre-existing failures alone. */
+  run_preexisting_only: boolean;
 }
 
 /**
@@ -62,8 +79,21 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
       `task is ${state.status}${state.block_reason ? ` (${state.block_reason})` : ''}, not approved`,
     );
   const approval = log.entries.filter((entry) => entry.kind === 'verdict').at(-1);
-  if (state.status === 'approved' && approval)
-    reasons.push(...(await approvingRunReasons(scope, approval, keys, read)));
+  const terms: ApprovalTerms | null =
+    state.status === 'approved' && approval
+      ? {
+          run_id: approval.run_id ?? null,
+          acknowledged_changes: approval.acknowledged_changes ?? [],
+          preexisting_failures: approval.preexisting_failures ?? [],
+          run_preexisting_only: false,
+        }
+      : null;
+  if (approval && terms) {
+    const checked = await approvingRunReasons(scope, approval, keys, read);
+    reasons.push(...checked.reasons);
+    terms.run_preexisting_only = checked.preexisting_only;
+  }
+  reasons.push(...(await linksIntoStore(scope.worktree)).map(linkIntoStoreReason));
   if (fromState) {
     reasons.push(
       ...(await mirrorTampering(scope.worktree, scope.taskId)).map(
@@ -85,6 +115,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     reasons,
     task: await taskStatus(scope),
     checks,
+    approval: terms,
     verified_with: `${fromState ? "the server's state copy" : 'the worktree mirror alone (no state directory for this clone)'}, ${description}`,
   };
 }
@@ -94,34 +125,37 @@ async function approvingRunReasons(
   approval: VerdictLogEntry,
   keys: TrustedKey[],
   read: (file: MirroredFile) => Promise<string | undefined>,
-): Promise<string[]> {
+): Promise<{ reasons: string[]; preexisting_only: boolean }> {
   const entry = `verdicts.jsonl seq ${approval.seq} (approve, turn ${approval.turn})`;
-  if (!approval.run_id) return [`${entry} names no approving run`];
+  const refused = (reason: string) => ({ reasons: [reason], preexisting_only: false });
+  if (!approval.run_id) return refused(`${entry} names no approving run`);
   const file = await taskRecordFile(
     scope.worktree,
     scope.taskId,
     `${artifactNames.runsDirectory}/${approval.run_id}.json`,
   );
   const text = await read(file);
-  if (text === undefined) return [`the approving run ${file.display} is missing`];
+  if (text === undefined) return refused(`the approving run ${file.display} is missing`);
   let run: RunRecord;
   try {
     run = RunRecordSchema.parse(JSON.parse(text));
   } catch (error) {
-    return [
+    return refused(
       `the approving run ${file.display} is unreadable: ${(error as Error).message.split('\n')[0]}`,
-    ];
+    );
   }
   const reasons: string[] = [];
   const unsigned = signatureProblem(run, keys);
   if (unsigned) reasons.push(`the approving run ${file.display} ${unsigned}`);
-  if (run.status !== 'passed')
+  // As in the approval guard: a red run made only of failures the base already had is an honest run.
+  const preexistingOnly = onlyPreexistingFailures(run, approval.preexisting_failures ?? []);
+  if (run.status !== 'passed' && !preexistingOnly)
     reasons.push(`the approving run ${run.run_id} has status ${run.status}`);
   if (run.tree_hash !== (await treeFingerprint(scope.worktree)))
     reasons.push(
       `the worktree changed after run ${run.run_id}: the approval no longer describes the code`,
     );
-  return reasons;
+  return { reasons, preexisting_only: preexistingOnly };
 }
 
 /** `coachgate.trusted_keys` from the base config when pinned; otherwise the local key, said so. */

@@ -10,6 +10,7 @@ import { detectStall, type StallReport } from '../core/stall.js';
 import type { VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
 import { beadReviewPath } from '../repo/beads.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { linksIntoStore } from '../repo/runner-loaded.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
 import { writeFileAtomically } from '../store/files.js';
@@ -27,6 +28,7 @@ import {
 } from '../state/records.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
+import { saveEvaluation } from '../evaluation/stored-evaluation.js';
 import { integrityAgainstBase } from './check-test-integrity.js';
 import { readTaskWorkResults } from './read-task-work-results.js';
 import { stallHistory, taskState } from '../core/task-state.js';
@@ -147,6 +149,14 @@ export async function recordVerdict(
       currentTree === evaluated.tree
         ? evaluated.result
         : null;
+    if (evaluation && run.state === 'ok') {
+      await saveEvaluation(worktree, taskId, {
+        run_id: run.value.run_id,
+        tree_hash: currentTree,
+        acknowledged_changes: acknowledged,
+        evaluation,
+      });
+    }
     const requirements = await validateRequirements(scope, request.evidence ?? [], {
       run,
       task,
@@ -184,9 +194,10 @@ export async function recordVerdict(
     };
 
     if (request.decision === 'approve') {
-      const [gates, integrity] = await Promise.all([
+      const [gates, integrity, links] = await Promise.all([
         verifyQualityGates(scope, report),
         integrityAgainstBase(worktree, scope.base.commit, taskId),
+        linksIntoStore(worktree),
       ]);
       const reasons = approvalRefusals({
         task_status: state.status,
@@ -204,6 +215,7 @@ export async function recordVerdict(
         honesty: report.found && report.results ? report.honesty : null,
         evaluation,
         acknowledged_changes: acknowledged,
+        links_into_store: links,
       });
       reasons.push(...tampering.map(tamperingReason));
       if (scope.base_moved) {
@@ -301,6 +313,10 @@ export async function recordVerdict(
         kind: 'verdict',
         ...(request.decision === 'approve' && run.state === 'ok'
           ? { run_id: run.value.run_id }
+          : {}),
+        // Signed with the entry, so the gate can accept a run whose only failures are these.
+        ...(request.decision === 'approve' && evaluation?.preexisting_failures.length
+          ? { preexisting_failures: evaluation.preexisting_failures }
           : {}),
         ...(blockReason ? { reasons: [blockReason] } : {}),
         stall_reason: stall.reason,

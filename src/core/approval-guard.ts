@@ -1,6 +1,10 @@
 import type { GatesReport } from './gates.js';
-import { explainWithTrustedRun, type IntegrityFinding } from './integrity.js';
-import { findTestId } from './requirements.js';
+import {
+  acknowledges,
+  explainWithTrustedRun,
+  type ExplainedFinding,
+  type IntegrityFinding,
+} from './integrity.js';
 import { failingTests, type RunRecord } from './run-record.js';
 
 /** Everything the guard re-evaluates server-side at the moment an approval is requested. */
@@ -30,6 +34,8 @@ export interface ApprovalFacts {
   /** The server's trusted runs for the current tree and latest run; null when none was made for them. */
   evaluation: EvaluationFacts | null;
   acknowledged_changes: AcknowledgedChange[];
+  /** Worktree files that are links into the store, which the tree fingerprint cannot vouch for. */
+  links_into_store: string[];
 }
 
 /** What the guard reads of one evaluation (src/evaluation): planted files, PASS_TO_PASS, collection. */
@@ -67,6 +73,7 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
   if (facts.task_status === 'approved')
     reasons.push('task is already approved: nothing more to approve.');
   reasons.push(...runReasons(facts));
+  reasons.push(...facts.links_into_store.map(linkIntoStoreReason));
   if (!facts.gates.all_gates_passed)
     reasons.push(
       `quality gates failed: ${facts.gates.failed_gates.join('; ')}. Ask the Player to fix them and report again.`,
@@ -84,15 +91,24 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
     );
   }
   reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
-  const integrity = facts.evaluation?.trusted
-    ? explainWithTrustedRun(facts.integrity)
+  const integrity: ExplainedFinding[] = facts.evaluation?.trusted
+    ? explainWithTrustedRun(facts.integrity, {
+        regressions: facts.evaluation.regressions,
+        acknowledged: facts.acknowledged_changes.map((change) => change.test),
+      })
     : facts.integrity;
   for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {
+    const confirmed = finding.trusted_run ? ` (${finding.trusted_run.detail})` : '';
     reasons.push(
-      `test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}. Send feedback to undo it.`,
+      `test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}${confirmed}. Send feedback to undo it.`,
     );
   }
   return reasons;
+}
+
+/** Also the gate's reason, so both say the same about a link into the store. */
+export function linkIntoStoreReason(file: string): string {
+  return `${file} is a symbolic link into .guardkit/autobuild/, where the server keeps its records: code there is not part of the tree a run describes and could change after an approval. Replace the link with the file itself.`;
 }
 
 /**
@@ -109,7 +125,13 @@ function evaluationReasons(
       `planted environment: ${item.file} — ${item.problem}. The trusted runs did not start. Remove it (or reinstall the environment from the base's manifests), then ask again.`,
   );
   for (const regression of evaluation.regressions) {
-    if (regression.outcome !== 'missing' && acknowledgedTest(regression.test, acknowledged))
+    if (
+      regression.outcome !== 'missing' &&
+      acknowledges(
+        acknowledged.map((change) => change.test),
+        regression.test,
+      )
+    )
       continue;
     const shown = regression.message
       ? `: ${regression.message.replace(/\s+/g, ' ').slice(0, 200)}`
@@ -128,18 +150,17 @@ function evaluationReasons(
   return reasons;
 }
 
-function acknowledgedTest(test: string, acknowledged: AcknowledgedChange[]): boolean {
-  return acknowledged.some((change) => findTestId(change.test, [test]) !== undefined);
-}
-
-/** A red run whose every failure already failed at the base (and still does) is an honest run. */
-function onlyPreexistingFailures(
+/**
+ * A red run whose every failure already failed at the base (and still does) is an honest run. The gate
+ * asks the same of an approving run, with the list its approval recorded.
+ */
+export function onlyPreexistingFailures(
   run: Pick<RunRecord, 'status' | 'tests'>,
-  evaluation: EvaluationFacts | null,
+  preexisting: readonly string[],
 ): boolean {
-  if (!evaluation || run.status !== 'failed') return false;
+  if (run.status !== 'failed') return false;
   const failing = failingTests(run);
-  return failing.length > 0 && failing.every((id) => evaluation.preexisting_failures.includes(id));
+  return failing.length > 0 && failing.every((id) => preexisting.includes(id));
 }
 
 function runReasons(facts: ApprovalFacts): string[] {
@@ -154,7 +175,8 @@ function runReasons(facts: ApprovalFacts): string[] {
     ];
   const reasons: string[] = [];
   const { value } = run;
-  if (value.status !== 'passed' && !onlyPreexistingFailures(value, facts.evaluation)) {
+  const preexisting = facts.evaluation?.preexisting_failures ?? [];
+  if (value.status !== 'passed' && !onlyPreexistingFailures(value, preexisting)) {
     reasons.push(
       `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.`,
     );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AcknowledgedChangeSchema } from './verdict-entry.js';
 
 /** One approval evaluation as record_verdict returns it and coach_turn_N.json keeps it (src/evaluation/evaluate.ts). */
 export const EvaluationSchema = z.object({
@@ -29,4 +30,15 @@ export const EvaluationSchema = z.object({
     .array(z.string())
     .describe("Tests that pass when the Player's tests run on the base code."),
   uncollected_test_files: z.array(z.string()),
+});
+
+/**
+ * The trusted evaluation an approval attempt made, kept beside its run (`runs/<run_id>.evaluation.json`)
+ * so check_test_integrity can show which static findings the running confirmed or explained away.
+ */
+export const StoredEvaluationSchema = z.object({
+  run_id: z.string(),
+  tree_hash: z.string().describe('Tree fingerprint the evaluation describes.'),
+  acknowledged_changes: z.array(AcknowledgedChangeSchema),
+  evaluation: EvaluationSchema,
 });

@@ -26,6 +26,10 @@ export interface GateReport {
   reasons: string[];
   /** Which records were checked and with which keys (signed records). */
   verified_with: string;
+  /** Base-test changes the approving verdict acknowledged (signed with it). */
+  acknowledged_changes: { test: string; criterion: string; reason: string }[];
+  /** Base tests that fail at the base and still fail: listed, never held against the task. */
+  preexisting_failures: string[];
   /** Present when the task is blocked: the 3-strike escalation. */
   blocked?: { reason: string; failure_pattern: string[]; recommendation: string };
 }
@@ -59,6 +63,10 @@ function renderText(report: GateReport): string {
     head,
     ...report.reasons.map((reason) => `  - ${reason}`),
     ...rows,
+    ...report.acknowledged_changes.map(
+      (change) => `changed base behaviour: ${change.test} — ${change.criterion}: ${change.reason}`,
+    ),
+    ...report.preexisting_failures.map((test) => `pre-existing failure: ${test}`),
     ...blocked,
     verified,
   ].join('\n');
@@ -74,6 +82,20 @@ function renderBox(report: GateReport): string {
     for (const detail of row.details.slice(0, 5)) body.push(...wrap(`    ${detail}`, 6));
   }
   const sections = [lines, body];
+  if (report.acknowledged_changes.length > 0) {
+    sections.push([
+      'Changed base behaviour (acknowledged by the Coach):',
+      ...report.acknowledged_changes.flatMap((change) =>
+        wrap(`  ${change.test} — ${change.criterion}: ${change.reason}`, 6),
+      ),
+    ]);
+  }
+  if (report.preexisting_failures.length > 0) {
+    sections.push([
+      'Pre-existing failures (fail at the base too, not held against the task):',
+      ...report.preexisting_failures.flatMap((test) => wrap(`  ${test}`, 4)),
+    ]);
+  }
   if (report.blocked) {
     sections.push([
       `STRIKES: ${report.strikes}/${report.max_strikes} — escalate to a human`,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { findTestId } from './requirements.js';
 import { isTestFile } from './test-paths.js';
 
 /** One changed path: its content at the base commit and now. `undefined` = absent on that side. */
@@ -68,13 +69,29 @@ export interface IntegrityFinding {
   /** Worktree-relative path; `.` for findings about the whole suite. */
   file: string;
   line?: number;
+  /** The test a finding is about, as the file's parser names it (`TestClass.test_x`, `suite > case`). */
+  test?: string;
+  detail: string;
+}
+
+/** What the trusted run said about a finding: harm it confirmed (blocks) or a change it explained away. */
+export interface TrustedRunVerdict {
+  outcome: 'confirmed' | 'explained';
   detail: string;
 }
 
 /** A finding once the trusted run has been made: `info` where running settled what it suspected. */
 export type ExplainedFinding = Omit<IntegrityFinding, 'severity'> & {
   severity: IntegrityFinding['severity'] | 'info';
+  trusted_run?: TrustedRunVerdict;
 };
+
+/** The trusted run's evidence a finding is judged by: base tests that stopped passing, minus acknowledged. */
+export interface TrustedRunEvidence {
+  regressions: { test: string; outcome: string }[];
+  /** Test ids (or tails) the Coach acknowledged as changed by a criterion. */
+  acknowledged: string[];
+}
 
 /** Findings about base tests and test config that the trusted run settles by running the base versions. */
 const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set([
@@ -87,23 +104,71 @@ const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set([
 
 /**
  * With the trusted runs made, a static finding blocks only where running confirms harm: the base's tests
- * and config ran against the Player's code, and any base test that stopped passing is its own reason. So a
- * deleted, moved, renamed or rewritten base test or an edited config is an explanation (info), and a skip
- * or focus only affects the Player's own tests (should_fix). Findings keep their file:line.
+ * and config ran against the Player's code. A deleted, moved, renamed or rewritten base test, an edited
+ * config or a lower count is confirmed (must_fix) when a base test it concerns stopped passing, and is an
+ * explanation (info) when the base versions still pass. A skip or focus only affects the Player's own copy
+ * (should_fix). Other findings are not settled by running and keep their severity. Findings keep file:line.
  */
-export function explainWithTrustedRun(findings: IntegrityFinding[]): ExplainedFinding[] {
+export function explainWithTrustedRun(
+  findings: IntegrityFinding[],
+  evidence: TrustedRunEvidence,
+): ExplainedFinding[] {
+  const harmed = evidence.regressions.filter(
+    (regression) =>
+      regression.outcome === 'missing' || !acknowledges(evidence.acknowledged, regression.test),
+  );
   return findings.map((finding): ExplainedFinding => {
     if (SETTLED_BY_TRUSTED_RUN.has(finding.kind)) {
+      const confirming = harmed.filter((regression) => concerns(finding, regression.test));
+      if (confirming.length > 0) {
+        return {
+          ...finding,
+          severity: 'must_fix',
+          trusted_run: {
+            outcome: 'confirmed',
+            detail: `the trusted run confirms it: ${confirming
+              .map((regression) => `${regression.test} ${regression.outcome}`)
+              .join(', ')}`,
+          },
+        };
+      }
       return {
         ...finding,
         severity: 'info',
         detail: `${finding.detail} (explanation only: the base's own tests and config ran against this code in the trusted run)`,
+        trusted_run: {
+          outcome: 'explained',
+          detail:
+            "the base's tests and config ran against this code and every base test that passed at the base still passes",
+        },
       };
     }
-    if (finding.kind === 'skip_added' || finding.kind === 'focus_added')
-      return { ...finding, severity: 'should_fix' };
+    if (finding.kind === 'skip_added' || finding.kind === 'focus_added') {
+      return {
+        ...finding,
+        severity: 'should_fix',
+        trusted_run: {
+          outcome: 'explained',
+          detail:
+            "the trusted run used the base's test files, so this marker only shapes the Player's own run",
+        },
+      };
+    }
     return finding;
   });
+}
+
+/** Whether a base test's id belongs to what a finding is about: its test, its file, or the whole suite. */
+function concerns(finding: IntegrityFinding, testId: string): boolean {
+  if (finding.kind === 'test_config_changed' || finding.kind === 'tests_count_dropped') return true;
+  if (finding.test === undefined) return testId.startsWith(finding.file);
+  // Matched as test evidence is: the id itself, or its tail after a separator.
+  return findTestId(finding.test.split(/\.| > /).at(-1)!, [testId]) !== undefined;
+}
+
+/** Whether an acknowledgement names this test id, matched as test evidence is. */
+export function acknowledges(acknowledged: string[], testId: string): boolean {
+  return acknowledged.some((test) => findTestId(test, [testId]) !== undefined);
 }
 
 export interface IntegrityInput {
@@ -256,6 +321,7 @@ function changedTests(base: TestFileFacts, now: TestFileFacts): FileFinding[] {
           {
             kind: 'test_deleted',
             severity: 'must_fix',
+            test: name,
             detail: `test \`${name}\` (line ${baseTest.line} at base) no longer exists`,
           },
         ];
@@ -266,6 +332,7 @@ function changedTests(base: TestFileFacts, now: TestFileFacts): FileFinding[] {
           kind: 'assertions_removed',
           severity: 'should_fix',
           line: nowTest.line,
+          test: name,
           detail: `assertions in test \`${name}\` dropped from ${baseTest.assertions} to ${nowTest.assertions}`,
         },
       ];

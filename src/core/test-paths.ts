@@ -72,4 +72,33 @@ export function isTestConfigFile(filePath: string): boolean {
   return testConfigKind(filePath) !== undefined;
 }
 
+/** Directories whose every file belongs to the tests (helpers, fixtures, data), whatever its name. */
+const TEST_DIRECTORIES = new Set(['tests', 'test', '__tests__']);
+
+/**
+ * Files that decide which tests run and how they judge: test files, test support (conftest.py, setup
+ * files, anything under a tests/ directory such as assertion helpers) and test-selection config. Rust
+ * sources count only under tests/, since src/*.rs is also code.
+ */
+export function isTestSideFile(file: string): boolean {
+  if (
+    file
+      .split('/')
+      .slice(0, -1)
+      .some((directory) => TEST_DIRECTORIES.has(directory))
+  )
+    return true;
+  if (file.endsWith('.rs')) return isTestFile(file);
+  return needsTestFacts(file) || isTestConfigFile(file);
+}
+
+/**
+ * A test-side file the runner loads as code or configuration (not fixture data or bytecode it writes):
+ * what an ignored file must be for the tree fingerprint and the integrity check to care about it.
+ */
+export function isRunnerLoadedFile(file: string): boolean {
+  if (!isTestSideFile(file) || file.split('/').includes('__pycache__')) return false;
+  return file.endsWith('.py') || isJsFile(file) || needsTestFacts(file) || isTestConfigFile(file);
+}
+
 /** Keys whose new values exclude tests outright, and command-line flags that narrow a run. */

@@ -70,6 +70,12 @@ export const VerdictLogEntrySchema = z
       .describe('Base-test failures the Coach acknowledged as asked for by a criterion.'),
     stall_reason: z.string().nullable().optional(),
     run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
+    preexisting_failures: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'Base tests that failed at the base and still fail: the approving run may fail with these alone.',
+      ),
     stall_input: z
       .object({
         feedback: z.string(),

@@ -35,7 +35,12 @@ export interface EvaluationRequest {
 
 const DEFAULT_TIMEOUT_S = 300;
 /** Runners whose test ids start with the test file, so an added file can be looked for in a run. */
-const RUNNERS_WITH_FILE_IDS = new Set(['pytest', 'vitest']);
+const RUNNERS_WITH_FILE_IDS = new Set(['pytest', 'vitest', 'jest']);
+/**
+ * A JS file named as a test (`x.test.js`, `x.spec.ts`): helpers and fixtures under test/ are not, so
+ * their absence from a run says nothing.
+ */
+const NAMED_AS_TEST = /[._-](?:test|spec)\.[^./]+$/;
 
 /**
  * Runs the base's tests the trusted way: baseline (base tests on base code, cached), trusted (base tests
@@ -122,8 +127,12 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
       passing_on_base_code: failToPassRun.tests
         .filter((test) => test.status === 'passed')
         .map((test) => test.id),
-      uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.runner)
-        ? addedTests.filter((file) => !request.candidateTests.some((id) => id.startsWith(file)))
+      uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner)
+        ? addedTests.filter(
+            (file) =>
+              (file.endsWith('.py') || NAMED_AS_TEST.test(file)) &&
+              !request.candidateTests.some((id) => id.startsWith(file)),
+          )
         : [],
     };
   } finally {

@@ -1,5 +1,6 @@
 import { lstat, open, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { siteHookFiles } from '../repo/runner-loaded.js';
 
 export interface PlantedFile {
   /** Worktree-relative. */
@@ -7,11 +8,9 @@ export interface PlantedFile {
   problem: string;
 }
 
-const VENVS = ['.venv', 'venv'];
 /** .pth files that packaging tools write themselves: their import lines are expected. */
 const TOOLING_PTH =
   /^(?:distutils-precedence|_virtualenv|__editable__\..*|_.*_editable.*|coverage.*)\.pth$/;
-const SITE_HOOKS = ['sitecustomize.py', 'usercustomize.py'];
 
 /**
  * Things in the borrowed environment that would run the Player's code inside the server's trusted runs:
@@ -20,12 +19,11 @@ const SITE_HOOKS = ['sitecustomize.py', 'usercustomize.py'];
  */
 export async function plantedEnvironment(worktree: string): Promise<PlantedFile[]> {
   const found: PlantedFile[] = [];
-  for (const venv of VENVS) {
-    const python = path.join(worktree, venv, 'bin', 'python');
-    if (!(await lstat(python).catch(() => undefined))) continue;
-    const problem = await interpreterProblem(worktree, python);
-    if (problem) found.push({ file: `${venv}/bin/python`, problem });
-    found.push(...(await siteHooks(worktree, venv)));
+  for (const file of await siteHookFiles(worktree)) {
+    const problem = file.endsWith('/bin/python')
+      ? await interpreterProblem(worktree, path.join(worktree, file))
+      : await siteHookProblem(worktree, file);
+    if (problem) found.push({ file, problem });
   }
   found.push(...(await binShims(worktree)));
   return found;
@@ -50,26 +48,14 @@ async function interpreterProblem(worktree: string, python: string): Promise<str
   return undefined;
 }
 
-async function siteHooks(worktree: string, venv: string): Promise<PlantedFile[]> {
-  const lib = path.join(worktree, venv, 'lib');
-  const found: PlantedFile[] = [];
-  for (const version of await readdir(lib).catch(() => [] as string[])) {
-    const sitePackages = path.join(lib, version, 'site-packages');
-    for (const name of await readdir(sitePackages).catch(() => [] as string[])) {
-      const file = path.join(venv, 'lib', version, 'site-packages', name);
-      if (SITE_HOOKS.includes(name))
-        found.push({ file, problem: 'a site hook that runs in every Python start-up' });
-      else if (name.endsWith('.pth') && !TOOLING_PTH.test(name)) {
-        const content = await readFile(path.join(worktree, file), 'utf8').catch(() => '');
-        if (/^\s*import[\s\t]/m.test(content))
-          found.push({
-            file,
-            problem: 'a .pth file whose import line runs in every Python start-up',
-          });
-      }
-    }
-  }
-  return found;
+async function siteHookProblem(worktree: string, file: string): Promise<string | undefined> {
+  const name = path.posix.basename(file);
+  if (!name.endsWith('.pth')) return 'a site hook that runs in every Python start-up';
+  if (TOOLING_PTH.test(name)) return undefined;
+  const content = await readFile(path.join(worktree, file), 'utf8').catch(() => '');
+  return /^\s*import[\s\t]/m.test(content)
+    ? 'a .pth file whose import line runs in every Python start-up'
+    : undefined;
 }
 
 /** npm installs .bin entries as links into node_modules; a regular file or a link elsewhere was planted. */

@@ -11,39 +11,16 @@ import {
 } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
-import { listAtCommit, listWorkingFiles } from '../repo/git.js';
+import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
+import { git, listAtCommit, listWorkingFiles, readAtCommit } from '../repo/git.js';
+import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../store/files.js';
 import { STORE_PREFIX } from '../store/paths.js';
 
-/**
- * Ignored directories a snapshot borrows from the worktree (linked, not copied): the installed toolchain
- * the Player's tests run with. Everything else ignored stays out, so nothing hidden from git can ride along.
- */
-export const BORROWED_DIRECTORIES = ['.venv', 'venv', 'node_modules', 'target'];
-
 /** Package scripts that run around the tests: the trusted run takes them from the base. */
 const TEST_SCRIPTS = ['pretest', 'test', 'posttest'];
-
-/** Directories whose every file belongs to the tests (helpers, fixtures, data), whatever its name. */
-const TEST_DIRECTORIES = new Set(['tests', 'test', '__tests__']);
-
-/**
- * Files that decide which tests run and how they judge: test files, test support (conftest.py, setup
- * files, anything under a tests/ directory such as assertion helpers) and test-selection config. Rust
- * sources count only under tests/, since src/*.rs is also code.
- */
-export function isTestSideFile(file: string): boolean {
-  if (
-    file
-      .split('/')
-      .slice(0, -1)
-      .some((directory) => TEST_DIRECTORIES.has(directory))
-  )
-    return true;
-  if (file.endsWith('.rs')) return isTestFile(file);
-  return needsTestFacts(file) || isTestConfigFile(file);
-}
+/** package.json keys that configure a runner (jest reads its config there): taken from the base too. */
+const RUNNER_CONFIG_KEYS = ['jest'];
 
 export interface Snapshot {
   dir: string;
@@ -67,7 +44,8 @@ export async function trustedSnapshot(worktree: string, baseCommit: string): Pro
   const snapshot = await emptySnapshot('coachgate-trusted-');
   const baseFiles = await listAtCommit(worktree, baseCommit, ['.']);
   const candidate = (await listWorkingFiles(worktree)).filter(
-    (file) => !file.startsWith(STORE_PREFIX) && !isTestSideFile(file),
+    // package.json is also the dependency manifest: the Player's is kept, with the base's test settings.
+    (file) => !file.startsWith(STORE_PREFIX) && (!isTestSideFile(file) || file === 'package.json'),
   );
   await copyFiles(worktree, snapshot.dir, candidate);
   await extractCommit(
@@ -101,7 +79,14 @@ async function emptySnapshot(prefix: string): Promise<Snapshot> {
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Writes `commit`'s files (all, or the given paths) into `target` with git archive: no checkout, no index. */
+/** Blobs read per `git cat-file --batch` call, so a large base is never held in memory at once. */
+const BLOBS_PER_BATCH = 500;
+
+/**
+ * Writes `commit`'s files (all, or the given paths) into `target` from git's object store: ls-tree then
+ * cat-file, no checkout and no index. Not git archive: it honours `export-ignore` from
+ * `.git/info/attributes` (the Player's, dropping base tests from the snapshot) and runs smudge filters.
+ */
 async function extractCommit(
   worktree: string,
   commit: string,
@@ -109,15 +94,54 @@ async function extractCommit(
   files?: string[],
 ): Promise<void> {
   if (files && files.length === 0) return;
+  const listing = await git(worktree).raw([
+    'ls-tree',
+    '-r',
+    '-z',
+    '--full-tree',
+    commit,
+    ...(files ? ['--', ...files.map((file) => `:(literal)${file}`)] : []),
+  ]);
+  const entries = listing
+    .split('\0')
+    .map((line) => /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map(([, mode, oid, file]) => ({ mode: mode!, oid: oid!, file: file! }));
   const { execa } = await import('execa'); // on first use: execa is ~100 modules, too many for start-up
-  await execa('git', ['archive', '--format=tar', commit, ...(files ? ['--', ...files] : [])], {
-    cwd: worktree,
-    encoding: 'buffer',
-  }).pipe('tar', ['-x', '-C', target]);
+  for (let start = 0; start < entries.length; start += BLOBS_PER_BATCH) {
+    const batch = entries.slice(start, start + BLOBS_PER_BATCH);
+    const { stdout: bytes } = await execa(
+      'git',
+      ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'],
+      {
+        cwd: worktree,
+        input: batch.map((entry) => entry.oid).join('\n') + '\n',
+        encoding: 'buffer',
+      },
+    );
+    const stdout = Buffer.from(bytes);
+    let offset = 0;
+    for (const entry of batch) {
+      const headerEnd = stdout.indexOf(0x0a, offset);
+      const size = Number(stdout.subarray(offset, headerEnd).toString('latin1').split(' ')[2]);
+      const content = stdout.subarray(headerEnd + 1, headerEnd + 1 + size);
+      offset = headerEnd + 1 + size + 1;
+      const destination = path.join(target, entry.file);
+      await mkdir(path.dirname(destination), { recursive: true });
+      if (entry.mode === '120000') await symlink(content.toString(), destination);
+      else await writeFile(destination, content, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
+    }
+  }
 }
 
+/**
+ * Compiled Python is never copied: Python trusts a .pyc whose recorded mtime and size match the source,
+ * and an extracted base file's mtime (the commit time) is easy to know.
+ */
+const BYTECODE = /(?:^|\/)__pycache__\/|\.py[co]$/;
+
 async function copyFiles(from: string, to: string, files: string[]): Promise<void> {
-  for (const file of files) {
+  for (const file of files.filter((name) => !BYTECODE.test(name))) {
     const source = path.join(from, file);
     const target = path.join(to, file);
     const info = await lstat(source).catch(() => undefined);
@@ -128,7 +152,10 @@ async function copyFiles(from: string, to: string, files: string[]): Promise<voi
   }
 }
 
-/** package.json as the Player has it (dependencies may change), but with the base's test scripts. */
+/**
+ * package.json as the Player has it (dependencies may change), but with the base's test scripts and
+ * runner config keys: a Player's `pretest` or `jest.testPathIgnorePatterns` never shapes the trusted run.
+ */
 async function withBaseTestScripts(
   worktree: string,
   baseCommit: string,
@@ -136,26 +163,29 @@ async function withBaseTestScripts(
 ): Promise<void> {
   const candidateFile = path.join(target, 'package.json');
   if (!(await pathExists(candidateFile))) return;
-  type Manifest = { scripts?: Record<string, string> };
-  const { execa } = await import('execa');
-  const base = await execa('git', ['show', `${baseCommit}:package.json`], {
-    cwd: worktree,
-    reject: false,
-  });
-  const baseScripts =
-    base.exitCode === 0 ? ((JSON.parse(base.stdout) as Manifest).scripts ?? {}) : {};
-  let manifest: Manifest;
-  try {
-    manifest = JSON.parse(await readFile(candidateFile, 'utf8')) as Manifest;
-  } catch {
-    return; // An unreadable manifest fails the run on its own, visibly.
-  }
+  type Manifest = Record<string, unknown> & { scripts?: Record<string, string> };
+  const parse = (text: string | undefined): Manifest | undefined => {
+    try {
+      return text === undefined ? undefined : (JSON.parse(text) as Manifest);
+    } catch {
+      return undefined;
+    }
+  };
+  const base = parse(await readAtCommit(worktree, baseCommit, 'package.json')) ?? {};
+  // An unreadable candidate manifest fails the run on its own, visibly.
+  const manifest = parse(await readFile(candidateFile, 'utf8'));
+  if (!manifest) return;
   const scripts = { ...(manifest.scripts ?? {}) };
   for (const name of TEST_SCRIPTS) {
-    if (baseScripts[name] === undefined) delete scripts[name];
-    else scripts[name] = baseScripts[name];
+    if (base.scripts?.[name] === undefined) delete scripts[name];
+    else scripts[name] = base.scripts[name];
   }
-  await writeFile(candidateFile, JSON.stringify({ ...manifest, scripts }, null, 2));
+  const trusted: Manifest = { ...manifest, scripts };
+  for (const key of RUNNER_CONFIG_KEYS) {
+    if (base[key] === undefined) delete trusted[key];
+    else trusted[key] = base[key];
+  }
+  await writeFile(candidateFile, JSON.stringify(trusted, null, 2));
 }
 
 async function borrowDirectories(worktree: string, target: string): Promise<void> {

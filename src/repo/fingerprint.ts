@@ -1,24 +1,39 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink } from 'node:fs/promises';
+import { lstat, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isServerWritten } from '../store/paths.js';
 import { listWorkingFiles } from './git.js';
+import { excludeFile, hiddenRunnerFiles, siteHookFiles } from './runner-loaded.js';
 
 const PARALLEL_READS = 16;
 
 /**
- * A hash of the worktree's state: every tracked and untracked, non-ignored file's path, mode and content,
- * minus what the server writes. Equal hashes mean nothing the tests could see has changed.
+ * A hash of the worktree's state: the path, mode and content of every tracked and untracked, non-ignored
+ * file, minus what the server writes, plus everything the runner loads although git ignores it (hidden conftest.py and
+ * runner config, virtualenv site hooks and interpreter) and `.git/info/exclude` itself. Links are followed
+ * to the file they name. Equal hashes mean nothing the tests could see or load has changed.
  */
 export async function treeFingerprint(worktree: string): Promise<string> {
   // Writing a verdict must not make a run stale: the server's own files are not part of the tree's state.
-  const files = (await listWorkingFiles(worktree)).filter((file) => !isServerWritten(file));
+  const [working, hidden, siteHooks, exclude] = await Promise.all([
+    listWorkingFiles(worktree),
+    hiddenRunnerFiles(worktree),
+    siteHookFiles(worktree),
+    excludeFile(worktree),
+  ]);
+  const files = [
+    ...working.filter((file) => !isServerWritten(file)),
+    ...hidden.map((file) => `ignored:${file}`),
+    ...siteHooks.map((file) => `ignored:${file}`),
+    `ignored:${exclude}`,
+  ];
   const entries: string[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
     while (next < files.length) {
       const index = next++;
-      entries[index] = await fileEntry(worktree, files[index]!);
+      const file = files[index]!;
+      entries[index] = await fileEntry(worktree, file.replace(/^ignored:/, ''), file);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, files.length) }, worker));
@@ -27,17 +42,24 @@ export async function treeFingerprint(worktree: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function fileEntry(worktree: string, file: string): Promise<string> {
+/** `label` keeps an ignored file apart from a tracked one of the same name. */
+async function fileEntry(worktree: string, file: string, label: string): Promise<string> {
   const absolute = path.join(worktree, file);
   try {
     const info = await lstat(absolute);
-    if (info.isSymbolicLink()) return `${file}\0link\0${await readlink(absolute)}`;
-    if (!info.isFile()) return `${file}\0other`;
-    const content = createHash('sha256')
-      .update(await readFile(absolute))
-      .digest('hex');
-    return `${file}\0${info.mode & 0o111 ? 'x' : '-'}\0${content}`;
+    if (info.isSymbolicLink()) {
+      // What a link names can change without the link changing (a file in the store, outside the tree).
+      const target = await stat(absolute).catch(() => undefined);
+      const content = target?.isFile() ? contentHash(await readFile(absolute)) : 'not a file';
+      return `${label}\0link\0${await readlink(absolute)}\0${content}`;
+    }
+    if (!info.isFile()) return `${label}\0other`;
+    return `${label}\0${info.mode & 0o111 ? 'x' : '-'}\0${contentHash(await readFile(absolute))}`;
   } catch {
-    return `${file}\0deleted`;
+    return `${label}\0deleted`;
   }
+}
+
+function contentHash(content: Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
 }

@@ -21,7 +21,7 @@ export const checkTestIntegrityTool = defineTool({
   name: 'check_test_integrity',
   title: 'Check test integrity',
   description:
-    'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected. must_fix findings block approval in record_verdict.',
+    'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected. must_fix findings block approval in record_verdict. Once an approval attempt has made the trusted runs for the current tree, each finding about base tests or config says whether they confirmed it (must_fix) or explained it away (info), as the approval guard weighs it.',
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput
@@ -40,10 +40,22 @@ export const checkTestIntegrityTool = defineTool({
     findings: z.array(
       z.object({
         kind: findingKind,
-        severity: z.enum(['must_fix', 'should_fix']),
+        severity: z
+          .enum(['must_fix', 'should_fix', 'info'])
+          .describe('info: an explanation the trusted run settled; it never blocks.'),
         file: z.string(),
         line: z.number().optional(),
+        test: z
+          .string()
+          .optional()
+          .describe('The test the finding is about, as the parser names it.'),
         detail: z.string(),
+        trusted_run: z
+          .object({ outcome: z.enum(['confirmed', 'explained']), detail: z.string() })
+          .optional()
+          .describe(
+            'What the trusted run (base tests and config on this code) said: confirmed harm blocks, explained does not.',
+          ),
       }),
     ),
     must_fix: z.number(),
@@ -51,6 +63,17 @@ export const checkTestIntegrityTool = defineTool({
     tests_at_base: z.number().optional(),
     tests_now: z.number().optional(),
     base_moved: BaseMovedSchema.optional(),
+    trusted_evaluation: z
+      .object({
+        run_id: z.string(),
+        regressions: z.array(z.string()),
+        acknowledged: z.array(z.string()),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        'The trusted runs of the latest approval attempt, when they describe the current tree; null when there are none (findings are then static only).',
+      ),
   }),
   annotations: {
     readOnlyHint: true,
@@ -68,14 +91,14 @@ export const checkTestIntegrityTool = defineTool({
       .slice(0, 10)
       .map(
         (finding) =>
-          `- ${finding.severity} ${finding.kind} ${finding.file}${finding.line ? `:${finding.line}` : ''}: ${finding.detail}`,
+          `- ${finding.severity} ${finding.kind} ${finding.file}${finding.line ? `:${finding.line}` : ''}: ${finding.detail}${finding.trusted_run ? ` [trusted run: ${finding.trusted_run.outcome} — ${finding.trusted_run.detail}]` : ''}`,
       );
     return {
       data: report,
       summary:
         report.findings.length === 0
           ? `No test-integrity findings against ${report.base_commit.slice(0, 12)} (${report.files_checked.length} changed test/config file(s) checked).`
-          : `${report.base_moved ? `BASE MOVED since the task was pinned (now ${report.base_moved.resolved.slice(0, 12)}). ` : ''}${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`,
+          : `${report.trusted_evaluation ? `Judged with the trusted runs of ${report.trusted_evaluation.run_id}. ` : ''}${report.base_moved ? `BASE MOVED since the task was pinned (now ${report.base_moved.resolved.slice(0, 12)}). ` : ''}${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`,
     };
   },
 });

@@ -40,6 +40,7 @@ function facts(
       ...evaluation,
     },
     acknowledged_changes: [],
+    links_into_store: [],
     ...extra,
   };
 }
@@ -139,5 +140,47 @@ describe('approvalRefusals with a trusted evaluation', () => {
         ),
       ),
     ).toHaveLength(3);
+  });
+
+  it('keeps a static finding blocking where the trusted run confirms it, unless acknowledged', () => {
+    const integrity = [
+      {
+        kind: 'test_deleted' as const,
+        severity: 'must_fix' as const,
+        file: 'tests/t.py',
+        line: 3,
+        test: 'TestCalc.test_add',
+        detail: 'test `TestCalc.test_add` no longer exists',
+      },
+      {
+        kind: 'test_file_deleted' as const,
+        severity: 'must_fix' as const,
+        file: 'tests/u.py',
+        detail: 'test file present at base was deleted',
+      },
+    ];
+    const regressions = [{ test: 'tests/t.py::TestCalc::test_add', outcome: 'failed' as const }];
+    const confirmed = approvalRefusals(facts({ regressions }, { integrity })).filter((reason) =>
+      reason.startsWith('test integrity'),
+    );
+    expect(confirmed).toEqual([
+      expect.stringMatching(
+        /test_deleted in tests\/t\.py:3 .*the trusted run confirms it: tests\/t\.py::TestCalc::test_add failed/,
+      ),
+    ]);
+    const acknowledged_changes = [{ test: 'test_add', criterion: 'AC-1', reason: 'spec' }];
+    expect(approvalRefusals(facts({ regressions }, { integrity, acknowledged_changes }))).toEqual(
+      [],
+    );
+    // A test that did not run at all cannot be acknowledged: the finding stays confirmed.
+    const missing = [{ test: 'tests/u.py::test_x', outcome: 'missing' as const }];
+    expect(
+      approvalRefusals(facts({ regressions: missing }, { integrity, acknowledged_changes })),
+    ).toEqual([
+      expect.stringMatching(/tests\/u\.py::test_x passed at the base but did not run/),
+      expect.stringMatching(
+        /test_file_deleted in tests\/u\.py .*confirms it: tests\/u\.py::test_x missing/,
+      ),
+    ]);
   });
 });

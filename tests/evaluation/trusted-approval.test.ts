@@ -1,91 +1,41 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
-import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { dataOf } from '../helpers/mcp.js';
+import type { TempRepo } from '../helpers/git-repo.js';
+import { runGate } from '../helpers/gate-cli.js';
+import {
+  BROKEN_CALC,
+  DIVIDE_EVIDENCE,
+  DIVIDE_TEST,
+  GOOD_CALC,
+  PY_TASK,
+  TASK,
+  hasPytest,
+  pythonTask,
+  type PythonTask,
+} from '../helpers/python-task.js';
 
 /**
  * Hostile tactics a Player can reach in one edit, each refused for the right reason by the trusted runs,
  * and honest refactors that must still be approved. Real git repos, real pytest and node --test.
  */
-const TASK = 'TASK-007';
-const hasPytest = (() => {
-  try {
-    execFileSync('pytest', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
+let project: PythonTask | undefined;
 let repo: TempRepo;
-let client: Client;
-let close: () => Promise<void>;
 afterEach(async () => {
-  await close?.();
-  repo?.remove();
+  await project?.close();
+  project?.repo.remove();
+  project = undefined;
 });
 
-const PY_TASK = `---
-id: ${TASK}
-title: Safe division
-status: in_progress
----
-## Acceptance Criteria
-- [ ] AC-001: divide(a, 0) raises ValueError("division by zero")
-`;
-const BASE_CALC = 'def add(a, b):\n    return a + b\n\n\ndef divide(a, b):\n    return a / b\n';
-const GOOD_CALC =
-  'def add(a, b):\n    return a + b\n\n\ndef divide(a, b):\n    if b == 0:\n        raise ValueError("division by zero")\n    return a / b\n';
-/** The defect every hostile Player hides: add() is broken. */
-const BROKEN_CALC = GOOD_CALC.replace('return a + b', 'return a - b');
-const BASE_TESTS = 'from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n';
-const DIVIDE_TEST =
-  'import pytest\nfrom calc import divide\n\n\ndef test_divide_by_zero():\n    with pytest.raises(ValueError):\n        divide(1, 0)\n';
-const PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n';
-
-/** A pytest project at its base commit, on the task branch, with the Player's files written on top. */
 async function pythonProject(player: Record<string, string>, base: Record<string, string> = {}) {
-  repo = makeRepo({
-    'pyproject.toml': PYPROJECT,
-    'calc.py': BASE_CALC,
-    'tests/test_calc.py': BASE_TESTS,
-    [`.guardkit/tasks/backlog/${TASK}.md`]: PY_TASK,
-    ...base,
-  });
-  repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
-  for (const [file, content] of Object.entries({ 'tests/test_divide.py': DIVIDE_TEST, ...player }))
-    repo.write(file, content);
-  ({ client, close } = await connect({ roots: [repo.dir] }));
-  const written = Object.keys({ 'tests/test_divide.py': '', ...player });
-  await call('record_player_report', {
-    turn: 1,
-    report: {
-      files_modified: written,
-      tests_written: written.filter((file) => file.startsWith('tests/')),
-      tests_passed: true,
-      requirements_addressed: ['AC-001'],
-    },
-  });
+  project = await pythonTask(player, base);
+  repo = project.repo;
 }
 
-const call = (name: string, args: Record<string, unknown>) =>
-  callTool(client, name, { worktree: repo.dir, task_id: TASK, ...args });
-const DIVIDE_EVIDENCE = [{ criterion: 'AC-001', test: 'test_divide_by_zero' }];
-
-async function approve(args: Record<string, unknown> = {}) {
-  const run = dataOf(await call('run_independent_tests', {}));
-  const result = await call('record_verdict', {
-    turn: 1,
-    decision: 'approve',
-    rationale: 'done',
-    evidence: DIVIDE_EVIDENCE,
-    ...args,
-  });
-  return { run, result, text: textOf(result) };
-}
+const call = (name: string, args: Record<string, unknown>) => project!.call(name, args);
+const approve = (args: Record<string, unknown> = {}) => project!.approve(args);
 
 async function expectRefused(pattern: RegExp, args: Record<string, unknown> = {}) {
   const { run, result, text } = await approve(args);
@@ -326,6 +276,19 @@ describe.skipIf(!hasPytest)(
       expect(data.evaluation.preexisting_failures).toEqual(['tests/test_legacy.py::test_legacy']);
       const review = readFileSync(path.join(repo.dir, data.review_path), 'utf8');
       expect(review).toMatch(/## Pre-existing failures[\s\S]*tests\/test_legacy\.py::test_legacy/);
+      // coachgate gate agrees with the guard: the red run's only failure is pre-existing.
+      const gate = runGate(repo.dir, TASK, 'text');
+      expect(gate.status, gate.stdout + gate.stderr).toBe(0);
+      expect(gate.stdout).toMatch(/tests: pass — failed: .*every failure is pre-existing/);
+      expect(gate.stdout).toMatch(/pre-existing failure: tests\/test_legacy\.py::test_legacy/);
+      const json = JSON.parse(runGate(repo.dir, TASK, 'json').stdout);
+      expect(json).toMatchObject({
+        passed: true,
+        preexisting_failures: ['tests/test_legacy.py::test_legacy'],
+      });
+      // A new failure is not pre-existing: the gate fails as soon as the tree differs from the approval.
+      repo.write('calc.py', BROKEN_CALC);
+      expect(runGate(repo.dir, TASK, 'text').status).toBe(1);
     });
 
     it('a spec-driven expected-value change is refused until acknowledged, then recorded', async () => {
@@ -374,6 +337,19 @@ describe.skipIf(!hasPytest)(
         .split('\n')
         .map((line) => JSON.parse(line));
       expect(log.at(-1)).toMatchObject({ kind: 'verdict', acknowledged_changes });
+      // coachgate gate prints the acknowledgement in every format.
+      const box = runGate(repo.dir, TASK, 'box');
+      expect(box.status, box.stdout + box.stderr).toBe(0);
+      expect(box.stdout).toMatch(
+        /Changed base behaviour \(acknowledged by the Coach\):[\s\S]*tests\/test_calc\.py::test_add — AC-002: AC-002 makes add return a\s/,
+      );
+      expect(runGate(repo.dir, TASK, 'text').stdout).toMatch(
+        /changed base behaviour: tests\/test_calc\.py::test_add — AC-002: AC-002 makes add return a string/,
+      );
+      expect(JSON.parse(runGate(repo.dir, TASK, 'json').stdout)).toMatchObject({
+        passed: true,
+        acknowledged_changes,
+      });
     });
 
     it('an acknowledgement naming a criterion the task does not have is a caller error', async () => {

@@ -125,8 +125,8 @@ describe('signed records: coachgate gate with a pinned public key', () => {
 
     // Forged run record: the approving run rewritten (a failing run made "passed" has the same shape).
     const forgedRun = freshClone(repo.dir);
-    const runFile = readdirSync(path.dirname(mirror(forgedRun.dir, 'runs/x'))).find((name) =>
-      name.endsWith('.json'),
+    const runFile = readdirSync(path.dirname(mirror(forgedRun.dir, 'runs/x'))).find(
+      (name) => name.endsWith('.json') && !name.endsWith('.evaluation.json'),
     )!;
     const runPath = mirror(forgedRun.dir, `runs/${runFile}`);
     writeFileSync(

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, SAMPLE_TASK, type TempRepo } from '../helpers/git-repo.js';
@@ -103,5 +106,31 @@ describe('check_test_integrity through MCP', () => {
     const result = await check({ base: 'no-such-branch' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/does not name a commit/);
+  });
+
+  it("lists a site hook in the project's own virtualenv and a conftest.py in an ignored directory", async () => {
+    repo = makeRepo({
+      '.gitignore': '.venv/\nlocal/\n',
+      'app/__init__.py': 'def add(a, b):\n    return a + b\n',
+      'tests/test_add.py': PY_TESTS,
+    });
+    const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+      encoding: 'utf8',
+    }).trim();
+    mkdirSync(path.join(repo.dir, '.venv/bin'), { recursive: true });
+    symlinkSync(python, path.join(repo.dir, '.venv/bin/python'));
+    repo.write('.venv/lib/python3.11/site-packages/zz_patch.pth', 'import os\n');
+    repo.write('.venv/lib/python3.11/site-packages/plain.pth', '/opt/lib\n');
+    repo.write(
+      'local/tests/conftest.py',
+      'def pytest_collection_modifyitems(items):\n    items.clear()\n',
+    );
+    const data = dataOf(await check());
+    expect(
+      data.findings
+        .filter((finding: { kind: string }) => finding.kind === 'hidden_from_git')
+        .map((finding: { file: string }) => finding.file)
+        .sort(),
+    ).toEqual(['.venv/lib/python3.11/site-packages/zz_patch.pth', 'local/tests/conftest.py']);
   });
 });

@@ -1,0 +1,88 @@
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { treeFingerprint } from '../../src/repo/fingerprint.js';
+import { hiddenRunnerFiles, linksIntoStore } from '../../src/repo/runner-loaded.js';
+import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+
+/** The tree fingerprint covers what the runner loads, ignored or not, and nothing it merely writes. */
+let repo: TempRepo;
+afterEach(() => repo?.remove());
+
+function project(): TempRepo {
+  repo = makeRepo({
+    '.gitignore': 'conftest.py\nvitest.config.ts\n*.log\n__pycache__/\n.venv/\nlocal/\n',
+    'calc.py': 'def add(a, b):\n    return a + b\n',
+    'tests/test_calc.py': 'def test_add():\n    pass\n',
+  });
+  return repo;
+}
+
+async function changes(edit: () => void): Promise<boolean> {
+  const before = await treeFingerprint(repo.dir);
+  edit();
+  return (await treeFingerprint(repo.dir)) !== before;
+}
+
+describe('treeFingerprint', () => {
+  it.each([
+    ['an ignored conftest.py', 'conftest.py'],
+    ['an ignored vitest config', 'vitest.config.ts'],
+    ['a conftest.py inside an ignored directory', 'local/tests/conftest.py'],
+    [
+      'a site hook in the project virtualenv',
+      '.venv/lib/python3.11/site-packages/sitecustomize.py',
+    ],
+    ['a .pth file in the project virtualenv', '.venv/lib/python3.11/site-packages/x.pth'],
+  ])('changes when %s is written', async (_what, file) => {
+    project();
+    mkdirSync(path.join(repo.dir, '.venv/bin'), { recursive: true });
+    symlinkSync('/usr/bin/env', path.join(repo.dir, '.venv/bin/python'));
+    expect(await changes(() => repo.write(file, 'import os\n'))).toBe(true);
+  });
+
+  it('changes when .git/info/exclude changes', async () => {
+    project();
+    expect(await changes(() => repo.write('.git/info/exclude', '# nothing\n'))).toBe(true);
+  });
+
+  it('does not change for files the runner writes or never loads, nor for the store', async () => {
+    project();
+    expect(
+      await changes(() => {
+        repo.write('tests/run.log', 'output\n');
+        repo.write('tests/__pycache__/test_calc.cpython-311.pyc', 'bytecode');
+        repo.write('.guardkit/autobuild/TASK-1/review.md', '# review\n');
+      }),
+    ).toBe(false);
+  });
+
+  it('follows a link to the file it names', async () => {
+    project();
+    repo.write('.guardkit/autobuild/TASK-1/impl.py', 'A = 1\n');
+    rmSync(path.join(repo.dir, 'calc.py'));
+    symlinkSync('.guardkit/autobuild/TASK-1/impl.py', path.join(repo.dir, 'calc.py'));
+    expect(await changes(() => repo.write('.guardkit/autobuild/TASK-1/impl.py', 'A = 2\n'))).toBe(
+      true,
+    );
+    expect(await linksIntoStore(repo.dir)).toEqual(['calc.py']);
+  });
+
+  it('lists ignored runner files but not ignored data', async () => {
+    project();
+    repo.write('conftest.py', '');
+    repo.write('local/tests/conftest.py', '');
+    repo.write('local/tests/data.log', '');
+    expect(await hiddenRunnerFiles(repo.dir)).toEqual(['conftest.py', 'local/tests/conftest.py']);
+  });
+});
+
+it('a link into the store by an absolute path, or dangling, is still a link into the store', async () => {
+  repo = makeRepo({ 'a.txt': 'a\n' });
+  mkdirSync(path.join(repo.dir, '.guardkit/autobuild/T'), { recursive: true });
+  symlinkSync(path.join(repo.dir, '.guardkit/autobuild/T'), path.join(repo.dir, 'lib'));
+  symlinkSync('.guardkit/autobuild/T/later.py', path.join(repo.dir, 'later.py'));
+  writeFileSync(path.join(repo.dir, 'ok.py'), '');
+  symlinkSync('a.txt', path.join(repo.dir, 'b.txt'));
+  expect(await linksIntoStore(repo.dir)).toEqual(['later.py', 'lib']);
+});
