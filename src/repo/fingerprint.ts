@@ -9,9 +9,10 @@ const PARALLEL_READS = 16;
 
 /**
  * A hash of the worktree's state: the path, mode and content of every tracked and untracked, non-ignored
- * file, minus what the server writes, plus everything the runner loads although git ignores it (hidden conftest.py and
- * runner config, virtualenv site hooks and interpreter) and `.git/info/exclude` itself. Links are followed
- * to the file they name. Equal hashes mean nothing the tests could see or load has changed.
+ * file, minus what the server writes, plus everything the runner loads although git ignores it (hidden
+ * conftest.py and runner config, virtualenv site hooks and interpreter) and `.git/info/exclude` itself.
+ * Links are followed to the file they name. Equal hashes mean nothing the tests could see or load has
+ * changed.
  */
 export async function treeFingerprint(worktree: string): Promise<string> {
   // Writing a verdict must not make a run stale: the server's own files are not part of the tree's state.
