@@ -5,8 +5,15 @@ import { repinBase } from '../../src/actions/task-scope.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
-import { installedPackage, JEST_VERSION, MOCHA_VERSION } from '../helpers/runners.js';
+import {
+  installedPackage,
+  JEST_VERSION,
+  MOCHA_VERSION,
+  PACKAGE_MANAGERS,
+  packageManagerBinDirectory,
+} from '../helpers/runners.js';
 import { loginShellProgram } from '../../src/runner/platform.js';
+import { stripAnsi } from '../../src/runner/report/text.js';
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -476,6 +483,120 @@ describe('run_independent_tests runs the runner the project uses', () => {
       expect(data.advice).not.toMatch(/toolchain\.test/);
     }
   });
+});
+
+describe('run_independent_tests with the package manager the project names', () => {
+  /**
+   * Runs `body` with the pinned package manager first on PATH (the in-process server reads PATH per run) and
+   * an unreachable registry, so nothing is installed at test time: the projects link cached installs.
+   */
+  async function withPackageManager<T>(name: 'pnpm' | 'yarn', body: () => Promise<T>): Promise<T> {
+    const saved = { PATH: process.env.PATH, npm_config_registry: process.env.npm_config_registry };
+    process.env.PATH = `${packageManagerBinDirectory(name)}${path.delimiter}${saved.PATH}`;
+    process.env.npm_config_registry = 'http://127.0.0.1:9/';
+    try {
+      return await body();
+    } finally {
+      for (const [variable, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[variable];
+        else process.env[variable] = value;
+    }
+  }
+  const ids = (data: { tests: { id: string; status: string }[] }) =>
+    data.tests.map((test) => `${test.status} ${test.id}`);
+
+  it('pnpm test running `pnpm lint && vitest run`: vitest ids and counts as the raw run shows them', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({
+        type: 'module',
+        packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm}`,
+        scripts: { lint: 'node -e "process.exit(0)"', test: 'pnpm lint && vitest run' },
+      }),
+      'pnpm-lock.yaml': "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
+      'sum.test.js':
+        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'vitest.config.js': 'export default {};\n',
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    await withPackageManager('pnpm', async () => {
+      const raw = spawnSync('pnpm', ['test'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: process.env,
+      });
+      const rawText = stripAnsi(raw.stdout);
+      expect(rawText).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+      expect(rawText).toMatch(/✓ adds[\s\S]*× breaks/);
+      const data = dataOf(await run(repo, { timeout_s: 120 }));
+      expect(data.detected_by).toBe(
+        `package.json scripts.test (pnpm lint && vitest run) → pnpm test (packageManager pnpm@${PACKAGE_MANAGERS.pnpm})`,
+      );
+      expect(data.command).toEqual([
+        'pnpm',
+        'test',
+        '--reporter=default',
+        '--reporter=junit',
+        expect.stringMatching(/^--outputFile\.junit=.*wrapped-vitest\.xml$/),
+      ]);
+      expect(ids(data)).toEqual(['passed sum.test.js > adds', 'failed sum.test.js > breaks']);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+      });
+      expect(data.tests_source).toMatch(/vitest JUnit report via arguments appended/);
+      expect(data.summary).toMatch(/breaks[\s\S]*expected 2 to be 3[\s\S]*sum\.test\.js:3:36/);
+    });
+  }, 180_000);
+
+  it('yarn test running jest (yarn 1): jest ids and counts as the raw run shows them', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({
+        packageManager: `yarn@${PACKAGE_MANAGERS.yarn}`,
+        scripts: { test: 'jest' },
+      }),
+      'yarn.lock': '# yarn lockfile v1\n\n\n',
+      'sum.test.js':
+        "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
+    });
+    execFileSync('ln', [
+      '-s',
+      path.join(installedPackage('jest', JEST_VERSION), 'node_modules'),
+      path.join(repo.dir, 'node_modules'),
+    ]);
+    await withPackageManager('yarn', async () => {
+      const raw = spawnSync('yarn', ['test'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: process.env,
+      });
+      expect(raw.stderr).toMatch(/^Tests: +1 failed, 1 passed, 2 total$/m);
+      expect(raw.stderr).toMatch(/✓ adds[\s\S]*✕ breaks/);
+      const data = dataOf(await run(repo, { timeout_s: 120 }));
+      expect(data.detected_by).toBe(
+        `package.json scripts.test (jest) → yarn test (packageManager yarn@${PACKAGE_MANAGERS.yarn})`,
+      );
+      expect(data.command).toEqual([
+        'yarn',
+        'test',
+        '--json',
+        expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
+      ]);
+      expect(ids(data)).toEqual([
+        'passed sum.test.js > sum > adds',
+        'failed sum.test.js > sum > breaks',
+      ]);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+      });
+      expect(data.tests_source).toMatch(/jest JSON report/);
+      expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2/);
+    });
+  }, 180_000);
 });
 
 describe('run_independent_tests names a failing step inside the test command', () => {
