@@ -2,7 +2,12 @@ import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
-import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
+import {
+  KEPT_AS_SET,
+  mergeVariable,
+  wrapperReporting,
+  type ReportChannel,
+} from './wrapper-reports.js';
 
 export interface Invocation {
   argv: string[];
@@ -102,10 +107,12 @@ export function buildInvocation(
   }
   if (command.runner === 'npm' || command.runner === 'custom') {
     const wrapped = wrapperReporting(command, reportDirectory);
-    for (const [name, value] of Object.entries(wrapped.env))
-      env[name] = mergeVariable(env[name], value);
+    const added = Object.entries(wrapped.env).filter(
+      ([name]) => !(KEPT_AS_SET.has(name) && env[name]),
+    );
+    for (const [name, value] of added) env[name] = mergeVariable(env[name], value);
     notes.push(
-      `coachgate adds ${Object.keys(wrapped.env).join(' and ')} report flags so a wrapped pytest or node --test writes per-test results`,
+      `coachgate adds ${added.map(([name]) => name).join(', ')}: report flags so a wrapped pytest or node --test writes per-test results, passed through tox`,
     );
     if (argv && wrapped.appendArgs.length > 0) {
       // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.

@@ -40,6 +40,14 @@ async function run(repo: TempRepo, args: Record<string, unknown> = {}) {
   }
 }
 
+/** tox on PATH, and pytest importable by the Python tox runs under (its environments see that site-packages). */
+function toxWithPytest(): boolean {
+  const tox = spawnSync('sh', ['-c', 'command -v tox'], { encoding: 'utf8' }).stdout.trim();
+  if (!tox) return false;
+  const shebang = /^#!\s*(\S+)/.exec(readFileSync(tox, 'utf8').split('\n')[0] ?? '')?.[1];
+  return !!shebang && spawnSync(shebang, ['-c', 'import pytest']).status === 0;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -367,7 +375,9 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
       tests: [{ id: 'greets', status: 'passed' }],
     });
     expect(data.tests_source).toMatch(/NODE_OPTIONS/);
-    expect(data.env.notes.join('\n')).toMatch(/PYTEST_ADDOPTS and NODE_OPTIONS/);
+    expect(data.env.notes.join('\n')).toMatch(
+      /coachgate adds PYTEST_ADDOPTS, NODE_OPTIONS, TOX_TESTENV_PASSENV, TOX_OVERRIDE/,
+    );
   });
 
   it('a script choosing its own node reporter is left alone: it still passes, with counts only', async () => {
@@ -405,6 +415,87 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     });
     expect(data.tests_source).toMatch(/PYTEST_ADDOPTS/);
   });
+
+  const MATH_TESTS =
+    'def test_adds():\n    assert 1 + 1 == 2\n\ndef test_breaks():\n    assert 1 + 1 == 3\n';
+  const MATH_IDS = [
+    'passed tests/test_math.py::test_adds',
+    'failed tests/test_math.py::test_breaks',
+  ];
+
+  it('toolchain.test "make test" wrapping pytest: ids through PYTEST_ADDOPTS, as the raw run counts them', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: make test\n',
+      Makefile: 'test:\n\tpython3 -m pytest -q tests\n',
+      'tests/test_math.py': MATH_TESTS,
+    });
+    const raw = spawnSync('make', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    expect(raw.stdout).toMatch(/^1 failed, 1 passed in/m);
+    const data = dataOf(await run(repo));
+    expect(ids(data)).toEqual(MATH_IDS);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      command: ['sh', '-c', 'make test'],
+      detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)',
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(data.tests_source).toBe('pytest JUnit report via PYTEST_ADDOPTS=--junitxml');
+    expect(data.env.notes.join('\n')).toMatch(/coachgate adds PYTEST_ADDOPTS/);
+    expect(data.summary).toMatch(/assert \(1 \+ 1\) == 3[\s\S]*tests\/test_math\.py:5/);
+  });
+
+  it('toolchain.test "make test" wrapping node --test: ids through NODE_OPTIONS', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: make test\n',
+      Makefile: '.PHONY: test\ntest:\n\tnode --test\n',
+      'package.json': JSON.stringify({ type: 'module' }),
+      'test/math.test.js':
+        "import test from 'node:test';\nimport assert from 'node:assert/strict';\n" +
+        "test('adds', () => assert.equal(1 + 1, 2));\ntest('breaks', () => assert.equal(1 + 1, 3));\n",
+    });
+    const raw = spawnSync('make', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    expect(raw.stdout).toMatch(/^(?:ℹ|#) pass 1$/m);
+    expect(raw.stdout).toMatch(/^(?:ℹ|#) fail 1$/m);
+    const data = dataOf(await run(repo));
+    expect(ids(data)).toEqual(['passed adds', 'failed breaks']);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(data.tests_source).toBe('node --test JUnit report via NODE_OPTIONS=--test-reporter');
+    expect(data.summary).toMatch(/breaks[\s\S]*2 !== 3[\s\S]*test\/math\.test\.js:4/);
+  });
+
+  it.skipIf(!toxWithPytest())(
+    'toolchain.test "tox" wrapping pytest: report variables passed through tox, ids as the raw run counts them (skipped when tox or pytest in its Python is missing)',
+    async () => {
+      const repo = project({
+        '.gitignore': '.tox/\n',
+        '.guardkit/config.yaml': 'toolchain:\n  test: tox\n',
+        // No dependencies to install: the environment sees the interpreter's own pytest, so tox runs offline.
+        'tox.ini':
+          '[tox]\nenvlist = py\nskipsdist = true\n\n[testenv]\nsitepackages = true\n' +
+          'commands = python -m pytest -q tests\n',
+        'tests/test_math.py': MATH_TESTS,
+      });
+      const raw = spawnSync('tox', [], { cwd: repo.dir, encoding: 'utf8' });
+      expect(raw.stdout).toMatch(/^1 failed, 1 passed in/m);
+      const data = dataOf(await run(repo, { timeout_s: 120 }));
+      expect(ids(data)).toEqual(MATH_IDS);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+        tree_clean: true,
+      });
+      expect(data.tests_source).toBe('pytest JUnit report via PYTEST_ADDOPTS=--junitxml');
+      expect(data.env.notes.join('\n')).toMatch(/TOX_TESTENV_PASSENV, TOX_OVERRIDE/);
+    },
+    180_000,
+  );
 
   it('a command with no per-test report says tests_source "none"', async () => {
     const repo = project({
