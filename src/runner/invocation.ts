@@ -101,6 +101,10 @@ export function buildInvocation(
           { file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' },
         ];
         break;
+      case 'dotnet':
+        // dotnet's own TRX logger, into the report directory rather than the tree's TestResults/.
+        argv = [...command.argv, '--logger', 'trx', '--results-directory', reportDirectory];
+        break;
       default:
         argv = command.argv;
     }

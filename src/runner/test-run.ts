@@ -19,6 +19,7 @@ import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
 import { staleBuild } from './stale-build.js';
+import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 
 export interface TestRunSpec {
@@ -100,7 +101,11 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
     const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
-    const found = await readReport(spec.command, invocation.channels, spec.cwd, output);
+    const found =
+      (await readReport(spec.command, invocation.channels, spec.cwd, output)) ??
+      (spec.command.report === 'text'
+        ? await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)
+        : undefined);
     const report = found?.tests;
     const tests = report ?? [];
     const counts = report

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { repinBase } from '../../src/actions/task-scope.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -688,6 +689,152 @@ describe('run_independent_tests with the package manager the project names', () 
       expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2/);
     });
   }, 180_000);
+});
+
+describe('run_independent_tests reads the report files a runner writes itself', () => {
+  const M2 = path.join(os.homedir(), '.m2', 'repository');
+  const mavenOffline =
+    spawnSync('mvn', ['-v']).status === 0 &&
+    [
+      'org/apache/maven/plugins/maven-surefire-plugin/3.2.5',
+      'org/apache/maven/plugins/maven-compiler-plugin/3.13.0',
+      'org/apache/maven/plugins/maven-resources-plugin/3.3.1',
+      'org/junit/jupiter/junit-jupiter-engine/5.11.4',
+    ].every((artifact) => existsSync(path.join(M2, artifact)));
+  const plugin = (name: string, version: string) =>
+    `<plugin><artifactId>${name}</artifactId><version>${version}</version></plugin>`;
+  const POM = [
+    '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+    '<modelVersion>4.0.0</modelVersion>',
+    '<groupId>demo</groupId><artifactId>demo</artifactId><version>1.0</version>',
+    '<properties><maven.compiler.release>17</maven.compiler.release>',
+    '<project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>',
+    '<dependencies><dependency><groupId>org.junit.jupiter</groupId>',
+    '<artifactId>junit-jupiter-engine</artifactId><version>5.11.4</version><scope>test</scope>',
+    '</dependency></dependencies>',
+    '<build><plugins>',
+    plugin('maven-resources-plugin', '3.3.1'),
+    plugin('maven-compiler-plugin', '3.13.0'),
+    plugin('maven-surefire-plugin', '3.2.5'),
+    '</plugins></build></project>',
+    '',
+  ].join('\n');
+
+  it.skipIf(!mavenOffline)(
+    'a real Maven project (offline from ~/.m2): ids from target/surefire-reports, as the raw run counts them (skipped without mvn or the cached plugins)',
+    async () => {
+      const repo = project({
+        '.gitignore': 'target/\n',
+        // The project's own Maven settings: offline, everything comes from ~/.m2.
+        '.mvn/maven.config': '-o\n',
+        'pom.xml': POM,
+        'src/main/java/demo/Sum.java':
+          'package demo;\npublic class Sum {\n  public static int add(int a, int b) { return a + b; }\n}\n',
+        'src/test/java/demo/SumTest.java': [
+          'package demo;',
+          'import static org.junit.jupiter.api.Assertions.assertEquals;',
+          'import org.junit.jupiter.api.Test;',
+          'class SumTest {',
+          '  @Test void adds() { assertEquals(2, Sum.add(1, 1)); }',
+          '  @Test void breaks() { assertEquals(3, Sum.add(1, 1)); }',
+          '}',
+          '',
+        ].join('\n'),
+      });
+      const raw = spawnSync('mvn', ['-q', 'test'], { cwd: repo.dir, encoding: 'utf8' });
+      expect(stripAnsi(raw.stdout)).toMatch(/Tests run: 2, Failures: 1, Errors: 0, Skipped: 0/);
+      const data = dataOf(await run(repo, { timeout_s: 240 }));
+      expect(data).toMatchObject({
+        detected_by: 'pom.xml → mvn -q test',
+        command: ['mvn', '-q', 'test'],
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+        tests_source:
+          'Maven Surefire reports written by the run (target/surefire-reports/TEST-*.xml)',
+        tree_clean: true,
+      });
+      expect(data.tests).toEqual([
+        {
+          id: 'demo.SumTest#breaks',
+          status: 'failed',
+          message: expect.stringMatching(
+            /^org\.opentest4j\.AssertionFailedError: expected: <3> but was: <2>/,
+          ),
+        },
+        { id: 'demo.SumTest#adds', status: 'passed' },
+      ]);
+    },
+    300_000,
+  );
+
+  it('a surefire report left by an earlier build is not this run\'s: tests_source "none"', async () => {
+    const repo = project({
+      '.gitignore': 'target/\n',
+      '.guardkit/config.yaml': 'toolchain:\n  test: "echo \'Tests run: 1, Failures: 0\'"\n',
+      'target/surefire-reports/TEST-demo.OldTest.xml':
+        '<testsuite name="demo.OldTest" tests="1"><testcase name="old" classname="demo.OldTest"/></testsuite>\n',
+    });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path.join(repo.dir, 'target/surefire-reports/TEST-demo.OldTest.xml'), old, old);
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ tests_source: 'none', tests: [] });
+  });
+
+  /** What `dotnet test --logger trx` writes for an xUnit project (dotnet is not installed here). */
+  const TRX = `<?xml version="1.0" encoding="utf-8"?>
+<TestRun id="7c1f0d8e-1b2a-4a57-9d3e-2f7c3f9a1b11" name="ci@vm 2026-11-23 13:00:00" xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010">
+  <Results>
+    <UnitTestResult executionId="a1" testId="t1" testName="Demo.Tests.SumTests.Adds" computerName="vm" duration="00:00:00.0010000" outcome="Passed" testType="13cdc9d9-ddb5-4fa4-a97d-d965ccfc6d4b" testListId="8c84fa94-04c1-424b-9868-57a2d4851a1d" />
+    <UnitTestResult executionId="a2" testId="t2" testName="Demo.Tests.SumTests.Breaks" computerName="vm" duration="00:00:00.0040000" outcome="Failed" testType="13cdc9d9-ddb5-4fa4-a97d-d965ccfc6d4b" testListId="8c84fa94-04c1-424b-9868-57a2d4851a1d">
+      <Output>
+        <ErrorInfo>
+          <Message>Assert.Equal() Failure: Values differ
+Expected: 3
+Actual:   2</Message>
+          <StackTrace>   at Demo.Tests.SumTests.Breaks() in /src/Demo.Tests/SumTests.cs:line 12</StackTrace>
+        </ErrorInfo>
+      </Output>
+    </UnitTestResult>
+    <UnitTestResult executionId="a3" testId="t3" testName="Demo.Tests.SumTests.Later" computerName="vm" duration="00:00:00" outcome="NotExecuted" testType="13cdc9d9-ddb5-4fa4-a97d-d965ccfc6d4b" testListId="8c84fa94-04c1-424b-9868-57a2d4851a1d" />
+  </Results>
+  <TestDefinitions>
+    <UnitTest name="Demo.Tests.SumTests.Adds" storage="/src/demo.tests.dll" id="t1"><Execution id="a1" /><TestMethod codeBase="/src/Demo.Tests.dll" adapterTypeName="executor://xunit/VsTestRunner2/netcoreapp" className="Demo.Tests.SumTests" name="Adds" /></UnitTest>
+    <UnitTest name="Demo.Tests.SumTests.Breaks" storage="/src/demo.tests.dll" id="t2"><Execution id="a2" /><TestMethod codeBase="/src/Demo.Tests.dll" adapterTypeName="executor://xunit/VsTestRunner2/netcoreapp" className="Demo.Tests.SumTests" name="Breaks" /></UnitTest>
+    <UnitTest name="Demo.Tests.SumTests.Later" storage="/src/demo.tests.dll" id="t3"><Execution id="a3" /><TestMethod codeBase="/src/Demo.Tests.dll" adapterTypeName="executor://xunit/VsTestRunner2/netcoreapp" className="Demo.Tests.SumTests" name="Later" /></UnitTest>
+  </TestDefinitions>
+  <ResultSummary outcome="Failed"><Counters total="3" executed="2" passed="1" failed="1" error="0" /></ResultSummary>
+</TestRun>
+`;
+
+  it('a dotnet TRX file written by the run under toolchain.test (dotnet is not installed: a command writes it)', async () => {
+    const repo = project({
+      '.gitignore': 'TestResults/\n',
+      '.guardkit/config.yaml': 'toolchain:\n  test: sh fake-dotnet-test.sh\n',
+      'fixtures/run.trx': TRX,
+      'fake-dotnet-test.sh':
+        'mkdir -p TestResults\ncp fixtures/run.trx TestResults/ci_vm_2026-11-23_13_00_00.trx\n' +
+        'echo "Failed!  - Failed:     1, Passed:     1, Skipped:     1, Total:     3"\nexit 1\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(data.tests).toEqual([
+      { id: 'Demo.Tests.SumTests.Adds', status: 'passed' },
+      {
+        id: 'Demo.Tests.SumTests.Breaks',
+        status: 'failed',
+        message: expect.stringMatching(
+          /^Assert\.Equal\(\) Failure: Values differ\nExpected: 3\nActual: {3}2\n[\s\S]*SumTests\.cs:line 12/,
+        ),
+      },
+      { id: 'Demo.Tests.SumTests.Later', status: 'skipped' },
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      counts: { total: 3, passed: 1, failed: 1, skipped: 1 },
+      tests_source: 'dotnet TRX report written by the run (*.trx)',
+    });
+  });
 });
 
 describe('run_independent_tests names a failing step inside the test command', () => {
