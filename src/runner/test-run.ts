@@ -11,7 +11,7 @@ import { decideStatus } from './outcome.js';
 import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
-import { parseGoTestJson } from './report/go-test-json.js';
+import { goTestText, parseGoTestJson } from './report/go-test-json.js';
 import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
@@ -106,11 +106,14 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       (spec.command.report === 'text'
         ? await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)
         : undefined);
+    // go's JSON stream is read for the ids; the summary and the classifier read the text go would print.
+    const text =
+      spec.command.report === 'go-json' ? goTestText(output, await goModulePath(spec.cwd)) : output;
     const report = found?.tests;
     const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
-      : (countsFromSummaryLines(output) ?? {
+      : (countsFromSummaryLines(text) ?? {
           total: 0,
           passed: 0,
           failed: 0,
@@ -125,13 +128,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
             signal: outcome.signal,
             timed_out: outcome.timed_out,
             counts,
-            output,
+            output: text,
           });
     const failure = buildFailure
       ? { failure_class: 'build' as const, advice: buildFailure }
       : classifyFailure({
           status,
-          output,
+          output: text,
           exit_code: outcome.exit_code,
           signal: outcome.signal,
           firstPartyModules: spec.firstPartyModules,
@@ -144,8 +147,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       counts,
       tests,
       summary: outcome.cancelled
-        ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}`
-        : summaryWithFirstFailure(output, tests),
+        ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(text, 1400)}`
+        : summaryWithFirstFailure(text, tests),
       failure_class: failure.failure_class,
       advice: outcome.cancelled
         ? 'The run was cancelled before it finished; run the tests again.'
@@ -227,4 +230,10 @@ async function readReport(
     }
   }
   return undefined;
+}
+
+/** The module path go.mod declares, which prefixes every package id in `go test -json`. */
+async function goModulePath(cwd: string): Promise<string | undefined> {
+  const text = await readFile(path.join(cwd, 'go.mod'), 'utf8').catch(() => '');
+  return /^module\s+(\S+)/m.exec(text)?.[1];
 }

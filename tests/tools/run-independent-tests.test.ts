@@ -837,6 +837,112 @@ Actual:   2</Message>
   });
 });
 
+describe('run_independent_tests summaries lead with the first failing test', () => {
+  const onPath = (program: string) => spawnSync(program, ['version']).error === undefined;
+
+  it('pytest: the first failing test, its diff and tests/…py:line, in the summary and the advice', async () => {
+    const repo = project({
+      'app/__init__.py': '',
+      'app/greet.py': 'def greet(name):\n    return f"Hi, {name}"\n',
+      'tests/test_greet.py':
+        'from app.greet import greet\n\ndef test_greets():\n    assert greet("Ada") == "Hello, Ada!"\n\n' +
+        'def test_greets_bob():\n    assert greet("Bob") == "Hello, Bob!"\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(data.tests.map((test: { status: string }) => test.status)).toEqual(['failed', 'failed']);
+    const [errorPart = ''] = data.summary.split('----- final result -----');
+    expect(errorPart).toMatch(/^_+ test_greets _+$/m);
+    expect(errorPart).not.toMatch(/test_greets_bob _/);
+    expect(errorPart).toMatch(/E\s+AssertionError: assert 'Hi, Ada' == 'Hello, Ada!'/);
+    expect(errorPart).toMatch(/E\s+- Hello, Ada!\nE\s+\+ Hi, Ada/);
+    expect(errorPart).toMatch(/^tests\/test_greet\.py:4: AssertionError$/m);
+    expect(data.advice).toMatch(/^Fix the code at tests\/test_greet\.py:4 /);
+  });
+
+  it.skipIf(!onPath('cargo'))(
+    'cargo: the first failing test, left/right and src/…rs:line (skipped without cargo)',
+    async () => {
+      const repo = project({
+        '.gitignore': 'target/\nCargo.lock\n',
+        'Cargo.toml': '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+        'src/lib.rs': [
+          'pub fn add(a: u64, b: u64) -> u64 { a + b }',
+          '',
+          '#[cfg(test)]',
+          'mod tests {',
+          '    use super::*;',
+          '    #[test]',
+          '    fn it_adds() { assert_eq!(add(2, 2), 4); }',
+          '    #[test]',
+          '    fn it_doubles() { assert_eq!(add(2, 2), 5, "doubling is broken"); }',
+          '}',
+          '',
+        ].join('\n'),
+      });
+      const data = dataOf(await run(repo, { timeout_s: 240 }));
+      expect(data).toMatchObject({ status: 'failed', failure_class: 'code' });
+      expect(data.tests).toContainEqual(
+        expect.objectContaining({ id: 'tests::it_doubles', status: 'failed' }),
+      );
+      expect(data.summary).toMatch(
+        /---- tests::it_doubles stdout ----\n[\s\S]*panicked at src\/lib\.rs:9:\d+:\nassertion `left == right` failed: doubling is broken\n\s*left: 4\n\s*right: 5/,
+      );
+      expect(data.advice).toMatch(/^Fix the code at src\/lib\.rs:9 /);
+    },
+    300_000,
+  );
+
+  it.skipIf(!onPath('go'))(
+    'go: the first failing test, its message and the file by its project path (skipped without go)',
+    async () => {
+      const repo = project({
+        'go.mod': 'module example.com/calc\n\ngo 1.19\n',
+        'mathx/add.go': 'package mathx\n\nfunc Add(a, b int) int { return a + b }\n',
+        'mathx/add_test.go': [
+          'package mathx',
+          '',
+          'import "testing"',
+          '',
+          'func TestAdds(t *testing.T) {',
+          '\tif got := Add(1, 1); got != 2 {',
+          '\t\tt.Errorf("Add(1, 1) = %d, want 2", got)',
+          '\t}',
+          '}',
+          '',
+          'func TestDoubles(t *testing.T) {',
+          '\tif got := Add(2, 2); got != 5 {',
+          '\t\tt.Errorf("Add(2, 2) = %d, want 5", got)',
+          '\t}',
+          '}',
+          '',
+        ].join('\n'),
+      });
+      const raw = spawnSync('go', ['test', './...'], { cwd: repo.dir, encoding: 'utf8' });
+      expect(raw.stdout).toMatch(/^\s+add_test\.go:13: Add\(2, 2\) = 4, want 5$/m);
+      const data = dataOf(await run(repo, { timeout_s: 240 }));
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        counts: { total: 2, passed: 1, failed: 1 },
+        tests: [
+          { id: 'example.com/calc/mathx/TestAdds', status: 'passed' },
+          {
+            id: 'example.com/calc/mathx/TestDoubles',
+            status: 'failed',
+            message: 'add_test.go:13: Add(2, 2) = 4, want 5',
+          },
+        ],
+      });
+      expect(data.summary).toMatch(
+        /^=== RUN {3}TestDoubles\n\s+mathx\/add_test\.go:13: Add\(2, 2\) = 4, want 5\n--- FAIL: TestDoubles/m,
+      );
+      expect(data.summary).not.toContain('"Action"');
+      expect(data.advice).toMatch(/^Fix the code at mathx\/add_test\.go:13 /);
+    },
+    300_000,
+  );
+});
+
 describe('run_independent_tests names a failing step inside the test command', () => {
   it('a type-check step failing inside npm test is failure_class "lint", with the step and the first error named', async () => {
     const repo = project({
