@@ -1039,7 +1039,7 @@ describe('run_independent_tests leaves the environment as the user has it', () =
         { id: 'prints in colour', status: 'failed', message: expect.stringContaining('1 !== 2') },
       ]);
       expect(data.env.notes).toContain(
-        'coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched',
+        "coachgate adds PYTHONDONTWRITEBYTECODE=1 and COACHGATE_RUN (marks the run's processes for clean-up); NO_COLOR and FORCE_COLOR are left untouched",
       );
       expect(data.summary).not.toContain('\u001b');
     } finally {
