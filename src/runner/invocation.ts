@@ -2,12 +2,7 @@ import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
-import {
-  KEPT_AS_SET,
-  mergeVariable,
-  wrapperReporting,
-  type ReportChannel,
-} from './wrapper-reports.js';
+import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
 
 export interface Invocation {
   argv: string[];
@@ -111,12 +106,10 @@ export function buildInvocation(
   }
   if (command.runner === 'npm' || command.runner === 'custom') {
     const wrapped = wrapperReporting(command, reportDirectory);
-    const added = Object.entries(wrapped.env).filter(
-      ([name]) => !(KEPT_AS_SET.has(name) && env[name]),
-    );
-    for (const [name, value] of added) env[name] = mergeVariable(env[name], value);
+    for (const [name, value] of Object.entries(wrapped.env))
+      env[name] = mergeVariable(env[name], value);
     notes.push(
-      `coachgate adds ${added.map(([name]) => name).join(', ')}: report flags so a wrapped pytest or node --test writes per-test results, passed through tox`,
+      `coachgate adds ${Object.keys(wrapped.env).join(', ')}: report flags so a wrapped pytest or node --test writes per-test results, passed through tox 3`,
     );
     if (argv && wrapped.appendArgs.length > 0) {
       // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.

@@ -88,18 +88,14 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
 
 /**
  * tox hands its commands a stripped environment, so the report variables would never reach a pytest it runs.
- * tox 3 reads extra pass-through names from TOX_TESTENV_PASSENV, tox ≥ 4.11 from a TOX_OVERRIDE of
- * `testenv.pass_env`; every other program ignores both. PYTHONDONTWRITEBYTECODE keeps tox's runs from
- * writing bytecode into the tree, as a direct run does.
+ * tox 3 reads extra pass-through names from TOX_TESTENV_PASSENV; other programs ignore it. tox 4 dropped it,
+ * and its TOX_OVERRIDE of `testenv.pass_env` loses the tox.ini's own pass_env before 4.39 (tox-dev/tox#3348),
+ * so under tox 4 a run has per-test ids only when tox.ini passes PYTEST_ADDOPTS itself.
+ * PYTHONDONTWRITEBYTECODE keeps tox's runs from writing bytecode into the tree, as a direct run does.
  */
 function passThroughTox(env: Record<string, string>): void {
-  const names = [...Object.keys(env), 'PYTHONDONTWRITEBYTECODE'];
-  env.TOX_TESTENV_PASSENV = names.join(' ');
-  env.TOX_OVERRIDE = `testenv.pass_env+=${names.join(',')}`;
+  env.TOX_TESTENV_PASSENV = [...Object.keys(env), 'PYTHONDONTWRITEBYTECODE'].join(' ');
 }
-
-/** Variables whose user value is kept as it is: tox's override syntax has no safe way to add ours to it. */
-export const KEPT_AS_SET = new Set(['TOX_OVERRIDE']);
 
 /** The user's value first, ours after it: both reach the runner. */
 export function mergeVariable(existing: string | undefined, added: string): string {
