@@ -1,24 +1,24 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { writeSync } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import path from 'node:path';
 import { stripAnsi } from './report/text.js';
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 256 * 1024;
 const ERROR_CONTEXT_BYTES = 256 * 1024;
-/**
- * Log writes are batched: pytest flushes after every progress dot, and one file write per dot cost the
- * server more than the rest of a 2,000-test run's handling.
- */
-const LOG_BATCH_CHARS = 64 * 1024;
-const LOG_BATCH_MS = 100;
 const ERROR_LINE =
   /error|exception|traceback|assert|fail|refused|not found|cannot|no module|^E\s|^>\s|panic|✖|×/i;
+/** How often the log is read while the run lasts (for progress counts; the rest is read at the end). */
+const FOLLOW_MS = 1_000;
+const READ_CHUNK = 64 * 1024;
 
 /**
- * Streams a run's output to its log file and keeps only a bounded excerpt in memory: the head, the tail and
- * lines that look like errors (with their neighbours). A suite printing hundreds of MB costs the server a few
- * hundred KB; the full text stays in the log.
+ * The run's output goes straight to its log file (the runner's stdout and stderr are that file), and the
+ * server reads the file behind it, keeping only a bounded excerpt in memory: the head, the tail and lines
+ * that look like errors (with their neighbours). A file, not a pipe: pytest flushes after every progress
+ * dot, and waking the server through a pipe for each one added ~15 % to a 2,000-test run. A suite
+ * printing hundreds of MB costs the server a few hundred KB; the full text stays in the log.
  */
 export class OutputCapture {
   private head = '';
@@ -28,64 +28,68 @@ export class OutputCapture {
   private partialLine = '';
   private previousLine = '';
   private contextAfter = 0;
-  private totalBytes = 0;
   private totalChars = 0;
-  private readonly log: WriteStream;
-  private pending: string[] = [];
-  private pendingChars = 0;
-  private flushTimer: NodeJS.Timeout | undefined;
+  /** Bytes of the log already read. */
+  private offset = 0;
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly buffer = Buffer.alloc(READ_CHUNK);
+  private reading: Promise<void> = Promise.resolve();
+  private readonly follower: NodeJS.Timeout;
   testsSeen = 0;
 
-  private constructor(readonly logPath: string) {
-    this.log = createWriteStream(logPath, { flags: 'w' });
+  private constructor(
+    readonly logPath: string,
+    private readonly handle: FileHandle,
+  ) {
+    this.follower = setInterval(() => void this.follow(), FOLLOW_MS);
   }
 
   static async open(logPath: string): Promise<OutputCapture> {
     await mkdir(path.dirname(logPath), { recursive: true });
-    return new OutputCapture(logPath);
+    return new OutputCapture(logPath, await open(logPath, 'w+'));
   }
 
-  /** Returns false when the log file is backed up; the caller pauses the stream until `drained()`. */
-  write(chunk: Buffer | string): boolean {
-    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    this.totalBytes += Buffer.byteLength(text);
+  /** The descriptor a child process writes its stdout and stderr to. */
+  get fd(): number {
+    return this.handle.fd;
+  }
+
+  /** coachgate's own lines, between the runner's (same file position as the children's writes). */
+  write(text: string): void {
+    writeSync(this.handle.fd, text);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.follower);
+    await this.follow();
+    const rest = this.partialLine + this.decoder.end();
+    if (rest) this.scanLine(rest);
+    this.partialLine = '';
+    await this.handle.close();
+  }
+
+  get bytes(): number {
+    return this.offset;
+  }
+
+  /** Reads what the log gained since the last read; one read at a time. */
+  private follow(): Promise<void> {
+    this.reading = this.reading.then(async () => {
+      for (;;) {
+        const { bytesRead } = await this.handle.read(this.buffer, 0, READ_CHUNK, this.offset);
+        if (bytesRead === 0) return;
+        this.offset += bytesRead;
+        this.take(this.decoder.write(this.buffer.subarray(0, bytesRead)));
+      }
+    });
+    return this.reading;
+  }
+
+  private take(text: string): void {
     this.totalChars += text.length;
     if (this.head.length < HEAD_BYTES) this.head += text.slice(0, HEAD_BYTES - this.head.length);
     this.tail = (this.tail + text).slice(-TAIL_BYTES);
     this.scanLines(text);
-    this.pending.push(text);
-    this.pendingChars += text.length;
-    if (this.pendingChars >= LOG_BATCH_CHARS) return this.flush();
-    this.flushTimer ??= setTimeout(() => this.flush(), LOG_BATCH_MS);
-    return true;
-  }
-
-  /** Writes the batched output to the log; false when the log file is backed up. */
-  private flush(): boolean {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (this.pending.length === 0) return true;
-    const text = this.pending.join('');
-    this.pending = [];
-    this.pendingChars = 0;
-    return this.log.write(text);
-  }
-
-  drained(): Promise<void> {
-    return new Promise((resolve) => this.log.once('drain', resolve));
-  }
-
-  async close(): Promise<void> {
-    if (this.partialLine) this.scanLine(this.partialLine);
-    this.partialLine = '';
-    this.flush();
-    await new Promise<void>((resolve, reject) =>
-      this.log.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    );
-  }
-
-  get bytes(): number {
-    return this.totalBytes;
   }
 
   /** Everything when it fits; otherwise head + error lines + tail, with the gap marked. */
