@@ -52,8 +52,12 @@ export async function runIndependentTests(
   const store = request.task_id !== undefined && options.storeAsEvidence !== false;
 
   return runQueue.run(worktree, async () => {
-    const environment = await projectEnvironment(worktree);
-    const modules = await firstPartyModules(worktree);
+    // Independent reads of the tree, so they overlap; the fingerprint (git ls-files, every file read) dominates.
+    const [environment, modules, treeBefore] = await Promise.all([
+      projectEnvironment(worktree),
+      firstPartyModules(worktree),
+      treeFingerprint(worktree),
+    ]);
     const runId = newRunId();
     const startedAt = new Date().toISOString();
     const logPath = store
@@ -70,7 +74,6 @@ export async function runIndependentTests(
       onProgress: options.onProgress,
     };
 
-    const treeBefore = await treeFingerprint(worktree);
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
     const notes = [

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { pathExists } from '../store/files.js';
 import { virtualenvLayout } from './platform.js';
+import { RUN_COOKIE } from './process-tree.js';
 
 export interface RunEnvironment {
   env: Record<string, string>;
@@ -51,7 +52,7 @@ export async function projectEnvironment(
   // Colour variables stay as they are: suites test their own colour handling, and colour codes are
   // stripped from the captured output instead.
   notes.push(
-    'coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched',
+    `coachgate adds PYTHONDONTWRITEBYTECODE=1 and ${RUN_COOKIE} (marks the run's processes for clean-up); NO_COLOR and FORCE_COLOR are left untouched`,
   );
   return {
     env,

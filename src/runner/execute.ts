@@ -26,7 +26,7 @@ const LINGER_MS = 500;
 const WATCH_MS = 250;
 
 /**
- * Runs one test command in its own process group, streaming output into `capture`. On timeout, cancellation
+ * Runs one test command in its own process group, writing its output into `capture`'s log file. On timeout, cancellation
  * or normal exit, the whole tree is killed — grandchildren too — so no orphan outlives the run.
  */
 export async function runProcess(
@@ -38,16 +38,19 @@ export async function runProcess(
   const tree = new RunTree();
   // Imported on the first run, not at start-up: the server must answer tools/list quickly.
   const { execa } = await import('execa');
+  // execa's types accept descriptor literals only; at run time any open descriptor is passed as is.
+  const logDescriptor = capture.fd as 3;
   const child = execa(program!, args, {
     cwd: spec.cwd,
     env: tree.environment(spec.env),
     extendEnv: false,
     detached: true,
-    buffer: false,
+    // Straight into the log file: no pipe to wake the server for every line the runner flushes.
     stdin: 'ignore',
+    stdout: logDescriptor,
+    stderr: logDescriptor,
     reject: false,
     cleanup: true,
-    stripFinalNewline: false,
   });
   let timedOut = false;
   let cancelled = false;
@@ -71,15 +74,7 @@ export async function runProcess(
   spec.signal?.addEventListener('abort', onAbort, { once: true });
   if (spec.signal?.aborted) onAbort();
 
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.on('data', (chunk: Buffer) => {
-      if (!capture.write(chunk)) {
-        stream.pause();
-        void capture.drained().then(() => stream.resume());
-      }
-    });
-  }
-  // The runner has exited: anything it left behind (and that still holds our pipes open) is killed.
+  // The runner has exited: anything it left behind is killed.
   child.on('exit', () => {
     tree.rootExited();
     setTimeout(() => void kill('SIGKILL'), LINGER_MS).unref();

@@ -96,6 +96,10 @@ export function buildInvocation(
           { file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' },
         ];
         break;
+      case 'dotnet':
+        // dotnet's own TRX logger, into the report directory rather than the tree's TestResults/.
+        argv = [...command.argv, '--logger', 'trx', '--results-directory', reportDirectory];
+        break;
       default:
         argv = command.argv;
     }
@@ -105,7 +109,7 @@ export function buildInvocation(
     for (const [name, value] of Object.entries(wrapped.env))
       env[name] = mergeVariable(env[name], value);
     notes.push(
-      `coachgate adds ${Object.keys(wrapped.env).join(' and ')} report flags so a wrapped pytest or node --test writes per-test results`,
+      `coachgate adds ${Object.keys(wrapped.env).join(', ')}: report flags so a wrapped pytest or node --test writes per-test results, passed through tox 3`,
     );
     if (argv && wrapped.appendArgs.length > 0) {
       // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.

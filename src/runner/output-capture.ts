@@ -1,5 +1,5 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { writeSync } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { stripAnsi } from './report/text.js';
@@ -14,12 +14,18 @@ const ERROR_CONTEXT_CHARS = 256 * 1024;
 export const MAX_LINE_CHARS = 2000;
 const ERROR_LINE =
   /error|exception|traceback|assert|fail|refused|not found|cannot|no module|^E\s|^>\s|panic|✖|×/i;
+/** How often the log is read while the run lasts (for progress counts; the rest is read at the end). */
+const FOLLOW_MS = 1_000;
+export const READ_CHUNK = 64 * 1024;
 
 /**
- * Streams a run's output to its log file and keeps only a bounded excerpt in memory: the head, the tail and
- * lines that look like errors (with their neighbours). Each byte is looked at a fixed number of times,
- * whatever the line shape (short lines, one giant line, `\r` progress bars), so a suite printing hundreds
- * of MB costs the server a few hundred KB and linear time; the full text stays in the log.
+ * The run's output goes straight to its log file (the runner's stdout and stderr are that file), and the
+ * server reads the file behind it, keeping only a bounded excerpt in memory: the head, the tail and lines
+ * that look like errors (with their neighbours). A file, not a pipe: pytest flushes after every progress
+ * dot, and waking the server through a pipe for each one added ~15 % to a 2,000-test run. Each byte is
+ * looked at a fixed number of times, whatever the line shape (short lines, one giant line, `\r` progress
+ * bars), so a suite printing hundreds of MB costs the server a few hundred KB and linear time; the full
+ * text stays in the log.
  */
 export class OutputCapture {
   private head = '';
@@ -34,43 +40,60 @@ export class OutputCapture {
   private contextAfter = 0;
   private longLines = 0;
   private currentLineIsLong = false;
-  private totalBytes = 0;
   private totalChars = 0;
+  /** Bytes of the log already read. */
+  private offset = 0;
   private readonly decoder = new StringDecoder('utf8');
-  private readonly log: WriteStream;
+  private readonly buffer = Buffer.alloc(READ_CHUNK);
+  private reading: Promise<void> = Promise.resolve();
+  private readonly follower: NodeJS.Timeout;
   testsSeen = 0;
 
-  private constructor(readonly logPath: string) {
-    this.log = createWriteStream(logPath, { flags: 'w' });
+  private constructor(
+    readonly logPath: string,
+    private readonly handle: FileHandle,
+  ) {
+    this.follower = setInterval(() => void this.follow(), FOLLOW_MS);
   }
 
   static async open(logPath: string): Promise<OutputCapture> {
     await mkdir(path.dirname(logPath), { recursive: true });
-    return new OutputCapture(logPath);
+    return new OutputCapture(logPath, await open(logPath, 'w+'));
   }
 
-  /** Returns false when the log file is backed up; the caller pauses the stream until `drained()`. */
-  write(chunk: Buffer | string): boolean {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    this.totalBytes += bytes.length;
-    this.take(this.decoder.write(bytes));
-    return this.log.write(bytes);
+  /** The descriptor a child process writes its stdout and stderr to. */
+  get fd(): number {
+    return this.handle.fd;
   }
 
-  drained(): Promise<void> {
-    return new Promise((resolve) => this.log.once('drain', resolve));
+  /** coachgate's own lines, between the runner's (same file position as the children's writes). */
+  write(text: string): void {
+    writeSync(this.handle.fd, text);
   }
 
   async close(): Promise<void> {
+    clearInterval(this.follower);
+    await this.follow();
     this.take(this.decoder.end());
     if (this.partialLine) this.endLine();
-    await new Promise<void>((resolve, reject) =>
-      this.log.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    );
+    await this.handle.close();
   }
 
   get bytes(): number {
-    return this.totalBytes;
+    return this.offset;
+  }
+
+  /** Reads what the log gained since the last read; one read at a time. */
+  private follow(): Promise<void> {
+    this.reading = this.reading.then(async () => {
+      for (;;) {
+        const { bytesRead } = await this.handle.read(this.buffer, 0, READ_CHUNK, this.offset);
+        if (bytesRead === 0) return;
+        this.offset += bytesRead;
+        this.take(this.decoder.write(this.buffer.subarray(0, bytesRead)));
+      }
+    });
+    return this.reading;
   }
 
   /** Everything when it fits; otherwise head + error lines + tail, with the gap marked. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 /**
@@ -21,7 +22,6 @@ export interface ProcessInfo {
 }
 
 const run = promisify(execFile);
-const PROC_READERS = 8;
 
 /** All processes the server can see, or `undefined` where the platform cannot list them (Windows). */
 export async function listProcesses(
@@ -65,28 +65,55 @@ async function listFromProc(cookies: boolean): Promise<ProcessInfo[]> {
     /^\d+$/.test(entry),
   );
   const found: ProcessInfo[] = [];
-  // A few reads at a time: each /proc read allocates a 64 KiB buffer (the files report size 0), so reading
-  // a thousand at once would cost 64 MiB.
-  let next = 0;
-  const worker = async () => {
-    while (next < pids.length) {
-      const info = await readProc(pids[next++]!, cookies);
-      if (info) found.push(info);
-    }
-  };
-  await Promise.all(Array.from({ length: PROC_READERS }, worker));
+  for (const pid of pids) {
+    const info = readProc(pid, cookies);
+    if (info) found.push(info);
+  }
   return found;
 }
 
-async function readProc(entry: string, cookies: boolean): Promise<ProcessInfo | undefined> {
-  const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-  const info = parseProcStat(Number(entry), stat);
+function readProc(entry: string, cookies: boolean): ProcessInfo | undefined {
+  const info = parseProcStat(Number(entry), readProcFile(`/proc/${entry}/stat`));
   if (!info || !cookies) return info;
   // Readable only for the server's own user, which is every process a run can start.
-  const environ = await readFile(`/proc/${entry}/environ`, 'utf8').catch(() => '');
+  const environ = readProcFile(`/proc/${entry}/environ`);
   const prefix = `${RUN_COOKIE}=`;
   const value = environ.split('\0').find((variable) => variable.startsWith(prefix));
   return value ? { ...info, cookie: value.slice(prefix.length) } : info;
+}
+
+/** Reused by every /proc read: the files report size 0, so `readFile` would allocate 64 KiB for each. */
+let procBuffer = Buffer.alloc(64 * 1024);
+
+/**
+ * A /proc file's text, or '' when the process is gone. Synchronous on purpose: a snapshot of a few hundred
+ * processes takes a millisecond or two this way, where promise-based reads cost the server more CPU than
+ * a short test run itself (the tree is watched four times a second).
+ */
+function readProcFile(file: string): string {
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === procBuffer.length) {
+        const larger = Buffer.alloc(procBuffer.length * 2);
+        procBuffer.copy(larger);
+        procBuffer = larger;
+      }
+      const read = readSync(descriptor, procBuffer, length, procBuffer.length - length, null);
+      if (read === 0) return procBuffer.toString('utf8', 0, length);
+      length += read;
+    }
+  } catch {
+    return '';
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /** `/proc/<pid>/stat`: the command name (field 2) may hold spaces and ')'; the fields after its last ')' are fixed. */

@@ -64,7 +64,7 @@ export function summaryWithFirstFailure(
 ): string {
   const failing = tests.find((test) => test.status === 'failed' || test.status === 'error');
   const summary = summarizeOutput(output, limit);
-  const name = failing?.id.split(/ > |::|\./).pop() ?? '';
+  const name = failing?.id.split(/ > |::|\.|\//).pop() ?? '';
   if (!failing || summary.includes(name)) return summary;
   const lead = `✖ ${failing.id}\n${failing.message ?? ''}`.trim();
   return `${lead}\n${summarizeOutput(output, Math.max(0, limit - lead.length - 1))}`

@@ -11,7 +11,7 @@ import { decideStatus } from './outcome.js';
 import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
-import { parseGoTestJson } from './report/go-test-json.js';
+import { goTestText, parseGoTestJson } from './report/go-test-json.js';
 import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
@@ -19,6 +19,7 @@ import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
 import { staleBuild } from './stale-build.js';
+import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 
 export interface TestRunSpec {
@@ -100,12 +101,19 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
     const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
-    const found = await readReport(spec.command, invocation.channels, spec.cwd, output);
+    const found =
+      (await readReport(spec.command, invocation.channels, spec.cwd, output)) ??
+      (spec.command.report === 'text'
+        ? await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)
+        : undefined);
+    // go's JSON stream is read for the ids; the summary and the classifier read the text go would print.
+    const text =
+      spec.command.report === 'go-json' ? goTestText(output, await goModulePath(spec.cwd)) : output;
     const report = found?.tests;
     const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
-      : (countsFromSummaryLines(output) ?? {
+      : (countsFromSummaryLines(text) ?? {
           total: 0,
           passed: 0,
           failed: 0,
@@ -120,13 +128,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
             signal: outcome.signal,
             timed_out: outcome.timed_out,
             counts,
-            output,
+            output: text,
           });
     const failure = buildFailure
       ? { failure_class: 'build' as const, advice: buildFailure }
       : classifyFailure({
           status,
-          output,
+          output: text,
           exit_code: outcome.exit_code,
           signal: outcome.signal,
           firstPartyModules: spec.firstPartyModules,
@@ -139,8 +147,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       counts,
       tests,
       summary: outcome.cancelled
-        ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(output, 1400)}`
-        : summaryWithFirstFailure(output, tests),
+        ? `Run cancelled by the client after ${outcome.duration_ms} ms.\n${summarizeOutput(text, 1400)}`
+        : summaryWithFirstFailure(text, tests),
       failure_class: failure.failure_class,
       advice: outcome.cancelled
         ? 'The run was cancelled before it finished; run the tests again.'
@@ -222,4 +230,10 @@ async function readReport(
     }
   }
   return undefined;
+}
+
+/** The module path go.mod declares, which prefixes every package id in `go test -json`. */
+async function goModulePath(cwd: string): Promise<string | undefined> {
+  const text = await readFile(path.join(cwd, 'go.mod'), 'utf8').catch(() => '');
+  return /^module\s+(\S+)/m.exec(text)?.[1];
 }

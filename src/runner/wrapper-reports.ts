@@ -56,6 +56,7 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
       source: 'node --test JUnit report via NODE_OPTIONS=--test-reporter',
     });
   }
+  passThroughTox(reporting.env);
   const last = command.scriptRunner;
   if (last === 'vitest') {
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');
@@ -83,6 +84,17 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
     });
   }
   return reporting;
+}
+
+/**
+ * tox hands its commands a stripped environment, so the report variables would never reach a pytest it runs.
+ * tox 3 reads extra pass-through names from TOX_TESTENV_PASSENV; other programs ignore it. tox 4 dropped it,
+ * and its TOX_OVERRIDE of `testenv.pass_env` loses the tox.ini's own pass_env before 4.39 (tox-dev/tox#3348),
+ * so under tox 4 a run has per-test ids only when tox.ini passes PYTEST_ADDOPTS itself.
+ * PYTHONDONTWRITEBYTECODE keeps tox's runs from writing bytecode into the tree, as a direct run does.
+ */
+function passThroughTox(env: Record<string, string>): void {
+  env.TOX_TESTENV_PASSENV = [...Object.keys(env), 'PYTHONDONTWRITEBYTECODE'].join(' ');
 }
 
 /** The user's value first, ours after it: both reach the runner. */

@@ -14,6 +14,8 @@ const CACHE = path.join(REPOSITORY_ROOT, '.tmp', 'runners');
 export const NODE_RELEASES = { 22: '22.23.3', 24: '24.21.0' } as const;
 export const JEST_VERSION = '30.5.2';
 export const MOCHA_VERSION = '12.0.3';
+/** Package managers a project can name in `packageManager`; a project naming them must get these exact versions. */
+export const PACKAGE_MANAGERS = { pnpm: '10.34.9', yarn: '1.22.22' } as const;
 
 /**
  * The prefix holding `name@version`, installed when absent. The install goes to a scratch directory
@@ -65,4 +67,9 @@ export function nodeBinary(major: keyof typeof NODE_RELEASES): string {
 /** A directory to prepend to PATH so `node` is that release (npm and npx resolve through it too). */
 export function nodeBinDirectory(major: keyof typeof NODE_RELEASES): string {
   return path.dirname(nodeBinary(major));
+}
+
+/** A directory to prepend to PATH so `pnpm` or `yarn` is the pinned release. */
+export function packageManagerBinDirectory(name: keyof typeof PACKAGE_MANAGERS): string {
+  return path.join(installedPackage(name, PACKAGE_MANAGERS[name]), 'node_modules', '.bin');
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/runner/execute.js';
-import { MAX_LINE_CHARS, OutputCapture } from '../../src/runner/output-capture.js';
+import { MAX_LINE_CHARS, OutputCapture, READ_CHUNK } from '../../src/runner/output-capture.js';
 import { summarizeOutput } from '../../src/runner/summary.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-capture-'));
@@ -54,16 +54,20 @@ describe('output capture keeps a bounded excerpt of 40 MB in any line shape', ()
 });
 
 describe('output capture scanning', () => {
-  it('treats \\r\\n split across chunks as one line ending and keeps an error’s neighbours', async () => {
+  it('treats \\r\\n split across two reads of the log as one line ending, decodes a character split the same way, and keeps an error’s neighbours', async () => {
     const output = await OutputCapture.open(path.join(scratch, 'crlf.log'));
-    output.write(`${'noise\n'.repeat(100_000)}collecting\r`);
-    for (const chunk of ['\nE   AssertionError: boom\r', '\nnext line\n']) output.write(chunk);
-    const accents = Buffer.from('ééé');
-    output.write(accents.subarray(0, 3)); // a character split between two chunks
-    output.write(accents.subarray(3));
+    // The server reads the log in READ_CHUNK pieces: '\r' ends one read, its '\n' starts the next.
+    const before = `${'noise\n'.repeat(100_000)}collecting\r`;
+    const filler = 'p'.repeat(10 * READ_CHUNK - before.length - 1);
+    let text = `${filler}\n${before}\nE   AssertionError: boom\r\nnext line\nquiet\n`;
+    // 'é' is two bytes: its first byte ends a read, its second starts the next.
+    text += 'q\n'.repeat((11 * READ_CHUNK - 1 - Buffer.byteLength(text)) / 2) + 'ééé\n';
+    output.write(text);
     await output.close();
+    expect(output.bytes).toBe(Buffer.byteLength(text));
     expect(output.excerpt()).toContain(
-      '[... error lines from the omitted part ...]\ncollecting\nE   AssertionError: boom\nnext line\nééé\n',
+      '[... error lines from the omitted part ...]\ncollecting\nE   AssertionError: boom\nnext line\nquiet\n',
     );
+    expect(output.excerpt()).toMatch(/q\nééé\n$/);
   });
 });

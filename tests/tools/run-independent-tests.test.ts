@@ -1,12 +1,20 @@
 import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { repinBase } from '../../src/actions/task-scope.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
-import { installedPackage, JEST_VERSION, MOCHA_VERSION } from '../helpers/runners.js';
+import {
+  installedPackage,
+  JEST_VERSION,
+  MOCHA_VERSION,
+  PACKAGE_MANAGERS,
+  packageManagerBinDirectory,
+} from '../helpers/runners.js';
 import { loginShellProgram } from '../../src/runner/platform.js';
+import { stripAnsi } from '../../src/runner/report/text.js';
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -31,6 +39,14 @@ async function run(repo: TempRepo, args: Record<string, unknown> = {}) {
   } finally {
     await close();
   }
+}
+
+/** tox on PATH, and pytest importable by the Python tox runs under (its environments see that site-packages). */
+function toxWithPytest(): boolean {
+  const tox = spawnSync('sh', ['-c', 'command -v tox'], { encoding: 'utf8' }).stdout.trim();
+  if (!tox) return false;
+  const shebang = /^#!\s*(\S+)/.exec(readFileSync(tox, 'utf8').split('\n')[0] ?? '')?.[1];
+  return !!shebang && spawnSync(shebang, ['-c', 'import pytest']).status === 0;
 }
 
 function alive(pid: number): boolean {
@@ -360,7 +376,9 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
       tests: [{ id: 'greets', status: 'passed' }],
     });
     expect(data.tests_source).toMatch(/NODE_OPTIONS/);
-    expect(data.env.notes.join('\n')).toMatch(/PYTEST_ADDOPTS and NODE_OPTIONS/);
+    expect(data.env.notes.join('\n')).toMatch(
+      /coachgate adds PYTEST_ADDOPTS, NODE_OPTIONS, TOX_TESTENV_PASSENV:/,
+    );
   });
 
   it('a script choosing its own node reporter is left alone: it still passes, with counts only', async () => {
@@ -398,6 +416,87 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     });
     expect(data.tests_source).toMatch(/PYTEST_ADDOPTS/);
   });
+
+  const MATH_TESTS =
+    'def test_adds():\n    assert 1 + 1 == 2\n\ndef test_breaks():\n    assert 1 + 1 == 3\n';
+  const MATH_IDS = [
+    'passed tests/test_math.py::test_adds',
+    'failed tests/test_math.py::test_breaks',
+  ];
+
+  it('toolchain.test "make test" wrapping pytest: ids through PYTEST_ADDOPTS, as the raw run counts them', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: make test\n',
+      Makefile: 'test:\n\tpython3 -m pytest -q tests\n',
+      'tests/test_math.py': MATH_TESTS,
+    });
+    const raw = spawnSync('make', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    expect(raw.stdout).toMatch(/^1 failed, 1 passed in/m);
+    const data = dataOf(await run(repo));
+    expect(ids(data)).toEqual(MATH_IDS);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      command: ['sh', '-c', 'make test'],
+      detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)',
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(data.tests_source).toBe('pytest JUnit report via PYTEST_ADDOPTS=--junitxml');
+    expect(data.env.notes.join('\n')).toMatch(/coachgate adds PYTEST_ADDOPTS/);
+    expect(data.summary).toMatch(/assert \(1 \+ 1\) == 3[\s\S]*tests\/test_math\.py:5/);
+  });
+
+  it('toolchain.test "make test" wrapping node --test: ids through NODE_OPTIONS', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: make test\n',
+      Makefile: '.PHONY: test\ntest:\n\tnode --test\n',
+      'package.json': JSON.stringify({ type: 'module' }),
+      'test/math.test.js':
+        "import test from 'node:test';\nimport assert from 'node:assert/strict';\n" +
+        "test('adds', () => assert.equal(1 + 1, 2));\ntest('breaks', () => assert.equal(1 + 1, 3));\n",
+    });
+    const raw = spawnSync('make', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    expect(raw.stdout).toMatch(/^(?:ℹ|#) pass 1$/m);
+    expect(raw.stdout).toMatch(/^(?:ℹ|#) fail 1$/m);
+    const data = dataOf(await run(repo));
+    expect(ids(data)).toEqual(['passed adds', 'failed breaks']);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(data.tests_source).toBe('node --test JUnit report via NODE_OPTIONS=--test-reporter');
+    expect(data.summary).toMatch(/breaks[\s\S]*2 !== 3[\s\S]*test\/math\.test\.js:4/);
+  });
+
+  it.skipIf(!toxWithPytest())(
+    'toolchain.test "tox" wrapping pytest: report variables passed through tox, ids as the raw run counts them (skipped when tox or pytest in its Python is missing)',
+    async () => {
+      const repo = project({
+        '.gitignore': '.tox/\n',
+        '.guardkit/config.yaml': 'toolchain:\n  test: tox\n',
+        // No dependencies to install: the environment sees the interpreter's own pytest, so tox runs offline.
+        'tox.ini':
+          '[tox]\nenvlist = py\nskipsdist = true\n\n[testenv]\nsitepackages = true\n' +
+          'commands = python -m pytest -q tests\n',
+        'tests/test_math.py': MATH_TESTS,
+      });
+      const raw = spawnSync('tox', [], { cwd: repo.dir, encoding: 'utf8' });
+      expect(raw.stdout).toMatch(/^1 failed, 1 passed in/m);
+      const data = dataOf(await run(repo, { timeout_s: 120 }));
+      expect(ids(data)).toEqual(MATH_IDS);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+        tree_clean: true,
+      });
+      expect(data.tests_source).toBe('pytest JUnit report via PYTEST_ADDOPTS=--junitxml');
+      expect(data.env.notes.join('\n')).toMatch(/TOX_TESTENV_PASSENV: .*passed through tox 3/);
+    },
+    180_000,
+  );
 
   it('a command with no per-test report says tests_source "none"', async () => {
     const repo = project({
@@ -476,6 +575,372 @@ describe('run_independent_tests runs the runner the project uses', () => {
       expect(data.advice).not.toMatch(/toolchain\.test/);
     }
   });
+});
+
+describe('run_independent_tests with the package manager the project names', () => {
+  /**
+   * Runs `body` with the pinned package manager first on PATH (the in-process server reads PATH per run) and
+   * an unreachable registry, so nothing is installed at test time: the projects link cached installs.
+   */
+  async function withPackageManager<T>(name: 'pnpm' | 'yarn', body: () => Promise<T>): Promise<T> {
+    const saved = { PATH: process.env.PATH, npm_config_registry: process.env.npm_config_registry };
+    process.env.PATH = `${packageManagerBinDirectory(name)}${path.delimiter}${saved.PATH}`;
+    process.env.npm_config_registry = 'http://127.0.0.1:9/';
+    try {
+      return await body();
+    } finally {
+      for (const [variable, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[variable];
+        else process.env[variable] = value;
+    }
+  }
+  const ids = (data: { tests: { id: string; status: string }[] }) =>
+    data.tests.map((test) => `${test.status} ${test.id}`);
+
+  it('pnpm test running `pnpm lint && vitest run`: vitest ids and counts as the raw run shows them', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({
+        type: 'module',
+        packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm}`,
+        scripts: { lint: 'node -e "process.exit(0)"', test: 'pnpm lint && vitest run' },
+      }),
+      'pnpm-lock.yaml': "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
+      'sum.test.js':
+        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'vitest.config.js': 'export default {};\n',
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    await withPackageManager('pnpm', async () => {
+      const raw = spawnSync('pnpm', ['test'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: process.env,
+      });
+      const rawText = stripAnsi(raw.stdout);
+      expect(rawText).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+      expect(rawText).toMatch(/✓ adds[\s\S]*× breaks/);
+      const data = dataOf(await run(repo, { timeout_s: 120 }));
+      expect(data.detected_by).toBe(
+        `package.json scripts.test (pnpm lint && vitest run) → pnpm test (packageManager pnpm@${PACKAGE_MANAGERS.pnpm})`,
+      );
+      expect(data.command).toEqual([
+        'pnpm',
+        'test',
+        '--reporter=default',
+        '--reporter=junit',
+        expect.stringMatching(/^--outputFile\.junit=.*wrapped-vitest\.xml$/),
+      ]);
+      expect(ids(data)).toEqual(['passed sum.test.js > adds', 'failed sum.test.js > breaks']);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+      });
+      expect(data.tests_source).toMatch(/vitest JUnit report via arguments appended/);
+      expect(data.summary).toMatch(/breaks[\s\S]*expected 2 to be 3[\s\S]*sum\.test\.js:3:36/);
+    });
+  }, 180_000);
+
+  it('yarn test running jest (yarn 1): jest ids and counts as the raw run shows them', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({
+        packageManager: `yarn@${PACKAGE_MANAGERS.yarn}`,
+        scripts: { test: 'jest' },
+      }),
+      'yarn.lock': '# yarn lockfile v1\n\n\n',
+      'sum.test.js':
+        "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
+    });
+    execFileSync('ln', [
+      '-s',
+      path.join(installedPackage('jest', JEST_VERSION), 'node_modules'),
+      path.join(repo.dir, 'node_modules'),
+    ]);
+    await withPackageManager('yarn', async () => {
+      const raw = spawnSync('yarn', ['test'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: process.env,
+      });
+      expect(raw.stderr).toMatch(/^Tests: +1 failed, 1 passed, 2 total$/m);
+      expect(raw.stderr).toMatch(/✓ adds[\s\S]*✕ breaks/);
+      const data = dataOf(await run(repo, { timeout_s: 120 }));
+      expect(data.detected_by).toBe(
+        `package.json scripts.test (jest) → yarn test (packageManager yarn@${PACKAGE_MANAGERS.yarn})`,
+      );
+      expect(data.command).toEqual([
+        'yarn',
+        'test',
+        '--json',
+        expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
+      ]);
+      expect(ids(data)).toEqual([
+        'passed sum.test.js > sum > adds',
+        'failed sum.test.js > sum > breaks',
+      ]);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+      });
+      expect(data.tests_source).toMatch(/jest JSON report/);
+      expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2/);
+    });
+  }, 180_000);
+});
+
+describe('run_independent_tests reads the report files a runner writes itself', () => {
+  const M2 = path.join(os.homedir(), '.m2', 'repository');
+  const mavenOffline =
+    spawnSync('mvn', ['-v']).status === 0 &&
+    [
+      'org/apache/maven/plugins/maven-surefire-plugin/3.2.5',
+      'org/apache/maven/plugins/maven-compiler-plugin/3.13.0',
+      'org/apache/maven/plugins/maven-resources-plugin/3.3.1',
+      'org/junit/jupiter/junit-jupiter-engine/5.11.4',
+    ].every((artifact) => existsSync(path.join(M2, artifact)));
+  const plugin = (name: string, version: string) =>
+    `<plugin><artifactId>${name}</artifactId><version>${version}</version></plugin>`;
+  const POM = [
+    '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+    '<modelVersion>4.0.0</modelVersion>',
+    '<groupId>demo</groupId><artifactId>demo</artifactId><version>1.0</version>',
+    '<properties><maven.compiler.release>17</maven.compiler.release>',
+    '<project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>',
+    '<dependencies><dependency><groupId>org.junit.jupiter</groupId>',
+    '<artifactId>junit-jupiter-engine</artifactId><version>5.11.4</version><scope>test</scope>',
+    '</dependency></dependencies>',
+    '<build><plugins>',
+    plugin('maven-resources-plugin', '3.3.1'),
+    plugin('maven-compiler-plugin', '3.13.0'),
+    plugin('maven-surefire-plugin', '3.2.5'),
+    '</plugins></build></project>',
+    '',
+  ].join('\n');
+
+  it.skipIf(!mavenOffline)(
+    'a real Maven project (offline from ~/.m2): ids from target/surefire-reports, as the raw run counts them (skipped without mvn or the cached plugins)',
+    async () => {
+      const repo = project({
+        '.gitignore': 'target/\n',
+        // The project's own Maven settings: offline, everything comes from ~/.m2.
+        '.mvn/maven.config': '-o\n',
+        'pom.xml': POM,
+        'src/main/java/demo/Sum.java':
+          'package demo;\npublic class Sum {\n  public static int add(int a, int b) { return a + b; }\n}\n',
+        'src/test/java/demo/SumTest.java': [
+          'package demo;',
+          'import static org.junit.jupiter.api.Assertions.assertEquals;',
+          'import org.junit.jupiter.api.Test;',
+          'class SumTest {',
+          '  @Test void adds() { assertEquals(2, Sum.add(1, 1)); }',
+          '  @Test void breaks() { assertEquals(3, Sum.add(1, 1)); }',
+          '}',
+          '',
+        ].join('\n'),
+      });
+      const raw = spawnSync('mvn', ['-q', 'test'], { cwd: repo.dir, encoding: 'utf8' });
+      expect(stripAnsi(raw.stdout)).toMatch(/Tests run: 2, Failures: 1, Errors: 0, Skipped: 0/);
+      const data = dataOf(await run(repo, { timeout_s: 240 }));
+      expect(data).toMatchObject({
+        detected_by: 'pom.xml → mvn -q test',
+        command: ['mvn', '-q', 'test'],
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+        tests_source:
+          'Maven Surefire reports written by the run (target/surefire-reports/TEST-*.xml)',
+        tree_clean: true,
+      });
+      expect(data.tests).toEqual([
+        {
+          id: 'demo.SumTest#breaks',
+          status: 'failed',
+          message: expect.stringMatching(
+            /^org\.opentest4j\.AssertionFailedError: expected: <3> but was: <2>/,
+          ),
+        },
+        { id: 'demo.SumTest#adds', status: 'passed' },
+      ]);
+    },
+    300_000,
+  );
+
+  it('a surefire report left by an earlier build is not this run\'s: tests_source "none"', async () => {
+    const repo = project({
+      '.gitignore': 'target/\n',
+      '.guardkit/config.yaml': 'toolchain:\n  test: "echo \'Tests run: 1, Failures: 0\'"\n',
+      'target/surefire-reports/TEST-demo.OldTest.xml':
+        '<testsuite name="demo.OldTest" tests="1"><testcase name="old" classname="demo.OldTest"/></testsuite>\n',
+    });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path.join(repo.dir, 'target/surefire-reports/TEST-demo.OldTest.xml'), old, old);
+    const data = dataOf(await run(repo));
+    expect(data).toMatchObject({ tests_source: 'none', tests: [] });
+  });
+
+  /** What `dotnet test --logger trx` writes for an xUnit project (dotnet is not installed here). */
+  const TRX = `<?xml version="1.0" encoding="utf-8"?>
+<TestRun id="7c1f0d8e-1b2a-4a57-9d3e-2f7c3f9a1b11" name="ci@vm 2026-11-23 13:00:00" xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010">
+  <Results>
+    <UnitTestResult executionId="a1" testId="t1" testName="Demo.Tests.SumTests.Adds" computerName="vm" duration="00:00:00.0010000" outcome="Passed" testType="13cdc9d9-ddb5-4fa4-a97d-d965ccfc6d4b" testListId="8c84fa94-04c1-424b-9868-57a2d4851a1d" />
+    <UnitTestResult executionId="a2" testId="t2" testName="Demo.Tests.SumTests.Breaks" computerName="vm" duration="00:00:00.0040000" outcome="Failed" testType="13cdc9d9-ddb5-4fa4-a97d-d965ccfc6d4b" testListId="8c84fa94-04c1-424b-9868-57a2d4851a1d">
+      <Output>
+        <ErrorInfo>
+          <Message>Assert.Equal() Failure: Values differ
+Expected: 3
+Actual:   2</Message>
+          <StackTrace>   at Demo.Tests.SumTests.Breaks() in /src/Demo.Tests/SumTests.cs:line 12</StackTrace>
+        </ErrorInfo>
+      </Output>
+    </UnitTestResult>
+    <UnitTestResult executionId="a3" testId="t3" testName="Demo.Tests.SumTests.Later" computerName="vm" duration="00:00:00" outcome="NotExecuted" testType="13cdc9d9-ddb5-4fa4-a97d-d965ccfc6d4b" testListId="8c84fa94-04c1-424b-9868-57a2d4851a1d" />
+  </Results>
+  <TestDefinitions>
+    <UnitTest name="Demo.Tests.SumTests.Adds" storage="/src/demo.tests.dll" id="t1"><Execution id="a1" /><TestMethod codeBase="/src/Demo.Tests.dll" adapterTypeName="executor://xunit/VsTestRunner2/netcoreapp" className="Demo.Tests.SumTests" name="Adds" /></UnitTest>
+    <UnitTest name="Demo.Tests.SumTests.Breaks" storage="/src/demo.tests.dll" id="t2"><Execution id="a2" /><TestMethod codeBase="/src/Demo.Tests.dll" adapterTypeName="executor://xunit/VsTestRunner2/netcoreapp" className="Demo.Tests.SumTests" name="Breaks" /></UnitTest>
+    <UnitTest name="Demo.Tests.SumTests.Later" storage="/src/demo.tests.dll" id="t3"><Execution id="a3" /><TestMethod codeBase="/src/Demo.Tests.dll" adapterTypeName="executor://xunit/VsTestRunner2/netcoreapp" className="Demo.Tests.SumTests" name="Later" /></UnitTest>
+  </TestDefinitions>
+  <ResultSummary outcome="Failed"><Counters total="3" executed="2" passed="1" failed="1" error="0" /></ResultSummary>
+</TestRun>
+`;
+
+  it('a dotnet TRX file written by the run under toolchain.test (dotnet is not installed: a command writes it)', async () => {
+    const repo = project({
+      '.gitignore': 'TestResults/\n',
+      '.guardkit/config.yaml': 'toolchain:\n  test: sh fake-dotnet-test.sh\n',
+      'fixtures/run.trx': TRX,
+      'fake-dotnet-test.sh':
+        'mkdir -p TestResults\ncp fixtures/run.trx TestResults/ci_vm_2026-11-23_13_00_00.trx\n' +
+        'echo "Failed!  - Failed:     1, Passed:     1, Skipped:     1, Total:     3"\nexit 1\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(data.tests).toEqual([
+      { id: 'Demo.Tests.SumTests.Adds', status: 'passed' },
+      {
+        id: 'Demo.Tests.SumTests.Breaks',
+        status: 'failed',
+        message: expect.stringMatching(
+          /^Assert\.Equal\(\) Failure: Values differ\nExpected: 3\nActual: {3}2\n[\s\S]*SumTests\.cs:line 12/,
+        ),
+      },
+      { id: 'Demo.Tests.SumTests.Later', status: 'skipped' },
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      counts: { total: 3, passed: 1, failed: 1, skipped: 1 },
+      tests_source: 'dotnet TRX report written by the run (*.trx)',
+    });
+  });
+});
+
+describe('run_independent_tests summaries lead with the first failing test', () => {
+  const onPath = (program: string) => spawnSync(program, ['version']).error === undefined;
+
+  it('pytest: the first failing test, its diff and tests/…py:line, in the summary and the advice', async () => {
+    const repo = project({
+      'app/__init__.py': '',
+      'app/greet.py': 'def greet(name):\n    return f"Hi, {name}"\n',
+      'tests/test_greet.py':
+        'from app.greet import greet\n\ndef test_greets():\n    assert greet("Ada") == "Hello, Ada!"\n\n' +
+        'def test_greets_bob():\n    assert greet("Bob") == "Hello, Bob!"\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(data.tests.map((test: { status: string }) => test.status)).toEqual(['failed', 'failed']);
+    const [errorPart = ''] = data.summary.split('----- final result -----');
+    expect(errorPart).toMatch(/^_+ test_greets _+$/m);
+    expect(errorPart).not.toMatch(/test_greets_bob _/);
+    expect(errorPart).toMatch(/E\s+AssertionError: assert 'Hi, Ada' == 'Hello, Ada!'/);
+    expect(errorPart).toMatch(/E\s+- Hello, Ada!\nE\s+\+ Hi, Ada/);
+    expect(errorPart).toMatch(/^tests\/test_greet\.py:4: AssertionError$/m);
+    expect(data.advice).toMatch(/^Fix the code at tests\/test_greet\.py:4 /);
+  });
+
+  it.skipIf(!onPath('cargo'))(
+    'cargo: the first failing test, left/right and src/…rs:line (skipped without cargo)',
+    async () => {
+      const repo = project({
+        '.gitignore': 'target/\nCargo.lock\n',
+        'Cargo.toml': '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+        'src/lib.rs': [
+          'pub fn add(a: u64, b: u64) -> u64 { a + b }',
+          '',
+          '#[cfg(test)]',
+          'mod tests {',
+          '    use super::*;',
+          '    #[test]',
+          '    fn it_adds() { assert_eq!(add(2, 2), 4); }',
+          '    #[test]',
+          '    fn it_doubles() { assert_eq!(add(2, 2), 5, "doubling is broken"); }',
+          '}',
+          '',
+        ].join('\n'),
+      });
+      const data = dataOf(await run(repo, { timeout_s: 240 }));
+      expect(data).toMatchObject({ status: 'failed', failure_class: 'code' });
+      expect(data.tests).toContainEqual(
+        expect.objectContaining({ id: 'tests::it_doubles', status: 'failed' }),
+      );
+      expect(data.summary).toMatch(
+        /---- tests::it_doubles stdout ----\n[\s\S]*panicked at src\/lib\.rs:9:\d+:\nassertion `left == right` failed: doubling is broken\n\s*left: 4\n\s*right: 5/,
+      );
+      expect(data.advice).toMatch(/^Fix the code at src\/lib\.rs:9 /);
+    },
+    300_000,
+  );
+
+  it.skipIf(!onPath('go'))(
+    'go: the first failing test, its message and the file by its project path (skipped without go)',
+    async () => {
+      const repo = project({
+        'go.mod': 'module example.com/calc\n\ngo 1.19\n',
+        'mathx/add.go': 'package mathx\n\nfunc Add(a, b int) int { return a + b }\n',
+        'mathx/add_test.go': [
+          'package mathx',
+          '',
+          'import "testing"',
+          '',
+          'func TestAdds(t *testing.T) {',
+          '\tif got := Add(1, 1); got != 2 {',
+          '\t\tt.Errorf("Add(1, 1) = %d, want 2", got)',
+          '\t}',
+          '}',
+          '',
+          'func TestDoubles(t *testing.T) {',
+          '\tif got := Add(2, 2); got != 5 {',
+          '\t\tt.Errorf("Add(2, 2) = %d, want 5", got)',
+          '\t}',
+          '}',
+          '',
+        ].join('\n'),
+      });
+      const raw = spawnSync('go', ['test', './...'], { cwd: repo.dir, encoding: 'utf8' });
+      expect(raw.stdout).toMatch(/^\s+add_test\.go:13: Add\(2, 2\) = 4, want 5$/m);
+      const data = dataOf(await run(repo, { timeout_s: 240 }));
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        counts: { total: 2, passed: 1, failed: 1 },
+        tests: [
+          { id: 'example.com/calc/mathx/TestAdds', status: 'passed' },
+          {
+            id: 'example.com/calc/mathx/TestDoubles',
+            status: 'failed',
+            message: 'add_test.go:13: Add(2, 2) = 4, want 5',
+          },
+        ],
+      });
+      expect(data.summary).toMatch(
+        /^=== RUN {3}TestDoubles\n\s+mathx\/add_test\.go:13: Add\(2, 2\) = 4, want 5\n--- FAIL: TestDoubles/m,
+      );
+      expect(data.summary).not.toContain('"Action"');
+      expect(data.advice).toMatch(/^Fix the code at mathx\/add_test\.go:13 /);
+    },
+    300_000,
+  );
 });
 
 describe('run_independent_tests names a failing step inside the test command', () => {
@@ -574,7 +1039,7 @@ describe('run_independent_tests leaves the environment as the user has it', () =
         { id: 'prints in colour', status: 'failed', message: expect.stringContaining('1 !== 2') },
       ]);
       expect(data.env.notes).toContain(
-        'coachgate adds PYTHONDONTWRITEBYTECODE=1; NO_COLOR and FORCE_COLOR are left untouched',
+        "coachgate adds PYTHONDONTWRITEBYTECODE=1 and COACHGATE_RUN (marks the run's processes for clean-up); NO_COLOR and FORCE_COLOR are left untouched",
       );
       expect(data.summary).not.toContain('\u001b');
     } finally {

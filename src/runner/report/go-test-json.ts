@@ -95,12 +95,8 @@ function readEvents(ndjson: string): GoTestEvent[] {
   const events: GoTestEvent[] = [];
   for (const line of ndjson.split('\n')) {
     // stderr (compiler errors, go command messages) may be interleaved with the JSON stream.
-    if (!line.startsWith('{')) continue;
-    try {
-      events.push(JSON.parse(line) as GoTestEvent);
-    } catch {
-      continue;
-    }
+    const event = line.startsWith('{') ? parseEvent(line) : undefined;
+    if (event) events.push(event);
   }
   return events;
 }
@@ -131,4 +127,38 @@ function logLines(output: string[]): string {
     .filter((line) => line.trim() !== '' && !FRAMING_LINE.test(line))
     .map((line) => line.trim())
     .join('\n');
+}
+
+/**
+ * The console text `go test -v` prints, rebuilt from the events (lines that are not events, such as
+ * compiler errors on stderr, kept as they are), for the summary and the classifier. Go names a test's
+ * `file.go:line` relative to its package; with the module path from go.mod it becomes relative to the
+ * project, so the first location names a file the Player can open.
+ */
+export function goTestText(ndjson: string, modulePath?: string): string {
+  const text: string[] = [];
+  for (const line of ndjson.split('\n')) {
+    const event = line.startsWith('{') ? parseEvent(line) : undefined;
+    if (!event) {
+      text.push(`${line}\n`);
+      continue;
+    }
+    const output = event.Output ?? '';
+    const directory =
+      modulePath && event.Test && event.Package?.startsWith(`${modulePath}/`)
+        ? event.Package.slice(modulePath.length + 1)
+        : undefined;
+    text.push(
+      directory ? output.replace(/^(\s+)([\w.-]+\.go:\d+: )/, `$1${directory}/$2`) : output,
+    );
+  }
+  return text.join('');
+}
+
+function parseEvent(line: string): GoTestEvent | undefined {
+  try {
+    return JSON.parse(line) as GoTestEvent;
+  } catch {
+    return undefined;
+  }
 }

@@ -7,9 +7,13 @@ import type { TestCaseResult, TestStatus } from './types.js';
  * JUnit XML as written by pytest `--junitxml`, node's `--test-reporter=junit`, vitest
  * `--reporter=junit` and most other runners. Ids follow what a user of that runner would write:
  * pytest node ids (`tests/test_x.py::TestClass::test_name`), node's `suite > name` (the same on
- * Node 20, 22 and 24), otherwise `file > suite > name` (the file when the report names one).
+ * Node 20, 22 and 24), Maven Surefire's `package.Class#method`, otherwise `file > suite > name` (the file
+ * when the report names one).
  */
-export function parseJUnitXml(xml: string): TestCaseResult[] {
+export function parseJUnitXml(
+  xml: string,
+  format: 'junit' | 'surefire' = 'junit',
+): TestCaseResult[] {
   // A truncated report (runner killed mid-write) must not silently read as fewer tests.
   const { XMLValidator } = fastXmlParser();
   const validation = XMLValidator.validate(xml);
@@ -19,13 +23,16 @@ export function parseJUnitXml(xml: string): TestCaseResult[] {
   }
   const document = parser().parse(xml) as XmlNode[];
   const node = isNodeTestReport(xml);
-  const testId = isPytestReport(document)
-    ? pytestTestId
-    : node
-      ? nodeTestId
-      : isMochaReport(document)
-        ? mochaTestId
-        : suitePathTestId;
+  const testId =
+    format === 'surefire'
+      ? surefireTestId
+      : isPytestReport(document)
+        ? pytestTestId
+        : node
+          ? nodeTestId
+          : isMochaReport(document)
+            ? mochaTestId
+            : suitePathTestId;
   const results: TestCaseResult[] = [];
   collectTestCases(document, [], (testcase, suitePath) => {
     const result = toResult(testcase, testId(attributesOf(testcase), suitePath));
@@ -38,6 +45,11 @@ export function parseJUnitXml(xml: string): TestCaseResult[] {
     }
   });
   return results;
+}
+
+/** `package.Class#method`, what `mvn test -Dtest=` selects. */
+function surefireTestId(attributes: Attributes): string {
+  return `${attributes.classname ?? ''}#${attributes.name ?? ''}`;
 }
 
 /** mocha's xunit reporter: one `<testsuite name="Mocha Tests">`. */
