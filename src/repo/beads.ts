@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { execa } from 'execa';
 import { CallerError } from '../core/errors.js';
 import { edgesFromBeads, type GraphSource } from '../core/graph-sources.js';
 import { pathExists } from '../store/files.js';
@@ -17,6 +16,7 @@ const BD_EXPORT_MAX_BYTES = 256 * 1024 * 1024;
 export async function readBeadsJsonl(worktree: string): Promise<string> {
   const file = path.join(worktree, BEADS_JSONL);
   if (await pathExists(file)) return readRegularFile(file);
+  const { execa } = await import('execa'); // on first use: too many modules for start-up
   const exported = await execa('bd', ['export'], {
     cwd: worktree,
     reject: false,
