@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,6 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most of a test's time is spent waiting on those child processes, so two files per core keep
+    // the cores busy (on 2 cores: 262 s instead of 474 s for the whole suite).
+    maxWorkers: Math.min(8, 2 * os.availableParallelism()),
     setupFiles: ['tests/setup-state-dir.ts'],
   },
 });
