@@ -15,6 +15,8 @@ import { taskStateDirectory } from '../../src/state/location.js';
 import { mirrorTampering } from '../../src/state/records.js';
 import { withTaskLock } from '../../src/store/lock.js';
 import { readVerdictLog } from '../../src/store/verdict-log.js';
+import { callTool, dataOf } from '../helpers/mcp.js';
+import { connectOver, TRANSPORTS } from '../helpers/transports.js';
 
 const TASK = 'TASK-7';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -76,6 +78,42 @@ describe('kill -9 during record writes', () => {
       expect(await mirrorTampering(worktree, TASK)).toEqual([]);
     }
   }, 60_000);
+});
+
+describe('kill -9 during a record write, then the next call through MCP', () => {
+  it.each(TRANSPORTS)(
+    'over %s: succeeds, and the mirror matches the state',
+    async (kind) => {
+      mkdirSync(path.join(worktree, '.guardkit/tasks'), { recursive: true });
+      writeFileSync(
+        path.join(worktree, '.guardkit/tasks', `${TASK}.md`),
+        `---\nid: ${TASK}\ntitle: Crash safety\n---\n## Acceptance Criteria\n- [ ] AC-001: it works\n`,
+      );
+      const identity = ['-c', 'user.name=t', '-c', 'user.email=t@example.com'];
+      execFileSync('git', [...identity, 'commit', '-q', '--allow-empty', '-m', 'task'], {
+        cwd: worktree,
+      });
+      execFileSync('git', ['add', '-A'], { cwd: worktree });
+      execFileSync('git', [...identity, 'commit', '-q', '-m', 'task file'], { cwd: worktree });
+      await killWriterAfter(60);
+      const { client, close } = await connectOver(kind, worktree);
+      try {
+        const args = { worktree, task_id: TASK };
+        const report = { tests_passed: true, files_modified: ['README.md'] };
+        expect(
+          dataOf(await callTool(client, 'record_player_report', { ...args, turn: 1, report })),
+        ).toMatchObject({ recorded: true });
+        const status = dataOf(await callTool(client, 'task_status', args));
+        expect(status.mirror_tampering).toEqual([]);
+        expect(status.verdict_chain).toMatchObject({ intact: true, problems: [] });
+        expect(status.verdict_chain.entries).toBeGreaterThan(0);
+        expect(await leftovers()).toEqual([]);
+      } finally {
+        await close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe('task locks cannot be wedged', () => {
