@@ -90,9 +90,6 @@ describe('kill -9 during a record write, then the next call through MCP', () => 
         `---\nid: ${TASK}\ntitle: Crash safety\n---\n## Acceptance Criteria\n- [ ] AC-001: it works\n`,
       );
       const identity = ['-c', 'user.name=t', '-c', 'user.email=t@example.com'];
-      execFileSync('git', [...identity, 'commit', '-q', '--allow-empty', '-m', 'task'], {
-        cwd: worktree,
-      });
       execFileSync('git', ['add', '-A'], { cwd: worktree });
       execFileSync('git', [...identity, 'commit', '-q', '-m', 'task file'], { cwd: worktree });
       await killWriterAfter(60);
