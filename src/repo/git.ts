@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { SimpleGit } from 'simple-git';
 import { CallerError } from '../core/errors.js';
 import { quotePrefix } from '../core/quote.js';
@@ -16,6 +18,7 @@ export interface BaseCommit {
 const PARALLEL_READS = 16;
 
 const DEFAULT_BRANCHES = ['main', 'master', 'origin/main', 'origin/master'];
+const execFileAsync = promisify(execFile);
 
 /** simple-git is required on first use (its CommonJS build loads synchronously), not at start-up. */
 function loadSimpleGit(): typeof import('simple-git').simpleGit {
@@ -60,6 +63,24 @@ export function git(worktree: string, overrides: string[] = []): SimpleGit {
 }
 
 /**
+ * The output of a read-only git query, for hot paths whose answer is often empty (`ls-files --ignored`
+ * in a clean tree): simple-git waits 50 ms after any command that printed nothing, and a run fingerprints
+ * the tree several times. Same overrides as {@link git}.
+ */
+export async function gitQuery(worktree: string, args: string[]): Promise<string> {
+  const config = ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS].flatMap((pair) => [
+    '-c',
+    pair,
+  ]);
+  const { stdout } = await execFileAsync('git', [...config, ...args], {
+    cwd: worktree,
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/**
  * git for commands that write files (worktree add): every clean/smudge/process filter the configuration
  * defines is emptied, which git treats as "no filter". Driver names are arbitrary, so they are read first;
  * a driver added between that read and the checkout is not covered, so keep checkouts rare (baselines only).
@@ -84,7 +105,7 @@ export async function gitForCheckout(worktree: string): Promise<SimpleGit> {
 /** Fails with a clear message unless `worktree` is the top of a git work tree with at least one commit. */
 export async function assertRepository(worktree: string): Promise<void> {
   await assertWorkTreeRoot(worktree);
-  if (!(await commitOf(git(worktree), 'HEAD'))) {
+  if (!(await commitOf(worktree, 'HEAD'))) {
     throw new CallerError(
       `${worktree} has no commits yet.`,
       'Commit the task files and configuration first; the first commit is the trusted base.',
@@ -121,7 +142,7 @@ export async function resolveBase(worktree: string, ref?: string): Promise<BaseC
         `Base ref ${quotePrefix(ref)} looks like an option.`,
         'Pass a branch, tag or commit name.',
       );
-    const commit = await commitOf(repo, ref);
+    const commit = await commitOf(worktree, ref);
     if (!commit)
       throw new CallerError(
         `Base ref ${quotePrefix(ref)} does not name a commit in ${worktree}.`,
@@ -130,7 +151,7 @@ export async function resolveBase(worktree: string, ref?: string): Promise<BaseC
     return { commit, source: `ref ${ref}` };
   }
   for (const branch of DEFAULT_BRANCHES) {
-    if (!(await commitOf(repo, branch))) continue;
+    if (!(await commitOf(worktree, branch))) continue;
     try {
       const commit = (await repo.raw(['merge-base', 'HEAD', branch])).trim();
       if (commit) return { commit, source: `merge-base HEAD ${branch}` };
@@ -138,7 +159,7 @@ export async function resolveBase(worktree: string, ref?: string): Promise<BaseC
       // Unrelated histories: try the next candidate, then fall back to HEAD.
     }
   }
-  return { commit: (await commitOf(repo, 'HEAD'))!, source: 'HEAD' };
+  return { commit: (await commitOf(worktree, 'HEAD'))!, source: 'HEAD' };
 }
 
 /** The file's content at `commit`, or undefined when it does not exist there. */
@@ -175,7 +196,7 @@ export async function listAtCommit(
 
 /** Tracked and untracked (not ignored) files in the working tree, worktree-relative. */
 export async function listWorkingFiles(worktree: string): Promise<string[]> {
-  const output = await git(worktree).raw([
+  const output = await gitQuery(worktree, [
     'ls-files',
     '-z',
     '--cached',
@@ -224,9 +245,13 @@ function blobId(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
-async function commitOf(repo: SimpleGit, ref: string): Promise<string | undefined> {
+/** The commit `ref` names; a missing ref prints nothing, so this is a gitQuery (no simple-git wait). */
+async function commitOf(worktree: string, ref: string): Promise<string | undefined> {
   try {
-    return (await repo.revparse(['--verify', '--quiet', `${ref}^{commit}`])).trim() || undefined;
+    return (
+      (await gitQuery(worktree, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim() ||
+      undefined
+    );
   } catch {
     return undefined;
   }

@@ -2,7 +2,7 @@ import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
 import { STORE_PREFIX } from '../store/paths.js';
-import { git, listWorkingFiles } from './git.js';
+import { gitQuery, listWorkingFiles } from './git.js';
 import { WORKTREES_DIRECTORY } from './worktrees.js';
 
 /**
@@ -48,9 +48,14 @@ const SITE_HOOK = /^(?:sitecustomize\.py|usercustomize\.py|.*\.pth)$/;
  */
 export async function hiddenRunnerFiles(worktree: string): Promise<string[]> {
   const ignored = (directories: string[]) =>
-    git(worktree)
-      .raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', ...directories])
-      .then((output) => output.split('\0').filter(Boolean));
+    gitQuery(worktree, [
+      'ls-files',
+      '-z',
+      '--others',
+      '--ignored',
+      '--exclude-standard',
+      ...directories,
+    ]).then((output) => output.split('\0').filter(Boolean));
   const listed = await ignored(['--directory']);
   // Task worktrees under .guardkit/worktrees/ are other tasks' trees, fingerprinted on their own.
   const walk = listed.filter(
@@ -91,7 +96,7 @@ export async function siteHookFiles(worktree: string): Promise<string[]> {
 
 /** Worktree-relative path of `.git/info/exclude` (in the common git dir for a linked worktree). */
 export async function excludeFile(worktree: string): Promise<string> {
-  const file = (await git(worktree).raw(['rev-parse', '--git-path', 'info/exclude'])).trim();
+  const file = (await gitQuery(worktree, ['rev-parse', '--git-path', 'info/exclude'])).trim();
   return path.relative(worktree, path.resolve(worktree, file));
 }
 
