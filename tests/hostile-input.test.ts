@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../src/core/config.js';
 import { assertTaskId } from '../src/core/task-id.js';
+import { detectTestCommand } from '../src/runner/detect.js';
 import { readRegularFile } from '../src/repo/read-text.js';
 import { makeRepo, SAMPLE_TASK } from './helpers/git-repo.js';
 import { callTool, connect, textOf } from './helpers/mcp.js';
@@ -24,6 +26,19 @@ describe('files are read only when regular and small enough', () => {
       execFileSync('mkfifo', [fifo]);
       await expect(readRegularFile(fifo)).rejects.toMatchObject({ code: 'ENOTREG' });
     },
+  );
+
+  it.skipIf(process.platform === 'win32')(
+    'a FIFO planted among the test files and as package.json does not stall test detection',
+    async () => {
+      const project = path.join(dir, 'fifo-project');
+      execFileSync('mkdir', ['-p', path.join(project, 'tests')]);
+      writeFileSync(path.join(project, 'tests', 'test_a.py'), 'def test_a():\n    assert True\n');
+      execFileSync('mkfifo', [path.join(project, 'tests', 'test_hang.py')]);
+      execFileSync('mkfifo', [path.join(project, 'setup.cfg')]);
+      expect(await detectTestCommand(project, defaultConfig())).toMatchObject({ runner: 'pytest' });
+    },
+    10_000,
   );
 
   it('refuses a device and a file over the limit without reading it', async () => {

@@ -1,7 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { CallerError } from '../core/errors.js';
+import { readRegularFile } from '../repo/read-text.js';
 
 /** Which report the command will leave behind, so the right parser reads it. */
 export type ReportKind = 'junit' | 'go-json' | 'cargo' | 'text';
@@ -138,7 +139,7 @@ async function unittestCommand(
 ): Promise<TestCommand | undefined> {
   if (files.has('pytest.ini') || files.has('conftest.py')) return undefined;
   for (const config of UNITTEST_CONFIGS.filter((name) => files.has(name))) {
-    const text = await readFile(path.join(worktree, config), 'utf8').catch(() => '');
+    const text = await readRegularFile(path.join(worktree, config)).catch(() => '');
     const match = UNITTEST_COMMAND.exec(text);
     if (match) {
       const args = match[1]!
@@ -171,7 +172,7 @@ async function testFileDefining(worktree: string, pattern: RegExp): Promise<stri
     const entries = await readdir(path.join(worktree, directory)).catch(() => [] as string[]);
     for (const name of entries.filter((entry) => /^test.*\.py$/.test(entry)).sort()) {
       const relative = path.posix.join(directory, name);
-      if (pattern.test(await readFile(path.join(worktree, relative), 'utf8').catch(() => '')))
+      if (pattern.test(await readRegularFile(path.join(worktree, relative)).catch(() => '')))
         return relative;
     }
   }
@@ -186,7 +187,7 @@ async function hasPythonTests(worktree: string): Promise<boolean> {
 async function readManifest(
   worktree: string,
 ): Promise<{ scripts?: Record<string, unknown>; packageManager?: unknown }> {
-  return JSON.parse(await readFile(path.join(worktree, 'package.json'), 'utf8')) as {
+  return JSON.parse(await readRegularFile(path.join(worktree, 'package.json'))) as {
     scripts?: Record<string, unknown>;
   };
 }

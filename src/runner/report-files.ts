@@ -1,8 +1,12 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { readRegularFile } from '../repo/read-text.js';
 import { parseJUnitXml } from './report/junit.js';
 import { parseTrx } from './report/trx.js';
 import type { TestCaseResult } from './report/types.js';
+
+/** A report file is read whole: large suites write large reports, a planted FIFO or device is refused. */
+const MAX_REPORT_BYTES = 256 * 1024 * 1024;
 
 /** Directories a build tool keeps its outputs in, never a module's own report directory. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', 'target', 'bin', 'obj', 'TestResults']);
@@ -25,7 +29,9 @@ export async function runnerReportFiles(
     since,
   );
   if (surefire.length > 0) {
-    const texts = await Promise.all(surefire.map((file) => readFile(file, 'utf8')));
+    const texts = await Promise.all(
+      surefire.map((file) => readRegularFile(file, MAX_REPORT_BYTES)),
+    );
     return {
       tests: texts.flatMap((text) => parseJUnitXml(text, 'surefire')),
       source: 'Maven Surefire reports written by the run (target/surefire-reports/TEST-*.xml)',
@@ -37,7 +43,7 @@ export async function runnerReportFiles(
     since,
   );
   if (trx.length > 0) {
-    const texts = await Promise.all(trx.map((file) => readFile(file, 'utf8')));
+    const texts = await Promise.all(trx.map((file) => readRegularFile(file, MAX_REPORT_BYTES)));
     return {
       tests: texts.flatMap((text) => parseTrx(text)),
       source: 'dotnet TRX report written by the run (*.trx)',

@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { git, listWorkingFiles } from '../repo/git.js';
+import { readRegularFile } from '../repo/read-text.js';
 
 export interface StaleBuild {
   /** The git-ignored build directory the package's entry points name (`dist`, `build`, `lib`, `out`). */
@@ -22,7 +23,7 @@ const MAX_BUILD_FILES = 5_000;
  * would be a pass of the old code.
  */
 export async function staleBuild(worktree: string): Promise<StaleBuild | undefined> {
-  const manifest = (await readFile(path.join(worktree, 'package.json'), 'utf8').then(
+  const manifest = (await readRegularFile(path.join(worktree, 'package.json')).then(
     JSON.parse,
     () => undefined,
   )) as Record<string, unknown> | undefined;

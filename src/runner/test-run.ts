@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { readRegularFile } from '../repo/read-text.js';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
 import { runProcess, type ProcessOutcome } from './execute.js';
@@ -234,6 +235,6 @@ async function readReport(
 
 /** The module path go.mod declares, which prefixes every package id in `go test -json`. */
 async function goModulePath(cwd: string): Promise<string | undefined> {
-  const text = await readFile(path.join(cwd, 'go.mod'), 'utf8').catch(() => '');
+  const text = await readRegularFile(path.join(cwd, 'go.mod')).catch(() => '');
   return /^module\s+(\S+)/m.exec(text)?.[1];
 }
