@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, connect, dataOf } from './helpers/mcp.js';
+import { connect } from './helpers/mcp.js';
 import type { TempRepo } from './helpers/git-repo.js';
-import { greetingProject } from './helpers/node-project.js';
+import { approveGreeting, greetingProject } from './helpers/node-project.js';
 import { runGate } from './helpers/gate-cli.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -20,28 +20,7 @@ describe('coachgate gate (for hooks and CI)', () => {
     expect(before.stdout).toMatch(/TASK-042 FAIL\n {2}- task is in_progress, not approved\n/);
 
     const { client, close } = await connect({ roots: [repo.dir] });
-    const task = { worktree: repo.dir, task_id: 'TASK-042' };
-    await callTool(client, 'record_player_report', {
-      ...task,
-      turn: 1,
-      report: { tests_passed: true, files_created: ['src/greet.js'] },
-    });
-    await callTool(client, 'run_independent_tests', task);
-    const evidence = [
-      { criterion: 'AC-001', test: 'greets by name' },
-      { criterion: 'AC-002', test: 'rejects empty names' },
-    ];
-    expect(
-      dataOf(
-        await callTool(client, 'record_verdict', {
-          ...task,
-          turn: 1,
-          decision: 'approve',
-          rationale: 'verified',
-          evidence,
-        }),
-      ).status,
-    ).toBe('approved');
+    expect(await approveGreeting(client, repo.dir)).toBe('approved');
     await close();
 
     const after = gate();

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
-import { greetingProject } from '../helpers/node-project.js';
+import { approveGreeting, greetingProject } from '../helpers/node-project.js';
 import { toolchainProject } from '../helpers/toolchain-project.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -17,30 +17,10 @@ const gate = (...extra: string[]) =>
     { encoding: 'utf8' },
   );
 const task = () => ({ worktree: repo.dir, task_id: 'TASK-042' });
-const evidence = [
-  { criterion: 'AC-001', test: 'greets by name' },
-  { criterion: 'AC-002', test: 'rejects empty names' },
-];
 
 async function approve(): Promise<void> {
   const { client, close } = await connect({ roots: [repo.dir] });
-  await callTool(client, 'record_player_report', {
-    ...task(),
-    turn: 1,
-    report: { tests_passed: true, files_created: ['src/greet.js'] },
-  });
-  await callTool(client, 'run_independent_tests', task());
-  expect(
-    dataOf(
-      await callTool(client, 'record_verdict', {
-        ...task(),
-        turn: 1,
-        decision: 'approve',
-        rationale: 'verified',
-        evidence,
-      }),
-    ).status,
-  ).toBe('approved');
+  expect(await approveGreeting(client, repo.dir)).toBe('approved');
   await close();
 }
 

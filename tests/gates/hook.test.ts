@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
-import { greetingProject } from '../helpers/node-project.js';
+import { approveGreeting, greetingProject } from '../helpers/node-project.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let repo: TempRepo;
@@ -56,26 +56,7 @@ describe('coachgate hook (Claude Code Stop / SubagentStop)', () => {
     ).toBe('block');
 
     const { client, close } = await connect({ roots: [repo.dir] });
-    const task = { worktree: repo.dir, task_id: 'TASK-042' };
-    await callTool(client, 'record_player_report', {
-      ...task,
-      turn: 1,
-      report: { tests_passed: true, files_created: ['src/greet.js'] },
-    });
-    await callTool(client, 'run_independent_tests', task);
-    const evidence = [
-      { criterion: 'AC-001', test: 'greets by name' },
-      { criterion: 'AC-002', test: 'rejects empty names' },
-    ];
-    dataOf(
-      await callTool(client, 'record_verdict', {
-        ...task,
-        turn: 1,
-        decision: 'approve',
-        rationale: 'verified',
-        evidence,
-      }),
-    );
+    await approveGreeting(client, repo.dir);
     await close();
     expect(hook({ hook_event_name: 'Stop', cwd: repo.dir }).output).toBeNull();
   }, 60_000);

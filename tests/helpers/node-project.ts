@@ -1,4 +1,6 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { makeRepo, type TempRepo } from './git-repo.js';
+import { callTool, dataOf } from './mcp.js';
 
 export const GREET_TASK = `---
 id: TASK-042
@@ -38,4 +40,32 @@ export function greetingProject(greet = GOOD_GREET, config = ''): TempRepo {
   repo.write('src/greet.js', greet);
   repo.write('test/greet.test.js', GREET_TESTS);
   return repo;
+}
+
+/** Each greeting criterion cited with the test that proves it. */
+export const GREET_EVIDENCE = [
+  { criterion: 'AC-001', test: 'greets by name' },
+  { criterion: 'AC-002', test: 'rejects empty names' },
+];
+
+/**
+ * One honest turn on TASK-042 through MCP: the Player's report, the server's own run, the Coach's
+ * approval with GREET_EVIDENCE. Returns the task status record_verdict reports.
+ */
+export async function approveGreeting(client: Client, worktree: string): Promise<string> {
+  const task = { worktree, task_id: 'TASK-042' };
+  await callTool(client, 'record_player_report', {
+    ...task,
+    turn: 1,
+    report: { tests_passed: true, files_created: ['src/greet.js'] },
+  });
+  await callTool(client, 'run_independent_tests', task);
+  const verdict = await callTool(client, 'record_verdict', {
+    ...task,
+    turn: 1,
+    decision: 'approve',
+    rationale: 'verified',
+    evidence: GREET_EVIDENCE,
+  });
+  return dataOf<{ status: string }>(verdict).status;
 }
