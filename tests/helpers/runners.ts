@@ -14,18 +14,26 @@ const CACHE = path.join(REPOSITORY_ROOT, '.tmp', 'runners');
 export const NODE_RELEASES = { 22: '22.23.3', 24: '24.21.0' } as const;
 export const JEST_VERSION = '30.5.2';
 export const MOCHA_VERSION = '12.0.3';
-/** Package managers a project can name in `packageManager`; a project naming them must get these exact versions. */
-export const PACKAGE_MANAGERS = { pnpm: '10.34.9', yarn: '1.22.22' } as const;
+/**
+ * Package managers a project can name in `packageManager` (a project naming them must get these exact
+ * versions), with the npm package that ships each: yarn 2+ ("berry") is `@yarnpkg/cli-dist`.
+ */
+export const PACKAGE_MANAGERS = {
+  pnpm: { package: 'pnpm', version: '10.34.9' },
+  yarn: { package: 'yarn', version: '1.22.22' },
+  yarnBerry: { package: '@yarnpkg/cli-dist', version: '4.18.1' },
+} as const;
 
 /**
  * The prefix holding `name@version`, installed when absent. The install goes to a scratch directory
  * renamed into place, so test files installing at the same time never see half a package.
  */
 export function installedPackage(name: string, version: string): string {
-  const prefix = path.join(CACHE, `${name}-${version}`);
+  const directory = name.replace('/', '+'); // a scoped package's name holds a slash
+  const prefix = path.join(CACHE, `${directory}-${version}`);
   if (fs.existsSync(path.join(prefix, 'installed'))) return prefix;
   fs.mkdirSync(CACHE, { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(CACHE, `.${name}-`));
+  const scratch = fs.mkdtempSync(path.join(CACHE, `.${directory}-`));
   execFileSync(
     'npm',
     [
@@ -71,5 +79,6 @@ export function nodeBinDirectory(major: keyof typeof NODE_RELEASES): string {
 
 /** A directory to prepend to PATH so `pnpm` or `yarn` is the pinned release. */
 export function packageManagerBinDirectory(name: keyof typeof PACKAGE_MANAGERS): string {
-  return path.join(installedPackage(name, PACKAGE_MANAGERS[name]), 'node_modules', '.bin');
+  const { package: npmPackage, version } = PACKAGE_MANAGERS[name];
+  return path.join(installedPackage(npmPackage, version), 'node_modules', '.bin');
 }

@@ -579,12 +579,18 @@ describe('run_independent_tests runs the runner the project uses', () => {
 
 describe('run_independent_tests with the package manager the project names', () => {
   /**
-   * Runs `body` with the pinned package manager first on PATH (the in-process server reads PATH per run) and
-   * an unreachable registry, so nothing is installed at test time: the projects link cached installs.
+   * Runs `body` with the pinned package manager (and `binDirectories`) first on PATH (the in-process
+   * server reads PATH per run) and an unreachable registry, so nothing is installed at test time: the
+   * projects link cached installs.
    */
-  async function withPackageManager<T>(name: 'pnpm' | 'yarn', body: () => Promise<T>): Promise<T> {
+  async function withPackageManager<T>(
+    name: keyof typeof PACKAGE_MANAGERS,
+    body: () => Promise<T>,
+    binDirectories: string[] = [],
+  ): Promise<T> {
     const saved = { PATH: process.env.PATH, npm_config_registry: process.env.npm_config_registry };
-    process.env.PATH = `${packageManagerBinDirectory(name)}${path.delimiter}${saved.PATH}`;
+    const bins = [packageManagerBinDirectory(name), ...binDirectories];
+    process.env.PATH = [...bins, saved.PATH].join(path.delimiter);
     process.env.npm_config_registry = 'http://127.0.0.1:9/';
     try {
       return await body();
@@ -601,7 +607,7 @@ describe('run_independent_tests with the package manager the project names', () 
     const repo = project({
       'package.json': JSON.stringify({
         type: 'module',
-        packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm}`,
+        packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm.version}`,
         scripts: { lint: 'node -e "process.exit(0)"', test: 'pnpm lint && vitest run' },
       }),
       'pnpm-lock.yaml': "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
@@ -621,7 +627,7 @@ describe('run_independent_tests with the package manager the project names', () 
       expect(rawText).toMatch(/✓ adds[\s\S]*× breaks/);
       const data = dataOf(await run(repo, { timeout_s: 120 }));
       expect(data.detected_by).toBe(
-        `package.json scripts.test (pnpm lint && vitest run) → pnpm test (packageManager pnpm@${PACKAGE_MANAGERS.pnpm})`,
+        `package.json scripts.test (pnpm lint && vitest run) → pnpm test (packageManager pnpm@${PACKAGE_MANAGERS.pnpm.version})`,
       );
       expect(data.command).toEqual([
         'pnpm',
@@ -642,53 +648,68 @@ describe('run_independent_tests with the package manager the project names', () 
     });
   }, 180_000);
 
-  it('yarn test running jest (yarn 1): jest ids and counts as the raw run shows them', async () => {
-    const repo = project({
-      'package.json': JSON.stringify({
-        packageManager: `yarn@${PACKAGE_MANAGERS.yarn}`,
-        scripts: { test: 'jest' },
-      }),
-      'yarn.lock': '# yarn lockfile v1\n\n\n',
-      'sum.test.js':
-        "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
-    });
-    execFileSync('ln', [
-      '-s',
-      path.join(installedPackage('jest', JEST_VERSION), 'node_modules'),
-      path.join(repo.dir, 'node_modules'),
-    ]);
-    await withPackageManager('yarn', async () => {
-      const raw = spawnSync('yarn', ['test'], {
-        cwd: repo.dir,
-        encoding: 'utf8',
-        env: process.env,
+  it.each([
+    { manager: 'yarn', release: 'yarn 1', files: { 'yarn.lock': '# yarn lockfile v1\n\n\n' } },
+    {
+      manager: 'yarnBerry',
+      release: 'yarn 4, "berry"',
+      files: {
+        '.yarnrc.yml':
+          'nodeLinker: node-modules\nenableTelemetry: false\nnpmRegistryServer: "http://127.0.0.1:9/"\n',
+      },
+    },
+  ] as const)(
+    'yarn test running jest ($release): jest ids and counts as the raw run shows them',
+    async ({ manager, files }) => {
+      const { version } = PACKAGE_MANAGERS[manager];
+      const repo = project({
+        'package.json': JSON.stringify({
+          name: 'sum',
+          packageManager: `yarn@${version}`,
+          scripts: { test: 'jest' },
+        }),
+        ...files,
+        'sum.test.js':
+          "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
       });
-      expect(raw.stderr).toMatch(/^Tests: +1 failed, 1 passed, 2 total$/m);
-      expect(raw.stderr).toMatch(/✓ adds[\s\S]*✕ breaks/);
-      const data = dataOf(await run(repo, { timeout_s: 120 }));
-      expect(data.detected_by).toBe(
-        `package.json scripts.test (jest) → yarn test (packageManager yarn@${PACKAGE_MANAGERS.yarn})`,
-      );
-      expect(data.command).toEqual([
-        'yarn',
-        'test',
-        '--json',
-        expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
-      ]);
-      expect(ids(data)).toEqual([
-        'passed sum.test.js > sum > adds',
-        'failed sum.test.js > sum > breaks',
-      ]);
-      expect(data).toMatchObject({
-        status: 'failed',
-        failure_class: 'code',
-        exit_code: raw.status,
-        counts: { total: 2, passed: 1, failed: 1 },
-      });
-      expect(data.tests_source).toMatch(/jest JSON report/);
-      expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2/);
-    });
-  }, 180_000);
+      const jestBin = path.join(installedPackage('jest', JEST_VERSION), 'node_modules', '.bin');
+      await withPackageManager(manager, async () => {
+        // yarn 2+ runs scripts only in an installed project; with no dependencies nothing is fetched.
+        if (manager === 'yarnBerry')
+          execFileSync('yarn', ['install'], { cwd: repo.dir, stdio: 'ignore' });
+        const raw = spawnSync('yarn', ['test'], {
+          cwd: repo.dir,
+          encoding: 'utf8',
+          env: process.env,
+        });
+        expect(raw.stderr).toMatch(/^Tests: +1 failed, 1 passed, 2 total$/m);
+        expect(raw.stderr).toMatch(/✓ adds[\s\S]*✕ breaks/);
+        const data = dataOf(await run(repo, { timeout_s: 120 }));
+        expect(data.detected_by).toBe(
+          `package.json scripts.test (jest) → yarn test (packageManager yarn@${version})`,
+        );
+        expect(data.command).toEqual([
+          'yarn',
+          'test',
+          '--json',
+          expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
+        ]);
+        expect(ids(data)).toEqual([
+          'passed sum.test.js > sum > adds',
+          'failed sum.test.js > sum > breaks',
+        ]);
+        expect(data).toMatchObject({
+          status: 'failed',
+          failure_class: 'code',
+          exit_code: raw.status,
+          counts: { total: 2, passed: 1, failed: 1 },
+        });
+        expect(data.tests_source).toMatch(/jest JSON report/);
+        expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2/);
+      }, [jestBin]);
+    },
+    180_000,
+  );
 });
 
 describe('run_independent_tests reads the report files a runner writes itself', () => {
