@@ -5,7 +5,8 @@ import path from 'node:path';
  * A `python -m pytest` stand-in that also records pytest's own reports as JSON lines, through a
  * plugin object handed to `pytest.main`: same arguments, same console output, same exit code, no
  * environment change. It costs a fraction of `--junitxml` (no XML tree built in the child, none
- * parsed in the server). Lines are flushed as they are written, so a killed run leaves whole lines.
+ * parsed in the server). Lines are flushed after each test, so a killed run leaves the finished
+ * tests' lines (and at most one partial line, which the parser leaves out).
  * Messages are the ones the JUnit path shows: pytest's `E   ` lines, else the whole report text; a
  * skip's reason.
  */
@@ -32,13 +33,17 @@ class CoachgateReporter:
         self.report = report
         self.version = version
 
-    def emit(self, record):
+    def emit(self, record, flush=True):
         self.report.write(json.dumps(record) + '\n')
+        if flush:
+            self.report.flush()
 
     def pytest_sessionstart(self):
         self.emit({'event': 'start', 'pytest': self.version})
 
     def pytest_runtest_logreport(self, report):
+        if report.when == 'setup' and report.passed:
+            return  # it decides nothing (JUnit ignores it too): one line fewer per test
         record = {'event': 'test', 'nodeid': report.nodeid, 'when': report.when,
                   'outcome': report.outcome}
         if hasattr(report, 'wasxfail'):
@@ -47,7 +52,8 @@ class CoachgateReporter:
             record['message'] = failure_message(report.longreprtext)
         elif report.skipped:
             record['message'] = skip_message(report.longrepr)
-        self.emit(record)
+        # A test's lines reach the file once it is over: a run killed later keeps them whole.
+        self.emit(record, flush=report.when == 'teardown')
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -78,8 +84,7 @@ if __name__ == '__main__':
         sys.stderr.write('%s: No module named pytest\n' % program)
         raise SystemExit(1)
     sys.argv = [os.path.join(os.path.dirname(pytest.__file__), '__main__.py')] + args
-    # Line-buffered: every record reaches the file whole as soon as it is written.
-    with open(report_path, 'w', encoding='utf-8', buffering=1) as report:
+    with open(report_path, 'w', encoding='utf-8') as report:
         # pytest.console_main, with the plugin added.
         try:
             code = pytest.main(args, plugins=[CoachgateReporter(report, pytest.__version__)])

@@ -97,5 +97,10 @@ function toResult(testCase: TestCase): TestCaseResult {
 /** The lines that end with a newline: a run killed mid-write leaves its last line partial. */
 function completeLines(text: string): string[] {
   const end = text.lastIndexOf('\n');
-  return end < 0 ? [] : text.slice(0, end).split('\n').filter((line) => line !== '');
+  return end < 0
+    ? []
+    : text
+        .slice(0, end)
+        .split('\n')
+        .filter((line) => line !== '');
 }
