@@ -28,13 +28,18 @@ def skip_message(longrepr):
     reason = reason[len('Skipped: '):] if reason.startswith('Skipped: ') else reason
     return (reason or '%s:%s: ' % (filename, lineno))[:MESSAGE_LIMIT]
 
+PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"}\n'
+
 class CoachgateReporter:
     def __init__(self, report, version):
         self.report = report
         self.version = version
 
     def emit(self, record, flush=True):
-        self.report.write(json.dumps(record) + '\n')
+        self.write(json.dumps(record) + '\n', flush)
+
+    def write(self, line, flush):
+        self.report.write(line)
         if flush:
             self.report.flush()
 
@@ -42,18 +47,24 @@ class CoachgateReporter:
         self.emit({'event': 'start', 'pytest': self.version})
 
     def pytest_runtest_logreport(self, report):
-        if report.when == 'setup' and report.passed:
-            return  # it decides nothing (JUnit ignores it too): one line fewer per test
-        record = {'event': 'test', 'nodeid': report.nodeid, 'when': report.when,
-                  'outcome': report.outcome}
-        if hasattr(report, 'wasxfail'):
-            record['xfail'] = report.wasxfail
-        elif report.failed:
-            record['message'] = failure_message(report.longreprtext)
-        elif report.skipped:
-            record['message'] = skip_message(report.longrepr)
+        when, outcome = report.when, report.outcome
         # A test's lines reach the file once it is over: a run killed later keeps them whole.
-        self.emit(record, flush=report.when == 'teardown')
+        flush = when == 'teardown'
+        if outcome == 'passed' and when == 'setup':
+            return  # it decides nothing (JUnit ignores it too): one line fewer per test
+        xfail = getattr(report, 'wasxfail', None)
+        if outcome == 'passed' and xfail is None:
+            # Nearly every line: formatted directly, at half the cost of a record through json.
+            self.write(PASSED_LINE % (json.dumps(report.nodeid), when), flush)
+            return
+        record = {'event': 'test', 'nodeid': report.nodeid, 'when': when, 'outcome': outcome}
+        if xfail is not None:
+            record['xfail'] = xfail
+        elif outcome == 'failed':
+            record['message'] = failure_message(report.longreprtext)
+        elif outcome == 'skipped':
+            record['message'] = skip_message(report.longrepr)
+        self.emit(record, flush)
 
     def pytest_collectreport(self, report):
         if report.failed:
