@@ -36,7 +36,7 @@ export async function projectEnvironment(
       pathPrefix.push(venv.bin);
       env.VIRTUAL_ENV = path.join(worktree, directory);
       notes.push(
-        `using the project virtualenv ${directory}/ (pytest runs as ${path.relative(worktree, venv.python)} -m pytest)`,
+        `using the project virtualenv ${directory}/ (pytest runs under ${path.relative(worktree, venv.python)})`,
       );
       break;
     }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
+import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
 
@@ -34,21 +35,27 @@ export function buildInvocation(
   if (command.argv) {
     const [program, ...rest] = command.argv;
     switch (command.runner) {
-      case 'pytest':
-        // `python -m pytest` with the project's interpreter: a PATH lookup of `pytest` can find another install.
+      case 'pytest': {
+        // The project's interpreter, as `python -m pytest` would be: a PATH lookup of `pytest` can
+        // find another install. The reporter records per-test results in-process (JSON lines).
+        const report = path.join(reportDirectory, 'pytest-report.jsonl');
         argv = [
           environment.interpreter ?? defaultPython(),
-          '-m',
-          'pytest',
+          path.join(reportDirectory, PYTEST_REPORTER_FILE),
+          report,
           ...rest,
-          `--junitxml=${junit}`,
-          '-o',
-          'junit_family=xunit2',
           '-p',
           'no:cacheprovider',
         ];
-        channels = [{ file: junit, format: 'junit', source: 'pytest JUnit report (--junitxml)' }];
+        channels = [
+          {
+            file: report,
+            format: 'pytest-jsonl',
+            source: "coachgate's pytest plugin (in-process, JSON lines)",
+          },
+        ];
         break;
+      }
       case 'unittest':
         argv = [
           environment.interpreter ?? defaultPython(),

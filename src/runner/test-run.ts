@@ -15,6 +15,8 @@ import { countsFromTests } from './report/counts.js';
 import { goTestText, parseGoTestJson } from './report/go-test-json.js';
 import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
+import { parsePytestReportLines } from './report/pytest-jsonl.js';
+import { writePytestReporter } from './pytest-reporter.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
@@ -62,6 +64,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   const reportDirectory = await mkdtemp(path.join(os.tmpdir(), 'coachgate-report-'));
   try {
     if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
+    if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
     const invocation = buildInvocation(
       spec.command,
       spec.environment,
@@ -224,13 +227,18 @@ async function readReport(
     const text = await readFile(channel.file, 'utf8').catch(() => undefined);
     if (!text) continue;
     try {
-      const tests = channel.format === 'jest-json' ? parseJestJson(text, cwd) : parseJUnitXml(text);
-      return { tests, source: channel.source };
+      return { tests: parseChannel(channel, text, cwd), source: channel.source };
     } catch {
-      // A runner killed mid-write leaves a truncated report: fall back to the summary lines.
+      // A runner killed mid-write can leave a truncated report: fall back to the summary lines.
     }
   }
   return undefined;
+}
+
+function parseChannel(channel: ReportChannel, text: string, cwd: string): TestCaseResult[] {
+  if (channel.format === 'jest-json') return parseJestJson(text, cwd);
+  if (channel.format === 'pytest-jsonl') return parsePytestReportLines(text);
+  return parseJUnitXml(text);
 }
 
 /** The module path go.mod declares, which prefixes every package id in `go test -json`. */

@@ -4,7 +4,7 @@ import type { TestCommand } from './detect.js';
 /** A report file a runner may leave in the report directory, and how it got there. */
 export interface ReportChannel {
   file: string;
-  format: 'junit' | 'jest-json';
+  format: 'junit' | 'jest-json' | 'pytest-jsonl';
   /** How the ids were obtained, for `tests_source` and `env.notes`. */
   source: string;
 }

@@ -78,8 +78,14 @@ describe('run_independent_tests with pytest', () => {
       tree_clean: true,
       detected_by: 'pyproject.toml → pytest',
     });
-    expect(data.command.slice(0, 3)).toEqual(['python3', '-m', 'pytest']);
+    // python3 <report dir>/coachgate_pytest.py <report> …: pytest.main with coachgate's plugin.
+    expect(data.command[0]).toBe('python3');
+    expect(path.basename(data.command[1]!)).toBe('coachgate_pytest.py');
     expect(data.tests).toEqual([{ id: 'tests/test_greet.py::test_greets', status: 'passed' }]);
+    expect(data.tests_source).toBe("coachgate's pytest plugin (in-process, JSON lines)");
+    expect(data.env.notes).toContain(
+      "per-test results: coachgate's pytest plugin (in-process, JSON lines)",
+    );
     expect(data.counts).toMatchObject({ total: 1, passed: 1, failed: 0 });
     const stored = JSON.parse(
       readFileSync(
@@ -1101,7 +1107,7 @@ describe('run_independent_tests contract', () => {
     });
     const data = dataOf(await run(repo));
     expect(data.command.slice(0, 2)).toEqual([loginShellProgram(), '-lc']);
-    expect(data.command[2]).toMatch(/^python3 -m pytest /);
+    expect(data.command[2]).toMatch(/^python3 \S+\/coachgate_pytest\.py /);
     expect(data).toMatchObject({
       status: 'passed',
       env: { shell: `${path.basename(loginShellProgram())} -lc` },

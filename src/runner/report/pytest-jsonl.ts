@@ -1,0 +1,106 @@
+import { clipMessage } from './text.js';
+import type { TestCaseResult, TestStatus } from './types.js';
+
+/** One line of coachgate's pytest plugin (src/runner/pytest-reporter.ts). */
+type ReportLine =
+  | { event: 'start'; pytest: string }
+  | {
+      event: 'test';
+      nodeid: string;
+      when: 'setup' | 'call' | 'teardown';
+      outcome: string;
+      xfail?: string;
+      message?: string;
+    }
+  | { event: 'collect'; nodeid: string; outcome: string; message?: string }
+  | { event: 'internal'; message?: string };
+
+/** What one JUnit `<testcase>` would hold: its outcome elements, in the order pytest added them. */
+interface TestCase {
+  id: string;
+  outcomes: Array<{ status: TestStatus; message?: string }>;
+}
+
+/** A case's status is its weightiest outcome, as the JUnit parser reads a `<testcase>`. */
+const STATUS_WEIGHT: Record<TestStatus, number> = { failed: 3, error: 2, skipped: 1, passed: 0 };
+
+/**
+ * Folds the plugin's report lines into per-test results with exactly the statuses pytest's
+ * `--junitxml` gives (its junitxml.py): setup failure → error, call failure → failed, a failed
+ * call whose teardown also fails → two cases (failed, then error), xfail → skipped, non-strict
+ * xpass → passed, strict xpass → failed, collection error → error and a skipped module → skipped
+ * under the module's node id. A last line without its newline (the run was killed while writing
+ * it) is left out; any other unreadable line makes the report unreadable.
+ */
+export function parsePytestReportLines(text: string): TestCaseResult[] {
+  const cases: TestCase[] = [];
+  const open = new Map<string, TestCase>();
+  const failedCalls = new Set<string>();
+  const openCase = (id: string): TestCase => {
+    let found = open.get(id);
+    if (!found) {
+      found = { id, outcomes: [] };
+      open.set(id, found);
+      cases.push(found);
+    }
+    return found;
+  };
+  for (const line of completeLines(text)) {
+    const record = JSON.parse(line) as ReportLine;
+    if (record.event === 'collect') {
+      const status = record.outcome === 'failed' ? 'error' : 'skipped';
+      openCase(record.nodeid).outcomes.push({ status, message: record.message });
+    } else if (record.event === 'internal') {
+      openCase('pytest internal error').outcomes.push({ status: 'error', message: record.message });
+    } else if (record.event === 'test') {
+      const { nodeid, when } = record;
+      const outcome = testOutcome(record);
+      if (when === 'teardown' && outcome?.status === 'error' && failedCalls.has(nodeid)) {
+        // JUnit keeps one failure per testcase: the teardown error opens a second case.
+        open.delete(nodeid);
+      }
+      if (outcome) openCase(nodeid).outcomes.push(outcome);
+      else if (when === 'call' && record.outcome === 'passed') openCase(nodeid);
+      if (outcome?.status === 'failed') failedCalls.add(nodeid);
+      if (when === 'teardown') {
+        openCase(nodeid);
+        open.delete(nodeid);
+        failedCalls.delete(nodeid);
+      }
+    }
+  }
+  return cases.map(toResult);
+}
+
+/** The JUnit element one setup/call/teardown report adds, if any. */
+function testOutcome(
+  record: Extract<ReportLine, { event: 'test' }>,
+): { status: TestStatus; message?: string } | undefined {
+  if (record.outcome === 'failed') {
+    return { status: record.when === 'call' ? 'failed' : 'error', message: record.message };
+  }
+  if (record.outcome !== 'skipped') return undefined;
+  if (record.xfail === undefined) return { status: 'skipped', message: record.message };
+  return { status: 'skipped', message: record.xfail.replace(/^reason: /, '') };
+}
+
+function toResult(testCase: TestCase): TestCaseResult {
+  let chosen: { status: TestStatus; message?: string } = { status: 'passed' };
+  for (const outcome of testCase.outcomes) {
+    if (STATUS_WEIGHT[outcome.status] > STATUS_WEIGHT[chosen.status]) chosen = outcome;
+  }
+  const message = chosen.message === undefined ? '' : clipMessage(chosen.message);
+  const result: TestCaseResult = { id: testCase.id, status: chosen.status };
+  return message ? { ...result, message } : result;
+}
+
+/** The lines that end with a newline: a run killed mid-write leaves its last line partial. */
+function completeLines(text: string): string[] {
+  const end = text.lastIndexOf('\n');
+  return end < 0
+    ? []
+    : text
+        .slice(0, end)
+        .split('\n')
+        .filter((line) => line !== '');
+}

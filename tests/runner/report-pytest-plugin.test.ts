@@ -1,0 +1,377 @@
+/**
+ * coachgate's pytest plugin against pytest itself: every project runs three ways — `python -m
+ * pytest` as the user would, with pytest's own `--junitxml`, and through the reporter — and the
+ * reporter's run must print and exit as the first and report the ids and statuses of the second.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PYTEST_REPORTER_FILE, writePytestReporter } from '../../src/runner/pytest-reporter.js';
+import { countsFromTests } from '../../src/runner/report/counts.js';
+import { parsePytestReportLines } from '../../src/runner/report/pytest-jsonl.js';
+import type { TestCaseResult } from '../../src/runner/report/types.js';
+import {
+  junitReport,
+  runInProject,
+  runPytest,
+  type ProjectFiles,
+  type RealRun,
+} from './report-real-runs.js';
+
+const MIXED: ProjectFiles = {
+  'tests/test_mix.py': [
+    'import pytest',
+    '',
+    '@pytest.fixture',
+    'def broken_setup():',
+    '    raise RuntimeError("setup broke")',
+    '',
+    '@pytest.fixture',
+    'def broken_teardown():',
+    '    yield',
+    '    raise RuntimeError("teardown broke")',
+    '',
+    'def test_pass():',
+    '    assert True',
+    '',
+    'def test_fail():',
+    '    assert 1 + 1 == 3',
+    '',
+    'def test_setup_error(broken_setup):',
+    '    pass',
+    '',
+    'def test_teardown_error(broken_teardown):',
+    '    pass',
+    '',
+    'def test_fail_and_teardown_error(broken_teardown):',
+    '    assert False, "call broke"',
+    '',
+    '@pytest.mark.xfail(reason="known bug")',
+    'def test_xfail():',
+    '    assert False',
+    '',
+    '@pytest.mark.xfail(reason="fixed?")',
+    'def test_xpass():',
+    '    pass',
+    '',
+    '@pytest.mark.xfail(reason="must fail", strict=True)',
+    'def test_xpass_strict():',
+    '    pass',
+    '',
+    '@pytest.mark.skip(reason="later")',
+    'def test_skip():',
+    '    pass',
+    '',
+    'def test_skip_inside():',
+    '    pytest.skip("not today")',
+    '',
+    '@pytest.mark.parametrize("n", [1, 2, "a b"])',
+    'def test_param(n):',
+    '    assert n != 2',
+    '',
+    'class TestGroup:',
+    '    def test_in_class(self):',
+    '        pass',
+    '    class TestNested:',
+    '        def test_nested(self):',
+    '            assert 0',
+    '',
+  ].join('\n'),
+  // What the tests see of the process: printed into the failure's captured output, so the console
+  // comparison covers sys.path, sys.argv and the environment.
+  'tests/test_process.py': [
+    'import os, sys',
+    '',
+    'def test_sees_the_process():',
+    '    print("sys.path", sys.path)',
+    '    print("sys.argv", sys.argv)',
+    '    print("environ", sorted(os.environ.items()))',
+    '    assert False',
+    '',
+  ].join('\n'),
+  'tests/test_modskip.py': 'import pytest\npytest.skip("whole module", allow_module_level=True)\n',
+  'tests/test_broken.py': 'import module_that_does_not_exist\n',
+};
+
+const PASSING: ProjectFiles = {
+  'pkg/__init__.py': 'VALUE = 3\n',
+  'tests/test_ok.py': [
+    'import pytest',
+    'from pkg import VALUE',
+    '',
+    'class TestOk:',
+    '    def test_one(self):',
+    '        assert VALUE == 3',
+    '',
+    '@pytest.mark.parametrize("a,b", [(1, 2), (2, 3)], ids=["low", "high"])',
+    'def test_less(a, b):',
+    '    assert a < b',
+    '',
+  ].join('\n'),
+};
+
+const COLLECTION_ERROR: ProjectFiles = {
+  'tests/test_broken.py': 'import module_that_does_not_exist\n',
+  'tests/test_ok.py': 'def test_ok():\n    assert True\n',
+};
+
+const NO_TESTS: ProjectFiles = { 'tests/helpers.py': 'def helper():\n    return 1\n' };
+
+const INTERNAL_ERROR: ProjectFiles = {
+  'conftest.py': 'def pytest_collection_finish(session):\n    raise RuntimeError("boom")\n',
+  'tests/test_ok.py': 'def test_ok():\n    assert True\n',
+};
+
+interface Comparison {
+  /** `python -m pytest`, as the user runs it. */
+  raw: RealRun;
+  /** `python -m pytest --junitxml`, what coachgate read before. */
+  junit: RealRun;
+  /** Through coachgate's reporter. */
+  plugin: RealRun;
+  junitTests: TestCaseResult[];
+  pluginTests: TestCaseResult[];
+}
+
+let reporterDirectory: string;
+let reporter: string;
+const runs = {} as Record<
+  'mixed' | 'passing' | 'collection' | 'internal' | 'usage' | 'noTests',
+  Comparison
+>;
+
+/** Third-party plugins only slow the start; the output format is pytest's own. */
+const NO_AUTOLOAD = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' };
+
+function runThreeWays(files: ProjectFiles, args: string[] = []): Comparison {
+  const raw = runInProject(
+    files,
+    () => ['python3', '-m', 'pytest', '-p', 'no:cacheprovider', ...args],
+    NO_AUTOLOAD,
+  );
+  const junit = runPytest(files, args);
+  const plugin = runInProject(
+    files,
+    (_dir, report) => ['python3', reporter, report, '-p', 'no:cacheprovider', ...args],
+    NO_AUTOLOAD,
+  );
+  return {
+    raw,
+    junit,
+    plugin,
+    junitTests: junitReport(junit),
+    pluginTests: plugin.report ? parsePytestReportLines(plugin.report) : [],
+  };
+}
+
+/** The console text without what differs between any two runs: temp dirs, timings, addresses. */
+function comparable(output: string): string {
+  return output
+    .replace(/coachgate-report-test-\w+/g, 'PROJECT')
+    .replace(/ in [\d.]+s\b/g, ' in Ns')
+    .replace(/0x[0-9a-f]+/g, '0xADDR');
+}
+
+/** pytest's JUnit report calls a skipped module's message "collection skipped"; the plugin gives the reason. */
+function withoutModuleSkipMessages(tests: TestCaseResult[]): TestCaseResult[] {
+  return tests.map((test) =>
+    test.status === 'skipped' && !test.id.includes('::')
+      ? { id: test.id, status: test.status }
+      : test,
+  );
+}
+
+beforeAll(async () => {
+  reporterDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-pytest-reporter-'));
+  await writePytestReporter(reporterDirectory);
+  reporter = path.join(reporterDirectory, PYTEST_REPORTER_FILE);
+  runs.mixed = runThreeWays(MIXED, ['--continue-on-collection-errors']);
+  runs.passing = runThreeWays(PASSING);
+  runs.collection = runThreeWays(COLLECTION_ERROR);
+  runs.internal = runThreeWays(INTERNAL_ERROR);
+  runs.usage = runThreeWays(PASSING, ['--no-such-option']);
+  runs.noTests = runThreeWays(NO_TESTS);
+});
+
+afterAll(() => fs.rmSync(reporterDirectory, { recursive: true, force: true }));
+
+describe("coachgate's pytest plugin on real pytest runs", () => {
+  it('gives each outcome the status the JUnit report gives it, with its message', () => {
+    const { pluginTests } = runs.mixed;
+    const file = 'tests/test_mix.py';
+    expect(pluginTests).toEqual([
+      {
+        id: 'tests/test_broken.py',
+        status: 'error',
+        message: "ModuleNotFoundError: No module named 'module_that_does_not_exist'",
+      },
+      { id: 'tests/test_modskip.py', status: 'skipped', message: 'whole module' },
+      { id: `${file}::test_pass`, status: 'passed' },
+      { id: `${file}::test_fail`, status: 'failed', message: 'assert (1 + 1) == 3' },
+      { id: `${file}::test_setup_error`, status: 'error', message: 'RuntimeError: setup broke' },
+      {
+        id: `${file}::test_teardown_error`,
+        status: 'error',
+        message: 'RuntimeError: teardown broke',
+      },
+      // As in the JUnit report: the failed call and the teardown error are two cases.
+      {
+        id: `${file}::test_fail_and_teardown_error`,
+        status: 'failed',
+        message: 'AssertionError: call broke\nassert False',
+      },
+      {
+        id: `${file}::test_fail_and_teardown_error`,
+        status: 'error',
+        message: 'RuntimeError: teardown broke',
+      },
+      { id: `${file}::test_xfail`, status: 'skipped', message: 'known bug' },
+      { id: `${file}::test_xpass`, status: 'passed' },
+      { id: `${file}::test_xpass_strict`, status: 'failed', message: '[XPASS(strict)] must fail' },
+      { id: `${file}::test_skip`, status: 'skipped', message: 'later' },
+      { id: `${file}::test_skip_inside`, status: 'skipped', message: 'not today' },
+      { id: `${file}::test_param[1]`, status: 'passed' },
+      { id: `${file}::test_param[2]`, status: 'failed', message: 'assert 2 != 2' },
+      { id: `${file}::test_param[a b]`, status: 'passed' },
+      { id: `${file}::TestGroup::test_in_class`, status: 'passed' },
+      { id: `${file}::TestGroup::TestNested::test_nested`, status: 'failed', message: 'assert 0' },
+      {
+        id: 'tests/test_process.py::test_sees_the_process',
+        status: 'failed',
+        message: 'assert False',
+      },
+    ]);
+  });
+
+  it('reports the ids, statuses, messages and counts of pytest --junitxml for the same projects', () => {
+    for (const name of ['mixed', 'passing', 'collection', 'noTests'] as const) {
+      const { junitTests, pluginTests, plugin } = runs[name];
+      expect(plugin.report, name).toBeDefined();
+      expect(withoutModuleSkipMessages(pluginTests), name).toEqual(
+        withoutModuleSkipMessages(junitTests),
+      );
+      expect(countsFromTests(pluginTests), name).toEqual(countsFromTests(junitTests));
+    }
+    expect(runs.passing.pluginTests.map((test) => test.id)).toEqual([
+      'tests/test_ok.py::TestOk::test_one',
+      'tests/test_ok.py::test_less[low]',
+      'tests/test_ok.py::test_less[high]',
+    ]);
+    expect(runs.collection.pluginTests).toEqual([
+      {
+        id: 'tests/test_broken.py',
+        status: 'error',
+        message: "ModuleNotFoundError: No module named 'module_that_does_not_exist'",
+      },
+    ]);
+    expect(runs.noTests.pluginTests).toEqual([]);
+  });
+
+  it('reports a pytest internal error as an error, as the JUnit report does (its id is pytest.py::internal)', () => {
+    const { pluginTests, junitTests } = runs.internal;
+    expect(pluginTests).toEqual([
+      {
+        id: 'pytest internal error',
+        status: 'error',
+        message: expect.stringMatching(/^Traceback \(most recent call last\)/),
+      },
+    ]);
+    expect(junitTests).toEqual([{ ...pluginTests[0], id: 'pytest.py::internal' }]);
+  });
+
+  it('exits as python -m pytest does: 0, 1, 2, 3, 4 and 5', () => {
+    const expected = { passing: 0, mixed: 1, collection: 2, internal: 3, usage: 4, noTests: 5 };
+    for (const [name, code] of Object.entries(expected) as [keyof typeof runs, number][]) {
+      expect(runs[name].raw.exit_code, name).toBe(code);
+      expect(runs[name].plugin.exit_code, name).toBe(code);
+    }
+  });
+
+  it('prints what python -m pytest prints, and the tests see the same sys.path, argv and environment', () => {
+    for (const name of Object.keys(runs) as (keyof typeof runs)[]) {
+      const { raw, plugin } = runs[name];
+      expect(comparable(plugin.output), name).toBe(comparable(raw.output));
+    }
+    // The comparison did cover what the tests see, and the reporter's own directory is not on sys.path.
+    const printed = runs.mixed.plugin.output;
+    expect(printed).toMatch(/sys\.argv \['[^']*pytest\/__main__\.py', '-p', 'no:cacheprovider'/);
+    expect(printed).toContain('environ [');
+    expect(printed).not.toContain(reporterDirectory);
+  });
+
+  it('runs a node id given twice (--keep-duplicates) twice, as two cases like the JUnit report', () => {
+    const args = ['--keep-duplicates', 'tests/test_ok.py', 'tests/test_ok.py'];
+    const { pluginTests, junitTests } = runThreeWays(PASSING, args);
+    expect(pluginTests).toHaveLength(6);
+    expect(pluginTests).toEqual(junitTests);
+  });
+
+  it('keeps -P (safe path) as python -P -m pytest has it: the working directory stays off sys.path', () => {
+    const raw = runInProject(
+      PASSING,
+      () => ['python3', '-P', '-m', 'pytest', '-p', 'no:cacheprovider'],
+      NO_AUTOLOAD,
+    );
+    const plugin = runInProject(
+      PASSING,
+      (_dir, report) => ['python3', '-P', reporter, report, '-p', 'no:cacheprovider'],
+      NO_AUTOLOAD,
+    );
+    expect(raw.output).toContain("No module named 'pkg'");
+    expect(plugin.exit_code).toBe(raw.exit_code);
+    expect(comparable(plugin.output)).toBe(comparable(raw.output));
+  });
+
+  it('without pytest installed, says what python -m pytest says', () => {
+    const venv = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-venv-'));
+    try {
+      const created = spawnSync('python3', ['-m', 'venv', '--without-pip', venv]);
+      expect(created.status).toBe(0);
+      const python = path.join(venv, 'bin', 'python');
+      const raw = runInProject(PASSING, () => [python, '-m', 'pytest']);
+      const plugin = runInProject(PASSING, (_dir, report) => [python, reporter, report]);
+      expect(raw.output).toBe(`${python}: No module named pytest\n`);
+      expect(plugin.output).toBe(raw.output);
+      expect(plugin.exit_code).toBe(1);
+    } finally {
+      fs.rmSync(venv, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves the finished tests in the report when the run is killed mid-test', async () => {
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-killed-run-'));
+    try {
+      fs.mkdirSync(path.join(project, 'tests'));
+      fs.writeFileSync(
+        path.join(project, 'tests/test_hang.py'),
+        'import time\n\ndef test_a():\n    pass\n\ndef test_b():\n    assert 1 == 2\n\n' +
+          'def test_hangs():\n    time.sleep(60)\n',
+      );
+      const report = path.join(project, 'report.jsonl');
+      const child = spawn('python3', [reporter, report, '-p', 'no:cacheprovider'], {
+        cwd: project,
+        env: { ...process.env, ...NO_AUTOLOAD },
+        stdio: 'ignore',
+      });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      // test_b's teardown line is flushed before test_hangs starts sleeping.
+      const deadline = Date.now() + 30_000;
+      while (!readOr(report).includes('test_b", "when": "teardown"') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill('SIGKILL');
+      await exited;
+      expect(parsePytestReportLines(readOr(report))).toEqual([
+        { id: 'tests/test_hang.py::test_a', status: 'passed' },
+        { id: 'tests/test_hang.py::test_b', status: 'failed', message: 'assert 1 == 2' },
+      ]);
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
+});
+
+function readOr(file: string): string {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+}
