@@ -29,7 +29,7 @@ const RSS_GROWTH_LIMIT_MB = 64;
 /**
  * What may stay above the baseline once the server has settled after a storm (the JIT's code for the
  * paths the storm made hot, allocator slack): it left 44 MB before the idle collections, then 14-20 MB
- * while they ran no collection on Node 20. Each storm is measured, so an accumulation shows too.
+ * while they left V8's young generation grown. Each storm is measured, so an accumulation shows too.
  */
 const STORM_RESIDUE_LIMIT_MB = 8;
 /** The server collects 1 s after a burst and again 6 s later (src/idle-collection.ts). */
