@@ -49,6 +49,34 @@ function toxWithPytest(): boolean {
   return !!shebang && spawnSync(shebang, ['-c', 'import pytest']).status === 0;
 }
 
+type RunData = Record<string, any>; // a tool's structuredContent, as dataOf returns it
+
+const ids = (data: RunData) =>
+  (data.tests as { id: string; status: string }[]).map((test) => `${test.status} ${test.id}`);
+
+/** A jest suite with one passing and one failing test, run behind npm and yarn. */
+const JEST_SUM_TEST =
+  "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n";
+
+/** What a run of JEST_SUM_TEST behind `wrapper` reports: jest's JSON report, appended to the script. */
+function expectJestSumRun(data: RunData, wrapper: string[]): void {
+  expect(data.command).toEqual([
+    ...wrapper,
+    '--json',
+    expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
+  ]);
+  expect(ids(data)).toEqual([
+    'passed sum.test.js > sum > adds',
+    'failed sum.test.js > sum > breaks',
+  ]);
+  expect(data).toMatchObject({
+    status: 'failed',
+    failure_class: 'code',
+    counts: { total: 2, passed: 1, failed: 1 },
+  });
+  expect(data.tests_source).toMatch(/jest JSON report/);
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -280,8 +308,6 @@ describe('run_independent_tests with node', () => {
 });
 
 describe('run_independent_tests obtains per-test ids through wrappers', () => {
-  const ids = (data: { tests: { id: string; status: string }[] }) =>
-    data.tests.map((test) => `${test.status} ${test.id}`);
   const linkModules = (repo: TempRepo, prefix: string) =>
     execFileSync('ln', [
       '-s',
@@ -292,28 +318,11 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
   it('jest behind npm test: --json --outputFile appended, ids and counts as jest reports them', async () => {
     const repo = project({
       'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
-      'sum.test.js':
-        "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
+      'sum.test.js': JEST_SUM_TEST,
     });
     linkModules(repo, installedPackage('jest', JEST_VERSION));
     const data = dataOf(await run(repo, { timeout_s: 120 }));
-    expect(data.command).toEqual([
-      'npm',
-      'test',
-      '--',
-      '--json',
-      expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
-    ]);
-    expect(ids(data)).toEqual([
-      'passed sum.test.js > sum > adds',
-      'failed sum.test.js > sum > breaks',
-    ]);
-    expect(data).toMatchObject({
-      status: 'failed',
-      failure_class: 'code',
-      counts: { total: 2, passed: 1, failed: 1 },
-    });
-    expect(data.tests_source).toMatch(/jest JSON report/);
+    expectJestSumRun(data, ['npm', 'test', '--']);
     expect(data.tests[1].message).toMatch(/Expected: 3/);
     expect(data.summary).toMatch(
       /● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2[\s\S]*at Object\.toBe \(sum\.test\.js:3:38\)/,
@@ -606,8 +615,6 @@ describe('run_independent_tests with the package manager the project names', () 
         else process.env[variable] = value;
     }
   }
-  const ids = (data: { tests: { id: string; status: string }[] }) =>
-    data.tests.map((test) => `${test.status} ${test.id}`);
 
   it('pnpm test running `pnpm lint && vitest run`: vitest ids and counts as the raw run shows them', async () => {
     const repo = project({
@@ -654,8 +661,16 @@ describe('run_independent_tests with the package manager the project names', () 
     });
   }, 180_000);
 
-  it.each([
-    { manager: 'yarn', release: 'yarn 1', files: { 'yarn.lock': '# yarn lockfile v1\n\n\n' } },
+  it.each<{
+    manager: keyof typeof PACKAGE_MANAGERS;
+    release: string;
+    files: Record<string, string>;
+  }>([
+    {
+      manager: 'yarn',
+      release: 'yarn 1',
+      files: { 'yarn.lock': '# yarn lockfile v1\n\n\n' },
+    },
     {
       manager: 'yarnBerry',
       release: 'yarn 4, "berry"',
@@ -680,7 +695,7 @@ describe('run_independent_tests with the package manager the project names', () 
         ].join('\n'),
       },
     },
-  ] as const)(
+  ])(
     'yarn test running jest ($release): jest ids and counts as the raw run shows them',
     async ({ manager, files }) => {
       const { version } = PACKAGE_MANAGERS[manager];
@@ -691,8 +706,7 @@ describe('run_independent_tests with the package manager the project names', () 
           scripts: { test: 'jest' },
         }),
         ...files,
-        'sum.test.js':
-          "describe('sum', () => {\n  test('adds', () => expect(1 + 1).toBe(2));\n  test('breaks', () => expect(1 + 1).toBe(3));\n});\n",
+        'sum.test.js': JEST_SUM_TEST,
       });
       const jestBin = path.join(installedPackage('jest', JEST_VERSION), 'node_modules', '.bin');
       await withPackageManager(manager, async () => {
@@ -710,23 +724,8 @@ describe('run_independent_tests with the package manager the project names', () 
         expect(data.detected_by).toBe(
           `package.json scripts.test (jest) → yarn test (packageManager yarn@${version})`,
         );
-        expect(data.command).toEqual([
-          'yarn',
-          'test',
-          '--json',
-          expect.stringMatching(/^--outputFile=.*wrapped-jest\.json$/),
-        ]);
-        expect(ids(data)).toEqual([
-          'passed sum.test.js > sum > adds',
-          'failed sum.test.js > sum > breaks',
-        ]);
-        expect(data).toMatchObject({
-          status: 'failed',
-          failure_class: 'code',
-          exit_code: raw.status,
-          counts: { total: 2, passed: 1, failed: 1 },
-        });
-        expect(data.tests_source).toMatch(/jest JSON report/);
+        expectJestSumRun(data, ['yarn', 'test']);
+        expect(data.exit_code).toBe(raw.status);
         expect(data.summary).toMatch(/● sum › breaks[\s\S]*Expected: 3\n\s*Received: 2/);
       }, [jestBin]);
     },
