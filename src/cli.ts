@@ -13,6 +13,7 @@ import { createServer } from './server.js';
 import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
 import { VERSION } from './version.js';
+import { UI_USAGE } from './dashboard/usage.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent
 
@@ -23,7 +24,9 @@ Usage:
                                                    serve MCP over Streamable HTTP (loopback unless HOST says
                                                    otherwise); each bearer token in FILE carries its role
 ${LOOP_USAGE}
-  coachgate demo                                   run the Player/Coach demo on the bundled example
+  coachgate demo [--keep DIR]                      run the Player/Coach demo on the bundled example
+                                                   (--keep: in DIR, kept for \`coachgate ui --root DIR\`)
+${UI_USAGE}
 ${STATE_USAGE}
   coachgate doctor                                 show the node, Python, package managers and PATH
                                                    the server finds (run it the way your MCP host does)
@@ -75,6 +78,11 @@ async function main(allArgs: string[]): Promise<void> {
   } catch (error) {
     usageError((error as Error).message);
   }
+  if (argv[0] === 'ui' && !argv.includes('--help') && !argv.includes('-h')) {
+    const { uiCommand } = await import('./dashboard/cli.js');
+    process.exitCode = await uiCommand(argv.slice(1), print);
+    return;
+  }
   if (LOOP_COMMANDS.has(argv[0] ?? '') && !argv.includes('--help') && !argv.includes('-h')) {
     process.exitCode = await runLoopCommand(argv, print);
     return;
@@ -94,6 +102,7 @@ async function main(allArgs: string[]): Promise<void> {
         tokens: { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'allowed-origins': { type: 'string' },
+        keep: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -117,9 +126,10 @@ async function main(allArgs: string[]): Promise<void> {
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   const serveFlag = SERVE_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
   if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
+  if (values.keep !== undefined && command !== 'demo') usageError('--keep belongs to demo');
   if (command === 'demo') {
     const { runDemo } = await import('./demo.js');
-    process.exitCode = await runDemo(print);
+    process.exitCode = await runDemo(print, values.keep);
     return;
   }
   if (command !== 'serve') usageError(`unknown command ${JSON.stringify(command)}`);

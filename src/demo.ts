@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +21,15 @@ type Data = Record<string, any>;
  * example. Turn 1 the Player claims success with a bug; the server's own run catches it and refuses the
  * approval. Turn 2 the fix lands and the approval is recorded. Returns the exit code.
  */
-export async function runDemo(print: (line: string) => void): Promise<number> {
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-demo-'));
-  const worktree = path.join(scratch, 'greeting');
+export async function runDemo(print: (line: string) => void, keep?: string): Promise<number> {
+  // --keep DIR: the repository is built in DIR (files already there are committed with the example) and
+  // left for `coachgate ui --root DIR`; otherwise in a scratch directory removed at the end.
+  const scratch = keep ? undefined : mkdtempSync(path.join(os.tmpdir(), 'coachgate-demo-'));
+  const worktree = scratch ? path.join(scratch, 'greeting') : path.resolve(keep!);
+  if (existsSync(path.join(worktree, '.git'))) {
+    process.stderr.write(`coachgate demo: ${worktree} is already a git repository\n`);
+    return 2;
+  }
   const client = new Client({ name: 'coachgate-demo', version: '1.0.0' });
   try {
     cpSync(EXAMPLE, worktree, {
@@ -173,7 +179,8 @@ export async function runDemo(print: (line: string) => void): Promise<number> {
     return ok ? 0 : 1;
   } finally {
     await client.close().catch(() => undefined);
-    rmSync(scratch, { recursive: true, force: true });
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    else print(`\nKept: ${worktree} (coachgate ui --root ${worktree})`);
   }
 }
 

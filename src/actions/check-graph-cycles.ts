@@ -89,7 +89,7 @@ async function readSource(
 }
 
 /** Every task file's id and `depends_on`/`dependencies`, from the working tree's task directories. */
-async function taskGraph(worktree: string): Promise<GraphSource> {
+export async function taskGraph(worktree: string): Promise<GraphSource> {
   const tasks: { id: string; dependencies: string[] }[] = [];
   const problems: string[] = [];
   for (const directory of TASK_DIRECTORIES) {

@@ -1,7 +1,7 @@
 import { assertTaskId } from '../core/task-id.js';
 import { assertRepository } from '../repo/git.js';
 import { loadTrustedConfig, type TrustedConfig } from '../repo/trusted-config.js';
-import { readPinnedBase, writePinnedBase } from '../state/pinned-base.js';
+import { readPinnedBase, writePinnedBase, type PinnedBase } from '../state/pinned-base.js';
 import { withTaskLock } from '../store/lock.js';
 
 /** The base the task was pinned to and the one resolved now, when they differ. */
@@ -46,10 +46,28 @@ export async function openTask(
         (await readPinnedBase(worktree, taskId)) ??
         writePinnedBase(worktree, taskId, resolved.base, 'server'),
     ));
+  return scopeAtPin(resolved, taskId, pin);
+}
+
+/**
+ * A task the server already touched, opened without writing anything (no pin, no lock): for read-only
+ * views such as the dashboard. Undefined when no base was pinned for it yet.
+ */
+export async function viewTask(worktree: string, taskId: string): Promise<TaskScope | undefined> {
+  assertTaskId(taskId);
+  const pin = await readPinnedBase(worktree, taskId);
+  return pin && scopeAtPin(await openRepository(worktree), taskId, pin);
+}
+
+async function scopeAtPin(
+  resolved: TrustedConfig & { worktree: string },
+  taskId: string,
+  pin: PinnedBase,
+): Promise<TaskScope> {
   if (pin.commit === resolved.base.commit) return { ...resolved, taskId, base_moved: null };
-  const pinned = await loadTrustedConfig(worktree, pin.commit);
+  const pinned = await loadTrustedConfig(resolved.worktree, pin.commit);
   return {
-    worktree,
+    worktree: resolved.worktree,
     ...pinned,
     base: { commit: pin.commit, source: `pinned (${pin.source})` },
     taskId,

@@ -1,0 +1,153 @@
+/**
+ * Reads what the dashboard shows, without writing anything: the server's own copies through the readers
+ * every decision uses (signatures and the hash chain verified there), task_status for strikes, stall and
+ * tampering, and the task files for the dependency graph.
+ */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { taskGraph } from '../actions/check-graph-cycles.js';
+import { tasksWithRecords } from '../actions/task-records.js';
+import { viewTask } from '../actions/task-scope.js';
+import { taskStatus } from '../actions/task-status.js';
+import { CoachTurnRecordSchema, type CoachTurnRecord } from '../core/coach-turn.js';
+import { CallerError } from '../core/errors.js';
+import { assertTaskId } from '../core/task-id.js';
+import { existingSigningKey, keyOf, signatureProblem, type SigningKey } from '../state/keys.js';
+import { mirrorTampering } from '../state/records.js';
+import { coachTurnNumbers, readCoachTurn } from '../store/coach-turns.js';
+import type { JsonFile } from '../store/files.js';
+import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
+import { readRun, runsDirectory, storedRunIds } from '../store/runs.js';
+import { readVerdictLog } from '../store/verdict-log.js';
+import { buildDashboard, type Checked, type Dashboard, type TaskRecords } from './model.js';
+
+export async function readDashboard(worktree: string): Promise<Dashboard> {
+  // Only an existing key: creating one would write, and without one nothing here was signed.
+  const key = await existingSigningKey();
+  const [graph, ids] = await Promise.all([taskGraph(worktree), tasksWithRecords(worktree)]);
+  const tasks: TaskRecords[] = [];
+  for (const id of ids) tasks.push(await readTaskRecords(worktree, id, key));
+  return buildDashboard({
+    root: worktree,
+    key_id: key?.key_id ?? null,
+    generated_at: new Date().toISOString(),
+    graph,
+    tasks,
+  });
+}
+
+async function readTaskRecords(
+  worktree: string,
+  id: string,
+  key: SigningKey | undefined,
+): Promise<TaskRecords> {
+  const empty = {
+    id,
+    mirror_tampering: await mirrorTampering(worktree, id),
+    entries: [],
+    player_turns: [],
+    coach_turns: [],
+    runs: [],
+  };
+  if (!key)
+    return {
+      ...empty,
+      problem: 'The state directory has no signing key: nothing here was signed by this server.',
+    };
+  const scope = await viewTask(worktree, id);
+  if (!scope)
+    return {
+      ...empty,
+      problem:
+        "The server has no records of this task: the files exist only in the worktree's mirror.",
+    };
+  let status;
+  try {
+    status = await taskStatus(scope);
+  } catch (error) {
+    if (!(error instanceof CallerError)) throw error;
+    return { ...empty, problem: error.message };
+  }
+  const trusted = [keyOf(key)];
+  const log = await readVerdictLog(worktree, id);
+  return {
+    ...empty,
+    status,
+    mirror_tampering: status.mirror_tampering,
+    entries: log.entries.map((entry) => ({
+      entry,
+      signature_problem: signatureProblem(entry, trusted),
+    })),
+    player_turns: await readAll(await playerTurnNumbers(worktree, id), (turn) =>
+      readPlayerTurn(worktree, id, turn),
+    ),
+    coach_turns: await readAll(await coachTurnNumbers(worktree, id), async (turn) =>
+      coachTurn(await readCoachTurn(worktree, id, turn)),
+    ),
+    runs: await readAll(await storedRunIds(worktree, id), (runId) =>
+      readRun(worktree, id, runId),
+    ),
+  };
+}
+
+async function readAll<K, T>(
+  keys: K[],
+  read: (key: K) => Promise<JsonFile<T>>,
+): Promise<Checked<T>[]> {
+  return Promise.all(
+    keys.map(async (key) => {
+      const file = await read(key);
+      if (file.state === 'ok') return { state: 'ok' as const, value: file.value };
+      return {
+        state: 'problem' as const,
+        name: path.basename(file.path),
+        problem: file.state === 'corrupt' ? file.problem : 'missing',
+      };
+    }),
+  );
+}
+
+function coachTurn(file: JsonFile<unknown>): JsonFile<CoachTurnRecord> {
+  if (file.state !== 'ok') return file;
+  const parsed = CoachTurnRecordSchema.safeParse(file.value);
+  return parsed.success
+    ? { state: 'ok', path: file.path, value: parsed.data }
+    : { state: 'corrupt', path: file.path, problem: 'not a coach turn record' };
+}
+
+/** The most of a run log the page shows: its end, where the runner's summary is. */
+export const LOG_TAIL_BYTES = 64 * 1024;
+
+/**
+ * The last LOG_TAIL_BYTES of a stored run's log. Only runs the server stored (by its own run order) are
+ * served, only as regular files, never through a symbolic link planted in the worktree.
+ */
+export async function readRunLog(
+  worktree: string,
+  taskId: string,
+  runId: string,
+): Promise<{ text: string; truncated: boolean; bytes: number } | undefined> {
+  assertTaskId(taskId);
+  if (!(await storedRunIds(worktree, taskId)).includes(runId)) return undefined;
+  const file = path.join(runsDirectory(worktree, taskId), `${runId}.log`);
+  const handle = await open(
+    file,
+    constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0),
+  ).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return undefined;
+    const length = Math.min(info.size, LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, info.size - length);
+    return {
+      text: buffer.subarray(0, bytesRead).toString('utf8'),
+      truncated: info.size > length,
+      bytes: info.size,
+    };
+  } finally {
+    await handle.close();
+  }
+}
