@@ -50,9 +50,15 @@ export interface DashboardHandlerOptions {
   authorize?: (request: IncomingMessage) => boolean;
 }
 
-export type DashboardHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+export type DashboardHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+) => Promise<void>;
 
-export function dashboardHandler(worktree: string, options: DashboardHandlerOptions): DashboardHandler {
+export function dashboardHandler(
+  worktree: string,
+  options: DashboardHandlerOptions,
+): DashboardHandler {
   const model = cachedModel(worktree);
   return async (request, response) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -67,6 +73,8 @@ export function dashboardHandler(worktree: string, options: DashboardHandlerOpti
     const route = url.pathname.slice(options.prefix.length);
     const page = PAGE_FILES[route];
     if (page) return send(response, 200, page.type, await pageFile(page.file));
+    // Browsers ask for it on their own; an empty answer keeps their consoles free of 404s.
+    if (route === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
     if (!route.startsWith('/api/'))
       return send(response, 404, 'text/plain; charset=utf-8', 'Not found.\n');
     if (options.authorize && !options.authorize(request)) {
@@ -84,7 +92,8 @@ export function dashboardHandler(worktree: string, options: DashboardHandlerOpti
       const task = url.searchParams.get('task') ?? '';
       const run = url.searchParams.get('run') ?? '';
       const log = await readRunLog(worktree, task, run).catch(() => undefined);
-      if (!log) return sendJson(response, 404, { error: `No stored log for run ${run} of ${task}.` });
+      if (!log)
+        return sendJson(response, 404, { error: `No stored log for run ${run} of ${task}.` });
       return sendJson(response, 200, log);
     }
     return sendJson(response, 404, { error: 'Unknown endpoint.' });

@@ -14,7 +14,8 @@ import type { Tampering } from '../state/records.js';
 export type TaskStatusView = Awaited<ReturnType<typeof taskStatus>>;
 
 /** A record read from the server's copy, or why it could not be used (corrupt, unsigned, forged). */
-export type Checked<T> = { state: 'ok'; value: T } | { state: 'problem'; name: string; problem: string };
+export type Checked<T> =
+  { state: 'ok'; value: T } | { state: 'problem'; name: string; problem: string };
 
 /** Everything read for one task: `status` is task_status's own view (strikes, stall, chain, tampering). */
 export interface TaskRecords {
@@ -72,7 +73,12 @@ export interface TurnView {
   failing: { now: string[]; added: string[]; fixed: string[] } | null;
   /** `test integrity:` reasons of refused approvals and the Coach's integrity issues. */
   integrity: string[];
-  refused: { recorded_at: string; rationale: string; reasons: string[]; signature: SignatureView }[];
+  refused: {
+    recorded_at: string;
+    rationale: string;
+    reasons: string[];
+    signature: SignatureView;
+  }[];
   coach: {
     decision: string;
     status: string;
@@ -248,7 +254,8 @@ function turnView(turn: number, records: TaskRecords): TurnView {
           rationale: verdict.entry.rationale,
           feedback: coachRecord?.feedback_for_player ?? '',
           issues: verdict.entry.issues,
-          run_id: verdict.entry.run_id ?? coachRecord?.validation_results.latest_run?.run_id ?? null,
+          run_id:
+            verdict.entry.run_id ?? coachRecord?.validation_results.latest_run?.run_id ?? null,
           trusted_run: coachRecord?.validation_results.evaluation ?? null,
           stall_reason: verdict.entry.stall_reason ?? null,
           signature: signatureView(verdict.entry, verdict.signature_problem),

@@ -85,9 +85,7 @@ async function readTaskRecords(
     coach_turns: await readAll(await coachTurnNumbers(worktree, id), async (turn) =>
       coachTurn(await readCoachTurn(worktree, id, turn)),
     ),
-    runs: await readAll(await storedRunIds(worktree, id), (runId) =>
-      readRun(worktree, id, runId),
-    ),
+    runs: await readAll(await storedRunIds(worktree, id), (runId) => readRun(worktree, id, runId)),
   };
 }
 

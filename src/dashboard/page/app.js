@@ -70,7 +70,9 @@ function askForToken() {
   live('a coach token is needed', true);
   const main = document.getElementById('main');
   if (main.querySelector('.token')) return;
-  const input = el('input', { attrs: { type: 'password', autocomplete: 'off', 'aria-label': 'Coach token' } });
+  const input = el('input', {
+    attrs: { type: 'password', autocomplete: 'off', 'aria-label': 'Coach token' },
+  });
   const button = el('button', { text: 'Show the dashboard' });
   button.addEventListener('click', () => {
     sessionStorage.setItem(TOKEN_KEY, input.value.trim());
@@ -95,7 +97,7 @@ function render() {
   if (!state.selected || !tasks.some((task) => task.id === state.selected)) {
     const fromHash = decodeURIComponent(location.hash.replace(/^#task=/, ''));
     const first = tasks.find((task) => task.status === 'blocked') ?? tasks[0];
-    state.selected = tasks.some((task) => task.id === fromHash) ? fromHash : first?.id ?? null;
+    state.selected = tasks.some((task) => task.id === fromHash) ? fromHash : (first?.id ?? null);
   }
   rememberOpen();
   document
@@ -169,8 +171,12 @@ function taskCard(task) {
       el('span', { class: 'task-title', text: task.title }),
       el('span', { class: 'chips' }, [
         strikes(task),
-        task.stall?.stalled ? el('span', { class: 'chip bad', text: `stalled: ${task.stall.reason}` }) : null,
-        task.mirror_tampering.length > 0 ? el('span', { class: 'chip bad', text: '⚠ tampered' }) : null,
+        task.stall?.stalled
+          ? el('span', { class: 'chip bad', text: `stalled: ${task.stall.reason}` })
+          : null,
+        task.mirror_tampering.length > 0
+          ? el('span', { class: 'chip bad', text: '⚠ tampered' })
+          : null,
         task.verdict_chain && !task.verdict_chain.intact
           ? el('span', { class: 'chip bad', text: 'chain broken' })
           : null,
@@ -190,10 +196,15 @@ function select(id) {
 
 function strikes(task) {
   if (task.max_strikes === null) return null;
-  const dots = el('span', { class: 'strikes', attrs: { title: `${task.strikes} of ${task.max_strikes} strikes` } });
+  const dots = el('span', {
+    class: 'strikes',
+    attrs: { title: `${task.strikes} of ${task.max_strikes} strikes` },
+  });
   for (let index = 0; index < task.max_strikes; index++)
     dots.append(el('span', { class: index < task.strikes ? 'dot on' : 'dot' }));
-  dots.append(el('span', { class: 'strike-text', text: `${task.strikes}/${task.max_strikes} strikes` }));
+  dots.append(
+    el('span', { class: 'strike-text', text: `${task.strikes}/${task.max_strikes} strikes` }),
+  );
   return dots;
 }
 
@@ -220,8 +231,19 @@ function graph(view) {
   const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img' });
   root.append(svg('title', {}, 'Task dependency graph'));
   const defs = svg('defs');
-  for (const [id, cls] of [['arrow', 'edge-head'], ['arrow-cycle', 'edge-head cycle']]) {
-    const marker = svg('marker', { id, viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 8, markerHeight: 8, orient: 'auto-start-reverse' });
+  for (const [id, cls] of [
+    ['arrow', 'edge-head'],
+    ['arrow-cycle', 'edge-head cycle'],
+  ]) {
+    const marker = svg('marker', {
+      id,
+      viewBox: '0 0 10 10',
+      refX: 10,
+      refY: 5,
+      markerWidth: 8,
+      markerHeight: 8,
+      orient: 'auto-start-reverse',
+    });
     marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: cls }));
     defs.append(marker);
   }
@@ -233,34 +255,64 @@ function graph(view) {
     ]),
   );
   for (let column = 0; column < columns; column++)
-    root.append(svg('text', { x: NODE.pad + column * NODE.column, y: NODE.pad + 4, class: 'wave' }, `wave ${column}`));
+    root.append(
+      svg(
+        'text',
+        { x: NODE.pad + column * NODE.column, y: NODE.pad + 4, class: 'wave' },
+        `wave ${column}`,
+      ),
+    );
   for (const edge of view.edges) {
     // `from` depends on `to`: the arrow points from the dependency to the task that waits for it.
     const a = position.get(edge.to);
     const b = position.get(edge.from);
     const cls = edge.in_cycle ? 'edge cycle' : 'edge';
     if (edge.from === edge.to) {
-      root.append(svg('path', { d: `M ${a.x + 30} ${a.y} c -10 -18 30 -18 20 0`, class: cls, 'marker-end': 'url(#arrow-cycle)' }));
+      root.append(
+        svg('path', {
+          d: `M ${a.x + 30} ${a.y} c -10 -18 30 -18 20 0`,
+          class: cls,
+          'marker-end': 'url(#arrow-cycle)',
+        }),
+      );
       continue;
     }
     const x1 = a.x + NODE.width;
     const y1 = a.y + NODE.height / 2;
     const x2 = b.x;
     const y2 = b.y + NODE.height / 2;
-    const bend = x2 > x1 ? (x2 - x1) / 2 : 60;
-    const d =
-      x2 > x1
-        ? `M ${x1} ${y1} C ${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}`
-        : `M ${a.x + NODE.width / 2} ${a.y + NODE.height} C ${a.x + NODE.width / 2} ${a.y + NODE.height + 40} ${b.x + NODE.width / 2} ${b.y + NODE.height + 40} ${b.x + NODE.width / 2} ${b.y + NODE.height}`;
-    root.append(svg('path', { d, class: cls, 'marker-end': edge.in_cycle ? 'url(#arrow-cycle)' : 'url(#arrow)' }));
+    root.append(
+      svg('path', {
+        d: edgePath(a, b, x1, y1, x2, y2),
+        class: cls,
+        'marker-end': edge.in_cycle ? 'url(#arrow-cycle)' : 'url(#arrow)',
+      }),
+    );
   }
   for (const node of view.nodes) {
     const { x, y } = position.get(node.id);
-    const group = svg('g', { class: `node status-${node.status.replace(' ', '_')}${node.in_cycle ? ' in-cycle' : ''}${node.id === state.selected ? ' selected' : ''}`, tabindex: 0 });
-    group.append(svg('title', {}, `${node.id}: ${label(node.status)}${node.in_cycle ? ' (in a cycle)' : ''}`));
+    const group = svg('g', {
+      class: `node status-${node.status.replace(' ', '_')}${node.in_cycle ? ' in-cycle' : ''}${node.id === state.selected ? ' selected' : ''}`,
+      tabindex: 0,
+    });
+    group.append(
+      svg('title', {}, `${node.id}: ${label(node.status)}${node.in_cycle ? ' (in a cycle)' : ''}`),
+    );
     group.append(svg('rect', { x, y, width: NODE.width, height: NODE.height, rx: 8 }));
-    group.append(svg('text', { x: x + 10, y: y + 18, class: 'node-id' }, node.id.length > 22 ? `${node.id.slice(0, 21)}…` : node.id));
-    group.append(svg('text', { x: x + 10, y: y + 34, class: 'node-status' }, `${label(node.status)}${node.in_cycle ? ' · ↻ cycle' : ''}`));
+    group.append(
+      svg(
+        'text',
+        { x: x + 10, y: y + 18, class: 'node-id' },
+        node.id.length > 22 ? `${node.id.slice(0, 21)}…` : node.id,
+      ),
+    );
+    group.append(
+      svg(
+        'text',
+        { x: x + 10, y: y + 34, class: 'node-status' },
+        `${label(node.status)}${node.in_cycle ? ' · ↻ cycle' : ''}`,
+      ),
+    );
     if (state.data.tasks.some((task) => task.id === node.id))
       group.addEventListener('click', () => select(node.id));
     root.append(group);
@@ -273,41 +325,110 @@ function graph(view) {
     ...view.problems,
   ];
   if (notes.length > 0)
-    section.append(el('ul', { class: 'notes' }, notes.map((note) => el('li', { text: note }))));
+    section.append(
+      el(
+        'ul',
+        { class: 'notes' },
+        notes.map((note) => el('li', { text: note })),
+      ),
+    );
   return section;
 }
 
+/**
+ * Left to right between waves; within one column (members of a cycle) an arc beside the nodes: on the
+ * right going down, on the left going up, so the two edges of a two-node cycle stay apart.
+ */
+function edgePath(a, b, x1, y1, x2, y2) {
+  if (x2 > x1) {
+    const bend = (x2 - x1) / 2;
+    return `M ${x1} ${y1} C ${x1 + bend} ${y1} ${x2 - bend} ${y2} ${x2} ${y2}`;
+  }
+  const down = b.y > a.y;
+  const x = down ? a.x + NODE.width : a.x;
+  const out = down ? 36 : -36;
+  const ya = a.y + NODE.height / 2;
+  const yb = b.y + NODE.height / 2;
+  const xb = down ? b.x + NODE.width : b.x;
+  return `M ${x} ${ya} C ${x + out} ${ya} ${xb + out} ${yb} ${xb} ${yb}`;
+}
+
 function taskDetail(task) {
-  if (!task) return el('section', { class: 'card' }, [el('p', { class: 'muted', text: 'No task has records yet.' })]);
+  if (!task)
+    return el('section', { class: 'card' }, [
+      el('p', { class: 'muted', text: 'No task has records yet.' }),
+    ]);
   const facts = [
     ['status', label(task.status)],
     ['strikes', task.max_strikes === null ? '–' : `${task.strikes} / ${task.max_strikes}`],
-    ['stall', task.stall ? (task.stall.stalled ? `stalled: ${task.stall.reason} since turn ${task.stall.first_stalled_turn}` : 'no stall') : '–'],
-    ['verdict chain', task.verdict_chain ? (task.verdict_chain.intact ? `intact, ${task.verdict_chain.entries} signed entries` : `BROKEN: ${task.verdict_chain.problems.join('; ')}`) : '–'],
+    [
+      'stall',
+      task.stall
+        ? task.stall.stalled
+          ? `stalled: ${task.stall.reason} since turn ${task.stall.first_stalled_turn}`
+          : 'no stall'
+        : '–',
+    ],
+    [
+      'verdict chain',
+      task.verdict_chain
+        ? task.verdict_chain.intact
+          ? `intact, ${task.verdict_chain.entries} signed entries`
+          : `BROKEN: ${task.verdict_chain.problems.join('; ')}`
+        : '–',
+    ],
     ['base', task.base ? `${task.base.commit.slice(0, 12)} (${task.base.source})` : '–'],
     ['latest run', latestRun(task.latest_run)],
   ];
   if (task.block_reason) facts.splice(1, 0, ['blocked because', task.block_reason]);
-  if (task.base_moved) facts.push(['base moved', `pinned ${task.base_moved.pinned.slice(0, 12)}, now ${task.base_moved.resolved.slice(0, 12)}`]);
+  if (task.base_moved)
+    facts.push([
+      'base moved',
+      `pinned ${task.base_moved.pinned.slice(0, 12)}, now ${task.base_moved.resolved.slice(0, 12)}`,
+    ]);
   return el('section', { class: 'card detail', attrs: { 'data-detail': task.id } }, [
-    el('h2', {}, [el('span', { class: 'task-id', text: task.id }), el('span', { text: ` ${task.title}` })]),
+    el('h2', {}, [
+      el('span', { class: 'task-id', text: task.id }),
+      el('span', { text: ` ${task.title}` }),
+    ]),
     task.problem ? el('p', { class: 'problem', text: task.problem }) : null,
-    el('dl', { class: 'facts' }, facts.flatMap(([term, value]) => [el('dt', { text: term }), el('dd', { class: /BROKEN|stalled/.test(value) ? 'bad-text' : '', text: value })])),
+    el(
+      'dl',
+      { class: 'facts' },
+      facts.flatMap(([term, value]) => [
+        el('dt', { text: term }),
+        el('dd', { class: /BROKEN|stalled/.test(value) ? 'bad-text' : '', text: value }),
+      ]),
+    ),
     task.mirror_tampering.length > 0
       ? el('div', { class: 'alert small' }, [
           el('strong', { text: '⚠ Mirror tampered — the server copy below is what counts:' }),
-          el('ul', {}, task.mirror_tampering.map((finding) => el('li', { text: `${finding.file} ${finding.entry}: ${finding.difference}` }))),
+          el(
+            'ul',
+            {},
+            task.mirror_tampering.map((finding) =>
+              el('li', { text: `${finding.file} ${finding.entry}: ${finding.difference}` }),
+            ),
+          ),
         ])
       : null,
     task.unverified.length > 0
       ? el('div', { class: 'alert small' }, [
           el('strong', { text: 'Records that failed verification (not shown as evidence):' }),
-          el('ul', {}, task.unverified.map((item) => el('li', { text: `${item.name}: ${item.problem}` }))),
+          el(
+            'ul',
+            {},
+            task.unverified.map((item) => el('li', { text: `${item.name}: ${item.problem}` })),
+          ),
         ])
       : null,
     chart(task.turns),
     el('h3', { text: 'Turns' }),
-    el('ol', { class: 'timeline' }, task.turns.map((turn) => turnItem(task, turn))),
+    el(
+      'ol',
+      { class: 'timeline' },
+      task.turns.map((turn) => turnItem(task, turn)),
+    ),
   ]);
 }
 
@@ -321,18 +442,43 @@ function latestRun(run) {
 function chart(turns) {
   const bars = turns.filter((turn) => turn.tests);
   if (bars.length === 0) return null;
-  const max = Math.max(1, ...bars.map((turn) => turn.tests.total || turn.tests.passed + turn.tests.failed + turn.tests.errors + turn.tests.skipped));
+  const max = Math.max(
+    1,
+    ...bars.map(
+      (turn) =>
+        turn.tests.total ||
+        turn.tests.passed + turn.tests.failed + turn.tests.errors + turn.tests.skipped,
+    ),
+  );
   const bar = { width: 36, gap: 28, height: 110, top: 12, left: 36 };
   const width = bar.left + bars.length * (bar.width + bar.gap) + 150;
-  const root = svg('svg', { viewBox: `0 0 ${width} ${bar.height + 44}`, width, height: bar.height + 44, role: 'img', class: 'chart' });
+  const root = svg('svg', {
+    viewBox: `0 0 ${width} ${bar.height + 44}`,
+    width,
+    height: bar.height + 44,
+    role: 'img',
+    class: 'chart',
+  });
   root.append(svg('title', {}, 'Tests per turn: passed, failed, skipped'));
   root.append(svg('text', { x: 0, y: bar.top + 4, class: 'axis' }, max));
   root.append(svg('text', { x: 0, y: bar.top + bar.height, class: 'axis' }, 0));
-  root.append(svg('line', { x1: bar.left - 6, y1: bar.top + bar.height, x2: width - 150, y2: bar.top + bar.height, class: 'baseline' }));
+  root.append(
+    svg('line', {
+      x1: bar.left - 6,
+      y1: bar.top + bar.height,
+      x2: width - 150,
+      y2: bar.top + bar.height,
+      class: 'baseline',
+    }),
+  );
   bars.forEach((turn, index) => {
     const x = bar.left + index * (bar.width + bar.gap);
     let y = bar.top + bar.height;
-    for (const [kind, count] of [['passed', turn.tests.passed], ['failed', turn.tests.failed + turn.tests.errors], ['skipped', turn.tests.skipped]]) {
+    for (const [kind, count] of [
+      ['passed', turn.tests.passed],
+      ['failed', turn.tests.failed + turn.tests.errors],
+      ['skipped', turn.tests.skipped],
+    ]) {
       if (count === 0) continue;
       const h = (count / max) * bar.height;
       y -= h;
@@ -340,14 +486,37 @@ function chart(turns) {
       rect.append(svg('title', {}, `turn ${turn.turn}: ${count} ${kind}`));
       root.append(rect);
     }
-    root.append(svg('text', { x: x + bar.width / 2, y: bar.top + bar.height + 16, class: 'axis middle' }, `turn ${turn.turn}`));
+    root.append(
+      svg(
+        'text',
+        { x: x + bar.width / 2, y: bar.top + bar.height + 16, class: 'axis middle' },
+        `turn ${turn.turn}`,
+      ),
+    );
   });
   const legendX = width - 130;
-  [['passed', 'passed'], ['failed', 'failed + errors'], ['skipped', 'skipped']].forEach(([kind, text], index) => {
-    root.append(svg('rect', { x: legendX, y: bar.top + index * 20, width: 12, height: 12, class: `bar ${kind}` }));
-    root.append(svg('text', { x: legendX + 18, y: bar.top + index * 20 + 10, class: 'axis' }, text));
+  [
+    ['passed', 'passed'],
+    ['failed', 'failed + errors'],
+    ['skipped', 'skipped'],
+  ].forEach(([kind, text], index) => {
+    root.append(
+      svg('rect', {
+        x: legendX,
+        y: bar.top + index * 20,
+        width: 12,
+        height: 12,
+        class: `bar ${kind}`,
+      }),
+    );
+    root.append(
+      svg('text', { x: legendX + 18, y: bar.top + index * 20 + 10, class: 'axis' }, text),
+    );
   });
-  return el('div', { class: 'chart-box' }, [el('h3', { text: 'Tests per turn (the server’s runs)' }), root]);
+  return el('div', { class: 'chart-box' }, [
+    el('h3', { text: 'Tests per turn (the server’s runs)' }),
+    root,
+  ]);
 }
 
 function turnItem(task, turn) {
@@ -355,11 +524,14 @@ function turnItem(task, turn) {
   const outcome = coach
     ? coach.decision === 'approve'
       ? ['ok', 'approved']
-      : ['bad', `feedback · strike ${coach.strikes}${coach.status === 'blocked' ? ' · blocked' : ''}`]
+      : [
+          'bad',
+          `feedback · strike ${coach.strikes}${coach.status === 'blocked' ? ' · blocked' : ''}`,
+        ]
     : turn.refused.length > 0
       ? ['warn', 'approval refused']
       : ['muted', 'awaiting the Coach'];
-  return el('li', { class: 'turn' }, [
+  return el('li', { class: `turn ${outcome[0]}` }, [
     el('div', { class: 'turn-head' }, [
       el('span', { class: 'turn-number', text: `Turn ${turn.turn}` }),
       el('span', { class: `pill ${outcome[0]}`, text: outcome[1] }),
@@ -381,7 +553,9 @@ function playerBlock(player) {
   if (player.problem) return [el('p', { class: 'problem', text: player.problem })];
   return [
     el('p', { class: 'muted', text: time(player.recorded_at) }),
-    el('p', { text: `Claims tests ${player.tests_passed_claimed ? 'pass' : 'fail'} (a claim, not evidence).` }),
+    el('p', {
+      text: `Claims tests ${player.tests_passed_claimed ? 'pass' : 'fail'} (a claim, not evidence).`,
+    }),
     player.notes ? el('p', { class: 'quote', text: player.notes }) : null,
     list('files', player.files),
     list('addresses', player.requirements_addressed),
@@ -393,19 +567,40 @@ function playerBlock(player) {
 
 function list(title, items) {
   if (!items || items.length === 0) return null;
-  return el('div', { class: 'list' }, [el('span', { class: 'list-title', text: `${title}: ` }), el('span', { text: items.join(', ') })]);
+  return el('div', { class: 'list' }, [
+    el('span', { class: 'list-title', text: `${title}: ` }),
+    el('span', { text: items.join(', ') }),
+  ]);
 }
 
 function runsBlock(task, turn) {
-  if (turn.runs.length === 0) return [el('p', { class: 'muted', text: 'No run stored this turn.' })];
+  if (turn.runs.length === 0)
+    return [el('p', { class: 'muted', text: 'No run stored this turn.' })];
   const blocks = [];
   if (turn.failing) {
     const { now, added, fixed } = turn.failing;
     blocks.push(
       el('div', { class: 'failing' }, [
-        el('span', { class: 'list-title', text: now.length === 0 ? 'nothing failing' : `failing (${now.length}):` }),
-        el('ul', {}, now.map((id) => el('li', { class: added.includes(id) ? 'new' : '', text: added.includes(id) ? `${id}  (new)` : id }))),
-        fixed.length > 0 ? el('div', { class: 'fixed' }, [el('span', { class: 'list-title', text: 'fixed since last turn: ' }), el('span', { text: fixed.join(', ') })]) : null,
+        el('span', {
+          class: 'list-title',
+          text: now.length === 0 ? 'nothing failing' : `failing (${now.length}):`,
+        }),
+        el(
+          'ul',
+          {},
+          now.map((id) =>
+            el('li', {
+              class: added.includes(id) ? 'new' : '',
+              text: added.includes(id) ? `${id}  (new)` : id,
+            }),
+          ),
+        ),
+        fixed.length > 0
+          ? el('div', { class: 'fixed' }, [
+              el('span', { class: 'list-title', text: 'fixed since last turn: ' }),
+              el('span', { text: fixed.join(', ') }),
+            ])
+          : null,
       ]),
     );
   }
@@ -418,11 +613,19 @@ function runBlock(task, run) {
   const details = el('details', { class: 'run', attrs: { 'data-key': key } }, [
     el('summary', {}, [
       el('span', { class: `pill ${run.status === 'passed' ? 'ok' : 'bad'}`, text: run.status }),
-      el('span', { text: ` ${run.counts.passed} passed · ${run.counts.failed + run.counts.errors} failed · ${run.counts.skipped} skipped` }),
-      el('span', { class: 'muted', text: ` · ${run.failure_class} · ${(run.duration_ms / 1000).toFixed(1)} s` }),
+      el('span', {
+        text: ` ${run.counts.passed} passed · ${run.counts.failed + run.counts.errors} failed · ${run.counts.skipped} skipped`,
+      }),
+      el('span', {
+        class: 'muted',
+        text: ` · ${run.failure_class} · ${(run.duration_ms / 1000).toFixed(1)} s`,
+      }),
     ]),
     el('p', { class: 'muted', text: `${run.run_id} · ${run.command}` }),
-    el('p', { class: `sig ${run.signature.signed ? 'ok-text' : 'bad-text'}`, text: `${run.signature.signed ? '✓' : '✗'} ${run.signature.text}` }),
+    el('p', {
+      class: `sig ${run.signature.signed ? 'ok-text' : 'bad-text'}`,
+      text: `${run.signature.signed ? '✓' : '✗'} ${run.signature.text}`,
+    }),
     run.advice ? el('p', { class: 'quote', text: run.advice }) : null,
     el('pre', { class: 'output', text: run.summary }),
     logBlock(task, run, key),
@@ -434,18 +637,34 @@ function logBlock(task, run, key) {
   const box = el('div', { class: 'log' });
   const loaded = state.logs.get(key);
   if (loaded) {
-    box.append(el('p', { class: 'muted', text: loaded.note }), el('pre', { class: 'output', text: loaded.text }));
+    box.append(
+      el('p', { class: 'muted', text: loaded.note }),
+      el('pre', { class: 'output', text: loaded.text }),
+    );
     return box;
   }
-  const button = el('button', { class: 'small', text: 'Show the log (last 64 KB)', attrs: { type: 'button' } });
+  const button = el('button', {
+    class: 'small',
+    text: 'Show the log (last 64 KB)',
+    attrs: { type: 'button' },
+  });
   button.addEventListener('click', async () => {
-    const response = await fetch(`api/log?task=${encodeURIComponent(task.id)}&run=${encodeURIComponent(run.run_id)}`, { headers: headers() });
+    const response = await fetch(
+      `api/log?task=${encodeURIComponent(task.id)}&run=${encodeURIComponent(run.run_id)}`,
+      { headers: headers() },
+    );
     const body = await response.json();
     const entry = response.ok
-      ? { note: `${body.truncated ? `last 64 KB of ${body.bytes} bytes` : `${body.bytes} bytes`} · from the worktree (logs are not signed; the summary above is)`, text: body.text }
+      ? {
+          note: `${body.truncated ? `last 64 KB of ${body.bytes} bytes` : `${body.bytes} bytes`} · from the worktree (logs are not signed; the summary above is)`,
+          text: body.text,
+        }
       : { note: body.error, text: '' };
     state.logs.set(key, entry);
-    box.replaceChildren(el('p', { class: 'muted', text: entry.note }), el('pre', { class: 'output', text: entry.text }));
+    box.replaceChildren(
+      el('p', { class: 'muted', text: entry.note }),
+      el('pre', { class: 'output', text: entry.text }),
+    );
   });
   box.append(button);
   return box;
@@ -457,14 +676,30 @@ function coachBlock(turn) {
     blocks.push(
       el('div', { class: 'refused' }, [
         el('strong', { text: 'Approval refused by the server' }),
-        el('p', { class: 'muted', text: `${time(refused.recorded_at)} · Coach said: ${refused.rationale}` }),
-        el('ul', {}, refused.reasons.map((reason) => el('li', { text: reason }))),
+        el('p', {
+          class: 'muted',
+          text: `${time(refused.recorded_at)} · Coach said: ${refused.rationale}`,
+        }),
+        el(
+          'ul',
+          {},
+          refused.reasons.map((reason) => el('li', { text: reason })),
+        ),
         signature(refused.signature),
       ]),
     );
   }
   if (turn.integrity.length > 0)
-    blocks.push(el('div', { class: 'integrity' }, [el('strong', { text: 'Integrity findings' }), el('ul', {}, turn.integrity.map((item) => el('li', { text: item })))]));
+    blocks.push(
+      el('div', { class: 'integrity' }, [
+        el('strong', { text: 'Integrity findings' }),
+        el(
+          'ul',
+          {},
+          turn.integrity.map((item) => el('li', { text: item })),
+        ),
+      ]),
+    );
   const coach = turn.coach;
   if (!coach) {
     if (blocks.length === 0) blocks.push(el('p', { class: 'muted', text: 'No verdict yet.' }));
@@ -473,10 +708,25 @@ function coachBlock(turn) {
   blocks.push(
     el('div', { class: `verdict ${coach.decision}` }, [
       el('strong', { text: coach.decision === 'approve' ? '✓ Approved' : '✗ Feedback' }),
-      el('p', { class: 'muted', text: `${time(coach.recorded_at)}${coach.run_id ? ` · rests on run ${coach.run_id}` : ''}` }),
+      el('p', {
+        class: 'muted',
+        text: `${time(coach.recorded_at)}${coach.run_id ? ` · ${coach.decision === 'approve' ? 'rests on' : 'latest'} run ${coach.run_id}` : ''}`,
+      }),
       el('p', { class: 'quote', text: coach.rationale }),
-      coach.issues.length > 0 ? el('ul', {}, coach.issues.map((issue) => el('li', { text: `${issue.severity}: ${issue.description}${issue.location ? ` (${issue.location})` : ''}` }))) : null,
-      coach.stall_reason ? el('p', { class: 'bad-text', text: `stall: ${coach.stall_reason}` }) : null,
+      coach.issues.length > 0
+        ? el(
+            'ul',
+            {},
+            coach.issues.map((issue) =>
+              el('li', {
+                text: `${issue.severity}: ${issue.description}${issue.location ? ` (${issue.location})` : ''}`,
+              }),
+            ),
+          )
+        : null,
+      coach.stall_reason
+        ? el('p', { class: 'bad-text', text: `stall: ${coach.stall_reason}` })
+        : null,
       trustedRun(coach.trusted_run),
       coach.feedback ? feedback(coach.feedback) : null,
       signature(coach.signature),
@@ -493,20 +743,35 @@ function trustedRun(evaluation) {
     `regressions: ${evaluation.regressions.length === 0 ? 'none' : evaluation.regressions.map((item) => `${item.test} (${item.outcome})`).join(', ')}`,
     `new tests that pass on the base code: ${evaluation.passing_on_base_code.length === 0 ? 'none' : evaluation.passing_on_base_code.join(', ')}`,
   ];
-  if (evaluation.uncollected_test_files.length > 0) lines.push(`never collected: ${evaluation.uncollected_test_files.join(', ')}`);
-  if (evaluation.planted.length > 0) lines.push(`planted: ${evaluation.planted.map((item) => `${item.file} (${item.problem})`).join(', ')}`);
-  return el('div', { class: 'trusted' }, [el('span', { class: 'list-title', text: 'Trusted run' }), el('ul', {}, lines.map((line) => el('li', { text: line })))]);
-}
-
-function feedback(text) {
-  return el('details', { class: 'feedback', attrs: { 'data-key': `feedback/${text.length}/${text.slice(0, 40)}` } }, [
-    el('summary', { text: 'Feedback for the Player' }),
-    el('pre', { class: 'output', text }),
+  if (evaluation.uncollected_test_files.length > 0)
+    lines.push(`never collected: ${evaluation.uncollected_test_files.join(', ')}`);
+  if (evaluation.planted.length > 0)
+    lines.push(
+      `planted: ${evaluation.planted.map((item) => `${item.file} (${item.problem})`).join(', ')}`,
+    );
+  return el('div', { class: 'trusted' }, [
+    el('span', { class: 'list-title', text: 'Trusted run' }),
+    el(
+      'ul',
+      {},
+      lines.map((line) => el('li', { text: line })),
+    ),
   ]);
 }
 
+function feedback(text) {
+  return el(
+    'details',
+    { class: 'feedback', attrs: { 'data-key': `feedback/${text.length}/${text.slice(0, 40)}` } },
+    [el('summary', { text: 'Feedback for the Player' }), el('pre', { class: 'output', text })],
+  );
+}
+
 function signature(sig) {
-  return el('p', { class: `sig ${sig.signed ? 'ok-text' : 'bad-text'}`, text: `${sig.signed ? '✓' : '✗'} ${sig.text}` });
+  return el('p', {
+    class: `sig ${sig.signed ? 'ok-text' : 'bad-text'}`,
+    text: `${sig.signed ? '✓' : '✗'} ${sig.text}`,
+  });
 }
 
 function rememberOpen() {

@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/core/run-record.js';
+import type { VerdictLogEntry } from '../../src/core/verdict-entry.js';
+import {
+  buildDashboard,
+  graphView,
+  runTurn,
+  taskView,
+  type TaskRecords,
+} from '../../src/dashboard/model.js';
+
+let seq = 0;
+function entry(fields: Partial<VerdictLogEntry> & Pick<VerdictLogEntry, 'turn' | 'recorded_at'>) {
+  return {
+    entry: {
+      seq: ++seq,
+      kind: 'verdict',
+      decision: 'feedback',
+      status: 'in_progress',
+      strikes: 1,
+      rationale: 'r',
+      issues: [],
+      prev_sha256: '0'.repeat(64),
+      key_id: 'k1',
+      signature: 's',
+      ...fields,
+    } as VerdictLogEntry,
+    signature_problem: null as string | null,
+  };
+}
+
+function run(id: string, started_at: string, failing: string[], passed = 2): RunRecord {
+  return {
+    run_id: id,
+    task_id: 'T-1',
+    started_at,
+    command: ['npm', 'test'],
+    detected_by: 'package.json',
+    cwd: '/repo',
+    status: failing.length ? 'failed' : 'passed',
+    exit_code: failing.length ? 1 : 0,
+    signal: null,
+    timed_out: false,
+    cancelled: false,
+    duration_ms: 10,
+    counts: {
+      total: passed + failing.length,
+      passed,
+      failed: failing.length,
+      errors: 0,
+      skipped: 0,
+    },
+    tests: [
+      ...failing.map((name) => ({ id: name, status: 'failed' as const })),
+      { id: 'ok', status: 'passed' as const },
+    ],
+    summary: 'summary',
+    failure_class: failing.length ? 'code' : 'none',
+    advice: '',
+    env: { shell: 'sh', path_prefix: [], notes: [] },
+    tree_hash: 'h',
+    tree_clean: true,
+    log_path: '/repo/x.log',
+    output_bytes: 1,
+    key_id: 'k1',
+    signature: 's',
+  };
+}
+
+function records(fields: Partial<TaskRecords>): TaskRecords {
+  return {
+    id: 'T-1',
+    mirror_tampering: [],
+    entries: [],
+    player_turns: [],
+    coach_turns: [],
+    runs: [],
+    ...fields,
+  };
+}
+
+function playerTurn(turn: number, recorded_at: string) {
+  return {
+    state: 'ok' as const,
+    value: {
+      task_id: 'T-1',
+      turn,
+      recorded_at,
+      tests_passed: true,
+      files_created: ['a.js'],
+      files_modified: ['a.js', 'b.js'],
+      tests_written: [],
+      implementation_notes: 'did it',
+      concerns: [],
+      requirements_addressed: ['AC-1'],
+      requirements_remaining: [],
+    },
+  };
+}
+
+describe('dashboard model: turns', () => {
+  it('puts each run in the turn of the first entry recorded after it, later runs in the turn under review', () => {
+    const task = records({
+      entries: [
+        entry({ turn: 1, recorded_at: '2026-01-01T00:00:05Z', kind: 'refused_approval' }),
+        entry({ turn: 1, recorded_at: '2026-01-01T00:00:06Z' }),
+      ],
+      player_turns: [playerTurn(1, '2026-01-01T00:00:00Z')],
+    });
+    expect(runTurn({ started_at: '2026-01-01T00:00:01Z' }, task)).toBe(1);
+    // After turn 1's verdict and before any new Player report: the Coach reviews turn 2 next.
+    expect(runTurn({ started_at: '2026-01-01T00:00:09Z' }, task)).toBe(2);
+    task.player_turns.push(playerTurn(3, '2026-01-01T00:00:08Z'));
+    expect(runTurn({ started_at: '2026-01-01T00:00:09Z' }, task)).toBe(3);
+  });
+
+  it("shows each turn's failing set and what was added and fixed since the previous turn with a run", () => {
+    const view = taskView(
+      records({
+        entries: [
+          entry({ turn: 1, recorded_at: '2026-01-01T00:01:00Z' }),
+          entry({ turn: 2, recorded_at: '2026-01-01T00:02:00Z' }),
+          entry({ turn: 3, recorded_at: '2026-01-01T00:03:00Z' }),
+        ],
+        runs: [
+          { state: 'ok', value: run('r1', '2026-01-01T00:00:30Z', ['a', 'b']) },
+          { state: 'ok', value: run('r3', '2026-01-01T00:02:30Z', ['b', 'c']) },
+          { state: 'problem', name: 'r4.json', problem: 'run r4 has an invalid signature' },
+        ],
+      }),
+    );
+    expect(view.turns.map((turn) => turn.failing)).toEqual([
+      { now: ['a', 'b'], added: [], fixed: [] },
+      null,
+      { now: ['b', 'c'], added: ['c'], fixed: ['a'] },
+    ]);
+    expect(view.turns[0]!.tests).toEqual({ total: 4, passed: 2, failed: 2, errors: 0, skipped: 0 });
+    expect(view.turns[0]!.runs.map((item) => item.run_id)).toEqual(['r1']);
+    expect(view.unverified).toEqual([
+      { name: 'r4.json', problem: 'run r4 has an invalid signature' },
+    ]);
+  });
+
+  it('keeps refused approvals with their reasons, integrity findings and signature problems', () => {
+    const refused = entry({
+      turn: 1,
+      recorded_at: '2026-01-01T00:00:05Z',
+      kind: 'refused_approval',
+      decision: 'approve',
+      reasons: [
+        'latest test run r1 has status "failed"',
+        'test integrity: assertion_removed in t.test.js:3 — an assertion was removed.',
+      ],
+    });
+    refused.signature_problem =
+      'has an invalid signature (key k1): it was changed after signing or forged';
+    const view = taskView(
+      records({
+        entries: [
+          refused,
+          entry({
+            turn: 1,
+            recorded_at: '2026-01-01T00:00:06Z',
+            issues: [
+              { severity: 'must_fix', category: 'test-integrity', description: 'skip added' },
+            ],
+          }),
+        ],
+        player_turns: [playerTurn(1, '2026-01-01T00:00:00Z')],
+      }),
+    );
+    const [turn] = view.turns;
+    expect(turn!.refused[0]!.reasons).toHaveLength(2);
+    expect(turn!.refused[0]!.signature).toEqual({
+      signed: false,
+      text: 'entry has an invalid signature (key k1): it was changed after signing or forged',
+    });
+    expect(turn!.integrity).toEqual([
+      'test integrity: assertion_removed in t.test.js:3 — an assertion was removed.',
+      'must_fix: skip added',
+    ]);
+    expect(turn!.coach!.signature).toEqual({ signed: true, text: "signed by the server's key k1" });
+    expect(turn!.player).toMatchObject({ files: ['a.js', 'b.js'], notes: 'did it' });
+  });
+});
+
+describe('dashboard model: graph and board', () => {
+  it('places tasks in waves, tasks without records as not started', () => {
+    const view = graphView(
+      {
+        nodes: ['A', 'B', 'C'],
+        edges: [
+          { from: 'B', to: 'A' },
+          { from: 'C', to: 'B' },
+          { from: 'C', to: 'GONE' },
+        ],
+        problems: [],
+      },
+      new Map([['A', 'approved']]),
+    );
+    expect(view.nodes.map(({ id, column, status }) => [id, column, status])).toEqual([
+      ['A', 0, 'approved'],
+      ['B', 1, 'not started'],
+      ['C', 2, 'not started'],
+    ]);
+    expect(view.dangling).toEqual([{ from: 'C', to: 'GONE' }]);
+    expect(view.acyclic).toBe(true);
+  });
+
+  it('marks cycles and still gives every node a column (a cycle shares one)', () => {
+    const view = graphView(
+      {
+        nodes: ['A', 'B', 'C', 'D'],
+        edges: [
+          { from: 'A', to: 'B' },
+          { from: 'B', to: 'A' },
+          { from: 'C', to: 'A' },
+          { from: 'D', to: 'D' },
+        ],
+        problems: [],
+      },
+      new Map(),
+    );
+    expect(view.acyclic).toBe(false);
+    const at = Object.fromEntries(view.nodes.map((node) => [node.id, node]));
+    expect([at.A!.column, at.B!.column, at.C!.column]).toEqual([0, 0, 1]);
+    expect([at.A!.in_cycle, at.B!.in_cycle, at.C!.in_cycle, at.D!.in_cycle]).toEqual([
+      true,
+      true,
+      false,
+      true,
+    ]);
+    expect(view.edges.filter((edge) => edge.in_cycle)).toHaveLength(3);
+    expect(view.self_loops).toEqual(['D']);
+  });
+
+  it('counts tasks by status and names the tampered ones', () => {
+    const dashboard = buildDashboard({
+      root: '/repo',
+      key_id: 'k1',
+      generated_at: 'now',
+      graph: { nodes: [], edges: [], problems: [] },
+      tasks: [
+        records({
+          id: 'T-1',
+          entries: [entry({ turn: 1, recorded_at: 'x', status: 'blocked' })],
+          mirror_tampering: [{ file: 'f', entry: 'whole file', difference: 'd' }],
+        }),
+        records({ id: 'T-2', problem: 'no pinned base' }),
+      ],
+    });
+    expect(dashboard.counts).toEqual({ blocked: 1, unknown: 1 });
+    expect(dashboard.tampered_tasks).toEqual(['T-1']);
+    expect(dashboard.graph.nodes.map((node) => [node.id, node.status])).toEqual([
+      ['T-1', 'blocked'],
+      ['T-2', 'unknown'],
+    ]);
+  });
+});
