@@ -33,4 +33,9 @@ export default tseslint.config(
       globals: globals.node,
     },
   },
+  {
+    // The dashboard's page script runs in the browser.
+    files: ['src/dashboard/page/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
 );

@@ -7,6 +7,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { DashboardHandler } from './dashboard/handler.js';
 import { TokenTable } from './http-tokens.js';
 import type { ServeOptions } from './serve-options.js';
 import { createServer, type ServerOptions } from './server.js';
@@ -54,6 +55,7 @@ export async function startHttpServer(
     Math.min(idleTimeoutMs, 60_000),
   );
   sweeper.unref();
+  let dashboard: Promise<DashboardHandler> | undefined;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -73,8 +75,13 @@ export async function startHttpServer(
         'Origin not allowed (DNS-rebinding protection); see --allowed-origins.',
       );
     }
-    if (new URL(request.url ?? '/', 'http://host').pathname !== '/mcp') {
-      return reject(response, 404, 'The MCP endpoint is /mcp.');
+    const pathname = new URL(request.url ?? '/', 'http://host').pathname;
+    if (isDashboardPath(pathname) && serverOptions.roots?.[0]) {
+      dashboard ??= dashboardFor(serverOptions.roots[0], tokens);
+      return (await dashboard)(request, response);
+    }
+    if (pathname !== '/mcp') {
+      return reject(response, 404, 'The MCP endpoint is /mcp (and the dashboard is at /ui/).');
     }
     const token = tokens.match(request.headers.authorization);
     if (!token) {
@@ -167,6 +174,22 @@ export async function serveHttp(serverOptions: ServerOptions, options: HttpOptio
       .finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** The read-only dashboard of the first root at /ui/: the page is public, its data needs a coach token. */
+function isDashboardPath(pathname: string): boolean {
+  return pathname === '/ui' || pathname.startsWith('/ui/');
+}
+
+async function dashboardFor(root: string, tokens: TokenTable): Promise<DashboardHandler> {
+  const { dashboardHandler } = await import('./dashboard/handler.js');
+  return dashboardHandler(root, {
+    prefix: '/ui',
+    authorize: (request) => {
+      const role = tokens.match(request.headers.authorization)?.role;
+      return role === 'coach' || role === 'all';
+    },
+  });
 }
 
 type BodyRead = { value: unknown } | { status: number; code: number; error: string };

@@ -208,7 +208,8 @@ function strikes(task) {
   return dots;
 }
 
-const NODE = { width: 168, height: 44, column: 220, row: 64, pad: 16 };
+// `side` leaves room for the arcs between members of one cycle, drawn beside their column.
+const NODE = { width: 168, height: 44, column: 220, row: 64, pad: 16, side: 48 };
 
 function graph(view) {
   const section = el('section', { class: 'card graph' }, [
@@ -226,7 +227,7 @@ function graph(view) {
   }
   const columns = Math.max(...view.nodes.map((node) => node.column)) + 1;
   const rows = Math.max(...view.nodes.map((node) => node.row)) + 1;
-  const width = NODE.pad * 2 + (columns - 1) * NODE.column + NODE.width;
+  const width = NODE.side * 2 + (columns - 1) * NODE.column + NODE.width;
   const height = NODE.pad * 2 + 20 + (rows - 1) * NODE.row + NODE.height;
   const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img' });
   root.append(svg('title', {}, 'Task dependency graph'));
@@ -251,14 +252,14 @@ function graph(view) {
   const position = new Map(
     view.nodes.map((node) => [
       node.id,
-      { x: NODE.pad + node.column * NODE.column, y: NODE.pad + 20 + node.row * NODE.row },
+      { x: NODE.side + node.column * NODE.column, y: NODE.pad + 20 + node.row * NODE.row },
     ]),
   );
   for (let column = 0; column < columns; column++)
     root.append(
       svg(
         'text',
-        { x: NODE.pad + column * NODE.column, y: NODE.pad + 4, class: 'wave' },
+        { x: NODE.side + column * NODE.column, y: NODE.pad + 4, class: 'wave' },
         `wave ${column}`,
       ),
     );
