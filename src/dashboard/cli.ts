@@ -21,7 +21,10 @@ export async function uiCommand(args: string[], print: Print): Promise<number> {
       throw new CallerError(`--port must be a number from 0 to 65535, not ${values.port}`);
     const root = path.resolve(values.root ?? '.');
     await assertRepository(root);
-    running = await startDashboard(root, port);
+    running = await startDashboard(root, port).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      throw new CallerError(`port ${port} is in use: pass another --port (0: any free port)`);
+    });
     print(running.url);
     process.stderr.write(`coachgate ui: read-only dashboard of ${root}; Ctrl-C stops it\n`);
   } catch (error) {
