@@ -42,37 +42,35 @@ async function readTaskRecords(
   id: string,
   key: SigningKey | undefined,
 ): Promise<TaskRecords> {
-  const empty = {
+  const unread = async (problem: string): Promise<TaskRecords> => ({
     id,
+    problem,
     mirror_tampering: await mirrorTampering(worktree, id),
     entries: [],
     player_turns: [],
     coach_turns: [],
     runs: [],
-  };
+  });
   if (!key)
-    return {
-      ...empty,
-      problem: 'The state directory has no signing key: nothing here was signed by this server.',
-    };
+    return unread(
+      'The state directory has no signing key: nothing here was signed by this server.',
+    );
   const scope = await viewTask(worktree, id);
   if (!scope)
-    return {
-      ...empty,
-      problem:
-        "The server has no records of this task: the files exist only in the worktree's mirror.",
-    };
+    return unread(
+      "The server has no records of this task: the files exist only in the worktree's mirror.",
+    );
   let status;
   try {
     status = await taskStatus(scope);
   } catch (error) {
     if (!(error instanceof CallerError)) throw error;
-    return { ...empty, problem: error.message };
+    return unread(error.message);
   }
   const trusted = [keyOf(key)];
   const log = await readVerdictLog(worktree, id);
   return {
-    ...empty,
+    id,
     status,
     mirror_tampering: status.mirror_tampering,
     entries: log.entries.map((entry) => ({

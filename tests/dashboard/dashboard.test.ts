@@ -27,6 +27,9 @@ const TURNS_SCREENSHOT = fileURLToPath(
   new URL('../../docs/images/dashboard-turns.png', import.meta.url),
 );
 
+/** The page polls every 2 s and the machine may be busy: give the page time. */
+const POLL = { timeout: 30_000 };
+
 let worktree: string;
 let url: string;
 let ui: ChildProcess;
@@ -77,7 +80,7 @@ beforeAll(async () => {
     });
     ui.once('exit', (code) => reject(new Error(`coachgate ui exited with ${code}`)));
   });
-}, 300_000);
+}, 400_000);
 
 afterAll(() => {
   ui?.kill('SIGTERM');
@@ -194,13 +197,13 @@ describe.skipIf(!existsSync(CHROMIUM))(
         });
         await page.goto(url);
         const alert = page.locator('.alert[role=alert]');
-        await expect.poll(() => alert.textContent()).toContain('Worktree mirror tampered');
+        await expect.poll(() => alert.textContent(), POLL).toContain('Worktree mirror tampered');
         expect(await alert.textContent()).toContain(
           'line 1 (seq 1): field decision: server "feedback", mirror "approve"',
         );
         // The blocked task is selected first: its failing test named with HTML is text, not an image.
         const detail = page.locator(`[data-detail="${BLOCKED}"]`);
-        await expect.poll(() => detail.count()).toBe(1);
+        await expect.poll(() => detail.count(), POLL).toBe(1);
         expect(await detail.locator('h2').textContent()).toContain(HTML_TITLE);
         expect(await detail.locator('.failing li', { hasText: HTML_TEST_NAME }).count()).toBe(3);
         expect(await page.locator('img').count()).toBe(0);
@@ -212,7 +215,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
 
         await page.locator('.task-card[data-task="TASK-GREET-001"]').click();
         const greet = page.locator('[data-detail="TASK-GREET-001"]');
-        await expect.poll(() => greet.count()).toBe(1);
+        await expect.poll(() => greet.count(), POLL).toBe(1);
         const turns = greet.locator('.turn');
         expect(await turns.count()).toBe(2);
         expect(await turns.nth(0).locator('.refused').textContent()).toMatch(
@@ -229,7 +232,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
           .getByRole('button', { name: /Show the log/ })
           .click();
         await expect
-          .poll(() => turns.nth(0).locator('.log pre').textContent())
+          .poll(() => turns.nth(0).locator('.log pre').textContent(), POLL)
           .toContain('trims names before greeting');
 
         await page.locator(`.task-card[data-task="${BLOCKED}"]`).click();
@@ -239,12 +242,12 @@ describe.skipIf(!existsSync(CHROMIUM))(
         const mirror = path.join(worktree, '.guardkit', 'autobuild', BLOCKED, 'verdicts.jsonl');
         const text = readFileSync(mirror, 'utf8');
         writeFileSync(mirror, text.replace('"decision":"approve"', '"decision":"feedback"'));
-        await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(0);
+        await expect.poll(() => alert.count(), POLL).toBe(0);
         expect(problems).toEqual([]);
         expect(offsite).toEqual([]);
       } finally {
         await context.close();
       }
-    }, 120_000);
+    }, 240_000);
   },
 );

@@ -662,6 +662,8 @@ function logBlock(task, run, key) {
         }
       : { note: body.error, text: '' };
     state.logs.set(key, entry);
+    // A poll may have redrawn the page meanwhile: then draw again, now with the log.
+    if (!box.isConnected) return render();
     box.replaceChildren(
       el('p', { class: 'muted', text: entry.note }),
       el('pre', { class: 'output', text: entry.text }),
