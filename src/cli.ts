@@ -9,6 +9,7 @@ import {
 } from './cli-state.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { stopOnHostExit } from './lifecycle.js';
+import { initKey, privateKeyPath } from './state/keys.js';
 import { createServer } from './server.js';
 import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
@@ -130,6 +131,9 @@ async function main(allArgs: string[]): Promise<void> {
     if (error instanceof ServeUsageError) usageError(error.message);
     throw error;
   }
+  // The key exists before any session can start a run (a key made later could be the Player's).
+  const { key } = await initKey();
+  process.stderr.write(`coachgate: signing with key ${key.key_id} (${privateKeyPath()})\n`);
   if (options.http) {
     // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
     const { serveHttp } = await import('./http.js');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { mkdir, realpath, rename } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { assertTaskId } from '../core/task-id.js';
@@ -61,6 +61,21 @@ export async function tasksStateDirectory(worktree: string): Promise<string> {
 /** `<state>/repos/<key>/tasks/<TASK>/`: the authoritative copy of one task's records. */
 export async function taskStateDirectory(worktree: string, taskId: string): Promise<string> {
   return path.join(await tasksStateDirectory(worktree), assertTaskId(taskId));
+}
+
+/**
+ * Moves a task's records to `<state>/repos/<key>/replaced/<TASK>-<time>/` (kept for audit, out of
+ * every listing); returns where they went.
+ */
+export async function moveTaskStateAside(worktree: string, taskId: string): Promise<string> {
+  const target = path.join(
+    await repositoryStateDirectory(worktree),
+    'replaced',
+    `${assertTaskId(taskId)}-${new Date().toISOString().replace(/[-:.]/g, '')}`,
+  );
+  await ensurePrivateDirectory(path.dirname(target));
+  await rename(await taskStateDirectory(worktree, taskId), target);
+  return target;
 }
 
 /** Creates the directory (and the state root) private to the user: 0700 at every level coachgate makes. */

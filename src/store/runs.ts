@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
-import { keyOf, signatureProblem, signingKey, signRecord } from '../state/keys.js';
+import { localTrustedKeys, signatureProblem, signingKey, signRecord } from '../state/keys.js';
 import { taskStateDirectory } from '../state/location.js';
 import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
 import { readJsonFile, writeJsonAtomically, type JsonFile } from './files.js';
@@ -78,7 +78,7 @@ export async function readRun(
       path: file.mirror,
       problem: `not a run record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
     };
-  const unsigned = signatureProblem(parsed.data, [keyOf(await signingKey())]);
+  const unsigned = signatureProblem(parsed.data, await localTrustedKeys());
   return unsigned
     ? { state: 'corrupt', path: file.mirror, problem: `run ${runId} ${unsigned}` }
     : { state: 'ok', path: file.mirror, value: parsed.data };
