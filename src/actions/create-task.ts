@@ -30,9 +30,14 @@ export async function createTask(
       ...written,
       commit: null,
       pinned_base: null,
-      not_pinned: 'not committed (--no-commit): it is pinned when its worktree starts or a tool first opens it',
+      not_pinned:
+        'not committed (--no-commit): it is pinned when its worktree starts or a tool first opens it',
     };
-  const commit = await commitTaskFile(worktree, written.path, `${written.id}: add task ${task.title}`);
+  const commit = await commitTaskFile(
+    worktree,
+    written.path,
+    `${written.id}: add task ${task.title}`,
+  );
   const repo = await openRepository(worktree, options.baseRef);
   const atBase = await findTaskFile(worktree, written.id, repo.base.commit).then(
     () => true,
@@ -51,7 +56,11 @@ export async function createTask(
 
 /** Commits exactly `file` (other staged changes stay staged), without running the repository's hooks. */
 async function commitTaskFile(worktree: string, file: string, message: string): Promise<string> {
-  const identity = (await git(worktree).raw(['config', 'user.email']).catch(() => '')).trim()
+  const identity = (
+    await git(worktree)
+      .raw(['config', 'user.email'])
+      .catch(() => '')
+  ).trim()
     ? []
     : ['user.name=coachgate', 'user.email=coachgate@localhost'];
   const repo = git(worktree, identity);
