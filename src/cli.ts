@@ -40,6 +40,10 @@ Options:
   --tokens FILE   --http: YAML or JSON mapping each bearer token (16+ characters) to player, coach or all.
   --allowed-hosts LIST, --allowed-origins LIST
                   --http: extra Host header values (host:port) and Origins to accept (DNS-rebinding checks).
+  --max-sessions N
+                  --http: sessions one token may hold open at once (default 16); more get HTTP 503.
+  --idle-timeout SECONDS
+                  --http: close a session unused this long (default 900).
   --task ID       the task to check or run.
   --worktree DIR  the repository (default: the current directory).
 ${STATE_OPTIONS_USAGE}
@@ -55,6 +59,8 @@ const SERVE_ONLY_FLAGS = [
   'tokens',
   'allowed-hosts',
   'allowed-origins',
+  'max-sessions',
+  'idle-timeout',
 ] as const;
 
 /** The one place coachgate writes to stdout: --help, --version, gate and demo. Serve mode never calls it. */
@@ -95,6 +101,8 @@ async function main(allArgs: string[]): Promise<void> {
         tokens: { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'allowed-origins': { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'idle-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
