@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { ensurePrivateDirectory, taskStateDirectory } from '../state/location.js';
 import { repairMirror } from '../state/records.js';
+import { namingFile } from './files.js';
 
 interface LockOwner {
   pid: number;
@@ -56,7 +57,12 @@ async function acquire(lock: string): Promise<LockOwner> {
     };
     const staging = `${lock}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
     await mkdir(staging);
-    await writeFile(path.join(staging, 'owner.json'), JSON.stringify(owner));
+    try {
+      await writeFile(path.join(staging, 'owner.json'), JSON.stringify(owner));
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      throw namingFile(error, path.join(staging, 'owner.json'));
+    }
     try {
       await rename(staging, lock); // fails while another non-empty lock directory is in place
       return owner;
