@@ -42,7 +42,8 @@ export async function withTaskLock<T>(
     return await work();
   } finally {
     // Only remove the lock if it is still ours (it may have been taken over as expired).
-    if ((await readOwner(lock))?.acquired_at === mine.acquired_at)
+    const owner = await readOwner(lock);
+    if (typeof owner === 'object' && owner.acquired_at === mine.acquired_at)
       await moveAsideAndRemove(lock, 'released');
   }
 }
@@ -96,6 +97,9 @@ async function expiry(lock: string): Promise<string | null> {
   const age = Date.now() - info.mtimeMs;
   if (age < -1_000) return `its mtime ${info.mtime.toISOString()} is in the future`;
   const owner = await readOwner(lock);
+  // Locks are published whole (one rename), so a present but empty or garbled owner.json is never a
+  // lock being made: it is what a failed write (disk full, a crash before the data reached the disk) leaves.
+  if (owner === 'unreadable') return 'its owner.json is empty or not JSON (a write that failed)';
   if (!owner)
     return age > UNKNOWN_OWNER_EXPIRY_MS
       ? `it has no readable owner and is ${Math.round(age / 1000)} s old`
@@ -132,12 +136,19 @@ async function removeDeadStagingDirectories(directory: string): Promise<void> {
   }
 }
 
-async function readOwner(lock: string): Promise<LockOwner | undefined> {
+/** The lock's owner; undefined without an owner.json, 'unreadable' when it is empty or garbled. */
+async function readOwner(lock: string): Promise<LockOwner | 'unreadable' | undefined> {
+  let text: string;
   try {
-    const owner = JSON.parse(await readFile(path.join(lock, 'owner.json'), 'utf8')) as LockOwner;
-    return typeof owner.pid === 'number' && typeof owner.host === 'string' ? owner : undefined;
+    text = await readFile(path.join(lock, 'owner.json'), 'utf8');
   } catch {
     return undefined;
+  }
+  try {
+    const owner = JSON.parse(text) as LockOwner;
+    return typeof owner.pid === 'number' && typeof owner.host === 'string' ? owner : 'unreadable';
+  } catch {
+    return 'unreadable';
   }
 }
 
