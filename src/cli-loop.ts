@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { text } from 'node:stream/consumers';
 import { gateReport } from './actions/gate-report.js';
+import { createTask } from './actions/create-task.js';
 import { openTask } from './actions/task-scope.js';
 import {
   finishTaskWorktree,
@@ -17,7 +18,6 @@ import { runStateCommand } from './cli-state.js';
 import { CallerError } from './core/errors.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
 import { planValidation } from './core/plan-validation.js';
-import { writeNewTask } from './repo/new-task.js';
 
 /** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
 export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild', 'hook', 'plan']);
@@ -34,8 +34,9 @@ export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base R
   coachgate worktree preserve --task ID [--worktree REPO] [--reason TEXT]
                                                    commit the work on autobuild/ID and keep the worktree
   coachgate task new --title TEXT --criterion TEXT [--criterion TEXT ...] [--id ID]
-                     [--description TEXT] [--depends-on ID ...] [--worktree DIR]
-                                                   write a task file load_task reads
+                     [--description TEXT] [--depends-on ID ...] [--worktree DIR] [--no-commit]
+                                                   write a task file load_task reads, commit it (that
+                                                   file only) and pin the task's base commit
   coachgate plan validation FILE                   print a plan's meta.validation (with defaults) as JSON
   coachgate hook [--task ID]                       Claude Code Stop/SubagentStop hook: blocks a completion
                                                    claim while the task's gate fails (reads JSON on stdin)
@@ -168,6 +169,7 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
     worktree: { type: 'string' },
     task: { type: 'string' },
     base: { type: 'string' },
+    'no-commit': { type: 'boolean' },
   } as const;
   const { values, positionals } = parseOptions(args, options);
   if (positionals[0] === 'pin-base')
@@ -176,15 +178,27 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
     throw new CallerError(
       `task needs the sub-command new or pin-base, not ${JSON.stringify(positionals[0] ?? '')}`,
     );
-  const written = await writeNewTask(path.resolve(values.worktree ?? '.'), {
-    title: values.title ?? '',
-    criteria: values.criterion ?? [],
-    ...(values.id ? { id: values.id } : {}),
-    ...(values.description ? { description: values.description } : {}),
-    depends_on: values['depends-on'] ?? [],
-  });
+  const created = await createTask(
+    path.resolve(values.worktree ?? '.'),
+    {
+      title: values.title ?? '',
+      criteria: values.criterion ?? [],
+      ...(values.id ? { id: values.id } : {}),
+      ...(values.description ? { description: values.description } : {}),
+      depends_on: values['depends-on'] ?? [],
+    },
+    { commit: !values['no-commit'], ...(values.base ? { baseRef: values.base } : {}) },
+  );
   print(
-    `${written.id}: wrote ${written.path}\nCommit it: the server reads tasks from the base commit (git add ${written.path} && git commit).`,
+    [
+      `${created.id}: wrote ${created.path}`,
+      created.commit
+        ? `committed ${created.commit.slice(0, 12)}`
+        : `Commit it: the server reads tasks from the base commit (git add ${created.path} && git commit).`,
+      created.pinned_base
+        ? `base pinned to ${created.pinned_base}`
+        : `base not pinned yet: ${created.not_pinned}`,
+    ].join('\n'),
   );
   return 0;
 }

@@ -4,7 +4,8 @@ import { CallerError } from './core/errors.js';
 import { initKey, existingSigningKey, privateKeyPath } from './state/keys.js';
 import { stateRoot, useStateDirectory } from './state/location.js';
 
-export const STATE_USAGE = `  coachgate key init                               create the signing key (done on first use otherwise)
+export const STATE_USAGE = `  coachgate key init                               create the signing key (serve and autobuild also do
+                                                   at start; nothing else ever creates one)
   coachgate key show                               print the public key, for coachgate.trusted_keys
   coachgate task pin-base --task ID --base REF [--worktree DIR]
                                                    re-pin the base commit a task is evaluated against`;
@@ -42,7 +43,7 @@ export async function runStateCommand(
       if (!key)
         throw new CallerError(
           `No signing key in ${stateRoot()} yet.`,
-          'Run `coachgate key init` (or let the server create it on first use).',
+          'Run `coachgate key init` (coachgate serve also creates it at start).',
         );
       print(key.public_key);
       return 0;
@@ -50,13 +51,13 @@ export async function runStateCommand(
     if (command === 'task' && action === 'pin-base') {
       if (!options.task || !options.base)
         throw new CallerError('task pin-base needs --task ID and --base REF');
-      const { previous, pinned } = await repinBase(
+      const { previous, pinned, records_moved_to } = await repinBase(
         path.resolve(options.worktree ?? '.'),
         options.task,
         options.base,
       );
       print(
-        `${options.task}: base pinned to ${pinned.commit} (${pinned.source})${previous && previous !== pinned.commit ? `, was ${previous}` : ''}`,
+        `${options.task}: base pinned to ${pinned.commit} (${pinned.source})${previous && previous !== pinned.commit ? `, was ${previous}` : ''}${records_moved_to ? `\nthe old repository's records of ${options.task} were moved to ${records_moved_to}` : ''}`,
       );
       return 0;
     }

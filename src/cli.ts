@@ -9,6 +9,7 @@ import {
 } from './cli-state.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { stopOnHostExit } from './lifecycle.js';
+import { initKey, privateKeyPath } from './state/keys.js';
 import { createServer } from './server.js';
 import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
@@ -42,6 +43,10 @@ Options:
   --tokens FILE   --http: YAML or JSON mapping each bearer token (16+ characters) to player, coach or all.
   --allowed-hosts LIST, --allowed-origins LIST
                   --http: extra Host header values (host:port) and Origins to accept (DNS-rebinding checks).
+  --max-sessions N
+                  --http: sessions one token may hold open at once (default 16); more get HTTP 503.
+  --idle-timeout SECONDS
+                  --http: close a session unused this long (default 900).
   --task ID       the task to check or run.
   --worktree DIR  the repository (default: the current directory).
 ${STATE_OPTIONS_USAGE}
@@ -57,6 +62,8 @@ const SERVE_ONLY_FLAGS = [
   'tokens',
   'allowed-hosts',
   'allowed-origins',
+  'max-sessions',
+  'idle-timeout',
 ] as const;
 
 /** The one place coachgate writes to stdout: --help, --version, gate and demo. Serve mode never calls it. */
@@ -103,6 +110,8 @@ async function main(allArgs: string[]): Promise<void> {
         'allowed-hosts': { type: 'string' },
         'allowed-origins': { type: 'string' },
         keep: { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'idle-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -140,6 +149,9 @@ async function main(allArgs: string[]): Promise<void> {
     if (error instanceof ServeUsageError) usageError(error.message);
     throw error;
   }
+  // The key exists before any session can start a run (a key made later could be the Player's).
+  const { key } = await initKey();
+  process.stderr.write(`coachgate: signing with key ${key.key_id} (${privateKeyPath()})\n`);
   if (options.http) {
     // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
     const { serveHttp } = await import('./http.js');

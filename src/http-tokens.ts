@@ -12,7 +12,7 @@ const TokensFileSchema = z.record(
 );
 
 /** A configured bearer token, kept only as its SHA-256 so every comparison has the same length. */
-interface TokenEntry {
+export interface TokenEntry {
   digest: Buffer;
   role: ServerRole;
   /** Which entry of the file it is (1-based), for messages: the token itself is never printed. */

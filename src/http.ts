@@ -8,8 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { DashboardHandler } from './dashboard/handler.js';
-import { TokenTable } from './http-tokens.js';
-import type { ServeOptions } from './serve-options.js';
+import { TokenTable, type TokenEntry } from './http-tokens.js';
+import {
+  DEFAULT_IDLE_TIMEOUT_S,
+  DEFAULT_MAX_SESSIONS,
+  type ServeOptions,
+} from './serve-options.js';
 import { createServer, type ServerOptions } from './server.js';
 import { killAllRuns } from './runner/process-tree.js';
 import { VERSION } from './version.js';
@@ -21,9 +25,6 @@ export interface RunningHttpServer {
   url: string;
   close(): Promise<void>;
 }
-
-/** Sessions unused this long are closed, so clients that vanish without DELETE do not pile up. */
-const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** Requests larger than this are refused (413): no MCP request coachgate answers comes near it. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -41,11 +42,19 @@ interface Session {
  */
 export async function startHttpServer(
   serverOptions: ServerOptions,
-  options: Omit<HttpOptions, 'tokensFile'> & { idleTimeoutMs?: number },
+  options: Omit<HttpOptions, 'tokensFile' | 'maxSessions' | 'idleTimeoutMs'> &
+    Partial<Pick<HttpOptions, 'maxSessions' | 'idleTimeoutMs'>>,
   tokens: TokenTable,
 ): Promise<RunningHttpServer> {
   const sessions = new Map<string, Session>();
-  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  // Sessions unused this long are closed, so clients that vanish without DELETE do not pile up.
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_S * 1000;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  /** Initializations under way per token: counted with the open sessions, so a burst cannot slip past. */
+  const opening = new Map<number, number>();
+  const held = (index: number) =>
+    (opening.get(index) ?? 0) +
+    [...sessions.values()].filter((session) => session.tokenIndex === index).length;
   const sweeper = setInterval(
     () => {
       for (const session of sessions.values()) {
@@ -112,6 +121,28 @@ export async function startHttpServer(
     if (request.method !== 'POST' || !isInitializeRequest(body)) {
       return reject(response, 400, 'No session: send an initialize request first.');
     }
+    if (held(token.index) >= maxSessions) {
+      response.setHeader('Retry-After', String(Math.ceil(idleTimeoutMs / 1000)));
+      return reject(
+        response,
+        503,
+        `Too many sessions: this token already holds ${maxSessions} open sessions (--max-sessions). Close one (DELETE /mcp with its mcp-session-id), or wait: sessions unused for ${Math.round(idleTimeoutMs / 1000)} s are closed (--idle-timeout).`,
+      );
+    }
+    opening.set(token.index, (opening.get(token.index) ?? 0) + 1);
+    try {
+      await openSession(request, response, body, token);
+    } finally {
+      opening.set(token.index, opening.get(token.index)! - 1);
+    }
+  }
+
+  async function openSession(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+    token: TokenEntry,
+  ): Promise<void> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) =>

@@ -15,6 +15,8 @@ export interface ServeFlags {
   tokens?: string;
   'allowed-hosts'?: string;
   'allowed-origins'?: string;
+  'max-sessions'?: string;
+  'idle-timeout'?: string;
 }
 
 export interface HttpListen {
@@ -31,6 +33,10 @@ export interface ServeOptions {
     allowedHosts: string[];
     /** Extra `Origin` values to accept, e.g. `https://coach.example`. */
     allowedOrigins: string[];
+    /** Sessions one token may hold open at once; one more is refused (503). */
+    maxSessions: number;
+    /** A session unused this long is closed. */
+    idleTimeoutMs: number;
   };
 }
 
@@ -45,7 +51,13 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
   if (flags.role !== undefined) server.role = parseRole(flags.role);
   if (flags.toolsets !== undefined) server.toolsets = parseToolsets(flags.toolsets);
 
-  const httpOnly = ['tokens', 'allowed-hosts', 'allowed-origins'] as const;
+  const httpOnly = [
+    'tokens',
+    'allowed-hosts',
+    'allowed-origins',
+    'max-sessions',
+    'idle-timeout',
+  ] as const;
   if (flags.http === undefined) {
     const stray = httpOnly.find((flag) => flags[flag] !== undefined);
     if (stray) throw new ServeUsageError(`--${stray} belongs to --http`);
@@ -74,8 +86,26 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
       tokensFile: path.resolve(flags.tokens),
       allowedHosts: list(flags['allowed-hosts']),
       allowedOrigins: list(flags['allowed-origins']),
+      maxSessions: positiveInteger('--max-sessions', flags['max-sessions'], DEFAULT_MAX_SESSIONS),
+      idleTimeoutMs:
+        1000 * positiveInteger('--idle-timeout', flags['idle-timeout'], DEFAULT_IDLE_TIMEOUT_S),
     },
   };
+}
+
+/** Per token: enough for a Coach and its sub-agents, few enough that one token cannot hoard memory. */
+export const DEFAULT_MAX_SESSIONS = 16;
+/** Seconds: a Coach turn's pauses fit; a client that vanished without DELETE frees its slot soon. */
+export const DEFAULT_IDLE_TIMEOUT_S = 15 * 60;
+
+function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1)
+    throw new ServeUsageError(
+      `${flag} expects a whole number above 0, not ${JSON.stringify(value)}`,
+    );
+  return number;
 }
 
 function parseRole(value: string): ServerRole {

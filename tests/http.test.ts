@@ -47,7 +47,7 @@ afterEach(async () => {
   repo?.remove();
 });
 
-async function start(idleTimeoutMs?: number): Promise<void> {
+async function start(idleTimeoutMs?: number, maxSessions?: number): Promise<void> {
   repo = greetingProject();
   const { table } = await TokenTable.load(tokensFile);
   const listen = {
@@ -56,6 +56,7 @@ async function start(idleTimeoutMs?: number): Promise<void> {
     allowedHosts: [],
     allowedOrigins: [],
     idleTimeoutMs,
+    maxSessions,
   };
   server = await startHttpServer({ roots: [repo.dir] }, listen, table);
 }
@@ -216,6 +217,42 @@ describe('coachgate serve --http (Streamable HTTP)', () => {
     expect((await post(headers, ping)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect((await post(headers, ping)).status).toBe(404);
+  });
+
+  it('caps the sessions one token holds: one more is a 503 with a JSON-RPC error saying why', async () => {
+    await start(60_000, 2);
+    const first = await clientWith(COACH_TOKEN);
+    await clientWith(COACH_TOKEN);
+    // A burst of initializations cannot slip past the cap either.
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => post({ Authorization: `Bearer ${COACH_TOKEN}` })),
+    );
+    expect(burst.map((response) => response.status)).toEqual(Array(10).fill(503));
+    expect(burst[0]!.headers.get('retry-after')).toBe('60');
+    const body = (await burst[0]!.json()) as { jsonrpc: string; error: { message: string } };
+    expect(body.jsonrpc).toBe('2.0');
+    expect(body.error.message).toMatch(
+      /this token already holds 2 open sessions \(--max-sessions\).*unused for 60 s are closed \(--idle-timeout\)/,
+    );
+    await expect(clientWith(COACH_TOKEN)).rejects.toThrow(/503|Too many sessions/);
+    // Another token is not starved, and the server still answers the sessions it holds.
+    const player = await clientWith(PLAYER_TOKEN);
+    expect((await player.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await first.listTools()).tools.length).toBeGreaterThan(0);
+    // Ending a session frees its slot.
+    await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    await first.close();
+    const again = await clientWith(COACH_TOKEN);
+    expect((await again.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('a burst of initializations on an empty server opens exactly the cap', async () => {
+    await start(60_000, 3);
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, () => post({ Authorization: `Bearer ${PLAYER_TOKEN}` })),
+    );
+    const statuses = burst.map((response) => response.status).sort();
+    expect(statuses).toEqual([...Array(3).fill(200), ...Array(9).fill(503)]);
   });
 
   it('the CLI serves over HTTP, never prints a token, and refuses --http without --tokens', async () => {

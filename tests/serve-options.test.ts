@@ -39,6 +39,21 @@ describe('serve options', () => {
       port: 8765,
       allowedHosts: ['coach.local:8765'],
       allowedOrigins: [],
+      maxSessions: 16,
+      idleTimeoutMs: 900_000,
     });
+    const tuned = { http: '8765', tokens: 't.yaml', root: ['.'] };
+    expect(
+      parseServeOptions({ ...tuned, 'max-sessions': '4', 'idle-timeout': '30' }).http,
+    ).toMatchObject({ maxSessions: 4, idleTimeoutMs: 30_000 });
+    expect(() => parseServeOptions({ ...tuned, 'max-sessions': '0' })).toThrow(
+      /--max-sessions expects a whole number above 0, not "0"/,
+    );
+    expect(() => parseServeOptions({ ...tuned, 'idle-timeout': '1.5' })).toThrow(
+      /--idle-timeout expects a whole number/,
+    );
+    expect(() => parseServeOptions({ 'idle-timeout': '30' })).toThrow(
+      /--idle-timeout belongs to --http/,
+    );
   });
 });

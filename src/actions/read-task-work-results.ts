@@ -9,6 +9,7 @@ import {
   type ReportedGates,
   type TaskWorkResults,
 } from '../core/task-work-results.js';
+import { MAX_REPORTED_FILES } from '../core/player-report.js';
 import { resolveFileInWorktree, worktreeRelative } from '../repo/workspace.js';
 import { pathExists, readJsonFile } from '../store/files.js';
 import { artifactNames, taskDirectory } from '../store/paths.js';
@@ -27,6 +28,9 @@ export interface TaskWorkResultsReport {
   problems: string[];
   message: string;
 }
+
+/** All lists of one report together (each list alone is bounded by MAX_REPORTED_FILES). */
+const MAX_CLAIMED_FILES = 4 * MAX_REPORTED_FILES;
 
 const NO_CLAIMS: PlayerClaims = {
   files_created: [],
@@ -92,7 +96,18 @@ export async function readTaskWorkResults(
     );
   }
   const { claims, problems } = playerClaims(worktree, parsed.data);
-  const missing = await missingFiles(worktree, claimedFiles(claims));
+  const claimed = claimedFiles(claims);
+  // Each list is bounded; promises can add more: the total is bounded too, before any file is checked.
+  if (claimed.length > MAX_CLAIMED_FILES)
+    return empty(
+      shown,
+      source,
+      [
+        `${shown}: claims ${claimed.length} files, over the ${MAX_CLAIMED_FILES} checked per report`,
+      ],
+      `The Player report ${shown} claims ${claimed.length} files; coachgate checks at most ${MAX_CLAIMED_FILES}. The Player should name the files this turn created or changed, not the whole tree.`,
+    );
+  const missing = await missingFiles(worktree, claimed);
   return {
     found: true,
     path: shown,

@@ -8,7 +8,7 @@ import { projectEnvironment } from '../runner/environment.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
-import { newRunId, runsDirectory, saveRun } from '../store/runs.js';
+import { newRunId, prepareRunLog, saveRun } from '../store/runs.js';
 import { openRepository, openTask } from './task-scope.js';
 
 export interface RunTestsRequest {
@@ -61,7 +61,7 @@ export async function runIndependentTests(
     const runId = newRunId();
     const startedAt = new Date().toISOString();
     const logPath = store
-      ? path.join(runsDirectory(worktree, request.task_id!), `${runId}.log`)
+      ? await prepareRunLog(worktree, request.task_id!, runId)
       : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
     const spec = {
       command,

@@ -1,6 +1,8 @@
 import { assertTaskId } from '../core/task-id.js';
-import { assertRepository } from '../repo/git.js';
+import { CallerError } from '../core/errors.js';
+import { assertRepository, hasCommit, type BaseCommit } from '../repo/git.js';
 import { loadTrustedConfig, type TrustedConfig } from '../repo/trusted-config.js';
+import { moveTaskStateAside } from '../state/location.js';
 import { readPinnedBase, writePinnedBase, type PinnedBase } from '../state/pinned-base.js';
 import { withTaskLock } from '../store/lock.js';
 
@@ -46,6 +48,8 @@ export async function openTask(
         (await readPinnedBase(worktree, taskId)) ??
         writePinnedBase(worktree, taskId, resolved.base, 'server'),
     ));
+  if (!(await hasCommit(worktree, pin.commit)))
+    throw await lostPin(worktree, taskId, pin, resolved.base);
   return scopeAtPin(resolved, taskId, pin);
 }
 
@@ -75,13 +79,49 @@ async function scopeAtPin(
   };
 }
 
-/** `coachgate task pin-base`: a person moves the task's pinned base (never reachable through MCP). */
+/**
+ * A pin whose commit this repository does not hold. Never re-pinned automatically: whoever can rewrite
+ * the repository's history (a Player with a shell) would then choose the base. A person re-pins.
+ */
+async function lostPin(
+  worktree: string,
+  taskId: string,
+  pin: PinnedBase,
+  current: BaseCommit,
+): Promise<CallerError> {
+  const command = `coachgate task pin-base --task ${taskId} --base ${current.commit} --worktree ${worktree}`;
+  const otherRepository = await fromOtherRepository(worktree, pin);
+  return new CallerError(
+    otherRepository
+      ? `${taskId} was pinned to ${pin.commit} in another repository at this path: ${worktree} holds neither that commit nor its root commit ${pin.root_commit} (the repository was re-created).`
+      : `${taskId} is pinned to ${pin.commit}, which ${worktree} no longer holds (history rewritten, or the commit pruned).`,
+    otherRepository
+      ? `If ${taskId} is a new task of this repository, start it afresh on the current base (${current.source}): ${command} — the old repository's records of ${taskId} are moved aside.`
+      : `Restore the commit (e.g. git fetch it), or re-pin the task to the current base (${current.source}): ${command}`,
+    { pinned_commit: pin.commit, fix_command: command },
+  );
+}
+
+/** True when the repository does not hold the pin's root commit (unknown for pins without one). */
+async function fromOtherRepository(worktree: string, pin: PinnedBase): Promise<boolean> {
+  return pin.root_commit !== undefined && !(await hasCommit(worktree, pin.root_commit));
+}
+
+/**
+ * `coachgate task pin-base`: a person moves the task's pinned base (never reachable through MCP). When
+ * the old pin came from another repository at this path, the old task's records are moved aside
+ * (`<state>/repos/<key>/replaced/`), so the new repository's task starts with no verdicts or strikes.
+ */
 export async function repinBase(worktree: string, taskId: string, baseRef: string) {
   assertTaskId(taskId);
   const resolved = await openRepository(worktree, baseRef);
   const previous = await readPinnedBase(worktree, taskId);
+  const replaced =
+    previous && (await fromOtherRepository(worktree, previous))
+      ? await moveTaskStateAside(worktree, taskId)
+      : null;
   const pin = await withTaskLock(worktree, taskId, () =>
     writePinnedBase(worktree, taskId, resolved.base, 'person'),
   );
-  return { previous: previous?.commit ?? null, pinned: pin };
+  return { previous: previous?.commit ?? null, pinned: pin, records_moved_to: replaced };
 }

@@ -14,28 +14,31 @@ import {
 import { pathExists } from '../store/files.js';
 import { taskDirectory } from '../store/paths.js';
 import { gateDecision } from './gate.js';
-import { openRepository, openTask } from './task-scope.js';
+import { openTask } from './task-scope.js';
 
 export interface WorktreeStart extends TaskWorktree {
   created: boolean;
   base_commit: string;
 }
 
-/** Starts a task in its own worktree, branched from the pinned base; starting again returns the same one. */
+/**
+ * Starts a task in its own worktree, branched from the pinned base (pinned now if the task has no pin
+ * yet, so a `main` moved later cannot choose it); starting again returns the same one.
+ */
 export async function startTaskWorktree(
   repository: string,
   taskId: string,
   baseRef?: string,
 ): Promise<WorktreeStart> {
-  const repo = await openRepository(repository, baseRef);
-  await loadTask(repository, taskId, repo.base.commit);
+  const scope = await openTask(repository, taskId, baseRef);
+  await loadTask(repository, taskId, scope.base.commit);
   const started = await addTaskWorktree(
     repository,
     taskId,
-    repo.base.commit,
+    scope.base.commit,
     await currentBranch(repository),
   );
-  return { ...started, base_commit: repo.base.commit };
+  return { ...started, base_commit: scope.base.commit };
 }
 
 export type WorktreeFinish = TaskWorktree &

@@ -9,6 +9,7 @@ import {
   startTaskWorktree,
 } from '../actions/worktree.js';
 import { CallerError } from '../core/errors.js';
+import { initKey } from '../state/keys.js';
 import { readJsonFile, writeJsonAtomically } from '../store/files.js';
 import { readVerdictLog } from '../store/verdict-log.js';
 import { storeDirectory } from '../store/paths.js';
@@ -67,6 +68,8 @@ export async function runAutobuild(
   say: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<DriverResult> {
+  // Before any agent runs: a key created later could be one the Player's code made.
+  await initKey();
   const started = await startTaskWorktree(repository, taskId);
   const worktree = started.path;
   say(

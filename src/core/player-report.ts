@@ -1,11 +1,27 @@
 import { z } from 'zod';
 
+/**
+ * Most files one list of a Player report may name. Each claimed file is checked in the worktree, so a
+ * report naming hundreds of thousands would hold the Coach's call past its client's timeout.
+ */
+export const MAX_REPORTED_FILES = 5_000;
+
+/** A list of worktree paths in a Player report, bounded by {@link MAX_REPORTED_FILES}. */
+export function reportedFiles() {
+  return z
+    .array(z.string())
+    .max(
+      MAX_REPORTED_FILES,
+      `lists more than ${MAX_REPORTED_FILES} files: name the files this turn created or changed, not the whole tree`,
+    );
+}
+
 /** One Player turn as recorded in `.guardkit/autobuild/<TASK>/player_turn_<N>.json`. */
 export const PlayerReportSchema = z
   .object({
-    files_modified: z.array(z.string()).default([]),
-    files_created: z.array(z.string()).default([]),
-    tests_written: z.array(z.string()).default([]),
+    files_modified: reportedFiles().default([]),
+    files_created: reportedFiles().default([]),
+    tests_written: reportedFiles().default([]),
     tests_passed: z
       .boolean()
       .describe("The Player's own claim; coachgate runs the tests itself before trusting it."),
@@ -21,7 +37,7 @@ export const PlayerReportSchema = z
           status: z.enum(['complete', 'partial', 'incomplete']),
           evidence: z.string().optional(),
           test_file: z.string().optional(),
-          implementation_files: z.array(z.string()).optional(),
+          implementation_files: reportedFiles().optional(),
         }),
       )
       .optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalisePathList } from './paths.js';
+import { reportedFiles } from './player-report.js';
 
 /**
  * The Player's self-report, `task_work_results.json`. Two shapes exist in the wild: the original AutoBuild
@@ -12,15 +13,15 @@ const CompletionPromiseSchema = z.looseObject({
   status: z.string().optional().describe('"complete" counts as a claim; anything else does not.'),
   evidence: z.string().optional(),
   test_file: z.string().optional(),
-  implementation_files: z.array(z.string()).optional(),
+  implementation_files: reportedFiles().optional(),
 });
 
 export const TaskWorkResultsSchema = z
   .looseObject({
     task_id: z.string().optional(),
-    files_created: z.array(z.string()).optional(),
-    files_modified: z.array(z.string()).optional(),
-    tests_written: z.array(z.string()).optional(),
+    files_created: reportedFiles().optional(),
+    files_modified: reportedFiles().optional(),
+    tests_written: reportedFiles().optional(),
     tests_passed: z
       .boolean()
       .optional()

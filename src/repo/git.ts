@@ -246,6 +246,20 @@ function blobId(content: Buffer): string {
 }
 
 /** The commit `ref` names; a missing ref prints nothing, so this is a gitQuery (no simple-git wait). */
+/** Whether `commit` is a commit this repository holds (a pin can outlive its repository). */
+export async function hasCommit(worktree: string, commit: string): Promise<boolean> {
+  return (await commitOf(worktree, commit)) !== undefined;
+}
+
+/**
+ * The first root commit of `commit`'s history (sorted, for merged histories): an identity of the
+ * repository a commit came from, shared by its clones, different for a repository made anew.
+ */
+export async function rootCommit(worktree: string, commit: string): Promise<string | undefined> {
+  const roots = await gitQuery(worktree, ['rev-list', '--max-parents=0', commit]).catch(() => '');
+  return roots.split('\n').filter(Boolean).sort()[0];
+}
+
 async function commitOf(worktree: string, ref: string): Promise<string | undefined> {
   try {
     return (

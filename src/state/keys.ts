@@ -1,5 +1,6 @@
 import {
   createHash,
+  randomBytes,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -7,11 +8,11 @@ import {
   verify,
   type KeyObject,
 } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { link, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { canonicalJson } from '../core/player-report.js';
-import { writeFileAtomically } from '../store/files.js';
 import { ensurePrivateDirectory, stateRoot } from './location.js';
 
 /** The server's Ed25519 identity. The public key is written `ed25519:<base64 SPKI DER>`. */
@@ -44,37 +45,104 @@ function describe(publicKey: KeyObject): { key_id: string; public_key: string } 
 
 /** The local key, or undefined when none was created yet (a fresh CI machine). */
 export async function existingSigningKey(): Promise<SigningKey | undefined> {
-  let pem: string;
+  const pem = await readKeyFile();
+  return pem === undefined ? undefined : fromPem(pem);
+}
+
+async function readKeyFile(): Promise<string | undefined> {
   try {
-    pem = await readFile(privateKeyPath(), 'utf8');
+    return await readFile(privateKeyPath(), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+function fromPem(pem: string): SigningKey {
   const privateKey = createPrivateKey(pem);
   return { ...describe(createPublicKey(privateKey)), privateKey };
 }
 
-let cached: Promise<SigningKey> | undefined;
+/** The key this process loaded first, per state directory: the only key it will ever sign with. */
+const loaded = new Map<string, SigningKey>();
 
-/** The local key, created on first use (0600, in a 0700 directory). */
-export function signingKey(): Promise<SigningKey> {
-  cached ??= (async () => (await existingSigningKey()) ?? (await initKey()).key)();
-  cached.catch(() => (cached = undefined));
-  return cached;
+async function loadedKey(): Promise<SigningKey | undefined> {
+  const file = privateKeyPath();
+  const known = loaded.get(file);
+  if (known) return known;
+  const key = await existingSigningKey();
+  if (key) loaded.set(file, loaded.get(file) ?? key);
+  return loaded.get(file);
 }
 
-/** `coachgate key init`: creates the key unless one exists; never replaces a key. */
+/**
+ * The key to sign with. Never creates one (`coachgate key init` or server start does, before any run):
+ * a key that appears later could have been made by code the server ran. The file must still hold the
+ * key this process loaded; a deleted or replaced key file stops signing instead of being adopted.
+ */
+export async function signingKey(): Promise<SigningKey> {
+  const key = await loadedKey();
+  if (!key)
+    throw new CallerError(
+      `No signing key in ${stateRoot()}: coachgate signs nothing until one exists.`,
+      'Run `coachgate key init` (coachgate serve also creates it at start), then retry.',
+    );
+  const onDisk = await readKeyFile();
+  const now = onDisk === undefined ? undefined : fromPem(onDisk).key_id;
+  if (now !== key.key_id)
+    throw new CallerError(
+      `Refusing to sign: the signing key file ${privateKeyPath()} ${now === undefined ? 'was deleted' : `now holds key ${now}`} since this server loaded key ${key.key_id}.`,
+      'Restore the original key file and retry, or, if the change was deliberate, restart the server (records signed by the old key then verify only if it is listed in coachgate.trusted_keys).',
+    );
+  return key;
+}
+
+/** The local key to verify with (the one this process loaded), or none when no key exists yet. */
+export async function localTrustedKeys(): Promise<TrustedKey[]> {
+  const key = await loadedKey();
+  return key ? [keyOf(key)] : [];
+}
+
+/**
+ * `coachgate key init` and server start: creates the key unless one exists; never replaces a key.
+ * Written to a private temp file, then hard-linked into place: link() fails when the name exists, so
+ * of several processes racing on an empty state directory exactly one wins and all read its key.
+ */
 export async function initKey(): Promise<{ created: boolean; key: SigningKey }> {
   const existing = await existingSigningKey();
   if (existing) return { created: false, key: existing };
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  await ensurePrivateDirectory(path.dirname(privateKeyPath()));
-  await writeFileAtomically(
-    privateKeyPath(),
-    privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  const file = privateKeyPath();
+  await ensurePrivateDirectory(path.dirname(file));
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const temp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  await writeNewPrivateFile(temp, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  let created = true;
+  try {
+    await link(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    created = false;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+  const key = await existingSigningKey();
+  if (!key) throw new Error(`${file} vanished right after it was created`);
+  return { created, key };
+}
+
+/** O_EXCL + O_NOFOLLOW, 0600, fsynced: complete before anyone can see it under the final name. */
+async function writeNewPrivateFile(file: string, content: string): Promise<void> {
+  const handle = await open(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
   );
-  return { created: true, key: { ...describe(publicKey), privateKey } };
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The signed bytes: the record without its signature, keys sorted (key_id included, so it is bound). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { constants, realpathSync } from 'node:fs';
+import { access, mkdir, realpath, rename } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { assertTaskId } from '../core/task-id.js';
@@ -63,10 +63,31 @@ export async function taskStateDirectory(worktree: string, taskId: string): Prom
   return path.join(await tasksStateDirectory(worktree), assertTaskId(taskId));
 }
 
+/**
+ * Moves a task's records to `<state>/repos/<key>/replaced/<TASK>-<time>/` (kept for audit, out of
+ * every listing); returns where they went.
+ */
+export async function moveTaskStateAside(worktree: string, taskId: string): Promise<string> {
+  const target = path.join(
+    await repositoryStateDirectory(worktree),
+    'replaced',
+    `${assertTaskId(taskId)}-${new Date().toISOString().replace(/[-:.]/g, '')}`,
+  );
+  await ensurePrivateDirectory(path.dirname(target));
+  await rename(await taskStateDirectory(worktree, taskId), target);
+  return target;
+}
+
 /** Creates the directory (and the state root) private to the user: 0700 at every level coachgate makes. */
 export async function ensurePrivateDirectory(directory: string): Promise<void> {
-  await mkdir(stateRoot(), { recursive: true, mode: 0o700 });
-  await mkdir(directory, { recursive: true, mode: 0o700 });
+  try {
+    await mkdir(stateRoot(), { recursive: true, mode: 0o700 });
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // A recursive mkdir on a read-only disk reports ENOENT; the state root's own errno says why.
+    await access(stateRoot(), constants.W_OK);
+    throw error;
+  }
 }
 
 /** The real path of the state root, for containment checks (resolved once it exists). */

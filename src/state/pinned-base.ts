@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readJsonFile, writeJsonAtomically } from '../store/files.js';
-import type { BaseCommit } from '../repo/git.js';
+import { rootCommit, type BaseCommit } from '../repo/git.js';
 import { ensurePrivateDirectory, taskStateDirectory } from './location.js';
 
 export const PinnedBaseSchema = z
@@ -11,7 +11,16 @@ export const PinnedBaseSchema = z
     pinned_at: z.string(),
     pinned_by: z
       .enum(['server', 'person'])
-      .describe('"server": first touch of the task; "person": coachgate task pin-base.'),
+      .describe(
+        '"server": when the task was created (task new), its worktree started, or first opened; "person": coachgate task pin-base.',
+      ),
+    root_commit: z
+      .string()
+      .regex(/^[0-9a-f]{40,64}$/)
+      .optional()
+      .describe(
+        "The pinned commit's root commit: which repository the pin belongs to (absent in older pins).",
+      ),
   })
   .describe(
     'The base commit a task is evaluated against, kept in the state directory (pinned-base.json).',
@@ -52,11 +61,13 @@ export async function writePinnedBase(
 ): Promise<PinnedBase> {
   const file = await pinPath(worktree, taskId);
   await ensurePrivateDirectory(path.dirname(file));
+  const root = await rootCommit(worktree, base.commit);
   const pin: PinnedBase = {
     commit: base.commit,
     source: base.source,
     pinned_at: new Date().toISOString(),
     pinned_by: by,
+    ...(root ? { root_commit: root } : {}),
   };
   await writeJsonAtomically(file, pin);
   return pin;

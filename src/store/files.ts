@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readdir, realpath, rename, unlink } from 'node:fs/promises';
+import {
+  access,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  realpath,
+  rename,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { realStateRoot, stateRoot } from '../state/location.js';
@@ -44,13 +54,20 @@ export async function writeFileAtomically(file: string, content: string): Promis
   } catch (error) {
     await handle.close();
     await unlink(temp).catch(() => undefined);
-    throw error;
+    throw namingFile(error, file);
   }
   await handle.close();
   await rename(temp, file).catch(async (error: unknown) => {
     await unlink(temp).catch(() => undefined);
     throw error;
   });
+}
+
+/** A write through a handle names no file: name it, so a full disk is reported with its path. */
+export function namingFile(error: unknown, file: string): unknown {
+  const errno = error as NodeJS.ErrnoException;
+  if (errno && typeof errno === 'object' && errno.code && !errno.path) errno.path = file;
+  return error;
 }
 
 /** Removes temp files a killed write left in `directory` (the caller holds the lock that guards it). */
@@ -111,7 +128,9 @@ async function makeDirectoriesNoFollow(
   const relative = path.relative(root, directory);
   if (relative.startsWith('..') || path.isAbsolute(relative))
     throw new CallerError(`Refusing to write ${file}: it is outside ${root}.`);
-  await mkdir(root, { recursive: true, mode: 0o700 });
+  // A record write never creates a worktree: one deleted meanwhile fails here instead of coming back.
+  if (root === stateRoot()) await mkdir(root, { recursive: true, mode: 0o700 });
+  else await stat(root);
   let current = root;
   for (const part of relative.split(path.sep).filter(Boolean)) {
     current = path.join(current, part);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { ensurePrivateDirectory, taskStateDirectory } from '../state/location.js';
 import { repairMirror } from '../state/records.js';
+import { namingFile } from './files.js';
 
 interface LockOwner {
   pid: number;
@@ -41,7 +42,8 @@ export async function withTaskLock<T>(
     return await work();
   } finally {
     // Only remove the lock if it is still ours (it may have been taken over as expired).
-    if ((await readOwner(lock))?.acquired_at === mine.acquired_at)
+    const owner = await readOwner(lock);
+    if (typeof owner === 'object' && owner.acquired_at === mine.acquired_at)
       await moveAsideAndRemove(lock, 'released');
   }
 }
@@ -56,7 +58,12 @@ async function acquire(lock: string): Promise<LockOwner> {
     };
     const staging = `${lock}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
     await mkdir(staging);
-    await writeFile(path.join(staging, 'owner.json'), JSON.stringify(owner));
+    try {
+      await writeFile(path.join(staging, 'owner.json'), JSON.stringify(owner));
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      throw namingFile(error, path.join(staging, 'owner.json'));
+    }
     try {
       await rename(staging, lock); // fails while another non-empty lock directory is in place
       return owner;
@@ -90,6 +97,9 @@ async function expiry(lock: string): Promise<string | null> {
   const age = Date.now() - info.mtimeMs;
   if (age < -1_000) return `its mtime ${info.mtime.toISOString()} is in the future`;
   const owner = await readOwner(lock);
+  // Locks are published whole (one rename), so a present but empty or garbled owner.json is never a
+  // lock being made: it is what a failed write (disk full, a crash before the data reached the disk) leaves.
+  if (owner === 'unreadable') return 'its owner.json is empty or not JSON (a write that failed)';
   if (!owner)
     return age > UNKNOWN_OWNER_EXPIRY_MS
       ? `it has no readable owner and is ${Math.round(age / 1000)} s old`
@@ -126,12 +136,19 @@ async function removeDeadStagingDirectories(directory: string): Promise<void> {
   }
 }
 
-async function readOwner(lock: string): Promise<LockOwner | undefined> {
+/** The lock's owner; undefined without an owner.json, 'unreadable' when it is empty or garbled. */
+async function readOwner(lock: string): Promise<LockOwner | 'unreadable' | undefined> {
+  let text: string;
   try {
-    const owner = JSON.parse(await readFile(path.join(lock, 'owner.json'), 'utf8')) as LockOwner;
-    return typeof owner.pid === 'number' && typeof owner.host === 'string' ? owner : undefined;
+    text = await readFile(path.join(lock, 'owner.json'), 'utf8');
   } catch {
     return undefined;
+  }
+  try {
+    const owner = JSON.parse(text) as LockOwner;
+    return typeof owner.pid === 'number' && typeof owner.host === 'string' ? owner : 'unreadable';
+  } catch {
+    return 'unreadable';
   }
 }
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
-import { keyOf, signatureProblem, signingKey, signRecord } from '../state/keys.js';
+import { localTrustedKeys, signatureProblem, signingKey, signRecord } from '../state/keys.js';
 import { taskStateDirectory } from '../state/location.js';
 import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
-import { readJsonFile, writeJsonAtomically, type JsonFile } from './files.js';
+import { prepareWrite, readJsonFile, writeJsonAtomically, type JsonFile } from './files.js';
 import { withTaskLock } from './lock.js';
 import { artifactNames, taskDirectory } from './paths.js';
 
@@ -16,6 +16,21 @@ export function newRunId(now = new Date()): string {
 /** The mirror's runs directory (run logs are written there too). */
 export function runsDirectory(worktree: string, taskId: string): string {
   return path.join(taskDirectory(worktree, taskId), artifactNames.runsDirectory);
+}
+
+/**
+ * Where a stored run's output log goes (the mirror's runs/), checked before the run: the runner opens it
+ * before the tests start, so a linked runs/ (or any linked directory on the way) is refused now and not
+ * a byte is written outside the store.
+ */
+export async function prepareRunLog(
+  worktree: string,
+  taskId: string,
+  runId: string,
+): Promise<string> {
+  const log = path.join(runsDirectory(worktree, taskId), `${runId}.log`);
+  await prepareWrite(log);
+  return log;
 }
 
 /** The order the server stored runs in (state only): the latest run is the last id, whatever files are named. */
@@ -78,7 +93,7 @@ export async function readRun(
       path: file.mirror,
       problem: `not a run record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
     };
-  const unsigned = signatureProblem(parsed.data, [keyOf(await signingKey())]);
+  const unsigned = signatureProblem(parsed.data, await localTrustedKeys());
   return unsigned
     ? { state: 'corrupt', path: file.mirror, problem: `run ${runId} ${unsigned}` }
     : { state: 'ok', path: file.mirror, value: parsed.data };

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { CHAIN_START, VerdictLogEntrySchema, type VerdictLogEntry } from '../core/verdict-entry.js';
-import { keyOf, signatureProblem, signingKey, signRecord, type TrustedKey } from '../state/keys.js';
+import {
+  keyOf,
+  localTrustedKeys,
+  signatureProblem,
+  signingKey,
+  signRecord,
+  type TrustedKey,
+} from '../state/keys.js';
 import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
 import { artifactNames, taskDirectory } from './paths.js';
 
@@ -44,7 +51,7 @@ export function verdictLogPath(worktree: string, taskId: string): string {
 export async function readVerdictLog(worktree: string, taskId: string): Promise<VerdictLog> {
   const text =
     (await readStateCopy(await taskRecordFile(worktree, taskId, artifactNames.verdictLog))) ?? '';
-  return parseVerdictLog(text, [keyOf(await signingKey())]);
+  return parseVerdictLog(text, await localTrustedKeys());
 }
 
 /**

@@ -7,9 +7,11 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
+import { environmentFault } from '../core/environment-fault.js';
 import { CallerError } from '../core/errors.js';
 import { boundedMessage } from '../core/quote.js';
 import type { Workspace } from '../repo/workspace.js';
+import { stateRoot } from '../state/location.js';
 
 /** Who a server is for: `player` and `coach` see only their tools (src/tools/index.ts); `all` sees every tool. */
 export type ServerRole = 'player' | 'coach' | 'all';
@@ -84,7 +86,8 @@ export function registerTool(
           content: [{ type: 'text', text: summary }],
           structuredContent: data as Record<string, unknown>,
         };
-      } catch (error) {
+      } catch (thrown) {
+        const error = await explainFault(tool.name, thrown, input, context(extra));
         const result = errorResult(tool.name, error);
         log(server, error instanceof CallerError ? 'warning' : 'error', {
           tool: tool.name,
@@ -115,6 +118,32 @@ function log(
 
 function textOfResult(result: CallToolResult): string {
   return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+/**
+ * Faults the caller can act on become caller errors: a full disk, a read-only or forbidden state
+ * directory, a worktree deleted while the call ran. Anything else stays an internal fault.
+ */
+async function explainFault(
+  toolName: string,
+  error: unknown,
+  input: unknown,
+  context: ToolContext,
+): Promise<unknown> {
+  if (error instanceof CallerError) return error;
+  const fault = environmentFault(error, { stateRoot: stateRoot() });
+  if (fault) return fault;
+  const { worktree, task_id: taskId } = (input ?? {}) as { worktree?: unknown; task_id?: unknown };
+  if (typeof worktree !== 'string') return error;
+  const gone = await context.workspace.resolveWorktree(worktree).then(
+    () => false,
+    () => true,
+  );
+  if (!gone) return error;
+  return new CallerError(
+    `The worktree ${worktree} no longer exists: it was deleted while ${toolName} ran (${error instanceof Error ? error.message : String(error)}).`,
+    `Records already written stay in the state directory. Re-create the worktree${typeof taskId === 'string' ? ` (coachgate worktree start --task ${taskId})` : ''} or pass an existing one, then retry.`,
+  );
 }
 
 /** Caller mistakes say what to fix; internal faults are logged to stderr (never stdout) and reported briefly. */

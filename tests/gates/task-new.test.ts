@@ -30,9 +30,9 @@ describe('coachgate task new', () => {
     );
     expect(made.status).toBe(0);
     expect(made.stdout).toMatch(
-      /^TASK-008: wrote \.guardkit\/tasks\/backlog\/TASK-008-add-a-greeting\.md\nCommit it/,
+      /^TASK-008: wrote \.guardkit\/tasks\/backlog\/TASK-008-add-a-greeting\.md\ncommitted [0-9a-f]{12}\nbase pinned to [0-9a-f]{40}\n$/,
     );
-    repo.commit('add TASK-008');
+    expect(repo.git('log', '-1', '--format=%s')).toBe('TASK-008: add task Add a greeting');
     const { client, close } = await connect({ roots: [repo.dir] });
     const task = dataOf(
       await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-008' }),
@@ -45,6 +45,24 @@ describe('coachgate task new', () => {
       ['AC-001', 'greet(name) returns "Hello, <name>!"'],
       ['AC-002', 'greet("") throws a TypeError'],
     ]);
+  });
+
+  it('--no-commit writes the file only, commits nothing and pins nothing; other staged work stays staged', () => {
+    repo = makeRepo({ 'a.txt': 'a\n' });
+    const head = repo.git('rev-parse', 'HEAD');
+    const only = taskNew('--no-commit', '--title', 'Later', '--criterion', 'x');
+    expect(only.status).toBe(0);
+    expect(only.stdout).toMatch(
+      /Commit it: .*\nbase not pinned yet: not committed \(--no-commit\)/,
+    );
+    expect(repo.git('rev-parse', 'HEAD')).toBe(head);
+    repo.write('a.txt', 'staged\n');
+    repo.git('add', 'a.txt');
+    expect(taskNew('--title', 'Now', '--criterion', 'y').status).toBe(0);
+    expect(repo.git('show', '--name-only', '--format=', 'HEAD')).toBe(
+      '.guardkit/tasks/backlog/TASK-002-now.md',
+    );
+    expect(repo.git('diff', '--cached', '--name-only')).toBe('a.txt');
   });
 
   it('refuses a task without criteria and never overwrites an existing id', () => {

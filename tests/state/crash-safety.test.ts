@@ -128,6 +128,29 @@ describe('task locks cannot be wedged', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
+  it.each([
+    ['empty', ''],
+    ['cut short', '{"pid": 12'],
+    ['not an owner', '[]'],
+  ])(
+    'takes over a lock whose owner.json is %s (a write that failed) like a stale one',
+    async (_, text) => {
+      const lock = await lockDirectory();
+      mkdirSync(lock, { recursive: true });
+      writeFileSync(path.join(lock, 'owner.json'), text);
+      const report = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        expect(await withTaskLock(worktree, TASK, async () => 'done')).toBe('done');
+        expect(report.mock.calls.map(([line]) => String(line)).join('')).toMatch(
+          /taking over the task lock .*: its owner.json is empty or not JSON \(a write that failed\)/,
+        );
+      } finally {
+        report.mockRestore();
+      }
+      expect(existsSync(lock)).toBe(false);
+    },
+  );
+
   it('reports and expires a lock with an mtime in the future and no owner', async () => {
     const lock = await lockDirectory();
     mkdirSync(lock, { recursive: true });

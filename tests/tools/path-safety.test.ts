@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, textOf } from '../helpers/mcp.js';
 import { makeRepo, SAMPLE_TASK, type TempRepo } from '../helpers/git-repo.js';
+import { greetingProject } from '../helpers/node-project.js';
 
 let repo: TempRepo;
 let outside: TempRepo | undefined;
@@ -43,6 +44,37 @@ describe('roots and path safety', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/symlink that leads outside the allowed roots/);
   });
+
+  it.each([
+    ['runs/', '.guardkit/autobuild/TASK-042/runs'],
+    ['the task directory', '.guardkit/autobuild/TASK-042'],
+  ])(
+    'run_independent_tests refuses a symlinked %s before the run: no log or record lands outside',
+    async (_, linked) => {
+      repo = greetingProject();
+      const target = mkdtempSync(path.join(os.tmpdir(), 'coachgate-outside-'));
+      try {
+        mkdirSync(path.dirname(path.join(repo.dir, linked)), { recursive: true });
+        symlinkSync(target, path.join(repo.dir, linked));
+        const { client, close } = await connect({ roots: [repo.dir] });
+        const result = await callTool(client, 'run_independent_tests', {
+          worktree: repo.dir,
+          task_id: 'TASK-042',
+        });
+        await close();
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(
+          new RegExp(
+            `Refusing to write .*\\.log: .*${linked.replace(/[/.]/g, '\\$&')} is a symbolic link`,
+          ),
+        );
+        expect(textOf(result)).toMatch(/Remove the link/);
+        expect(readdirSync(target, { recursive: true })).toEqual([]);
+      } finally {
+        rmSync(target, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('refuses task ids that carry path syntax', async () => {
     repo = makeRepo({ 'README.md': 'x' });

@@ -295,3 +295,43 @@ describe('verify_quality_gates', () => {
     expect(textOf(result)).toMatch(/coachgate\.max_strikes/);
   });
 });
+
+describe('reports that claim too many files', () => {
+  const many = (count: number, prefix = 'src/f') =>
+    Array.from({ length: count }, (_, index) => `${prefix}${index}.py`);
+
+  it('record_player_report refuses 300000 files with a clear message; the session stays usable', async () => {
+    const task = { worktree: repo.dir, task_id: 'TASK-001' };
+    const refused = await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { ...report, files_created: many(300_000) },
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(
+      /lists more than 5000 files: name the files this turn created or changed, not the whole tree at report\.files_created/,
+    );
+    expect(
+      dataOf(await callTool(client, 'record_player_report', { ...task, turn: 1, report })),
+    ).toMatchObject({ recorded: true });
+  });
+
+  it('read_task_work_results refuses a file claiming 300000 files, or 20000+ through promises', async () => {
+    const task = { worktree: repo.dir, task_id: 'TASK-001' };
+    repo.write(resultsFile, JSON.stringify({ files_created: many(300_000) }));
+    const listed = dataOf(await callTool(client, 'read_task_work_results', task));
+    expect(listed.results).toBeNull();
+    expect(listed.problems.join('\n')).toMatch(/files_created: lists more than 5000 files/);
+
+    const promises = Array.from({ length: 5 }, (_, index) => ({
+      criterion_id: `AC-00${index}`,
+      implementation_files: many(4_500, `p${index}/f`),
+    }));
+    repo.write(resultsFile, JSON.stringify({ completion_promises: promises }));
+    const promised = dataOf(await callTool(client, 'read_task_work_results', task));
+    expect(promised.message).toMatch(/claims 22500 files; coachgate checks at most 20000/);
+    expect(promised.honesty.verified).toBe(false);
+    // The server still answers on the same session.
+    expect(dataOf(await callTool(client, 'load_task', task)).task_id).toBe('TASK-001');
+  });
+});

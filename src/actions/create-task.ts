@@ -1,0 +1,77 @@
+import { CallerError } from '../core/errors.js';
+import type { NewTask } from '../core/task-template.js';
+import { git } from '../repo/git.js';
+import { writeNewTask } from '../repo/new-task.js';
+import { findTaskFile } from '../repo/tasks.js';
+import { openRepository, openTask } from './task-scope.js';
+
+export interface CreatedTask {
+  id: string;
+  path: string;
+  /** The commit that added the task file; null with `commit: false`. */
+  commit: string | null;
+  /** The base the task is pinned to, or null with the reason it is not pinned yet. */
+  pinned_base: string | null;
+  not_pinned?: string;
+}
+
+/**
+ * `coachgate task new`: writes the task file, commits it (that file only) and pins the base that holds
+ * it, so a `main` moved before any tool opens the task cannot choose the task's base.
+ */
+export async function createTask(
+  worktree: string,
+  task: Omit<NewTask, 'id'> & { id?: string },
+  options: { commit: boolean; baseRef?: string },
+): Promise<CreatedTask> {
+  const written = await writeNewTask(worktree, task);
+  if (!options.commit)
+    return {
+      ...written,
+      commit: null,
+      pinned_base: null,
+      not_pinned:
+        'not committed (--no-commit): it is pinned when its worktree starts or a tool first opens it',
+    };
+  const commit = await commitTaskFile(
+    worktree,
+    written.path,
+    `${written.id}: add task ${task.title}`,
+  );
+  const repo = await openRepository(worktree, options.baseRef);
+  const atBase = await findTaskFile(worktree, written.id, repo.base.commit).then(
+    () => true,
+    () => false,
+  );
+  if (!atBase)
+    return {
+      ...written,
+      commit,
+      pinned_base: null,
+      not_pinned: `the base (${repo.base.source}, ${repo.base.commit.slice(0, 12)}) does not contain the new commit: merge it into the base branch; the task is pinned when its worktree starts or a tool first opens it`,
+    };
+  const scope = await openTask(worktree, written.id, options.baseRef);
+  return { ...written, commit, pinned_base: scope.base.commit };
+}
+
+/** Commits exactly `file` (other staged changes stay staged), without running the repository's hooks. */
+async function commitTaskFile(worktree: string, file: string, message: string): Promise<string> {
+  const identity = (
+    await git(worktree)
+      .raw(['config', 'user.email'])
+      .catch(() => '')
+  ).trim()
+    ? []
+    : ['user.name=coachgate', 'user.email=coachgate@localhost'];
+  const repo = git(worktree, identity);
+  try {
+    await repo.raw(['add', '--', file]);
+    await repo.raw(['commit', '-q', '--no-verify', '-m', message, '--only', '--', file]);
+  } catch (error) {
+    throw new CallerError(
+      `Wrote ${file} but could not commit it: ${(error as Error).message.trim()}`,
+      `Commit it yourself (git add ${file} && git commit), or pass --no-commit.`,
+    );
+  }
+  return (await repo.revparse(['HEAD'])).trim();
+}
