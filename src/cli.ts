@@ -5,10 +5,11 @@ import {
   runStateCommand,
   STATE_OPTIONS_USAGE,
   STATE_USAGE,
-  takeStateDirectory,
+  takeGlobalOptions,
 } from './cli-state.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { stopOnHostExit } from './lifecycle.js';
+import { hideFromRuns } from './sandbox/exposure.js';
 import { createServer } from './server.js';
 import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
@@ -68,10 +69,10 @@ function usageError(message: string): never {
 }
 
 async function main(allArgs: string[]): Promise<void> {
-  // --state-dir applies to every command (serve, gate, worktree, autobuild, key, task).
+  // --state-dir and --sandbox apply to every command (serve, gate, worktree, autobuild, key, task).
   let argv: string[];
   try {
-    argv = takeStateDirectory(allArgs);
+    argv = takeGlobalOptions(allArgs);
   } catch (error) {
     usageError((error as Error).message);
   }
@@ -133,6 +134,8 @@ async function main(allArgs: string[]): Promise<void> {
   if (options.http) {
     // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
     const { serveHttp } = await import('./http.js');
+    // The tokens file is the coach's authority: no run of the Player's code may read it.
+    hideFromRuns(options.http.tokensFile);
     await serveHttp(options.server, options.http);
     return;
   }
