@@ -9,7 +9,8 @@ import {
 } from './cli-state.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { stopOnHostExit } from './lifecycle.js';
-import { hideFromRuns } from './sandbox/exposure.js';
+import { hideFromRuns, isHiddenEverywhere } from './sandbox/exposure.js';
+import { stateRoot } from './state/location.js';
 import { createServer } from './server.js';
 import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
@@ -134,8 +135,14 @@ async function main(allArgs: string[]): Promise<void> {
   if (options.http) {
     // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
     const { serveHttp } = await import('./http.js');
-    // The tokens file is the coach's authority: no run of the Player's code may read it.
+    // The tokens file is the coach's authority: no run of the Player's code may read it. This server
+    // hides it wherever it is; other coachgate processes (gate in a hook, the autobuild driver's
+    // sandboxed Player) hide only the state directory, so it belongs there.
     hideFromRuns(options.http.tokensFile);
+    if (!isHiddenEverywhere(options.http.tokensFile))
+      process.stderr.write(
+        `coachgate: warning: --tokens ${options.http.tokensFile} is outside the state directory; runs started by other coachgate processes (gate, a sandboxed Player) could read it. Move it under ${stateRoot()}.\n`,
+      );
     await serveHttp(options.server, options.http);
     return;
   }

@@ -20,7 +20,9 @@ export function bubblewrapArgs(
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(request.network === 'host' ? [] : ['--unshare-net']),
+    // bubblewrap cannot filter by address: `loopback` shares the host's network like `host`
+    // (see docs/sandbox.md); `none` is a private namespace with its own loopback only.
+    ...(request.network === 'none' ? ['--unshare-net'] : []),
     // A new session: the run cannot push keystrokes into the server's terminal (TIOCSTI).
     '--new-session',
     // Root starting bwrap keeps its capabilities unless told; without them nothing can be unmounted.

@@ -100,6 +100,14 @@ export function hideFromRuns(file: string): void {
   registeredSecrets.add(path.resolve(file));
 }
 
+/**
+ * Whether every run of every coachgate process hides `file`: only the state directory is (the
+ * sandboxed Player agent sees the user's home).
+ */
+export function isHiddenEverywhere(file: string): boolean {
+  return isWithin(path.resolve(file), stateRoot());
+}
+
 export function secretFiles(): string[] {
   return [...registeredSecrets];
 }
