@@ -54,7 +54,7 @@ export async function runAgentTurn(
         signal: turn.signal,
         // The agents are the user's own commands, started as the user (docs/sandbox.md, "The Player
         // agent": confining the Player's turn needs a coach endpoint it can reach from inside).
-        isolation: { unsandboxed: 'autobuild agents are the user\'s own commands' },
+        isolation: { unsandboxed: "autobuild agents are the user's own commands" },
       },
       capture,
     );

@@ -90,7 +90,7 @@ export const RunRecordSchema = z
         warning: z
           .string()
           .optional()
-          .describe('Present when the tests ran unconfined, with the server\'s full authority.'),
+          .describe("Present when the tests ran unconfined, with the server's full authority."),
       })
       .optional()
       .describe('The sandbox the tests ran in (docs/sandbox.md); absent on older records.'),
