@@ -20,6 +20,25 @@ export default tseslint.config(
     },
   },
   {
+    // Nothing starts worktree or snapshot code outside the sandbox: only src/sandbox/ may spawn a run.
+    files: ['src/**/*.ts'],
+    ignores: ['src/sandbox/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/runner/execute.js', './execute.js'],
+              importNames: ['runProcess'],
+              message: 'Run programs through runSandboxed (src/sandbox/run.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read tool results as loose JSON.
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

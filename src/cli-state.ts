@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { repinBase } from './actions/task-scope.js';
+import { parseSandboxMode, requireSandboxAtLeast } from './sandbox/policy.js';
 import { CallerError } from './core/errors.js';
 import { initKey, existingSigningKey, privateKeyPath } from './state/keys.js';
 import { stateRoot, useStateDirectory } from './state/location.js';
@@ -11,7 +12,9 @@ export const STATE_USAGE = `  coachgate key init                               c
                                                    re-pin the base commit a task is evaluated against`;
 
 export const STATE_OPTIONS_USAGE = `  --state-dir DIR the server's own records and key (default: $COACHGATE_STATE_DIR, else
-                  $XDG_STATE_HOME/coachgate, else ~/.local/state/coachgate).`;
+                  $XDG_STATE_HOME/coachgate, else ~/.local/state/coachgate).
+  --sandbox MODE  required | auto | off: the least sandbox any run of the Player's code gets; stricter
+                  than the base config's coachgate.sandbox.mode only (docs/sandbox.md).`;
 
 export interface StateCommandOptions {
   task?: string;
@@ -71,12 +74,22 @@ export async function runStateCommand(
   }
 }
 
-/** Removes `--state-dir DIR` (or `--state-dir=DIR`) from argv and makes it the state directory. */
-export function takeStateDirectory(argv: string[]): string[] {
+/** Removes `--state-dir DIR` and `--sandbox MODE` (or their `=` forms) from argv and applies them. */
+export function takeGlobalOptions(argv: string[]): string[] {
   const rest: string[] = [];
   for (let index = 0; index < argv.length; index += 1) {
     const word = argv[index]!;
-    if (word === '--state-dir') {
+    if (word === '--sandbox' || word.startsWith('--sandbox=')) {
+      // Like --state-dir, for every command that runs code: only ever stricter than the base config.
+      const inline = word.startsWith('--sandbox=');
+      const value = inline ? word.slice('--sandbox='.length) : argv[index + 1];
+      try {
+        requireSandboxAtLeast(parseSandboxMode(value));
+      } catch (error) {
+        throw new CallerError((error as Error).message);
+      }
+      if (!inline) index += 1;
+    } else if (word === '--state-dir') {
       const directory = argv[index + 1];
       if (directory === undefined || directory.startsWith('-'))
         throw new CallerError('--state-dir needs a directory');

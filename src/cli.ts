@@ -5,11 +5,13 @@ import {
   runStateCommand,
   STATE_OPTIONS_USAGE,
   STATE_USAGE,
-  takeStateDirectory,
+  takeGlobalOptions,
 } from './cli-state.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
 import { stopOnHostExit } from './lifecycle.js';
 import { initKey, privateKeyPath } from './state/keys.js';
+import { hideFromRuns, isHiddenEverywhere } from './sandbox/exposure.js';
+import { stateRoot } from './state/location.js';
 import { createServer } from './server.js';
 import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
@@ -78,10 +80,10 @@ function usageError(message: string): never {
 }
 
 async function main(allArgs: string[]): Promise<void> {
-  // --state-dir applies to every command (serve, gate, worktree, autobuild, key, task).
+  // --state-dir and --sandbox apply to every command (serve, gate, worktree, autobuild, key, task).
   let argv: string[];
   try {
-    argv = takeStateDirectory(allArgs);
+    argv = takeGlobalOptions(allArgs);
   } catch (error) {
     usageError((error as Error).message);
   }
@@ -155,6 +157,14 @@ async function main(allArgs: string[]): Promise<void> {
   if (options.http) {
     // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
     const { serveHttp } = await import('./http.js');
+    // The tokens file is the coach's authority: no run of the Player's code may read it. This server
+    // hides it wherever it is; other coachgate processes (gate in a hook, the autobuild driver's
+    // sandboxed Player) hide only the state directory, so it belongs there.
+    hideFromRuns(options.http.tokensFile);
+    if (!isHiddenEverywhere(options.http.tokensFile))
+      process.stderr.write(
+        `coachgate: warning: --tokens ${options.http.tokensFile} is outside the state directory; runs started by other coachgate processes (gate, a sandboxed Player) could read it. Move it under ${stateRoot()}.\n`,
+      );
     await serveHttp(options.server, options.http);
     return;
   }

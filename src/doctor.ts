@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { loadTrustedConfig } from './repo/trusted-config.js';
 import { defaultPython, loginShellProgram } from './runner/platform.js';
+import { detectSandbox, INSTALL_ADVICE } from './sandbox/backend.js';
+import { effectivePolicy } from './sandbox/policy.js';
 import { VERSION } from './version.js';
 
 const run = promisify(execFile);
@@ -21,6 +24,18 @@ export interface DoctorReport {
   login_shell: string;
   path_entries: string[];
   tools: ToolCheck[];
+  sandbox: SandboxCheck;
+}
+
+/** The sandbox runs of the Player's code get here, and why. */
+export interface SandboxCheck {
+  backend: string;
+  reason: string;
+  mode: string;
+  network: string;
+  /** Where the policy came from: the base config of the repository doctor runs in, or the default. */
+  policy_source: string;
+  verdict: string;
 }
 
 /** What test runs need; GUI-launched hosts (Claude Desktop) often start servers with a PATH missing them. */
@@ -86,12 +101,35 @@ export async function doctorReport(env: NodeJS.ProcessEnv = process.env): Promis
       : {}),
   });
   return {
+    sandbox: await sandboxCheck(),
     coachgate: VERSION,
     node: { version: process.version, path: process.execPath },
     platform: `${process.platform} ${process.arch}`,
     login_shell: process.platform === 'win32' ? 'none (cmd /c)' : loginShellProgram(),
     path_entries: (env.PATH ?? '').split(path.delimiter).filter(Boolean),
     tools,
+  };
+}
+
+async function sandboxCheck(cwd = process.cwd()): Promise<SandboxCheck> {
+  const backend = await detectSandbox();
+  const trusted = await loadTrustedConfig(cwd).catch(() => undefined);
+  const policy = effectivePolicy(trusted?.config.coachgate.sandbox);
+  const confined = backend.name !== 'none' && policy.mode !== 'off';
+  const verdict = confined
+    ? `test runs, gates and builds run inside ${backend.name} (network ${policy.network})`
+    : policy.mode === 'required'
+      ? `every run is REFUSED: the policy requires a sandbox. ${INSTALL_ADVICE}`
+      : `runs are NOT SANDBOXED (${policy.mode === 'off' ? 'the policy is off' : 'no working sandbox'}): the Player's code runs with the server's authority, and every record says so. ${policy.mode === 'off' ? '' : INSTALL_ADVICE}`.trim();
+  return {
+    backend: backend.name,
+    reason: backend.reason,
+    mode: policy.mode,
+    network: policy.network,
+    policy_source: trusted
+      ? `.guardkit/config.yaml at ${trusted.base.commit.slice(0, 12)} (${cwd})`
+      : 'the default (not in a repository)',
+    verdict,
   };
 }
 
@@ -112,5 +150,8 @@ export function formatDoctorReport(report: DoctorReport): string {
       ? 'Everything was found.'
       : `Not found on this PATH: ${missing.join(', ')}. If your MCP host is a GUI app (Claude Desktop), it may start ` +
         'coachgate with a shorter PATH than your terminal: set "env": {"PATH": "..."} in its server config.',
+    `Sandbox   ${report.sandbox.backend}: ${report.sandbox.reason}`,
+    `  policy  mode ${report.sandbox.mode}, network ${report.sandbox.network}, from ${report.sandbox.policy_source}`,
+    `  so      ${report.sandbox.verdict}`,
   ].join('\n');
 }

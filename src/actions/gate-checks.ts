@@ -32,7 +32,7 @@ export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
       name: gate.name,
       passed: gate.passed,
       reason: gate.reason,
-      details: gate.new_errors,
+      details: [...(gate.sandbox_warning ? [gate.sandbox_warning] : []), ...gate.new_errors],
     })),
   ];
 }

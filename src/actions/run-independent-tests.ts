@@ -8,6 +8,7 @@ import { projectEnvironment } from '../runner/environment.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
+import { effectivePolicy } from '../sandbox/policy.js';
 import { newRunId, prepareRunLog, saveRun } from '../store/runs.js';
 import { openRepository, openTask } from './task-scope.js';
 
@@ -70,6 +71,7 @@ export async function runIndependentTests(
       timeoutMs: timeoutS * 1000,
       firstPartyModules: modules,
       buildCommand: repo.config.toolchain?.build,
+      sandbox: effectivePolicy(repo.config.coachgate.sandbox),
       signal: options.signal,
       onProgress: options.onProgress,
     };
@@ -77,6 +79,7 @@ export async function runIndependentTests(
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
     const notes = [
+      ...(run.sandbox?.warning ? [run.sandbox.warning] : []),
       ...environment.notes,
       ...run.notes,
       `per-test results: ${run.tests_source}`,
@@ -133,6 +136,7 @@ export async function runIndependentTests(
       tree_hash: treeBefore,
       tree_clean: treeBefore === treeAfter,
       ...(baseline ? { baseline } : {}),
+      ...(run.sandbox ? { sandbox: run.sandbox } : {}),
       log_path: logPath,
       output_bytes: run.output_bytes,
     };

@@ -103,6 +103,7 @@ export async function taskStatus(scope: TaskScope) {
             counts: run.value.counts,
             failure_class: run.value.failure_class,
             fresh: run.value.tree_hash === currentTree,
+            ...(run.value.sandbox?.warning ? { sandbox_warning: run.value.sandbox.warning } : {}),
           }
         : run.state === 'corrupt'
           ? { problem: `${run.path}: ${run.problem}` }

@@ -15,9 +15,10 @@ import {
 } from '../core/toolchain-gates.js';
 import { withDetachedCheckout } from '../repo/checkout.js';
 import { projectEnvironment } from '../runner/environment.js';
-import { runProcess } from '../runner/execute.js';
 import { OutputCapture } from '../runner/output-capture.js';
 import { runQueue } from '../runner/run-queue.js';
+import { effectivePolicy } from '../sandbox/policy.js';
+import { runSandboxed } from '../sandbox/run.js';
 import { summarizeOutput } from '../runner/summary.js';
 import { mirroredCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
 import { parseJsonRecord } from '../store/files.js';
@@ -86,12 +87,21 @@ async function runConfiguredCommand(
   const capture = await OutputCapture.open(logPath);
   let result;
   try {
-    result = await runProcess({ argv, cwd, env: environment.env, timeoutMs, signal }, capture);
+    const isolation = { policy: effectivePolicy(scope.config.coachgate.sandbox), loginShell };
+    result = await runSandboxed(
+      { argv, cwd, env: environment.env, timeoutMs, signal, isolation },
+      capture,
+    );
   } finally {
     await capture.close();
   }
   const output = await readHead(logPath);
-  return { outcome: { ...result, summary: summarizeOutput(capture.excerpt(), 1200) }, output };
+  const summary = summarizeOutput(capture.excerpt(), 1200);
+  const warning = result.sandbox.warning;
+  return {
+    outcome: { ...result, summary, ...(warning ? { sandbox_warning: warning } : {}) },
+    output,
+  };
 }
 
 /** The base's findings for this command, cached per base commit + command: the base never changes. */

@@ -1,4 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestFileFacts } from '../core/integrity.js';
+import { effectivePolicy } from '../sandbox/policy.js';
+import { sandboxedCommand } from '../sandbox/run.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { PYTHON_TEST_FACTS_SCRIPT } from './python-test-facts-script.js';
 import type { SourceFile } from './test-facts.js';
@@ -17,13 +22,38 @@ export async function extractPythonTestFacts(
 ): Promise<TestFileFacts[]> {
   if (files.length === 0) return [];
   const { execa } = await import('execa');
-  const run = await execa(python, ['-c', PYTHON_TEST_FACTS_SCRIPT], {
-    input: JSON.stringify(files),
-    reject: false,
-    timeout: PYTHON_TIMEOUT_MS,
-    maxBuffer: 256 * 1024 * 1024,
-    env: { PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
-  });
+  // The interpreter may be a worktree virtualenv's, whose .pth files run at start-up: sandboxed like a
+  // test run, in a private directory, with -I so neither the current directory nor PYTHON* variables
+  // can put the Player's modules in front of the standard library.
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-ast-'));
+  try {
+    const command = await sandboxedCommand(
+      [python, '-I', '-c', PYTHON_TEST_FACTS_SCRIPT],
+      scratch,
+      { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
+      { policy: effectivePolicy(undefined) },
+    );
+    const [program, ...args] = command.argv;
+    const run = await execa(program!, args, {
+      cwd: scratch,
+      input: JSON.stringify(files),
+      reject: false,
+      timeout: PYTHON_TIMEOUT_MS,
+      maxBuffer: 256 * 1024 * 1024,
+      env: command.env,
+      extendEnv: false,
+    });
+    return factsFrom(run, files, python);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function factsFrom(
+  run: { failed: boolean; stdout: string; stderr: string; code?: string; shortMessage?: string },
+  files: SourceFile[],
+  python: string,
+): TestFileFacts[] {
   const parsed = run.failed ? undefined : parseOutput(run.stdout, files.length);
   if (parsed === undefined) {
     const reason =

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { AgentRole } from '../actions/agent-prompt.js';
 import { projectEnvironment } from '../runner/environment.js';
 import { stateRoot } from '../state/location.js';
-import { runProcess, type ProcessOutcome } from '../runner/execute.js';
+import type { ProcessOutcome } from '../runner/execute.js';
+import { runSandboxed } from '../sandbox/run.js';
 import { OutputCapture } from '../runner/output-capture.js';
 
 export interface AgentTurn {
@@ -44,13 +45,16 @@ export async function runAgentTurn(
   };
   const capture = await OutputCapture.open(logPath);
   try {
-    const outcome = await runProcess(
+    const outcome = await runSandboxed(
       {
         argv: ['sh', '-c', turn.command],
         cwd: turn.worktree,
         env,
         timeoutMs: turn.timeoutMs,
         signal: turn.signal,
+        // The agents are the user's own commands, started as the user (docs/sandbox.md, "The Player
+        // agent": confining the Player's turn needs a coach endpoint it can reach from inside).
+        isolation: { unsandboxed: "autobuild agents are the user's own commands" },
       },
       capture,
     );

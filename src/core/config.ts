@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { yaml } from './yaml.js';
 import { CallerError } from './errors.js';
+import { DEFAULT_SANDBOX_POLICY, NETWORK_MODES, SANDBOX_MODES } from './sandbox-policy.js';
 
 /**
  * `.guardkit/config.yaml`: GuardKit's keys that coachgate honours plus its own `coachgate:` block.
@@ -66,6 +67,25 @@ export const ConfigSchema = z
           .max(100)
           .optional()
           .describe('Line coverage percentage the Player must report.'),
+        sandbox: z
+          .object({
+            mode: z
+              .enum(SANDBOX_MODES)
+              .default(DEFAULT_SANDBOX_POLICY.mode)
+              .describe(
+                '`required`: refuse to run anything without a working sandbox; `auto` (default): sandboxed where one works, else unsandboxed with a warning in every record; `off`: never (warned too). `serve --sandbox` can only make it stricter.',
+              ),
+            network: z
+              .enum(NETWORK_MODES)
+              .default(DEFAULT_SANDBOX_POLICY.network)
+              .describe(
+                "`none` (default): the run's own loopback only; `loopback`: also the machine's local services (a database on localhost); `host`: the machine's network as is. See docs/sandbox.md.",
+              ),
+          })
+          .prefault({})
+          .describe(
+            "How test runs, gates and builds of the Player's code are confined (docs/sandbox.md).",
+          ),
         trusted_keys: z
           .array(z.string().regex(/^ed25519:[A-Za-z0-9+/=]+$/))
           .optional()

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SignatureFields } from './verdict-entry.js';
 import { orNull } from './portable-schema.js';
+import { NETWORK_MODES, SANDBOX_MODES } from './sandbox-policy.js';
 
 /**
  * One independent test run, as returned by run_independent_tests and stored in
@@ -81,6 +82,18 @@ export const RunRecordSchema = z
         preexisting_failures: z.array(z.string()),
       })
       .optional(),
+    sandbox: z
+      .object({
+        backend: z.enum(['bubblewrap', 'sandbox-exec', 'none']),
+        mode: z.enum([...SANDBOX_MODES, 'unsandboxed']),
+        network: z.enum(NETWORK_MODES),
+        warning: z
+          .string()
+          .optional()
+          .describe("Present when the tests ran unconfined, with the server's full authority."),
+      })
+      .optional()
+      .describe('The sandbox the tests ran in (docs/sandbox.md); absent on older records.'),
     log_path: z.string().describe('The full output.'),
     output_bytes: z.number(),
     ...SignatureFields,

@@ -15,6 +15,8 @@ export interface CommandOutcome {
   duration_ms: number;
   spawn_error?: string;
   summary: string;
+  /** Present when the command ran unsandboxed (docs/sandbox.md). */
+  sandbox_warning?: string;
 }
 
 export interface ToolchainGateResult {
@@ -29,6 +31,7 @@ export interface ToolchainGateResult {
   new_errors: string[];
   preexisting_errors: number;
   summary: string;
+  sandbox_warning?: string;
 }
 
 /** The base's side of a "no new errors" comparison; absent when the base could not be checked. */
@@ -117,6 +120,7 @@ function common(name: ToolchainGateName, command: string, outcome: CommandOutcom
     exit_code: outcome.exit_code,
     duration_ms: outcome.duration_ms,
     summary: outcome.summary,
+    ...(outcome.sandbox_warning ? { sandbox_warning: outcome.sandbox_warning } : {}),
   };
 }
 

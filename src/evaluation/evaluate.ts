@@ -11,6 +11,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
+import { effectivePolicy } from '../sandbox/policy.js';
 import { newRunId, runsDirectory } from '../store/runs.js';
 import { STORE_PREFIX } from '../store/paths.js';
 import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.js';
@@ -167,6 +168,7 @@ async function runIn(
       timeoutMs: timeoutS * 1000,
       logPath,
       firstPartyModules: await firstPartyModules(snapshot.dir),
+      sandbox: effectivePolicy(request.config.coachgate.sandbox),
       signal: request.signal,
       onProgress: request.onProgress,
     });

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { readRegularFile } from '../repo/read-text.js';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
-import { runProcess, type ProcessOutcome } from './execute.js';
+import type { ProcessOutcome } from './execute.js';
+import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import { runSandboxed, type SandboxInForce } from '../sandbox/run.js';
 import { buildInvocation } from './invocation.js';
 import { OutputCapture } from './output-capture.js';
 import { classifyFailure } from './classify.js';
@@ -35,6 +37,8 @@ export interface TestRunSpec {
   firstPartyModules: string[];
   /** `toolchain.build` from the base config: how to rebuild a stale build output before the tests. */
   buildCommand?: string;
+  /** The base config's sandbox policy (with the server's floor): every process of the run is confined by it. */
+  sandbox: SandboxPolicy;
   signal?: AbortSignal;
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
@@ -54,6 +58,8 @@ export interface TestRunResult extends ProcessOutcome {
   tests_source: string;
   /** What coachgate added to the command or environment to obtain them. */
   notes: string[];
+  /** The sandbox the run had (absent only when nothing was started). */
+  sandbox?: SandboxInForce;
 }
 
 /** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
@@ -79,7 +85,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
         () => spec.onProgress!(Date.now() - started, capture.testsSeen),
         PROGRESS_INTERVAL_MS,
       );
-    let outcome: ProcessOutcome;
+    let outcome: ProcessOutcome & { sandbox?: SandboxInForce };
     let buildFailure: string | undefined;
     try {
       const build = await rebuildIfStale(spec, capture);
@@ -88,13 +94,19 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       outcome =
         build.failure && build.outcome
           ? build.outcome
-          : await runProcess(
+          : await runSandboxed(
               {
                 argv: invocation.argv,
                 cwd: spec.cwd,
                 env: invocation.env,
                 timeoutMs: spec.timeoutMs,
                 signal: spec.signal,
+                // The runner writes its report here; the server reads it at the same path.
+                isolation: {
+                  policy: spec.sandbox,
+                  writable: [reportDirectory],
+                  loginShell: spec.loginShell,
+                },
               },
               capture,
             );
@@ -173,7 +185,11 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
 async function rebuildIfStale(
   spec: TestRunSpec,
   capture: OutputCapture,
-): Promise<{ notes: string[]; failure?: string; outcome?: ProcessOutcome }> {
+): Promise<{
+  notes: string[];
+  failure?: string;
+  outcome?: ProcessOutcome & { sandbox?: SandboxInForce };
+}> {
   const stale = await staleBuild(spec.cwd);
   if (!stale) return { notes: [] };
   const manager = spec.command.runner === 'npm' ? spec.command.argv![0]! : 'npm';
@@ -193,13 +209,14 @@ async function rebuildIfStale(
     };
   }
   capture.write(`[coachgate] ${why}: running \`${command}\` before the tests\n`);
-  const outcome = await runProcess(
+  const outcome = await runSandboxed(
     {
       argv: ['sh', '-c', command],
       cwd: spec.cwd,
       env: spec.environment.env,
       timeoutMs: spec.timeoutMs,
       signal: spec.signal,
+      isolation: { policy: spec.sandbox, loginShell: spec.loginShell },
     },
     capture,
   );

@@ -66,7 +66,7 @@ export const runIndependentTestsTool = defineTool({
       : '';
     return {
       data: run,
-      summary: `${headline}${run.tree_clean ? '' : '\nThe run changed files in the worktree.'}${baseline}${detail}`,
+      summary: `${run.sandbox?.warning ? `${run.sandbox.warning}\n` : ''}${headline}${run.tree_clean ? '' : '\nThe run changed files in the worktree.'}${baseline}${detail}`,
     };
   },
 });

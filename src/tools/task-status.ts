@@ -62,6 +62,10 @@ export const taskStatusTool = defineTool({
           counts,
           failure_class: z.string(),
           fresh: z.boolean(),
+          sandbox_warning: z
+            .string()
+            .optional()
+            .describe('Present when the run was not sandboxed (docs/sandbox.md).'),
         }),
         z.object({ problem: z.string() }),
       ])

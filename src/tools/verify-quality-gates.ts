@@ -44,6 +44,10 @@ export const verifyQualityGatesTool = defineTool({
           .describe('Errors absent at the base (first 20): file:line rule: message.'),
         preexisting_errors: z.number(),
         summary: z.string(),
+        sandbox_warning: z
+          .string()
+          .optional()
+          .describe('Present when the command ran unsandboxed (docs/sandbox.md).'),
       }),
     ),
     report_path: orNull(z.string()),

@@ -27,6 +27,20 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('reads coachgate.sandbox: auto with no network by default, required/loopback when set, nothing else', () => {
+    expect(parseConfig('').config.coachgate.sandbox).toEqual({ mode: 'auto', network: 'none' });
+    expect(
+      parseConfig('coachgate:\n  sandbox:\n    mode: required\n    network: loopback\n').config
+        .coachgate.sandbox,
+    ).toEqual({ mode: 'required', network: 'loopback' });
+    expect(() => parseConfig('coachgate:\n  sandbox:\n    mode: maybe\n')).toThrow(
+      /coachgate\.sandbox\.mode/,
+    );
+    expect(() => parseConfig('coachgate:\n  sandbox:\n    network: lan\n')).toThrow(
+      /coachgate\.sandbox\.network/,
+    );
+  });
+
   it('rejects invalid values with the key path', () => {
     expect(() => parseConfig('coachgate:\n  max_strikes: zero\n')).toThrow(
       /coachgate\.max_strikes/,

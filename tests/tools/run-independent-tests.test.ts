@@ -77,13 +77,11 @@ function expectJestSumRun(data: RunData, wrapper: string[]): void {
   expect(data.tests_source).toMatch(/jest JSON report/);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** Processes on this machine whose arguments contain `marker` (pids inside a sandbox are its own). */
+function processesWith(marker: string): string[] {
+  return execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
 }
 
 const PASSING =
@@ -196,24 +194,19 @@ describe('run_independent_tests with pytest', () => {
 
   it('kills a hanging run and its grandchildren (also one that left the process group) on timeout', async () => {
     const repo = project({
+      // Told apart by their arguments: inside the sandbox's PID namespace their pids mean nothing here.
       'tests/test_hang.py': [
-        'import subprocess, time, pathlib',
+        'import subprocess, time',
         'def test_hang():',
-        '    a = subprocess.Popen(["sleep", "300"])',
-        '    b = subprocess.Popen(["sleep", "301"], start_new_session=True)',
-        '    pathlib.Path("/tmp/coachgate-hang-pids-' +
-          process.pid +
-          '").write_text(f"{a.pid} {b.pid}")',
+        `    subprocess.Popen(["sleep", "300.${process.pid}"])`,
+        `    subprocess.Popen(["sleep", "301.${process.pid}"], start_new_session=True)`,
         '    time.sleep(300)',
       ].join('\n'),
     });
     const data = dataOf(await run(repo, { timeout_s: 3 }));
     expect(data).toMatchObject({ status: 'timeout', timed_out: true, failure_class: 'timeout' });
-    const pids = readFileSync(`/tmp/coachgate-hang-pids-${process.pid}`, 'utf8')
-      .split(' ')
-      .map(Number);
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(pids.filter(alive)).toEqual([]);
+    expect(processesWith(`.${process.pid}`)).toEqual([]);
   });
 
   it('reports a run that writes into the tree as tree_clean: false', async () => {
@@ -1131,10 +1124,7 @@ describe('run_independent_tests contract', () => {
 
   it('sends progress notifications while a run lasts and stops the run when the client cancels', async () => {
     const repo = project({
-      'tests/test_slow.py':
-        'import time, pathlib, os\n\ndef test_slow():\n    pathlib.Path("/tmp/coachgate-cancel-' +
-        process.pid +
-        '").write_text(str(os.getpid()))\n    time.sleep(60)\n',
+      'tests/test_slow.py': `import subprocess, time\n\ndef test_slow():\n    subprocess.Popen(["sleep", "60.${process.pid}"])\n    time.sleep(60)\n`,
     });
     const { client, close } = await connect({ roots: [repo.dir] });
     const progress: string[] = [];
@@ -1156,8 +1146,7 @@ describe('run_independent_tests contract', () => {
     await close();
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]).toMatch(/tests running for \d+ s/);
-    const pid = Number(readFileSync(`/tmp/coachgate-cancel-${process.pid}`, 'utf8'));
-    expect(alive(pid)).toBe(false);
+    expect(processesWith(`60.${process.pid}`)).toEqual([]);
   }, 30_000);
 
   it('serialises runs on one worktree', async () => {

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Sandbox overhead: the same command through coachgate's runSandboxed, confined (bubblewrap / sandbox-exec)
+// and not (policy off), alternating in this one process so machine load hits both sides alike.
+// Targets: ≤ +50 ms median on a trivial pytest and a trivial `node --test` suite, ≤ 1.03× on a ~1 s suite.
+// Needs a build first: `npx tsc -p .`, then `node scripts/bench-sandbox.mjs`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { detectSandbox } from '../dist/sandbox/backend.js';
+import { runSandboxed } from '../dist/sandbox/run.js';
+import { OutputCapture } from '../dist/runner/output-capture.js';
+
+const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 9);
+
+const SUITES = [
+  {
+    name: 'pytest, one trivial test',
+    files: { 'pytest.ini': '[pytest]\n', 'tests/test_x.py': 'def test_x():\n    assert True\n' },
+    argv: ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider'],
+  },
+  {
+    name: 'node --test, one trivial test',
+    files: {
+      'test/trivial.test.js': "import test from 'node:test';\ntest('trivial', () => {});\n",
+    },
+    argv: ['node', '--test'],
+  },
+  {
+    name: 'node --test, one test sleeping 1 s',
+    files: {
+      'test/slow.test.js':
+        "import test from 'node:test';\ntest('slow', () => new Promise((r) => setTimeout(r, 1000)));\n",
+    },
+    argv: ['node', '--test'],
+    ratio: true,
+  },
+];
+
+const backend = await detectSandbox();
+if (backend.name === 'none') {
+  console.log(`sandbox bench skipped: ${backend.reason}`);
+  process.exit(0);
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+async function once(dir, argv, mode) {
+  const log = path.join(dir, '..', `${path.basename(dir)}-${mode}.log`);
+  const capture = await OutputCapture.open(log);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined));
+  const started = performance.now();
+  const outcome = await runSandboxed(
+    { argv, cwd: dir, env, timeoutMs: 60_000, isolation: { policy: { mode, network: 'none' } } },
+    capture,
+  );
+  const elapsed = performance.now() - started;
+  await capture.close();
+  if (outcome.exit_code !== 0)
+    throw new Error(`${argv.join(' ')} (${mode}) exited ${outcome.exit_code}: see ${log}`);
+  return elapsed;
+}
+
+console.log(`sandbox overhead (${backend.name}), median of ${RUNS} alternating runs each:`);
+const rows = [];
+for (const suite of SUITES) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-bench-sandbox-'));
+  for (const [file, text] of Object.entries(suite.files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  const plain = [];
+  const sandboxed = [];
+  await once(dir, suite.argv, 'off'); // warm the file cache for both sides
+  for (let index = 0; index < RUNS; index++) {
+    plain.push(await once(dir, suite.argv, 'off'));
+    sandboxed.push(await once(dir, suite.argv, 'required'));
+  }
+  const [a, b] = [median(plain), median(sandboxed)];
+  const extra = b - a;
+  const ratio = b / a;
+  const target = suite.ratio
+    ? `ratio ${ratio.toFixed(3)}× (target ≤ 1.03×)`
+    : `+${extra.toFixed(0)} ms (target ≤ +50 ms)`;
+  rows.push({
+    suite: suite.name,
+    plain_ms: Math.round(a),
+    sandboxed_ms: Math.round(b),
+    extra_ms: Math.round(extra),
+    ratio: Number(ratio.toFixed(3)),
+  });
+  console.log(
+    `  ${suite.name.padEnd(36)} ${a.toFixed(0).padStart(5)} ms → ${b.toFixed(0).padStart(5)} ms  ${target}`,
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+if (process.env.BENCH_JSON) console.log(JSON.stringify(rows));

@@ -1,0 +1,230 @@
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../package-root.js';
+import { stateRoot } from '../state/location.js';
+import type { NetworkMode } from '../core/sandbox-policy.js';
+
+/**
+ * What one sandboxed run sees, as plain paths, for every backend. The rule is default-deny for the
+ * user's home: it is replaced by an empty private directory and only toolchains and caches a runner
+ * needs are put back; the rest of the file system is read-only; coachgate's own secrets are hidden
+ * wherever they live.
+ */
+export interface SandboxRequest {
+  cwd: string;
+  /** Paths the run may write besides `cwd` (e.g. the runner's report directory). */
+  writable: string[];
+  network: NetworkMode;
+  /**
+   * `toolchains`: an empty home with the toolchains put back (test runs, gates). `user`: the user's
+   * home, writable (the Player agent needs its own configuration and login).
+   */
+  home: 'toolchains' | 'user';
+  /** A login shell starts the command: the shell's startup files in the home are readable. */
+  loginShell?: boolean;
+}
+
+export interface Exposure {
+  home: string;
+  /** Replaced by an empty private directory (each run gets its own, discarded afterwards). */
+  emptied: string[];
+  /** Read-only again after `emptied` (toolchains, the repository, symlink targets). */
+  readOnly: string[];
+  /** Writable, after everything above. */
+  writable: string[];
+  /** Read-only again after `writable`: coachgate's install, the startup files of the user's shells. */
+  protected: string[];
+  /** Hidden last, so no bind above can uncover them: directories (emptied) and files (nulled). */
+  hiddenDirectories: string[];
+  hiddenFiles: string[];
+}
+
+/**
+ * Toolchains installed per user, relative to $HOME: read-only, so `pytest`, `cargo`, `node` from nvm
+ * and friends are found exactly as the user's shell finds them. Credential files never live in these.
+ */
+const HOME_TOOLCHAINS = [
+  '.pyenv',
+  '.rbenv',
+  '.nvm',
+  '.volta',
+  '.fnm',
+  '.asdf',
+  '.rustup',
+  '.cargo/bin',
+  '.sdkman',
+  '.local/bin',
+  '.local/lib',
+  '.local/share/uv',
+  '.local/share/pnpm',
+  '.local/share/mise',
+  '.local/share/fnm',
+  '.bun/bin',
+  '.deno/bin',
+  'go/bin',
+  '.gitconfig',
+  '.config/git/config',
+  '.config/git/ignore',
+];
+
+/** Package stores a runner reads but never needs to write when the packages are already there. */
+const HOME_READ_ONLY_CACHES = ['go/pkg/mod', '.cargo/registry', '.cargo/git', '.m2/repository'];
+
+/** Caches a runner cannot work without writing (`go test` refuses to run without its build cache). */
+const HOME_WRITABLE_CACHES = ['.cache/go-build'];
+
+/**
+ * Shell startup files: readable by login-shell runs (which exist to read them), and read-only in the
+ * Player agent's writable home (a later shell of the user would execute them).
+ */
+const STARTUP_FILES = [
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+  '.config/fish',
+  '.config/autostart',
+  '.config/systemd',
+];
+
+/** Files that must never be readable by a run, registered by the server (the HTTP tokens file). */
+const registeredSecrets = new Set<string>();
+
+export function hideFromRuns(file: string): void {
+  registeredSecrets.add(path.resolve(file));
+}
+
+/**
+ * Whether every run of every coachgate process hides `file`: only the state directory is (the
+ * sandboxed Player agent sees the user's home).
+ */
+export function isHiddenEverywhere(file: string): boolean {
+  return isWithin(path.resolve(file), stateRoot());
+}
+
+export function secretFiles(): string[] {
+  return [...registeredSecrets];
+}
+
+/** Where coachgate itself is installed: readable (it is published code), never writable. */
+export function installDirectory(): string {
+  return fileURLToPath(PACKAGE_ROOT).replace(/\/$/, '');
+}
+
+export function exposureFor(request: SandboxRequest, env: Record<string, string>): Exposure {
+  const home = os.homedir();
+  const inHome = (relative: string[]) => relative.map((entry) => path.join(home, entry));
+  const fromEnv = (names: string[]) =>
+    names.map((name) => env[name]).filter((value): value is string => Boolean(value));
+  const temporary = [...new Set(['/tmp', '/var/tmp', os.tmpdir()])];
+  const runtime = typeof process.getuid === 'function' ? [`/run/user/${process.getuid()}`] : [];
+  const emptied = [
+    ...temporary,
+    ...runtime,
+    ...(request.home === 'toolchains' ? [home] : []),
+  ].filter(exists);
+  const readOnly =
+    request.home === 'toolchains'
+      ? [
+          ...inHome(HOME_TOOLCHAINS),
+          ...(request.loginShell ? inHome(STARTUP_FILES) : []),
+          ...inHome(HOME_READ_ONLY_CACHES),
+          ...fromEnv(['PYENV_ROOT', 'NVM_DIR', 'VOLTA_HOME', 'RUSTUP_HOME', 'GOMODCACHE']),
+        ]
+      : [];
+  const writable = [
+    ...(request.home === 'toolchains'
+      ? [...inHome(HOME_WRITABLE_CACHES), ...fromEnv(['GOCACHE'])]
+      : [home]),
+  ];
+  return {
+    home,
+    emptied,
+    readOnly: [...readOnly, ...repositoryPaths(request.cwd)].filter(exists),
+    writable: [
+      ...writable.filter(exists),
+      request.cwd,
+      ...borrowedToolchains(request.cwd),
+      ...request.writable,
+    ],
+    protected: [
+      ...(request.home === 'user' ? [...inHome(STARTUP_FILES), installDirectory()] : []),
+      ...serverCode(request.cwd),
+    ].filter(exists),
+    // Docker's socket is root on the host; the run never needs it.
+    hiddenDirectories: [stateRoot()].filter(exists),
+    hiddenFiles: [...secretFiles(), '/run/docker.sock', '/var/run/docker.sock'].filter(exists),
+  };
+}
+
+export function isWithin(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function exists(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The git directories a checkout reads (`git` inside tests, build scripts that ask for the commit):
+ * for a linked worktree, its `.git` file names a directory under the main repository's common dir.
+ */
+function repositoryPaths(cwd: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path.join(cwd, '.git'), 'utf8');
+  } catch {
+    return [];
+  }
+  const gitdir = /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
+  if (!gitdir) return [];
+  const directory = path.resolve(cwd, gitdir);
+  try {
+    const common = readFileSync(path.join(directory, 'commondir'), 'utf8').trim();
+    return [directory, path.resolve(directory, common)];
+  } catch {
+    return [directory];
+  }
+}
+
+const BORROWED = new Set(['node_modules', '.venv', 'venv']);
+
+/**
+ * A snapshot or base checkout borrows the worktree's node_modules and virtualenv through top-level
+ * symlinks; runners write into them (vite's .vite-temp), so their targets are writable, as in the
+ * worktree itself. Only a target of the same name is followed: a link to ~/.ssh exposes nothing.
+ */
+function borrowedToolchains(cwd: string): string[] {
+  const targets: string[] = [];
+  for (const name of BORROWED) {
+    try {
+      const target = realpathSync(path.join(cwd, name));
+      if (target !== path.join(cwd, name) && path.basename(target) === name) targets.push(target);
+    } catch {
+      // Absent or dangling: nothing to borrow.
+    }
+  }
+  return targets;
+}
+
+/**
+ * The code the server itself runs, never writable by a run: its bundle, its compiled files and its
+ * manifest. (Not when the run is in coachgate's own checkout, which its tests build.)
+ */
+function serverCode(cwd: string): string[] {
+  const install = installDirectory();
+  if (isWithin(cwd, install)) return [];
+  return ['bundle', 'dist', 'package.json'].map((entry) => path.join(install, entry));
+}
