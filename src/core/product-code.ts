@@ -12,6 +12,11 @@ export interface ProductCode {
   /** One line per source root, e.g. `python: src/calc/ (pyproject.toml)`, for the Coach to read. */
   roots: string[];
   isProductCode(file: string): boolean;
+  /**
+   * Directories (repository-relative, '' for the root) Python imports the product from: a snapshot's
+   * run puts its own copies first on sys.path, ahead of any editable install pointing at the worktree.
+   */
+  pythonImportRoots: string[];
 }
 
 /** A source root: files under `directory` (or the one `file`) with an accepted name. */
@@ -22,6 +27,8 @@ interface SourceRoot {
   isFile: boolean;
   /** The manifest that defines it, or the convention. */
   source: string;
+  /** Python: the directory the package or module is imported from. */
+  importRoot?: string;
 }
 
 /** Manifests the rules read; the caller passes their base content by repository-relative path. */
@@ -83,6 +90,11 @@ export function productCode(
         `${root.ecosystem}: ${root.path === '' ? '.' : root.path}${root.isFile ? '' : '/'} (${root.source})`,
     ),
     isProductCode: (file) => unique.some((root) => inRoot(root, file) && acceptedName(root, file)),
+    pythonImportRoots: [
+      ...new Set(
+        unique.filter((root) => root.ecosystem === 'python').map((root) => root.importRoot ?? ''),
+      ),
+    ],
   };
 }
 
@@ -177,19 +189,29 @@ type Read = (directory: string, name: string) => string | undefined;
 function pythonRoots(directory: string, read: Read, baseFiles: readonly string[]): SourceRoot[] {
   const declared = declaredPython(read(directory, 'pyproject.toml'), read(directory, 'setup.cfg'));
   const setupPy = read(directory, 'setup.py') ?? '';
-  const root = (relative: string, isFile: boolean, source: string): SourceRoot => ({
+  const root = (
+    relative: string,
+    isFile: boolean,
+    source: string,
+    importFrom: string,
+  ): SourceRoot => ({
     ecosystem: 'python',
     path: join(directory, relative).replace(/\/$/, ''),
     isFile,
     source,
+    importRoot: join(directory, importFrom).replace(/\/$/, ''),
   });
   if (declared.packages.length > 0 || declared.modules.length > 0) {
     const base = declared.packageDir ?? '';
     return [
-      ...declared.packages.map((name) =>
-        root(join(base, name.replace(/\./g, '/')), false, declared.source),
+      ...declared.packages.map((name) => {
+        const relative = join(base, name.replace(/\./g, '/'));
+        const parent = path.posix.dirname(relative);
+        return root(relative, false, declared.source, parent === '.' ? '' : parent);
+      }),
+      ...declared.modules.map((name) =>
+        root(join(base, `${name}.py`), true, declared.source, base),
       ),
-      ...declared.modules.map((name) => root(join(base, `${name}.py`), true, declared.source)),
     ];
   }
   const where =
@@ -199,7 +221,14 @@ function pythonRoots(directory: string, read: Read, baseFiles: readonly string[]
   const sourceDirectory = where ?? 'src';
   const inSource = join(directory, sourceDirectory) + '/';
   if (baseFiles.some((file) => file.startsWith(inSource) && file.endsWith('.py')))
-    return [root(sourceDirectory, false, where ? 'declared package directory' : 'src layout')];
+    return [
+      root(
+        sourceDirectory,
+        false,
+        where ? 'declared package directory' : 'src layout',
+        sourceDirectory,
+      ),
+    ];
   return flatLayout(directory, baseFiles, 'flat layout');
 }
 
@@ -215,9 +244,21 @@ function flatLayout(directory: string, baseFiles: readonly string[], source: str
     if (top.startsWith('.') || top.startsWith('_') || NOT_PYTHON_PACKAGES.has(name)) continue;
     if (parts.length === 1) {
       if (!isTestFile(file))
-        roots.set(file, { ecosystem: 'python', path: file, isFile: true, source });
+        roots.set(file, {
+          ecosystem: 'python',
+          path: file,
+          isFile: true,
+          source,
+          importRoot: directory,
+        });
     } else if (baseFiles.includes(`${prefix}${top}/__init__.py`)) {
-      roots.set(top, { ecosystem: 'python', path: `${prefix}${top}`, isFile: false, source });
+      roots.set(top, {
+        ecosystem: 'python',
+        path: `${prefix}${top}`,
+        isFile: false,
+        source,
+        importRoot: directory,
+      });
     }
   }
   return [...roots.values()];

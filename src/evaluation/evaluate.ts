@@ -83,7 +83,8 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
     const command = await detectTestCommand(base.dir, config).catch(() =>
       detectTestCommand(worktree, config),
     );
-    const run = (snapshot: Snapshot, name: string) => runIn(snapshot, command, name, request);
+    const run = (snapshot: Snapshot, name: string) =>
+      runIn(snapshot, command, name, request, selection.python_import_roots);
     const key = { baseCommit, command, environment: await environmentFingerprint(worktree) };
     // The Player's added tests run apart from the base's: a test module can patch the product at
     // import time, and must not reach the run that judges the base tests.
@@ -201,6 +202,7 @@ async function runIn(
   command: TestCommand,
   name: string,
   request: EvaluationRequest,
+  pythonImportRoots: string[],
 ): Promise<{
   status: BaselineRun['status'];
   tests: TestCaseResult[];
@@ -210,6 +212,12 @@ async function runIn(
   // Each snapshot is its own directory, so the queue may run them side by side within its limit.
   return runQueue.run(snapshot.dir, async () => {
     const environment = await projectEnvironment(snapshot.dir);
+    // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
+    // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
+    environment.env.PYTHONPATH = [
+      ...pythonImportRoots.map((root) => path.join(snapshot.dir, root)),
+      ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
+    ].join(path.delimiter);
     const logPath = path.join(
       runsDirectory(request.worktree, request.taskId),
       `${newRunId()}-${name}.log`,

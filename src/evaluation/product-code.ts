@@ -15,6 +15,8 @@ export interface LeftOutChange {
 export interface TrustedSelection {
   /** The base's product-code roots, as the Coach reads them. */
   product_roots: string[];
+  /** Where Python imports the product from, repository-relative: put first on each snapshot's path. */
+  python_import_roots: string[];
   /** Player changes to product code (present files are copied, deleted ones removed). */
   code: string[];
   /** Left-out changes the Coach acknowledged: taken from the Player like code. */
@@ -55,6 +57,7 @@ export async function trustedSelection(
   const base = new Set(baseFiles);
   const selection: TrustedSelection = {
     product_roots: product.roots,
+    python_import_roots: product.pythonImportRoots,
     code: [],
     acknowledged: [],
     new_tests: [],

@@ -4,7 +4,9 @@ import {
   mkdir,
   mkdtemp,
   readFile,
+  readdir,
   readlink,
+  realpath,
   rm,
   symlink,
   writeFile,
@@ -186,7 +188,47 @@ async function keepBaseRustTests(
 async function borrowDirectories(worktree: string, target: string): Promise<void> {
   for (const name of BORROWED_DIRECTORIES) {
     const source = path.join(worktree, name);
-    if ((await pathExists(source)) && !(await pathExists(path.join(target, name))))
-      await symlink(source, path.join(target, name));
+    if (!(await pathExists(source)) || (await pathExists(path.join(target, name)))) continue;
+    if (name === 'node_modules' && (await borrowNodeModules(worktree, target))) continue;
+    await symlink(source, path.join(target, name));
   }
+}
+
+/**
+ * node_modules holding links back into the worktree (workspace packages, a package linked to itself)
+ * would hand the snapshot the Player's copy of the code: such a node_modules is rebuilt as a directory
+ * of links, each into the worktree's node_modules except those, which point at the snapshot's copy.
+ * False when there is no such link (the whole directory is then linked).
+ */
+async function borrowNodeModules(worktree: string, target: string): Promise<boolean> {
+  const modules = path.join(worktree, 'node_modules');
+  const root = await realpath(worktree);
+  const entries: { name: string; selfLink?: string }[] = [];
+  for (const name of await readdir(modules)) {
+    const names = name.startsWith('@')
+      ? (await readdir(path.join(modules, name)).catch(() => [])).map((inner) => `${name}/${inner}`)
+      : [name];
+    for (const entry of names) {
+      const resolved = await realpath(path.join(modules, entry)).catch(() => undefined);
+      const inside =
+        resolved?.startsWith(root + path.sep) &&
+        !resolved.startsWith(path.join(root, 'node_modules') + path.sep);
+      entries.push({
+        name: entry,
+        ...(inside ? { selfLink: path.relative(root, resolved!) } : {}),
+      });
+    }
+  }
+  if (!entries.some((entry) => entry.selfLink !== undefined)) return false;
+  for (const entry of entries) {
+    const link = path.join(target, 'node_modules', entry.name);
+    await mkdir(path.dirname(link), { recursive: true });
+    await symlink(
+      entry.selfLink !== undefined
+        ? path.join(target, entry.selfLink)
+        : path.join(modules, entry.name),
+      link,
+    );
+  }
+  return true;
 }
