@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
@@ -34,6 +34,9 @@ const verdictLog = (repo: TempRepo) =>
     .split('\n')
     .map((line) => JSON.parse(line));
 
+/** The report names only the code and the new test, so taking the tactic's files away keeps it true. */
+const HONEST_REPORT = { files_modified: ['calc.py', 'tests/test_divide.py'] };
+
 const TRUSTED_ADD_FAILED =
   /base test tests\/test_calc\.py::test_add passed at the base but failed in the trusted run/;
 
@@ -60,6 +63,7 @@ describe.skipIf(!hasPytest)('default-deny with pytest (pytest installed)', () =>
           'tests/test_calc.py':
             'import json\nfrom pathlib import Path\nfrom calc import add\n\n\ndef test_add():\n    expected = json.loads((Path(__file__).parent.parent / "expected/add.json").read_text())\n    assert add(2, 3) == expected["2+3"]\n',
         },
+        HONEST_REPORT,
       );
       const refused = await approve();
       expect(refused.run.status).toBe('passed'); // the tactic fooled the Player's own run
@@ -96,7 +100,11 @@ describe.skipIf(!hasPytest)('default-deny with pytest (pytest installed)', () =>
       '',
     ].join('\n');
     // No fix at all: divide(1, 0) raises ZeroDivisionError, and the hook hides it.
-    project = await pythonTask({ 'calc.py': BASE_CALC, 'tests/conftest.py': flip });
+    project = await pythonTask(
+      { 'calc.py': BASE_CALC, 'tests/conftest.py': flip },
+      {},
+      HONEST_REPORT,
+    );
     const refused = await approve();
     expect(refused.run.status).toBe('passed');
     expect(refused.result.isError).toBe(true);
@@ -221,21 +229,32 @@ describe.skipIf(!hasVenv)(
       execFileSync('python3', ['-m', 'venv', '--system-site-packages', '--without-pip', '.venv'], {
         cwd: dir,
       });
-      execFileSync(
-        '.venv/bin/python',
-        [
-          '-m',
-          'pip',
-          'install',
-          '-q',
-          '--no-index',
-          '--no-build-isolation',
-          '--no-deps',
-          '-e',
-          '.',
-        ],
-        { cwd: dir, stdio: 'ignore' },
-      );
+      try {
+        execFileSync(
+          '.venv/bin/python',
+          [
+            '-m',
+            'pip',
+            'install',
+            '-q',
+            '--no-index',
+            '--no-build-isolation',
+            '--no-deps',
+            '-e',
+            '.',
+          ],
+          { cwd: dir, stdio: 'ignore' },
+        );
+      } catch {
+        // Offline without the wheel package pip cannot build the editable wheel: write the .pth exactly
+        // as setuptools' editable install writes it for a src layout.
+        const site = execFileSync(
+          '.venv/bin/python',
+          ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
+          { cwd: dir, encoding: 'utf8' },
+        ).trim();
+        writeFileSync(path.join(site, '__editable__.shop-0.1.pth'), `${path.join(dir, 'src')}\n`);
+      }
       const pth = execFileSync('sh', ['-c', 'cat .venv/lib/python3*/site-packages/*.pth'], {
         cwd: dir,
         encoding: 'utf8',
