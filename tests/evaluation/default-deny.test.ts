@@ -35,7 +35,10 @@ const verdictLog = (repo: TempRepo) =>
     .map((line) => JSON.parse(line));
 
 /** The report names only the code and the new test, so taking the tactic's files away keeps it true. */
-const HONEST_REPORT = { files_modified: ['calc.py', 'tests/test_divide.py'] };
+const HONEST_REPORT = {
+  files_modified: ['calc.py', 'tests/test_divide.py'],
+  tests_written: ['tests/test_divide.py'],
+};
 
 const TRUSTED_ADD_FAILED =
   /base test tests\/test_calc\.py::test_add passed at the base but failed in the trusted run/;
