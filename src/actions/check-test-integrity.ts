@@ -11,7 +11,8 @@ import { plantedEnvironment } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
-import { changedSince, readAtCommit } from '../repo/git.js';
+import { changedSince, listAtCommit, readAtCommit } from '../repo/git.js';
+import { baseProductCode } from '../evaluation/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
@@ -41,6 +42,8 @@ export interface TrustedEvaluationSummary {
   run_id: string;
   regressions: string[];
   acknowledged: string[];
+  left_out: string[];
+  diverging_new_tests: string[];
 }
 
 /**
@@ -79,6 +82,11 @@ export async function checkTestIntegrity(
       run_id: stored.run_id,
       regressions: stored.evaluation.regressions.map((item) => `${item.test} (${item.outcome})`),
       acknowledged,
+      left_out: stored.evaluation.left_out.map((item) => `${item.file} (${item.change})`),
+      diverging_new_tests: stored.evaluation.diverging_new_tests.map(
+        (item) =>
+          `${item.test} (${item.trusted_outcome}; left out: ${item.responsible.join(', ')})`,
+      ),
     },
   };
 }
@@ -100,24 +108,29 @@ export async function integrityAgainstBase(
   const taskFile = taskId
     ? await findTaskFile(worktree, taskId, base).catch(() => undefined)
     : undefined;
-  const relevant = (await changedSince(worktree, base)).filter(
-    (file) =>
-      !file.startsWith(STORE_PREFIX) &&
-      (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),
+  const changed = (await changedSince(worktree, base)).filter(
+    (file) => !file.startsWith(STORE_PREFIX),
   );
-  const files: FileVersions[] = await Promise.all(
-    relevant.map(async (file) => {
-      const [before, now] = await Promise.all([
-        readAtCommit(worktree, base, file),
-        readRegularFile(path.join(worktree, file)).catch(() => undefined),
-      ]);
-      return {
-        path: file,
-        ...(before !== undefined ? { base: before } : {}),
-        ...(now !== undefined ? { now } : {}),
-      };
-    }),
+  const relevant = changed.filter(
+    (file) => needsTestFacts(file) || isTestConfigFile(file) || file === taskFile,
   );
+  const product = await baseProductCode(worktree, base, await listAtCommit(worktree, base, ['.']));
+  const versions = (files: string[]): Promise<FileVersions[]> =>
+    Promise.all(
+      files.map(async (file) => {
+        const [before, now] = await Promise.all([
+          readAtCommit(worktree, base, file),
+          readRegularFile(path.join(worktree, file)).catch(() => undefined),
+        ]);
+        return {
+          path: file,
+          ...(before !== undefined ? { base: before } : {}),
+          ...(now !== undefined ? { now } : {}),
+        };
+      }),
+    );
+  const files = await versions(relevant);
+  const productCode = await versions(changed.filter(product.isProductCode));
   const counts = taskId ? await testCounts(worktree, taskId) : {};
   const findings = findIntegrityIssues({
     files,
@@ -126,6 +139,7 @@ export async function integrityAgainstBase(
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
     hidden_files: await hiddenFiles(worktree),
+    product_code: productCode,
   });
   return {
     base_commit: base,

@@ -7,7 +7,7 @@ import type { EvidenceInput } from '../core/requirements.js';
 import { renderReview } from '../core/review.js';
 import { failingTests, type RunRecord } from '../core/run-record.js';
 import { detectStall, type StallReport } from '../core/stall.js';
-import type { VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
+import type { AcknowledgedLeftOut, VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
 import { beadReviewPath } from '../repo/beads.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { linksIntoStore } from '../repo/runner-loaded.js';
@@ -43,6 +43,7 @@ export interface VerdictRequest {
   issues?: VerdictIssue[];
   evidence?: EvidenceInput[];
   acknowledged_changes?: AcknowledgedChange[];
+  acknowledged_left_out?: AcknowledgedLeftOut[];
 }
 
 export interface VerdictOptions {
@@ -98,7 +99,13 @@ export async function recordVerdict(
   // The trusted runs happen lazily, for the tree being approved, and outside the task lock: they take as
   // long as the suite, and a Player report or another verdict must not time out waiting for them.
   const evaluated =
-    request.decision === 'approve' ? await evaluateFreshRun(scope, options) : undefined;
+    request.decision === 'approve'
+      ? await evaluateFreshRun(
+          scope,
+          (request.acknowledged_left_out ?? []).map((item) => item.file),
+          options,
+        )
+      : undefined;
 
   return withTaskLock(worktree, taskId, async () => {
     const log = await readVerdictLog(worktree, taskId);
@@ -299,6 +306,9 @@ export async function recordVerdict(
       feedback_for_player: feedback,
       stall,
       acknowledged_changes: acknowledged,
+      ...(request.acknowledged_left_out?.length
+        ? { acknowledged_left_out: request.acknowledged_left_out }
+        : {}),
       recorded_at: new Date().toISOString(),
       verdict_log_head: log.chain.head_sha256,
     };
@@ -357,18 +367,19 @@ function tamperingReason(finding: Tampering): string {
 /** The trusted evaluation of the latest stored run, when that run describes the current tree. */
 async function evaluateFreshRun(
   scope: TaskScope,
+  acknowledgedPaths: string[],
   options: VerdictOptions,
 ): Promise<{ run_id: string; tree: string; result: Evaluation } | undefined> {
   const { worktree, taskId, config } = scope;
   const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
   if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
-  const candidateTests = run.value.tests.map((test) => test.id);
   const result = await evaluateCandidate({
     worktree,
     taskId,
     baseCommit: scope.base.commit,
     config,
-    candidateTests,
+    candidateTests: run.value.tests,
+    acknowledgedPaths,
     ...options,
   });
   return { run_id: run.value.run_id, tree, result };
@@ -382,6 +393,7 @@ function entry(
   extra: Partial<NewVerdictLogEntry> & Pick<NewVerdictLogEntry, 'kind'>,
 ): NewVerdictLogEntry {
   const acknowledged = request.acknowledged_changes ?? [];
+  const leftOut = request.acknowledged_left_out ?? [];
   return {
     turn: request.turn,
     decision: request.decision,
@@ -391,6 +403,7 @@ function entry(
     rationale: request.rationale,
     issues,
     ...(acknowledged.length > 0 ? { acknowledged_changes: acknowledged } : {}),
+    ...(leftOut.length > 0 ? { acknowledged_left_out: leftOut } : {}),
     ...extra,
   };
 }

@@ -51,6 +51,10 @@ export interface EvaluationFacts {
   uncollected_test_files: string[];
   /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
   preexisting_failures: string[];
+  /** Changes the trusted runs took from the base instead of the Player (not product code). */
+  left_out: { file: string; change: string }[];
+  /** The Player's added tests that passed in the worktree but not with the base's test infrastructure. */
+  diverging_new_tests: { test: string; trusted_outcome: string; responsible: string[] }[];
 }
 
 /** The Coach's statement that a base test's changed outcome is what a criterion asks for. */
@@ -142,12 +146,29 @@ function evaluationReasons(
         : `base test ${regression.test} passed at the base but ${regression.outcome === 'skipped' ? 'was skipped' : regression.outcome === 'error' ? 'errored' : 'failed'} in the trusted run (base tests and config on your code)${shown}. Fix: restore the behaviour the test pins, or, if a criterion changes it, acknowledge it in record_verdict acknowledged_changes [{test, criterion, reason}].`,
     );
   }
+  // A failure may come from a change the trusted run left out: name them, and how to take one.
+  const leftOut =
+    evaluation.left_out.length > 0 && reasons.length > 0
+      ? ` The trusted run took these changes from the base, not from you: ${listed(evaluation.left_out.map((item) => `${item.file} (${item.change})`))}; if the product needs one (a data file it reads, a dependency), acknowledge it in record_verdict acknowledged_left_out [{file, reason}].`
+      : '';
+  if (leftOut) reasons[reasons.length - 1] += leftOut;
+  for (const item of evaluation.diverging_new_tests) {
+    reasons.push(
+      `new test ${item.test} passed in the worktree but ${item.trusted_outcome === 'missing' ? 'did not run' : item.trusted_outcome === 'skipped' ? 'was skipped' : item.trusted_outcome === 'error' ? 'errored' : 'failed'} with the base's test infrastructure on your code${item.responsible.length > 0 ? `: responsible is what the trusted run left out, ${listed(item.responsible)}` : ''}. Fix: make the test pass without changing the test setup (conftest, setup files, runner config).`,
+    );
+  }
   for (const file of evaluation.uncollected_test_files) {
     reasons.push(
       `test file ${file} was added but contributes no test to the candidate run: the runner never collects it. Fix: move or rename it where the base's test config collects tests.`,
     );
   }
   return reasons;
+}
+
+function listed(items: string[]): string {
+  return items.length > 10
+    ? `${items.slice(0, 10).join(', ')} and ${items.length - 10} more`
+    : items.join(', ');
 }
 
 /**

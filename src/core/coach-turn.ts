@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { EvaluationSchema } from './evaluation-record.js';
 import { FailureClassSchema, RunStatusSchema } from './run-record.js';
-import { AcknowledgedChangeSchema, VerdictIssueSchema } from './verdict-entry.js';
+import {
+  AcknowledgedChangeSchema,
+  AcknowledgedLeftOutSchema,
+  VerdictIssueSchema,
+} from './verdict-entry.js';
 import { orNull } from './portable-schema.js';
 
 export const EvidenceCheckSchema = z.object({
@@ -74,6 +78,10 @@ export const CoachTurnRecordSchema = z
       .array(AcknowledgedChangeSchema)
       .optional()
       .describe('Changed base behaviour the Coach acknowledged.'),
+    acknowledged_left_out: z
+      .array(AcknowledgedLeftOutSchema)
+      .optional()
+      .describe('Left-out changes the Coach acknowledged, which the trusted runs then took.'),
     recorded_at: z.string(),
     verdict_log_head: z
       .string()

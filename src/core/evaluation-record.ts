@@ -10,6 +10,22 @@ export const EvaluationSchema = z.object({
     .describe(
       "Files that would run the Player's code inside the trusted runs; when any is listed, no run started.",
     ),
+  product_roots: z
+    .array(z.string())
+    .describe(
+      "The base's product-code roots: the only paths the trusted runs take from the Player.",
+    ),
+  taken_from_player: z
+    .array(z.string())
+    .describe("The Player's changes to product code, which the trusted runs took."),
+  left_out: z
+    .array(z.object({ file: z.string(), change: z.enum(['added', 'modified', 'deleted']) }))
+    .describe(
+      'Changes the trusted runs did not take (the base version, or nothing, ran instead). Acknowledge one the product needs in record_verdict acknowledged_left_out.',
+    ),
+  taken_by_acknowledgement: z
+    .array(z.string())
+    .describe('Left-out changes the Coach acknowledged, which the trusted runs took.'),
   baseline: z
     .object({ status: z.string(), cached: z.boolean(), tests_total: z.number() })
     .nullable()
@@ -30,6 +46,17 @@ export const EvaluationSchema = z.object({
     .array(z.string())
     .describe("Tests that pass when the Player's tests run on the base code."),
   uncollected_test_files: z.array(z.string()),
+  diverging_new_tests: z
+    .array(
+      z.object({
+        test: z.string(),
+        trusted_outcome: z.enum(['failed', 'error', 'skipped', 'missing']),
+        responsible: z.array(z.string()),
+      }),
+    )
+    .describe(
+      "The Player's added tests that passed in the worktree but not with the base's test infrastructure.",
+    ),
 });
 
 /**

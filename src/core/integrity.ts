@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { findTestId } from './requirements.js';
 import { isTestFile } from './test-paths.js';
+import { runnerDetectionFindings } from './runner-detection.js';
 
 /** One changed path: its content at the base commit and now. `undefined` = absent on that side. */
 export interface FileVersions {
@@ -61,7 +62,8 @@ export type IntegrityFindingKind =
   | 'task_file_modified'
   | 'module_stubbed'
   | 'tests_count_dropped'
-  | 'hidden_from_git';
+  | 'hidden_from_git'
+  | 'runner_detection';
 
 export interface IntegrityFinding {
   kind: IntegrityFindingKind;
@@ -184,6 +186,8 @@ export interface IntegrityInput {
   tests_now?: number;
   /** Files git ignores (.gitignore, .git/info/exclude) that the test runner still loads. */
   hidden_files?: string[];
+  /** Product code (by the base's rules) the Player changed, base and now. */
+  product_code?: FileVersions[];
 }
 
 const NARROWING_KEYS =
@@ -216,6 +220,7 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
     ),
     ...taskFileModified(input.files, input.task_file),
     ...testsCountDropped(input.tests_at_base, input.tests_now),
+    ...runnerDetectionFindings(input.product_code ?? []),
     ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
       kind: 'hidden_from_git',
       severity: 'must_fix',

@@ -1,6 +1,7 @@
 import { matchCriterion } from './criterion-match.js';
 import type { AcceptanceCriterion } from './task.js';
 import { isCompletePromise, type CompletionPromise } from './task-work-results.js';
+import { isTestSideFile } from './test-paths.js';
 
 /** One piece of evidence for a criterion: a place in a file, a passed test, or both. */
 export interface EvidenceInput {
@@ -198,7 +199,16 @@ function checkEvidence(
     problems.push('evidence needs a file (with line/snippet) or a passed test');
   else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined))
     problems.push('line/snippet need a file to be checked against');
-  if (file !== undefined)
+  // Code in a test file or test helper can say anything without the product doing it.
+  if (
+    file !== undefined &&
+    isTestSideFile(file) &&
+    (item.line !== undefined || nonBlank(item.snippet) !== undefined)
+  )
+    problems.push(
+      `${file} is a test-side file (tests, test helpers, test config): a file/line/snippet there never shows the product does it; cite the product code, or cite a test that passed`,
+    );
+  else if (file !== undefined)
     problems.push(
       ...fileProblems(
         file,

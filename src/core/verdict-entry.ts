@@ -41,6 +41,21 @@ export const AcknowledgedChangeSchema = z.object({
   reason: z.string().trim().min(1).describe('Why the old expectation no longer holds.'),
 });
 
+/**
+ * The Coach's statement that a change the trusted runs left out (not product code by the base's rules)
+ * is part of the work: a data file the product reads, a dependency in a manifest. The trusted runs then
+ * take it from the Player too.
+ */
+export const AcknowledgedLeftOutSchema = z.object({
+  file: z
+    .string()
+    .min(1)
+    .describe("A path from the evaluation's left_out list, or a directory covering several."),
+  reason: z.string().trim().min(1).describe('Why the product needs the change.'),
+});
+
+export type AcknowledgedLeftOut = z.infer<typeof AcknowledgedLeftOutSchema>;
+
 /** SHA-256 hex of nothing yet: the `prev_sha256` of the first line. */
 export const CHAIN_START = '0'.repeat(64);
 
@@ -68,6 +83,10 @@ export const VerdictLogEntrySchema = z
       .array(AcknowledgedChangeSchema)
       .optional()
       .describe('Base-test failures the Coach acknowledged as asked for by a criterion.'),
+    acknowledged_left_out: z
+      .array(AcknowledgedLeftOutSchema)
+      .optional()
+      .describe('Left-out changes the Coach acknowledged, which the trusted runs then took.'),
     stall_reason: z.string().nullable().optional(),
     run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
     preexisting_failures: z

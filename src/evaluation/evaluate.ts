@@ -3,7 +3,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { z } from 'zod';
 import type { Config } from '../core/config.js';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
-import { isTestFile } from '../core/test-paths.js';
+import { isRunnerLoadedFile, isTestFile } from '../core/test-paths.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
@@ -16,6 +16,7 @@ import { newRunId, runsDirectory } from '../store/runs.js';
 import { STORE_PREFIX } from '../store/paths.js';
 import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.js';
 import { plantedEnvironment } from './planted-environment.js';
+import { trustedSelection, type TrustedSelection } from './product-code.js';
 import { baseSnapshot, failToPassSnapshot, trustedSnapshot, type Snapshot } from './snapshot.js';
 
 /** One approval evaluation: what the guard reads about the three server-made runs. */
@@ -28,8 +29,10 @@ export interface EvaluationRequest {
   taskId: string;
   baseCommit: string;
   config: Config;
-  /** Test ids of the latest stored candidate run (the worktree as it is), for the collection check. */
-  candidateTests: string[];
+  /** Tests of the latest stored candidate run (the worktree as it is): collection and divergence. */
+  candidateTests: Pick<TestCaseResult, 'id' | 'status'>[];
+  /** Left-out paths the Coach acknowledged (files or directories): the trusted runs take them too. */
+  acknowledgedPaths?: string[];
   signal?: AbortSignal;
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
 }
@@ -52,36 +55,50 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
   const { worktree, baseCommit, config } = request;
   const planted = await plantedEnvironment(worktree);
   const addedTests = await addedTestFiles(worktree, baseCommit);
+  const selection = await trustedSelection(worktree, baseCommit, request.acknowledgedPaths);
   const empty: Evaluation = {
     base_commit: baseCommit,
     command: [],
     planted,
+    product_roots: selection.product_roots,
+    taken_from_player: selection.code,
+    left_out: selection.left_out,
+    taken_by_acknowledgement: selection.acknowledged,
     baseline: null,
     trusted: null,
     regressions: [],
     preexisting_failures: [],
     passing_on_base_code: [],
     uncollected_test_files: [],
+    diverging_new_tests: [],
   };
   if (planted.length > 0) return empty;
 
   const base = await baseSnapshot(worktree, baseCommit);
   let trusted: Snapshot | undefined;
   let failToPass: Snapshot | undefined;
+  let newTests: Snapshot | undefined;
   try {
     // The base's command; a base with no test setup at all has no base tests to protect, so the
     // Player's command serves (fail-to-pass still needs one).
     const command = await detectTestCommand(base.dir, config).catch(() =>
       detectTestCommand(worktree, config),
     );
-    const run = (snapshot: Snapshot, name: string) => runIn(snapshot, command, name, request);
+    const run = (snapshot: Snapshot, name: string) =>
+      runIn(snapshot, command, name, request, selection.python_import_roots);
     const key = { baseCommit, command, environment: await environmentFingerprint(worktree) };
-    [trusted, failToPass] = await Promise.all([
-      trustedSnapshot(worktree, baseCommit),
+    // The Player's added tests run apart from the base's: a test module can patch the product at
+    // import time, and must not reach the run that judges the base tests.
+    const judgeNewTests =
+      RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner) &&
+      selection.new_tests.some(isNamedAsTest);
+    [trusted, failToPass, newTests] = await Promise.all([
+      trustedSnapshot(worktree, baseCommit, selection),
       failToPassSnapshot(worktree, baseCommit),
+      judgeNewTests ? trustedSnapshot(worktree, baseCommit, selection, true) : undefined,
     ]);
     const cached = await readBaseline(worktree, key);
-    const [baseline, trustedRun, failToPassRun] = await Promise.all([
+    const [baseline, trustedRun, failToPassRun, newTestsRun] = await Promise.all([
       cached ??
         run(base, 'baseline').then(async (result) => {
           const value: BaselineRun = {
@@ -94,6 +111,7 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
         }),
       run(trusted, 'trusted'),
       run(failToPass, 'fail-to-pass'),
+      newTests ? run(newTests, 'new-tests') : undefined,
     ]);
     const now = new Map(trustedRun.tests.map((test) => [test.id, test]));
     const regressions: Regression[] = [];
@@ -131,14 +149,53 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
       uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner)
         ? addedTests.filter(
             (file) =>
-              (file.endsWith('.py') || NAMED_AS_TEST.test(file)) &&
-              !request.candidateTests.some((id) => id.startsWith(file)),
+              isNamedAsTest(file) &&
+              !request.candidateTests.some((test) => test.id.startsWith(file)),
           )
+        : [],
+      diverging_new_tests: newTestsRun
+        ? divergingNewTests(request.candidateTests, newTestsRun.tests, selection)
         : [],
     };
   } finally {
-    await Promise.all([base.remove(), trusted?.remove(), failToPass?.remove()]);
+    await Promise.all([base.remove(), trusted?.remove(), failToPass?.remove(), newTests?.remove()]);
   }
+}
+
+function isNamedAsTest(file: string): boolean {
+  return file.endsWith('.py') || NAMED_AS_TEST.test(file);
+}
+
+/**
+ * The Player's added tests that passed in the worktree but not with the base's test infrastructure
+ * around the Player's code: something the trusted runs left out (a conftest hook, a setup file, a
+ * config) made them pass. The left-out files the runner loads are named as responsible.
+ */
+function divergingNewTests(
+  candidate: EvaluationRequest['candidateTests'],
+  judged: TestCaseResult[],
+  selection: TrustedSelection,
+): Evaluation['diverging_new_tests'] {
+  const outcomes = new Map(judged.map((test) => [test.id, test.status]));
+  const loaded = selection.left_out.map((item) => item.file).filter(isRunnerLoadedFile);
+  const responsible = loaded.length > 0 ? loaded : selection.left_out.map((item) => item.file);
+  return candidate
+    .filter(
+      (test) =>
+        test.status === 'passed' &&
+        selection.new_tests.some((file) => test.id.startsWith(file)) &&
+        outcomes.get(test.id) !== 'passed',
+    )
+    .map((test) => ({
+      test: test.id,
+      trusted_outcome: outcomeOf(outcomes.get(test.id)),
+      responsible,
+    }));
+}
+
+function outcomeOf(status: string | undefined): Regression['outcome'] {
+  if (status === undefined) return 'missing';
+  return status === 'skipped' || status === 'error' ? status : 'failed';
 }
 
 async function runIn(
@@ -146,6 +203,7 @@ async function runIn(
   command: TestCommand,
   name: string,
   request: EvaluationRequest,
+  pythonImportRoots: string[],
 ): Promise<{
   status: BaselineRun['status'];
   tests: TestCaseResult[];
@@ -155,6 +213,12 @@ async function runIn(
   // Each snapshot is its own directory, so the queue may run them side by side within its limit.
   return runQueue.run(snapshot.dir, async () => {
     const environment = await projectEnvironment(snapshot.dir);
+    // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
+    // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
+    environment.env.PYTHONPATH = [
+      ...pythonImportRoots.map((root) => path.join(snapshot.dir, root)),
+      ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
+    ].join(path.delimiter);
     const logPath = path.join(
       runsDirectory(request.worktree, request.taskId),
       `${newRunId()}-${name}.log`,

@@ -1,26 +1,25 @@
+import type { Stats } from 'node:fs';
 import {
-  copyFile,
   lstat,
   mkdir,
   mkdtemp,
   readFile,
+  readdir,
   readlink,
+  realpath,
   rm,
   symlink,
   writeFile,
 } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { withBaseTestBlocks } from '../core/rust-test-blocks.js';
 import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
-import { git, listAtCommit, listWorkingFiles, readAtCommit } from '../repo/git.js';
+import { git, listWorkingFiles, readAtCommit } from '../repo/git.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../store/files.js';
 import { STORE_PREFIX } from '../store/paths.js';
-
-/** Package scripts that run around the tests: the trusted run takes them from the base. */
-const TEST_SCRIPTS = ['pretest', 'test', 'posttest'];
-/** package.json keys that configure a runner (jest reads its config there): taken from the base too. */
-const RUNNER_CONFIG_KEYS = ['jest'];
+import type { TrustedSelection } from './product-code.js';
 
 export interface Snapshot {
   dir: string;
@@ -36,25 +35,26 @@ export async function baseSnapshot(worktree: string, baseCommit: string): Promis
 }
 
 /**
- * The trusted run's tree: the Player's code (tracked + untracked-not-ignored) with every base test file,
- * test-support file and test config put back as the base has it, the Player's own test-side files removed,
- * and package.json's test scripts from the base. The Player's tests are judged elsewhere (fail-to-pass).
+ * The trusted run's tree: the base tree with only the Player's product code (as the base defines it) and
+ * the changes the Coach acknowledged laid over it; every other change stays as the base has it. With
+ * `withNewTests`, the Player's added tests ride along, to be judged with the base's test infrastructure.
  */
-export async function trustedSnapshot(worktree: string, baseCommit: string): Promise<Snapshot> {
-  const snapshot = await emptySnapshot('coachgate-trusted-');
-  const baseFiles = await listAtCommit(worktree, baseCommit, ['.']);
-  const candidate = (await listWorkingFiles(worktree)).filter(
-    // package.json is also the dependency manifest: the Player's is kept, with the base's test settings.
-    (file) => !file.startsWith(STORE_PREFIX) && (!isTestSideFile(file) || file === 'package.json'),
+export async function trustedSnapshot(
+  worktree: string,
+  baseCommit: string,
+  selection: TrustedSelection,
+  withNewTests = false,
+): Promise<Snapshot> {
+  const snapshot = await emptySnapshot(
+    withNewTests ? 'coachgate-new-tests-' : 'coachgate-trusted-',
   );
-  await copyFiles(worktree, snapshot.dir, candidate);
-  await extractCommit(
-    worktree,
-    baseCommit,
-    snapshot.dir,
-    baseFiles.filter(isTestSideFile).filter((file) => file !== 'package.json'),
-  );
-  await withBaseTestScripts(worktree, baseCommit, snapshot.dir);
+  await extractCommit(worktree, baseCommit, snapshot.dir);
+  await overlay(worktree, snapshot.dir, [
+    ...selection.code,
+    ...selection.acknowledged,
+    ...(withNewTests ? selection.new_tests : []),
+  ]);
+  await keepBaseRustTests(worktree, baseCommit, snapshot.dir, selection);
   await borrowDirectories(worktree, snapshot.dir);
   return snapshot;
 }
@@ -69,7 +69,7 @@ export async function failToPassSnapshot(worktree: string, baseCommit: string): 
   const playerTests = (await listWorkingFiles(worktree)).filter(
     (file) => !file.startsWith(STORE_PREFIX) && isTestSideFile(file) && !isTestConfigFile(file),
   );
-  await copyFiles(worktree, snapshot.dir, playerTests);
+  await overlay(worktree, snapshot.dir, playerTests);
   await borrowDirectories(worktree, snapshot.dir);
   return snapshot;
 }
@@ -83,33 +83,30 @@ async function emptySnapshot(prefix: string): Promise<Snapshot> {
 const BLOBS_PER_BATCH = 500;
 
 /**
- * Writes `commit`'s files (all, or the given paths) into `target` from git's object store: ls-tree then
- * cat-file, no checkout and no index. Not git archive: it honours `export-ignore` from
- * `.git/info/attributes` (the Player's, dropping base tests from the snapshot) and runs smudge filters.
+ * Writes `commit`'s files into `target` from git's object store: ls-tree then cat-file, no checkout and
+ * no index. Not git archive: it honours `export-ignore` from `.git/info/attributes` (the Player's,
+ * dropping base tests from the snapshot) and runs smudge filters. Files, executable bits and symbolic
+ * links (whatever they point at) are written as stored; a submodule is its own commit, extracted from
+ * the submodule's repository when the worktree has it, else an empty directory as git leaves it.
  */
-async function extractCommit(
-  worktree: string,
-  commit: string,
-  target: string,
-  files?: string[],
-): Promise<void> {
-  if (files && files.length === 0) return;
-  const listing = await git(worktree).raw([
-    'ls-tree',
-    '-r',
-    '-z',
-    '--full-tree',
-    commit,
-    ...(files ? ['--', ...files.map((file) => `:(literal)${file}`)] : []),
-  ]);
+async function extractCommit(worktree: string, commit: string, target: string): Promise<void> {
+  const listing = await git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit]);
   const entries = listing
     .split('\0')
-    .map((line) => /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
+    .map((line) => /^(\d+) (blob|commit) ([0-9a-f]+)\t(.*)$/s.exec(line))
     .filter((match): match is RegExpExecArray => match !== null)
-    .map(([, mode, oid, file]) => ({ mode: mode!, oid: oid!, file: file! }));
+    .map(([, mode, type, oid, file]) => ({ mode: mode!, type: type!, oid: oid!, file: file! }));
+  for (const submodule of entries.filter((entry) => entry.type === 'commit')) {
+    const destination = path.join(target, submodule.file);
+    await mkdir(destination, { recursive: true });
+    await extractCommit(path.join(worktree, submodule.file), submodule.oid, destination).catch(
+      () => undefined, // not checked out, or not at that commit: git would leave it empty too
+    );
+  }
+  const blobs = entries.filter((entry) => entry.type === 'blob');
   const { execa } = await import('execa'); // on first use: execa is ~100 modules, too many for start-up
-  for (let start = 0; start < entries.length; start += BLOBS_PER_BATCH) {
-    const batch = entries.slice(start, start + BLOBS_PER_BATCH);
+  for (let start = 0; start < blobs.length; start += BLOBS_PER_BATCH) {
+    const batch = blobs.slice(start, start + BLOBS_PER_BATCH);
     const { stdout: bytes } = await execa(
       'git',
       ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'],
@@ -126,12 +123,17 @@ async function extractCommit(
       const size = Number(stdout.subarray(offset, headerEnd).toString('latin1').split(' ')[2]);
       const content = stdout.subarray(headerEnd + 1, headerEnd + 1 + size);
       offset = headerEnd + 1 + size + 1;
-      const destination = path.join(target, entry.file);
-      await mkdir(path.dirname(destination), { recursive: true });
-      if (entry.mode === '120000') await symlink(content.toString(), destination);
-      else await writeFile(destination, content, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
+      await writeEntry(path.join(target, entry.file), entry.mode, content);
     }
   }
+}
+
+/** Replaces whatever is at `destination` (a link is replaced, never written through). */
+async function writeEntry(destination: string, mode: string, content: Buffer): Promise<void> {
+  await mkdir(path.dirname(destination), { recursive: true });
+  await rm(destination, { force: true, recursive: true });
+  if (mode === '120000') await symlink(content.toString(), destination);
+  else await writeFile(destination, content, { mode: mode === '100755' ? 0o755 : 0o644 });
 }
 
 /**
@@ -140,58 +142,93 @@ async function extractCommit(
  */
 const BYTECODE = /(?:^|\/)__pycache__\/|\.py[co]$/;
 
-async function copyFiles(from: string, to: string, files: string[]): Promise<void> {
+/**
+ * The Player's version of each path over the snapshot: a file or link is copied (mode kept), a path the
+ * Player deleted is removed. Removals go first, so a case-only rename survives a case-insensitive disk.
+ */
+async function overlay(from: string, to: string, files: string[]): Promise<void> {
+  const present: [string, Stats][] = [];
   for (const file of files.filter((name) => !BYTECODE.test(name))) {
+    const info = await lstat(path.join(from, file)).catch(() => undefined);
+    if (info && (info.isFile() || info.isSymbolicLink())) present.push([file, info]);
+    else if (!info) await rm(path.join(to, file), { force: true });
+  }
+  for (const [file, info] of present) {
     const source = path.join(from, file);
-    const target = path.join(to, file);
-    const info = await lstat(source).catch(() => undefined);
-    if (!info) continue; // deleted in the worktree but still in the index
-    await mkdir(path.dirname(target), { recursive: true });
-    if (info.isSymbolicLink()) await symlink(await readlink(source), target);
-    else if (info.isFile()) await copyFile(source, target);
+    if (info.isSymbolicLink()) {
+      await writeEntry(path.join(to, file), '120000', Buffer.from(await readlink(source)));
+    } else {
+      await writeEntry(
+        path.join(to, file),
+        info.mode & 0o111 ? '100755' : '100644',
+        await readFile(source),
+      );
+    }
   }
 }
 
-/**
- * package.json as the Player has it (dependencies may change), but with the base's test scripts and
- * runner config keys: a Player's `pretest` or `jest.testPathIgnorePatterns` never shapes the trusted run.
- */
-async function withBaseTestScripts(
+/** Rust sources taken from the Player keep the base's in-source tests (`#[cfg(test)]` items). */
+async function keepBaseRustTests(
   worktree: string,
   baseCommit: string,
   target: string,
+  selection: TrustedSelection,
 ): Promise<void> {
-  const candidateFile = path.join(target, 'package.json');
-  if (!(await pathExists(candidateFile))) return;
-  type Manifest = Record<string, unknown> & { scripts?: Record<string, string> };
-  const parse = (text: string | undefined): Manifest | undefined => {
-    try {
-      return text === undefined ? undefined : (JSON.parse(text) as Manifest);
-    } catch {
-      return undefined;
-    }
-  };
-  const base = parse(await readAtCommit(worktree, baseCommit, 'package.json')) ?? {};
-  // An unreadable candidate manifest fails the run on its own, visibly.
-  const manifest = parse(await readFile(candidateFile, 'utf8'));
-  if (!manifest) return;
-  const scripts = { ...(manifest.scripts ?? {}) };
-  for (const name of TEST_SCRIPTS) {
-    if (base.scripts?.[name] === undefined) delete scripts[name];
-    else scripts[name] = base.scripts[name];
+  for (const file of selection.code.filter((name) => name.endsWith('.rs'))) {
+    const destination = path.join(target, file);
+    const player = await readFile(destination, 'utf8').catch(() => undefined);
+    if (player === undefined) continue;
+    const base = selection.base_files.has(file)
+      ? await readAtCommit(worktree, baseCommit, file)
+      : undefined;
+    await writeFile(destination, withBaseTestBlocks(player, base));
   }
-  const trusted: Manifest = { ...manifest, scripts };
-  for (const key of RUNNER_CONFIG_KEYS) {
-    if (base[key] === undefined) delete trusted[key];
-    else trusted[key] = base[key];
-  }
-  await writeFile(candidateFile, JSON.stringify(trusted, null, 2));
 }
 
 async function borrowDirectories(worktree: string, target: string): Promise<void> {
   for (const name of BORROWED_DIRECTORIES) {
     const source = path.join(worktree, name);
-    if ((await pathExists(source)) && !(await pathExists(path.join(target, name))))
-      await symlink(source, path.join(target, name));
+    if (!(await pathExists(source)) || (await pathExists(path.join(target, name)))) continue;
+    if (name === 'node_modules' && (await borrowNodeModules(worktree, target))) continue;
+    await symlink(source, path.join(target, name));
   }
+}
+
+/**
+ * node_modules holding links back into the worktree (workspace packages, a package linked to itself)
+ * would hand the snapshot the Player's copy of the code: such a node_modules is rebuilt as a directory
+ * of links, each into the worktree's node_modules except those, which point at the snapshot's copy.
+ * False when there is no such link (the whole directory is then linked).
+ */
+async function borrowNodeModules(worktree: string, target: string): Promise<boolean> {
+  const modules = path.join(worktree, 'node_modules');
+  const root = await realpath(worktree);
+  const entries: { name: string; selfLink?: string }[] = [];
+  for (const name of await readdir(modules)) {
+    const names = name.startsWith('@')
+      ? (await readdir(path.join(modules, name)).catch(() => [])).map((inner) => `${name}/${inner}`)
+      : [name];
+    for (const entry of names) {
+      const resolved = await realpath(path.join(modules, entry)).catch(() => undefined);
+      const inside =
+        resolved?.startsWith(root + path.sep) &&
+        !resolved.startsWith(path.join(root, 'node_modules') + path.sep);
+      entries.push({
+        name: entry,
+        ...(inside ? { selfLink: path.relative(root, resolved!) } : {}),
+      });
+    }
+  }
+  if (!entries.some((entry) => entry.selfLink !== undefined)) return false;
+  for (const entry of entries) {
+    const link = path.join(target, 'node_modules', entry.name);
+    await mkdir(path.dirname(link), { recursive: true });
+    await symlink(
+      entry.selfLink !== undefined
+        ? path.join(target, entry.selfLink)
+        : path.join(modules, entry.name),
+      link,
+    );
+  }
+  return true;
 }

@@ -15,13 +15,14 @@ const findingKind = z.enum([
   'module_stubbed',
   'tests_count_dropped',
   'hidden_from_git',
+  'runner_detection',
 ]);
 
 export const checkTestIntegrityTool = defineTool({
   name: 'check_test_integrity',
   title: 'Check test integrity',
   description:
-    'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected. must_fix findings block approval in record_verdict. Once an approval attempt has made the trusted runs for the current tree, each finding about base tests or config says whether they confirmed it (must_fix) or explained it away (info), as the approval guard weighs it.',
+    'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected, product code that detects the test runner. must_fix findings block approval in record_verdict. Once an approval attempt has made the trusted runs for the current tree, each finding about base tests or config says whether they confirmed it (must_fix) or explained it away (info), as the approval guard weighs it.',
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput
@@ -68,6 +69,16 @@ export const checkTestIntegrityTool = defineTool({
         run_id: z.string(),
         regressions: z.array(z.string()),
         acknowledged: z.array(z.string()),
+        left_out: z
+          .array(z.string())
+          .describe(
+            "Changes the trusted runs took from the base, not the Player (not product code by the base's rules): `path (added|modified|deleted)`. Acknowledge one the product needs in record_verdict acknowledged_left_out.",
+          ),
+        diverging_new_tests: z
+          .array(z.string())
+          .describe(
+            "The Player's added tests that passed in the worktree but not with the base's test infrastructure.",
+          ),
       })
       .nullable()
       .optional()

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { recordVerdict } from '../actions/record-verdict.js';
 import { openTask } from '../actions/task-scope.js';
-import { AcknowledgedChangeSchema, VerdictIssueSchema } from '../core/verdict-entry.js';
+import {
+  AcknowledgedChangeSchema,
+  AcknowledgedLeftOutSchema,
+  VerdictIssueSchema,
+} from '../core/verdict-entry.js';
 import { defineTool } from './tool.js';
 import { CriterionReportSchema, StallSchema } from '../core/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
@@ -39,6 +43,13 @@ export const recordVerdictTool = defineTool({
       .optional()
       .describe(
         'Base tests whose changed outcome a criterion asks for: their trusted-run failure does not block approval. Never covers a test that did not run.',
+      ),
+    acknowledged_left_out: z
+      .array(AcknowledgedLeftOutSchema)
+      .max(200)
+      .optional()
+      .describe(
+        "Changes the trusted runs left out (evaluation.left_out: not product code by the base's rules) that the product needs, such as a data file it reads or a new dependency: the trusted runs take them from the Player too. Recorded and signed with the verdict.",
       ),
   }),
   output: z.object({

@@ -37,6 +37,8 @@ function facts(
       regressions: [],
       uncollected_test_files: [],
       preexisting_failures: [],
+      left_out: [],
+      diverging_new_tests: [],
       ...evaluation,
     },
     acknowledged_changes: [],

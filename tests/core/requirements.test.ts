@@ -327,7 +327,7 @@ describe('criterion status and totals', () => {
       coach_evidence: [
         { criterion: 'AC-001', test: 'test_greeting' },
         { criterion: 'AC-002', file: 'src/greet.py', line: 4, snippet: 'raise ValueError(' },
-        { criterion: '**AC-003**', file: 'tests/test_greet.py', snippet: 'def test_greeting' },
+        { criterion: '**AC-003**', test: 'test_greeting' },
       ],
     });
     expect(report).toMatchObject({
@@ -337,6 +337,20 @@ describe('criterion status and totals', () => {
       missing: [],
       unmatched_claims: [],
     });
+  });
+
+  it('never counts a file/line/snippet in a test-side file as evidence', () => {
+    const report = evaluate({
+      coach_evidence: [
+        { criterion: 'AC-001', test: 'test_greeting' },
+        { criterion: 'AC-002', file: 'src/greet.py', line: 4, snippet: 'raise ValueError(' },
+        { criterion: 'AC-003', file: 'tests/test_greet.py', snippet: 'def test_greeting' },
+      ],
+    });
+    expect(report.missing).toEqual(['AC-003']);
+    expect(report.criteria[2]!.evidence[0]!.problem).toMatch(
+      /tests\/test_greet\.py is a test-side file .* never shows the product does it/,
+    );
   });
 
   it('is never met for a task without criteria', () => {

@@ -1,8 +1,23 @@
-import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseSnapshot, type Snapshot } from '../../src/evaluation/snapshot.js';
+import { trustedSelection } from '../../src/evaluation/product-code.js';
+import {
+  baseSnapshot,
+  failToPassSnapshot,
+  trustedSnapshot,
+  type Snapshot,
+} from '../../src/evaluation/snapshot.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { BROKEN_CALC, hasPytest, pythonTask, type PythonTask } from '../helpers/python-task.js';
 
@@ -35,6 +50,81 @@ describe('baseSnapshot', () => {
     expect(existsSync(marker)).toBe(false);
     expect(lstatSync(path.join(snapshot.dir, 'run.sh')).mode & 0o111).not.toBe(0);
     expect(readlinkSync(path.join(snapshot.dir, 'link.sh'))).toBe('run.sh');
+  });
+});
+
+describe('snapshots copy any tree git can hold', () => {
+  const snapshots: Snapshot[] = [];
+  afterEach(async () => {
+    await Promise.all(snapshots.splice(0).map((item) => item.remove()));
+  });
+
+  it('links (to files, directories, outside the tree, dangling), submodules, modes, case-only renames, force-added ignored files', async () => {
+    const sub = makeRepo({ 'data.txt': 'from the submodule\n' });
+    try {
+      repo = makeRepo({
+        'pyproject.toml': '[project]\nname = "app"\n',
+        'src/app/__init__.py': '',
+        'src/app/Calc.py': 'X = 1\n',
+        'src/app/run.sh': '#!/bin/sh\n',
+        'tests/fixtures/real/a.txt': 'a\n',
+        '.gitignore': '*.bin\n',
+      });
+      const links: [string, string][] = [
+        ['a.txt', 'tests/fixtures/file-link'],
+        ['real', 'tests/fixtures/dir-link'],
+        ['/etc/hostname', 'tests/fixtures/outside-link'],
+        ['missing.txt', 'tests/fixtures/dangling-link'],
+      ];
+      for (const [target, link] of links) symlinkSync(target, path.join(repo.dir, link));
+      chmodSync(path.join(repo.dir, 'src/app/run.sh'), 0o755);
+      repo.write('tests/fixtures/model.bin', 'weights\n');
+      repo.git('add', '-f', 'tests/fixtures/model.bin');
+      repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub.dir, 'vendor/sub');
+      const base = repo.commit('base');
+      // The Player: a case-only rename of a module, the fixture links replaced by other links, a
+      // changed executable bit; none of it may make a snapshot fail.
+      renameSync(path.join(repo.dir, 'src/app/Calc.py'), path.join(repo.dir, 'src/app/calc.py'));
+      rmSync(path.join(repo.dir, 'tests/fixtures/file-link'));
+      symlinkSync('real/a.txt', path.join(repo.dir, 'tests/fixtures/file-link'));
+      symlinkSync('../../tests/fixtures/real', path.join(repo.dir, 'src/app/fixtures-link'));
+      chmodSync(path.join(repo.dir, 'src/app/run.sh'), 0o644);
+      chmodSync(path.join(repo.dir, 'src/app/__init__.py'), 0o755);
+      const selection = await trustedSelection(repo.dir, base);
+      const trusted = await trustedSnapshot(repo.dir, base, selection);
+      const failToPass = await failToPassSnapshot(repo.dir, base);
+      snapshots.push(trusted, failToPass);
+      for (const dir of [trusted.dir, failToPass.dir]) {
+        expect(readlinkSync(path.join(dir, 'tests/fixtures/dir-link'))).toBe('real');
+        expect(readlinkSync(path.join(dir, 'tests/fixtures/outside-link'))).toBe('/etc/hostname');
+        expect(readlinkSync(path.join(dir, 'tests/fixtures/dangling-link'))).toBe('missing.txt');
+        expect(readFileSync(path.join(dir, 'tests/fixtures/model.bin'), 'utf8')).toBe('weights\n');
+        expect(readFileSync(path.join(dir, 'vendor/sub/data.txt'), 'utf8')).toBe(
+          'from the submodule\n',
+        );
+      }
+      // The fixtures are the base's in the trusted run, the Player's in the fail-to-pass run.
+      expect(readlinkSync(path.join(trusted.dir, 'tests/fixtures/file-link'))).toBe('a.txt');
+      expect(readlinkSync(path.join(failToPass.dir, 'tests/fixtures/file-link'))).toBe(
+        'real/a.txt',
+      );
+      // Product code is the Player's: the rename and the mode change; the link in src/ is not code.
+      expect(existsSync(path.join(trusted.dir, 'src/app/calc.py'))).toBe(true);
+      expect(existsSync(path.join(trusted.dir, 'src/app/Calc.py'))).toBe(false);
+      expect(lstatSync(path.join(trusted.dir, 'src/app/__init__.py')).mode & 0o111).not.toBe(0);
+      // A shell script is not Python product code: the base's, executable, runs.
+      expect(lstatSync(path.join(trusted.dir, 'src/app/run.sh')).mode & 0o111).not.toBe(0);
+      expect(existsSync(path.join(trusted.dir, 'src/app/fixtures-link'))).toBe(false);
+      expect(selection.left_out).toEqual(
+        expect.arrayContaining([
+          { file: 'src/app/fixtures-link', change: 'added' },
+          { file: 'tests/fixtures/file-link', change: 'modified' },
+          { file: 'src/app/run.sh', change: 'modified' },
+        ]),
+      );
+    } finally {
+      sub.remove();
+    }
   });
 });
 

@@ -184,26 +184,38 @@ const CRATE_LIB = (add: string, marker = '') =>
 describe.skipIf(!hasCargo)(
   `trusted evaluation with cargo (offline crate, no dependencies)${hasCargo ? '' : ' — skipped: cargo not installed'}`,
   () => {
-    it('refuses #[cfg(any())] over a #[test] in the code under test: the unit test is compared by id', async () => {
-      await project(
-        {
-          'Cargo.toml':
-            '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
-          '.gitignore': 'target/\n',
-          'src/lib.rs': CRATE_LIB('a + b'),
-          [`.guardkit/tasks/backlog/${TASK}.md`]: taskFile('add keeps working'),
-        },
-        { 'src/lib.rs': CRATE_LIB('a - b', '    #[cfg(any())]\n') },
-        (dir) => execFileSync('cargo', ['generate-lockfile', '--offline'], { cwd: dir }),
-      );
-      const { run, text, isError } = await approve([
-        { criterion: 'AC-001', file: 'src/lib.rs', snippet: 'pub fn add' },
-      ]);
-      expect(run.status).toBe('passed'); // the hidden test no longer runs in the Player's own run
-      expect(isError).toBe(true);
-      expect(text).toMatch(
-        /base test tests::adds passed at the base but did not run in the trusted run/,
-      );
-    }, 240_000);
+    // In-source tests are the base's in the trusted run: the Player's copy of src/lib.rs is taken
+    // for its code, with the base's #[cfg(test)] items put back.
+    it.each([
+      ['#[cfg(any())] over a #[test]', CRATE_LIB('a - b', '    #[cfg(any())]\n')],
+      [
+        'an in-source test body weakened to assert!(true)',
+        CRATE_LIB('a - b').replace('assert_eq!(add(2, 3), 5)', 'assert!(true)'),
+      ],
+    ])(
+      'refuses %s in the code under test',
+      async (_tactic, lib) => {
+        await project(
+          {
+            'Cargo.toml':
+              '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
+            '.gitignore': 'target/\n',
+            'src/lib.rs': CRATE_LIB('a + b'),
+            [`.guardkit/tasks/backlog/${TASK}.md`]: taskFile('add keeps working'),
+          },
+          { 'src/lib.rs': lib },
+          (dir) => execFileSync('cargo', ['generate-lockfile', '--offline'], { cwd: dir }),
+        );
+        const { run, text, isError } = await approve([
+          { criterion: 'AC-001', file: 'src/lib.rs', snippet: 'pub fn add' },
+        ]);
+        expect(run.status).toBe('passed'); // the weakened test passes (or no longer runs) in the Player's run
+        expect(isError).toBe(true);
+        expect(text).toMatch(
+          /base test tests::adds passed at the base but failed in the trusted run/,
+        );
+      },
+      240_000,
+    );
   },
 );

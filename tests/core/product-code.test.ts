@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { manifestPaths, productCode } from '../../src/core/product-code.js';
+import { withBaseTestBlocks } from '../../src/core/rust-test-blocks.js';
+
+/** The base tree (file list, manifests' content) decides what the trusted runs take from the Player. */
+function code(files: Record<string, string>) {
+  const list = Object.keys(files);
+  const manifests = new Map(manifestPaths(list).map((file) => [file, files[file]!]));
+  return productCode(list, manifests);
+}
+
+describe('productCode', () => {
+  it('Python src layout: the packages under src/, never tests, conftest or test modules', () => {
+    const product = code({
+      'pyproject.toml': '[project]\nname = "shop"\n',
+      'src/shop/__init__.py': '',
+      'src/shop/cart.py': '',
+      'tests/test_cart.py': '',
+      'conftest.py': '',
+    });
+    expect(product.roots).toEqual(['python: src/ (src layout)']);
+    expect(product.isProductCode('src/shop/cart.py')).toBe(true);
+    expect(product.isProductCode('src/shop/new_module.py')).toBe(true);
+    for (const file of [
+      'src/shop/conftest.py',
+      'src/shop/test_cart.py',
+      'src/shop/tests/helpers.py',
+      'src/shop/data/rates.json',
+      'src/shop/.hidden.py',
+      'tests/test_cart.py',
+      'conftest.py',
+      'pyproject.toml',
+      'pytest.toml',
+      'sitecustomize.py',
+    ])
+      expect(product.isProductCode(file), file).toBe(false);
+  });
+
+  it('Python flat layout: top-level modules and packages, as setuptools discovers them', () => {
+    const product = code({
+      'pyproject.toml': '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+      'calc.py': '',
+      'pkg/__init__.py': '',
+      'pkg/core.py': '',
+      'scripts/release.py': '',
+      'noxfile.py': '',
+      'tests/test_calc.py': '',
+    });
+    expect(product.isProductCode('calc.py')).toBe(true);
+    expect(product.isProductCode('pkg/core.py')).toBe(true);
+    // A new top-level module is not a base package or module: its role is unclear, so it is not code.
+    expect(product.isProductCode('helpers_for_tests.py')).toBe(false);
+    expect(product.isProductCode('scripts/release.py')).toBe(false);
+    expect(product.isProductCode('noxfile.py')).toBe(false);
+  });
+
+  it('Python declared packages: setuptools package-dir and packages, setup.cfg, poetry', () => {
+    expect(
+      code({
+        'pyproject.toml': '[tool.setuptools]\npackages = ["app"]\npackage-dir = {"" = "lib"}\n',
+        'lib/app/__init__.py': '',
+        'lib/other/__init__.py': '',
+      }).roots,
+    ).toEqual(['python: lib/app/ (pyproject.toml)']);
+    expect(
+      code({
+        'setup.cfg': '[options]\npackage_dir =\n    =source\npackages = find:\n',
+        'source/app/__init__.py': '',
+      }).isProductCode('source/app/x.py'),
+    ).toBe(true);
+    expect(
+      code({
+        'pyproject.toml': '[tool.poetry]\npackages = [{ include = "app", from = "src" }]\n',
+        'src/app/__init__.py': '',
+      }).roots,
+    ).toEqual(['python: src/app/ (pyproject.toml)']);
+  });
+
+  it('JS/TS: what package.json exports and builds, tsconfig sources, never tests or configs', () => {
+    const product = code({
+      'package.json': JSON.stringify({
+        main: './dist/index.js',
+        exports: { '.': './dist/index.js' },
+        bin: { cli: 'bin/cli.js' },
+      }),
+      'tsconfig.json': '{ // comments are allowed\n "include": ["src/**/*"] }',
+      'src/index.ts': '',
+      'bin/cli.js': '',
+      'test/index.test.ts': '',
+    });
+    expect(product.isProductCode('src/index.ts')).toBe(true);
+    expect(product.isProductCode('src/util/new.ts')).toBe(true);
+    expect(product.isProductCode('bin/cli.js')).toBe(true);
+    for (const file of [
+      'src/foo.test.ts',
+      'src/__tests__/a.ts',
+      'src/__snapshots__/a.ts.snap',
+      'src/vitest.setup.ts',
+      'src/data.json',
+      'vitest.config.ts',
+      'vitest.config.mts',
+      'test/helpers.ts',
+      '.mocharc.js',
+      'package.json',
+    ])
+      expect(product.isProductCode(file), file).toBe(false);
+  });
+
+  it('JS with no entry fields: src/ and lib/ by convention; a monorepo package in a subfolder', () => {
+    const product = code({
+      'package.json': '{"private": true}',
+      'src/lib.js': '',
+      'packages/core/package.json': '{"main": "lib/index.js"}',
+      'packages/core/lib/index.js': '',
+    });
+    expect(product.isProductCode('src/lib.js')).toBe(true);
+    expect(product.isProductCode('packages/core/lib/index.js')).toBe(true);
+    expect(product.isProductCode('packages/core/jest.config.js')).toBe(false);
+  });
+
+  it('Rust: the crate src/, not tests/ or benches; Go: packages without _test.go and testdata', () => {
+    const rust = code({ 'Cargo.toml': '[package]\nname = "calc"\n', 'src/lib.rs': '' });
+    expect(rust.isProductCode('src/lib.rs')).toBe(true);
+    expect(rust.isProductCode('tests/it.rs')).toBe(false);
+    expect(rust.isProductCode('build.rs')).toBe(false);
+    const go = code({ 'go.mod': 'module x\n', 'calc.go': '' });
+    expect(go.isProductCode('calc.go')).toBe(true);
+    expect(go.isProductCode('calc_test.go')).toBe(false);
+    expect(go.isProductCode('testdata/in.go')).toBe(false);
+  });
+
+  it('an unknown layout has no product code', () => {
+    const product = code({ Makefile: 'test:\n\t./run-tests\n', 'main.c': '', 'run-tests': '' });
+    expect(product.roots).toEqual([]);
+    expect(product.isProductCode('main.c')).toBe(false);
+  });
+});
+
+describe('withBaseTestBlocks', () => {
+  const BASE = [
+    'pub fn add(a: i32, b: i32) -> i32 { a + b }',
+    '',
+    '#[cfg(test)]',
+    'mod tests {',
+    '    use super::*;',
+    '    #[test]',
+    '    fn adds() { assert_eq!(add(2, 3), 5); let _s = "}"; let _c = \'}\'; }',
+    '}',
+    '',
+  ].join('\n');
+
+  it("keeps the Player's code and puts the base's in-source tests back", () => {
+    const player = BASE.replace('a + b', 'a - b').replace(
+      'assert_eq!(add(2, 3), 5)',
+      'assert!(true)',
+    );
+    const result = withBaseTestBlocks(player, BASE);
+    expect(result).toContain('a - b');
+    expect(result).toContain('assert_eq!(add(2, 3), 5)');
+    expect(result).not.toContain('assert!(true)');
+  });
+
+  it("drops a new file's in-source tests and keeps items after a test module", () => {
+    const player = `#[cfg(test)]\nmod t { #[test] fn x() {} }\n\npub fn after<'a>(s: &'a str) -> &'a str { s }\n`;
+    const result = withBaseTestBlocks(player, undefined);
+    expect(result).not.toContain('mod t');
+    expect(result).toContain("pub fn after<'a>");
+  });
+});
