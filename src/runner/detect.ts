@@ -24,13 +24,16 @@ export interface TestCommand {
     | 'dotnet'
     | 'custom';
   report: ReportKind;
-  /** The runner a package script ends with, which takes reporter arguments appended through the package manager. */
+  /**
+   * The runner a package script or `toolchain.test` ends with, which takes reporter arguments appended
+   * (through the package manager, or to the shell command).
+   */
   scriptRunner?: ScriptRunner;
   /** The package script the package manager runs, as written. */
   script?: string;
 }
 
-export type ScriptRunner = 'vitest' | 'jest' | 'mocha';
+export type ScriptRunner = 'vitest' | 'jest' | 'mocha' | 'ava' | 'tape' | 'tap' | 'uvu';
 export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 
 /**
@@ -59,11 +62,13 @@ export async function detectTestCommand(
     };
   }
   if (config.toolchain?.test) {
+    const scriptRunner = lastCommandRunner(config.toolchain.test);
     return {
       shellCommand: config.toolchain.test,
       detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)',
       runner: 'custom',
       report: 'text',
+      ...(scriptRunner ? { scriptRunner } : {}),
     };
   }
   const files = new Set(await readdir(worktree).catch(() => [] as string[]));
@@ -272,11 +277,22 @@ function nodeCommand(
   };
 }
 
-const SCRIPT_RUNNERS: readonly ScriptRunner[] = ['vitest', 'jest', 'mocha'];
+const SCRIPT_RUNNERS: readonly ScriptRunner[] = [
+  'vitest',
+  'jest',
+  'mocha',
+  'ava',
+  'tape',
+  'tap',
+  'uvu',
+];
+/** Programs that run the command after them: package runners, env setters, coverage wrappers. */
+const COMMAND_PREFIXES = new Set(['npx', 'cross-env', 'pnpm', 'yarn', 'exec', 'nyc', 'c8', '--']);
 
 /**
- * The runner a script ends with (`pnpm lint && vitest run`, `tsc && jest --ci`, `npx mocha`): arguments
- * appended to the script reach it. Undefined when the last command pipes, redirects or is something else.
+ * The runner a script ends with (`pnpm lint && vitest run`, `tsc && jest --ci`, `npx mocha`,
+ * `nyc --reporter=lcov tape test/*.js`): arguments appended to the script reach it. Undefined when
+ * the last command pipes, redirects or is something else.
  */
 export function lastCommandRunner(script: string): ScriptRunner | undefined {
   const last =
@@ -284,9 +300,20 @@ export function lastCommandRunner(script: string): ScriptRunner | undefined {
       .split(/&&|\|\||;/)
       .pop()
       ?.trim() ?? '';
-  if (/[|<>`]|\$\(/.test(last)) return undefined;
-  const words = last.split(/\s+/).filter((word) => !/^[A-Z_][A-Z0-9_]*=/.test(word));
-  while (['npx', 'cross-env', 'pnpm', 'yarn', 'exec'].includes(words[0] ?? '')) words.shift();
-  const program = path.basename(words[0] ?? '');
-  return SCRIPT_RUNNERS.find((runner) => runner === program || program === `_${runner}`);
+  if (/[|<>`#]|\$\(|&$/.test(last)) return undefined;
+  return commandRunner(last);
+}
+
+/** The runner a command starts, looking through prefixes and their options (`c8 -r lcov mocha`). */
+function commandRunner(command: string): ScriptRunner | undefined {
+  const words = command.split(/\s+/).filter((word) => !/^[A-Z_][A-Z0-9_]*=/.test(word));
+  for (const [index, word] of words.entries()) {
+    const program = path.basename(word);
+    const runner = SCRIPT_RUNNERS.find((name) => name === program || program === `_${name}`);
+    if (runner) return runner;
+    const previous = words[index - 1] ?? '';
+    const optionValue = previous.startsWith('-') && !previous.includes('=');
+    if (!COMMAND_PREFIXES.has(program) && !word.startsWith('-') && !optionValue) return undefined;
+  }
+  return undefined;
 }
