@@ -144,6 +144,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
           exit_code: outcome.exit_code,
           signal: outcome.signal,
           firstPartyModules: spec.firstPartyModules,
+          counts,
+          script: spec.command.script ?? spec.command.shellCommand,
         });
     return {
       ...outcome,
