@@ -130,7 +130,10 @@ export async function detectTestCommand(
   );
 }
 
-const UNITTEST_COMMAND = /python[\d.]*\s+-m\s+unittest\b([^&;|\n]*)/;
+// `python -m unittest`, also under coverage (`coverage run --source=pkg -m unittest discover`,
+// `python -m coverage run -m unittest`) and tox's `{envpython}`.
+const UNITTEST_COMMAND =
+  /(?:(?:python[\d.]*|\{envpython\})\s+-m\s+coverage\s+run|coverage[\d.-]*\s+run|python[\d.]*|\{envpython\})(?:\s+--?[\w-]+(?:[= ][^\s-]\S*)?)*?\s+-m\s+unittest\b([^&;|\n]*)/;
 const UNITTEST_CONFIGS = ['Makefile', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py'];
 
 /**
@@ -153,7 +156,7 @@ async function unittestCommand(
         .filter((word) => word !== '' && !/["'$`{}]/.test(word));
       return {
         argv: ['python', ...args],
-        detected_by: `${config} runs python -m unittest → unittest`,
+        detected_by: `${config} runs ${/coverage/.test(match[0]) ? 'coverage run -m unittest' : 'python -m unittest'} → unittest`,
         runner: 'unittest',
         report: 'junit',
       };
