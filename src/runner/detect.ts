@@ -92,8 +92,8 @@ export async function detectTestCommand(
     };
   }
   if (files.has('package.json')) {
-    const script = await packageTestScript(worktree);
-    if (script) return nodeCommand(script, await packageManager(worktree, files));
+    const test = await packageTestScript(worktree);
+    if (test) return nodeCommand(test, await packageManager(worktree, files));
   }
   if (files.has('go.mod'))
     return {
@@ -217,14 +217,20 @@ async function packageManager(
   return { name: 'npm', source: 'default' };
 }
 
-async function packageTestScript(worktree: string): Promise<string | undefined> {
+interface TestScript {
+  script: string;
+  /** `pretest`/`posttest` scripts the package manager runs around it. */
+  hooks: string[];
+}
+
+async function packageTestScript(worktree: string): Promise<TestScript | undefined> {
   try {
-    const manifest = await readManifest(worktree);
-    const script = manifest.scripts?.test;
+    const { scripts } = await readManifest(worktree);
+    const script = scripts?.test;
     // npm's placeholder script fails by design; it is not a test command.
-    return typeof script === 'string' && !/no test specified/.test(script)
-      ? script.trim()
-      : undefined;
+    if (typeof script !== 'string' || /no test specified/.test(script)) return undefined;
+    const hooks = ['pretest', 'posttest'].filter((hook) => typeof scripts?.[hook] === 'string');
+    return { script: script.trim(), hooks };
   } catch {
     return undefined;
   }
@@ -233,14 +239,15 @@ async function packageTestScript(worktree: string): Promise<string | undefined> 
 /**
  * Runs node's test runner or vitest directly when that is all the script does, so coachgate can ask for a
  * JUnit report; anything else runs through the project's package manager (`npm test`, `pnpm test`,
- * `yarn test`), and the runner the script ends with (vitest, jest, mocha) gets reporter arguments appended.
+ * `yarn test`), and the runner the script ends with (vitest, jest, mocha, ava) gets reporter arguments
+ * appended. A `pretest` or `posttest` script is part of what `npm test` does, so it goes through npm too.
  */
 function nodeCommand(
-  script: string,
+  { script, hooks }: TestScript,
   manager: { name: PackageManager; source: string },
 ): TestCommand {
   const words = script.split(/\s+/);
-  const plain = !/[|&;<>()$`"'\\*?]/.test(script);
+  const plain = hooks.length === 0 && !/[|&;<>()$`"'\\*?]/.test(script);
   // A script choosing its own node reporter keeps it: ours added to it would not pair up.
   if (
     plain &&

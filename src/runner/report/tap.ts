@@ -25,10 +25,9 @@ const NOT_A_GROUP =
  * reporter, `node --test --test-reporter tap`), read with tap-parser, the TAP project's own parser.
  * Undefined when the output holds no TAP document (a version line, or a plan with test points).
  *
- * A test is a point that ran a body: one with a subtest or a duration (node's `duration_ms`,
- * node-tap's `# time=`), deepest first, so `describe > it` is the `it` and node-tap's assertions
- * stay inside their test. A document with no such point (tape, ava, mocha) has one test per point,
- * named after the `# group` comment above it when there is one, as tape prints test names.
+ * The results are the deepest points, as the runners count them: node's `describe > it` is the `it`,
+ * node-tap's and tape's are their assertions (`file > test > assertion`; tape's test is the `# name`
+ * comment above them). Ids join the names of the enclosing subtests with ` > `.
  */
 export function parseTapOutput(output: string): TestCaseResult[] | undefined {
   const text = stripAnsi(output).replace(/\r\n?/g, '\n');
@@ -56,25 +55,12 @@ function points(log: EventLog): Point[] {
   return found;
 }
 
-function ranABody(point: Point): boolean {
-  return point.children.length > 0 || point.result.time !== null;
-}
-
-function hasTestInside(point: Point): boolean {
-  return point.children.some((child) => ranABody(child) || hasTestInside(child));
-}
-
 function testsOf(found: Point[]): TestCaseResult[] {
-  const anyBody = found.some((point) => ranABody(point) || hasTestInside(point));
   const tests: TestCaseResult[] = [];
   const visit = (point: Point, path: string[]): void => {
     const id = [...path, point.result.name];
-    if (hasTestInside(point)) {
-      point.children.forEach((child) => visit(child, id));
-      return;
-    }
-    if (anyBody && !ranABody(point)) return; // an assertion outside any test body
-    tests.push(toResult(point, anyBody || !point.group ? id : [point.group, ...id]));
+    if (point.children.length > 0) point.children.forEach((child) => visit(child, id));
+    else tests.push(toResult(point, point.group && path.length === 0 ? [point.group, ...id] : id));
   };
   found.forEach((point) => visit(point, []));
   return tests;
@@ -92,14 +78,8 @@ function toResult(point: Point, path: string[]): TestCaseResult {
     };
   }
   if (result.ok) return { id: name, status: 'passed' };
-  const message = failureMessage(firstFailure(point));
+  const message = failureMessage(result);
   return { id: name, status: 'failed', ...(message ? { message } : {}) };
-}
-
-/** The deepest failing point inside a failed test (node-tap's failed assertion), else the test itself. */
-function firstFailure(point: Point): Result {
-  const failed = point.children.find((child) => !child.result.ok && !child.result.todo);
-  return failed ? firstFailure(failed) : point.result;
 }
 
 /** What the diagnostics say went wrong: node's `error`, ava's `message`, tape's expected/actual. */
