@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isTestDataFile } from '../core/test-data.js';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import {
   explainWithTrustedRun,
@@ -103,7 +104,7 @@ export async function integrityAgainstBase(
   const relevant = (await changedSince(worktree, base)).filter(
     (file) =>
       !file.startsWith(STORE_PREFIX) &&
-      (needsTestFacts(file) || isTestConfigFile(file) || file === taskFile),
+      (needsTestFacts(file) || isTestConfigFile(file) || isTestDataFile(file) || file === taskFile),
   );
   const files: FileVersions[] = await Promise.all(
     relevant.map(async (file) => {

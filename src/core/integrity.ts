@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { findTestId } from './requirements.js';
+import { testDataFindings } from './test-data.js';
 import { isTestFile } from './test-paths.js';
 
 /** One changed path: its content at the base commit and now. `undefined` = absent on that side. */
@@ -61,6 +62,7 @@ export type IntegrityFindingKind =
   | 'task_file_modified'
   | 'module_stubbed'
   | 'tests_count_dropped'
+  | 'test_data_changed'
   | 'hidden_from_git';
 
 export interface IntegrityFinding {
@@ -216,6 +218,7 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
     ),
     ...taskFileModified(input.files, input.task_file),
     ...testsCountDropped(input.tests_at_base, input.tests_now),
+    ...testDataFindings(input.files),
     ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
       kind: 'hidden_from_git',
       severity: 'must_fix',
