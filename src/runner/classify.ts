@@ -69,9 +69,11 @@ export function classifyFailure(facts: FailureFacts): FailureClassification {
   );
 }
 
+/** A failing run whose counts are known and show no failing test (tests passed; a step failed). */
 function noFailingTest(facts: FailureFacts): boolean {
-  const failures = (facts.counts?.failed ?? 0) + (facts.counts?.errors ?? 0);
-  return facts.status === 'error' || (facts.status === 'failed' && failures === 0);
+  if (facts.status === 'error') return true;
+  const { counts } = facts;
+  return facts.status === 'failed' && !!counts && counts.failed + counts.errors === 0;
 }
 
 /** The visible output as text and as lines (split once: it may be megabytes). */
