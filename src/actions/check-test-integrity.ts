@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isTestDataFile } from '../core/test-data.js';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import {
   explainWithTrustedRun,
@@ -112,7 +113,8 @@ export async function integrityAgainstBase(
     (file) => !file.startsWith(STORE_PREFIX),
   );
   const relevant = changed.filter(
-    (file) => needsTestFacts(file) || isTestConfigFile(file) || file === taskFile,
+    (file) =>
+      needsTestFacts(file) || isTestConfigFile(file) || isTestDataFile(file) || file === taskFile,
   );
   const product = await baseProductCode(worktree, base, await listAtCommit(worktree, base, ['.']));
   const versions = (files: string[]): Promise<FileVersions[]> =>

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { findTestId } from './requirements.js';
+import { testDataFindings } from './test-data.js';
 import { isTestFile } from './test-paths.js';
 import { runnerDetectionFindings } from './runner-detection.js';
 
@@ -62,6 +63,7 @@ export type IntegrityFindingKind =
   | 'task_file_modified'
   | 'module_stubbed'
   | 'tests_count_dropped'
+  | 'test_data_changed'
   | 'hidden_from_git'
   | 'runner_detection';
 
@@ -221,6 +223,7 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
     ...taskFileModified(input.files, input.task_file),
     ...testsCountDropped(input.tests_at_base, input.tests_now),
     ...runnerDetectionFindings(input.product_code ?? []),
+    ...testDataFindings(input.files),
     ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
       kind: 'hidden_from_git',
       severity: 'must_fix',

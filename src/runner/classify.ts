@@ -13,7 +13,7 @@ import {
 } from './report/missing-module.js';
 import { visibleLines } from './report/text.js';
 import { stepFailureClass } from './step-failure.js';
-import type { FailureClass, RunStatus } from './report/types.js';
+import type { FailureClass, RunStatus, TestCounts } from './report/types.js';
 
 export interface FailureFacts {
   status: RunStatus;
@@ -22,6 +22,10 @@ export interface FailureFacts {
   /** Top-level module names the repository holds (a missing one is the Player's bug, not the environment's). */
   firstPartyModules: string[];
   signal?: string | null;
+  /** The run's counts: a failing exit with no failing test may be a step around the tests. */
+  counts?: TestCounts;
+  /** The test command as written (package script or toolchain.test), to name a failing command of a chain. */
+  script?: string;
 }
 
 export interface FailureClassification {
@@ -55,7 +59,7 @@ export function classifyFailure(facts: FailureFacts): FailureClassification {
 
   return (
     environmentClass(output, facts.exit_code, withOwner('runner'), withOwner('third_party')) ??
-    (facts.status === 'error' ? stepFailureClass(output.lines) : undefined) ??
+    (noFailingTest(facts) ? stepFailureClass(output.lines, facts.script) : undefined) ??
     infrastructureClass(output, withOwner('service_client')) ??
     missingFirstPartyClass(withOwner('first_party')) ??
     syntaxClass(output) ??
@@ -63,6 +67,13 @@ export function classifyFailure(facts: FailureFacts): FailureClassification {
     signalClass(facts.signal) ??
     codeClass(output, facts)
   );
+}
+
+/** A failing run whose counts are known and show no failing test (tests passed; a step failed). */
+function noFailingTest(facts: FailureFacts): boolean {
+  if (facts.status === 'error') return true;
+  const { counts } = facts;
+  return facts.status === 'failed' && !!counts && counts.failed + counts.errors === 0;
 }
 
 /** The visible output as text and as lines (split once: it may be megabytes). */

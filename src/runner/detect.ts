@@ -24,13 +24,16 @@ export interface TestCommand {
     | 'dotnet'
     | 'custom';
   report: ReportKind;
-  /** The runner a package script ends with, which takes reporter arguments appended through the package manager. */
+  /**
+   * The runner a package script or `toolchain.test` ends with, which takes reporter arguments appended
+   * (through the package manager, or to the shell command).
+   */
   scriptRunner?: ScriptRunner;
   /** The package script the package manager runs, as written. */
   script?: string;
 }
 
-export type ScriptRunner = 'vitest' | 'jest' | 'mocha';
+export type ScriptRunner = 'vitest' | 'jest' | 'mocha' | 'ava' | 'tape' | 'tap' | 'uvu';
 export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 
 /**
@@ -59,11 +62,13 @@ export async function detectTestCommand(
     };
   }
   if (config.toolchain?.test) {
+    const scriptRunner = lastCommandRunner(config.toolchain.test);
     return {
       shellCommand: config.toolchain.test,
       detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)',
       runner: 'custom',
       report: 'text',
+      ...(scriptRunner ? { scriptRunner } : {}),
     };
   }
   const files = new Set(await readdir(worktree).catch(() => [] as string[]));
@@ -87,8 +92,8 @@ export async function detectTestCommand(
     };
   }
   if (files.has('package.json')) {
-    const script = await packageTestScript(worktree);
-    if (script) return nodeCommand(script, await packageManager(worktree, files));
+    const test = await packageTestScript(worktree);
+    if (test) return nodeCommand(test, await packageManager(worktree, files));
   }
   if (files.has('go.mod'))
     return {
@@ -125,7 +130,10 @@ export async function detectTestCommand(
   );
 }
 
-const UNITTEST_COMMAND = /python[\d.]*\s+-m\s+unittest\b([^&;|\n]*)/;
+// `python -m unittest`, also under coverage (`coverage run --source=pkg -m unittest discover`,
+// `python -m coverage run -m unittest`) and tox's `{envpython}`.
+const UNITTEST_COMMAND =
+  /(?:(?:python[\d.]*|\{envpython\})\s+-m\s+coverage\s+run|coverage[\d.-]*\s+run|python[\d.]*|\{envpython\})(?:\s+--?[\w-]+(?:[= ][^\s-]\S*)?)*?\s+-m\s+unittest\b([^&;|\n]*)/;
 const UNITTEST_CONFIGS = ['Makefile', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py'];
 
 /**
@@ -148,7 +156,7 @@ async function unittestCommand(
         .filter((word) => word !== '' && !/["'$`{}]/.test(word));
       return {
         argv: ['python', ...args],
-        detected_by: `${config} runs python -m unittest → unittest`,
+        detected_by: `${config} runs ${/coverage/.test(match[0]) ? 'coverage run -m unittest' : 'python -m unittest'} → unittest`,
         runner: 'unittest',
         report: 'junit',
       };
@@ -209,14 +217,20 @@ async function packageManager(
   return { name: 'npm', source: 'default' };
 }
 
-async function packageTestScript(worktree: string): Promise<string | undefined> {
+interface TestScript {
+  script: string;
+  /** `pretest`/`posttest` scripts the package manager runs around it. */
+  hooks: string[];
+}
+
+async function packageTestScript(worktree: string): Promise<TestScript | undefined> {
   try {
-    const manifest = await readManifest(worktree);
-    const script = manifest.scripts?.test;
+    const { scripts } = await readManifest(worktree);
+    const script = scripts?.test;
     // npm's placeholder script fails by design; it is not a test command.
-    return typeof script === 'string' && !/no test specified/.test(script)
-      ? script.trim()
-      : undefined;
+    if (typeof script !== 'string' || /no test specified/.test(script)) return undefined;
+    const hooks = ['pretest', 'posttest'].filter((hook) => typeof scripts?.[hook] === 'string');
+    return { script: script.trim(), hooks };
   } catch {
     return undefined;
   }
@@ -225,14 +239,15 @@ async function packageTestScript(worktree: string): Promise<string | undefined> 
 /**
  * Runs node's test runner or vitest directly when that is all the script does, so coachgate can ask for a
  * JUnit report; anything else runs through the project's package manager (`npm test`, `pnpm test`,
- * `yarn test`), and the runner the script ends with (vitest, jest, mocha) gets reporter arguments appended.
+ * `yarn test`), and the runner the script ends with (vitest, jest, mocha, ava) gets reporter arguments
+ * appended. A `pretest` or `posttest` script is part of what `npm test` does, so it goes through npm too.
  */
 function nodeCommand(
-  script: string,
+  { script, hooks }: TestScript,
   manager: { name: PackageManager; source: string },
 ): TestCommand {
   const words = script.split(/\s+/);
-  const plain = !/[|&;<>()$`"'\\*?]/.test(script);
+  const plain = hooks.length === 0 && !/[|&;<>()$`"'\\*?]/.test(script);
   // A script choosing its own node reporter keeps it: ours added to it would not pair up.
   if (
     plain &&
@@ -272,11 +287,22 @@ function nodeCommand(
   };
 }
 
-const SCRIPT_RUNNERS: readonly ScriptRunner[] = ['vitest', 'jest', 'mocha'];
+const SCRIPT_RUNNERS: readonly ScriptRunner[] = [
+  'vitest',
+  'jest',
+  'mocha',
+  'ava',
+  'tape',
+  'tap',
+  'uvu',
+];
+/** Programs that run the command after them: package runners, env setters, coverage wrappers. */
+const COMMAND_PREFIXES = new Set(['npx', 'cross-env', 'pnpm', 'yarn', 'exec', 'nyc', 'c8', '--']);
 
 /**
- * The runner a script ends with (`pnpm lint && vitest run`, `tsc && jest --ci`, `npx mocha`): arguments
- * appended to the script reach it. Undefined when the last command pipes, redirects or is something else.
+ * The runner a script ends with (`pnpm lint && vitest run`, `tsc && jest --ci`, `npx mocha`,
+ * `nyc --reporter=lcov tape test/*.js`): arguments appended to the script reach it. Undefined when
+ * the last command pipes, redirects or is something else.
  */
 export function lastCommandRunner(script: string): ScriptRunner | undefined {
   const last =
@@ -284,9 +310,20 @@ export function lastCommandRunner(script: string): ScriptRunner | undefined {
       .split(/&&|\|\||;/)
       .pop()
       ?.trim() ?? '';
-  if (/[|<>`]|\$\(/.test(last)) return undefined;
-  const words = last.split(/\s+/).filter((word) => !/^[A-Z_][A-Z0-9_]*=/.test(word));
-  while (['npx', 'cross-env', 'pnpm', 'yarn', 'exec'].includes(words[0] ?? '')) words.shift();
-  const program = path.basename(words[0] ?? '');
-  return SCRIPT_RUNNERS.find((runner) => runner === program || program === `_${runner}`);
+  if (/[|<>`#]|\$\(|&$/.test(last)) return undefined;
+  return commandRunner(last);
+}
+
+/** The runner a command starts, looking through prefixes and their options (`c8 -r lcov mocha`). */
+function commandRunner(command: string): ScriptRunner | undefined {
+  const words = command.split(/\s+/).filter((word) => !/^[A-Z_][A-Z0-9_]*=/.test(word));
+  for (const [index, word] of words.entries()) {
+    const program = path.basename(word);
+    const runner = SCRIPT_RUNNERS.find((name) => name === program || program === `_${name}`);
+    if (runner) return runner;
+    const previous = words[index - 1] ?? '';
+    const optionValue = previous.startsWith('-') && !previous.includes('=');
+    if (!COMMAND_PREFIXES.has(program) && !word.startsWith('-') && !optionValue) return undefined;
+  }
+  return undefined;
 }

@@ -32,6 +32,7 @@ export function buildInvocation(
   const notes: string[] = [];
   let channels: ReportChannel[] = [];
   let argv: string[] | undefined;
+  let shellCommand = command.shellCommand;
   if (command.argv) {
     const [program, ...rest] = command.argv;
     switch (command.runner) {
@@ -118,9 +119,10 @@ export function buildInvocation(
     notes.push(
       `coachgate adds ${Object.keys(wrapped.env).join(', ')}: report flags so a wrapped pytest or node --test writes per-test results, passed through tox 3`,
     );
-    if (argv && wrapped.appendArgs.length > 0) {
+    if (wrapped.appendArgs.length > 0) {
       // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.
-      argv = [...argv, ...(argv[0] === 'npm' ? ['--'] : []), ...wrapped.appendArgs];
+      if (argv) argv = [...argv, ...(argv[0] === 'npm' ? ['--'] : []), ...wrapped.appendArgs];
+      else shellCommand = `${shellCommand} ${wrapped.appendArgs.map(shellQuote).join(' ')}`;
       notes.push(
         `appended to the script's last command (${command.scriptRunner}): ${wrapped.appendArgs.join(' ')}`,
       );
@@ -128,9 +130,9 @@ export function buildInvocation(
     channels = wrapped.channels;
   }
   const shellArgv = loginShell
-    ? loginShellArgv(command.shellCommand ?? argv!.map(shellQuote).join(' '))
-    : command.shellCommand !== undefined
-      ? commandShellArgv(command.shellCommand)
+    ? loginShellArgv(shellCommand ?? argv!.map(shellQuote).join(' '))
+    : shellCommand !== undefined
+      ? commandShellArgv(shellCommand)
       : undefined;
   if (shellArgv) return { argv: shellArgv, shell: shellLabel(shellArgv), env, channels, notes };
   return { argv: argv!, shell: 'none', env, channels, notes };

@@ -1,4 +1,5 @@
 import { blockLineTiers, ERROR_STATEMENT, firstErrorBlock } from './report/error-block.js';
+import { failingTestNames } from './report/failing-names.js';
 import { isResultLine } from './report/summary-lines.js';
 import { visibleLines } from './report/text.js';
 import type { TestCaseResult } from './report/types.js';
@@ -53,9 +54,14 @@ function nodeFailingTestsBlock(lines: readonly string[]): string[] | null {
   return section < 0 ? null : firstErrorBlock(lines.slice(section + 1));
 }
 
+/** At most this much of the summary names the failing tests of a run without per-test results. */
+const NAMES_LIMIT = 500;
+
 /**
  * The summary, led by the first failing test of the report when the output does not show it (mocha's
- * xunit reporter prints nothing; a runner may print only counts): its id and its message.
+ * xunit reporter prints nothing; a runner may print only counts): its id and its message. Without a
+ * report, it is led by every failing test the runner named (uvu's `FAIL "name"`, ava's `✘ [fail]:`,
+ * unittest's `FAIL: test (id)`) unless the first error block is the only failure.
  */
 export function summaryWithFirstFailure(
   output: string,
@@ -64,12 +70,22 @@ export function summaryWithFirstFailure(
 ): string {
   const failing = tests.find((test) => test.status === 'failed' || test.status === 'error');
   const summary = summarizeOutput(output, limit);
+  if (tests.length === 0) return withFailingNames(summary, output, limit);
   const name = failing?.id.split(/ > |::|\.|\//).pop() ?? '';
   if (!failing || summary.includes(name)) return summary;
   const lead = `✖ ${failing.id}\n${failing.message ?? ''}`.trim();
   return `${lead}\n${summarizeOutput(output, Math.max(0, limit - lead.length - 1))}`
     .slice(0, limit)
     .trim();
+}
+
+function withFailingNames(summary: string, output: string, limit: number): string {
+  const names = failingTestNames(output);
+  // One failing test is named by its own error block; several are listed, the first block kept.
+  if (names.length === 0 || (names.length === 1 && summary.includes(names[0]!))) return summary;
+  const listed = `Failing tests (${names.length}): ${names.join('; ')}`;
+  const lead = listed.length <= NAMES_LIMIT ? listed : `${listed.slice(0, NAMES_LIMIT - 1)}${GAP}`;
+  return `${lead}\n${summarizeOutput(output, Math.max(0, limit - lead.length - 1))}`.trim();
 }
 
 interface ResultLines {

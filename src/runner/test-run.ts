@@ -17,6 +17,7 @@ import { countsFromTests } from './report/counts.js';
 import { goTestText, parseGoTestJson } from './report/go-test-json.js';
 import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
+import { parseTapOutput } from './report/tap.js';
 import { parsePytestReportLines } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
@@ -120,7 +121,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const found =
       (await readReport(spec.command, invocation.channels, spec.cwd, output)) ??
       (spec.command.report === 'text'
-        ? await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)
+        ? ((await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)) ??
+          (await tapInLog(spec.logPath)))
         : undefined);
     // go's JSON stream is read for the ids; the summary and the classifier read the text go would print.
     const text =
@@ -154,6 +156,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
           exit_code: outcome.exit_code,
           signal: outcome.signal,
           firstPartyModules: spec.firstPartyModules,
+          counts,
+          script: spec.command.script ?? spec.command.shellCommand,
         });
     return {
       ...outcome,
@@ -256,6 +260,21 @@ function parseChannel(channel: ReportChannel, text: string, cwd: string): TestCa
   if (channel.format === 'jest-json') return parseJestJson(text, cwd);
   if (channel.format === 'pytest-jsonl') return parsePytestReportLines(text);
   return parseJUnitXml(text);
+}
+
+/** A log larger than this is not searched for TAP: the run keeps its counts from the summary lines. */
+const MAX_TAP_LOG_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Per-test results from TAP the command printed (tape, node-tap, ava --tap, mocha's and node's tap
+ * reporters). The whole log is read, not the excerpt: a long TAP stream must not lose its middle.
+ */
+async function tapInLog(
+  logPath: string,
+): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
+  const log = await readRegularFile(logPath, MAX_TAP_LOG_BYTES).catch(() => undefined);
+  const tests = log === undefined ? undefined : parseTapOutput(log);
+  return tests && { tests, source: "TAP in the run's output (read with tap-parser)" };
 }
 
 /** The module path go.mod declares, which prefixes every package id in `go test -json`. */

@@ -20,7 +20,9 @@ export interface WrapperReporting {
 /**
  * Per-test reports through a wrapper (`npm test`, `toolchain.test`, make, tox) without editing the project:
  * variables every pytest and every `node --test` reads whatever starts them, plus reporter arguments
- * appended through the package manager when the script's last command is vitest, jest or mocha.
+ * appended (through the package manager, or to `toolchain.test`) when the command ends with vitest,
+ * jest, mocha or ava. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads
+ * the TAP from its log.
  */
 export function wrapperReporting(command: TestCommand, reportDirectory: string): WrapperReporting {
   const pytest = path.join(reportDirectory, 'wrapped-pytest.xml');
@@ -74,7 +76,7 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
       format: 'jest-json',
       source: 'jest JSON report via --json --outputFile appended to the script',
     });
-  } else if (last === 'mocha') {
+  } else if (last === 'mocha' && !choosesOwnReporter(command)) {
     const file = path.join(reportDirectory, 'wrapped-mocha.xml');
     reporting.appendArgs = ['--reporter=xunit', `--reporter-option=output=${file}`];
     reporting.channels.push({
@@ -82,8 +84,20 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
       format: 'junit',
       source: 'mocha xunit report via --reporter xunit appended to the script',
     });
+  } else if (last === 'ava') {
+    // ava prints TAP on stdout with --tap; the run reads it from the log.
+    reporting.appendArgs = ['--tap'];
   }
   return reporting;
+}
+
+/**
+ * mocha takes the last --reporter given: a script that picks its own (`mocha --reporter tap`) keeps
+ * it, and its TAP output is read from the log instead.
+ */
+function choosesOwnReporter(command: TestCommand): boolean {
+  const last = (command.script ?? command.shellCommand ?? '').split(/&&|\|\||;/).pop() ?? '';
+  return /(?:^|\s)(?:--reporter|-R)\b/.test(last);
 }
 
 /**

@@ -14,6 +14,7 @@ const findingKind = z.enum([
   'task_file_modified',
   'module_stubbed',
   'tests_count_dropped',
+  'test_data_changed',
   'hidden_from_git',
   'runner_detection',
 ]);

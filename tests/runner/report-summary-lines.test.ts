@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { failingTestNames } from '../../src/runner/report/failing-names.js';
 import { countsFromSummaryLines } from '../../src/runner/report/summary-lines.js';
 import { summarizeOutput } from '../../src/runner/summary.js';
 import { runInProject } from './report-real-runs.js';
@@ -94,6 +95,36 @@ describe('countsFromSummaryLines', () => {
       'test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s',
     ].join('\n');
     expect(countsFromSummaryLines(output)).toEqual(counts(4, 2, 0, 1));
+  });
+
+  it("reads a real unittest run's `Ran N tests` and `FAILED (…)` lines, and names its failing tests", () => {
+    const run = runInProject(
+      {
+        'tests/__init__.py': '',
+        'tests/test_x.py':
+          'import unittest\nclass T(unittest.TestCase):\n    def test_a(self): self.assertEqual(1, 1)\n' +
+          '    def test_b(self): self.assertEqual(1, 2)\n    @unittest.skip("later")\n    def test_c(self): pass\n' +
+          '    def test_d(self): raise KeyError(1)\n',
+      },
+      () => ['python3', '-m', 'unittest', 'discover'],
+    );
+    expect(run.output).toMatch(
+      /^Ran 4 tests in .*\n\nFAILED \(failures=1, errors=1, skipped=1\)$/m,
+    );
+    expect(countsFromSummaryLines(run.output)).toEqual(counts(1, 1, 1, 1));
+    expect(failingTestNames(run.output)).toEqual([
+      'test_d (tests.test_x.T.test_d)',
+      'test_b (tests.test_x.T.test_b)',
+    ]);
+  });
+
+  it("reads the plain `N passed, N failed` line and mocha's spec counters", () => {
+    expect(countsFromSummaryLines('5 passed, 1 failed, 2 skipped (12ms)\n')).toEqual(
+      counts(5, 1, 0, 2),
+    );
+    expect(countsFromSummaryLines('  2 passing (5ms)\n  1 pending\n  1 failing\n')).toEqual(
+      counts(2, 1, 0, 1),
+    );
   });
 
   it('takes the format whose result lines come last, and returns null when there are none', () => {

@@ -54,6 +54,47 @@ describe('check_test_integrity through MCP', () => {
     expect(textOf(result)).toMatch(/must_fix skip_added tests\/test_add\.py:4/);
   });
 
+  it('flags deleted and rewritten case files a data-driven base test reads (tests/cases/*.in, *.out)', async () => {
+    repo = makeRepo({
+      'app/__init__.py': 'def shout(text):\n    return text.upper()\n',
+      'tests/test_cases.py':
+        'import pathlib, pytest\nfrom app import shout\n\nCASES = sorted(pathlib.Path(__file__).parent.glob("cases/*.in"))\n\n' +
+        '@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)\ndef test_case(case):\n' +
+        '    assert shout(case.read_text()) == case.with_suffix(".out").read_text()\n',
+      'tests/cases/hello.in': 'hello',
+      'tests/cases/hello.out': 'HELLO',
+      'tests/cases/mixed.in': 'MiXeD',
+      'tests/cases/mixed.out': 'MIXED',
+      'tests/cases/empty.in': '',
+      'tests/cases/empty.out': '',
+    });
+    repo.git('checkout', '-q', '-b', 'feature');
+    repo.git('rm', '-q', 'tests/cases/mixed.in', 'tests/cases/mixed.out');
+    repo.write('tests/cases/hello.out', 'hello');
+    repo.commit('drop a case, rewrite an expected output');
+    const data = dataOf(await check());
+    expect(data.findings).toEqual([
+      // Sorted by file, then detail.
+      {
+        kind: 'test_data_changed',
+        severity: 'should_fix',
+        file: 'tests/cases',
+        detail: expect.stringMatching(/^1 test data file\(s\) .* rewritten \(hello\.out\)/),
+      },
+      {
+        kind: 'test_data_changed',
+        severity: 'must_fix',
+        file: 'tests/cases',
+        detail: expect.stringMatching(
+          /^2 test data file\(s\) .* deleted \(mixed\.in, mixed\.out\)/,
+        ),
+      },
+    ]);
+    expect(data.files_checked).toEqual(
+      expect.arrayContaining(['tests/cases/mixed.in', 'tests/cases/hello.out']),
+    );
+  });
+
   it('flags a focused TS test committed on the branch', async () => {
     repo = makeRepo({
       'src/add.ts': 'export const add = (a: number, b: number) => a + b;\n',

@@ -389,7 +389,7 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     );
   });
 
-  it('a script choosing its own node reporter is left alone: it still passes, with counts only', async () => {
+  it('a script choosing its own node reporter is left alone: its TAP output gives the ids', async () => {
     const repo = project({
       'package.json': JSON.stringify({
         type: 'module',
@@ -401,7 +401,8 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     expect(data).toMatchObject({
       status: 'passed',
       command: ['npm', 'test'],
-      tests_source: 'none',
+      tests_source: "TAP in the run's output (read with tap-parser)",
+      tests: [{ id: 'greets', status: 'passed' }],
       counts: { total: 1, passed: 1 },
     });
   });

@@ -35,6 +35,9 @@ const GO_FAIL = /^\s*--- FAIL: /;
 const GO_FAIL_NAME = /--- FAIL: (\S+)/;
 const CARGO_FAILURE = /^---- .+ stdout ----$/;
 const CARGO_SECTION_END = /^(?:---- .+ stdout ----|failures:)$/;
+// ava's default reporter: the test's name, a blank line, then `  test/sum.js:3` and the source.
+const AVA_LOCATION = /^ {2}(?!\/)[\w.@/-]+\.[cm]?[jt]sx?:\d+$/;
+const AVA_BLOCK_END = /^\s*› \S+:\d+:\d+$/;
 const PYTHON_TRACEBACK = /^\s*Traceback \(most recent call last\):/;
 /** A line that states an error: exception names, compiler errors, panics, shells' "not found". */
 export const ERROR_STATEMENT =
@@ -67,6 +70,12 @@ const BLOCK_KINDS: readonly BlockKind[] = [
     opens: CARGO_FAILURE,
     isHeader: true,
     end: (lines, start, limit) => endAt(lines, start, limit, CARGO_SECTION_END),
+  },
+  {
+    opens: AVA_LOCATION,
+    isHeader: false,
+    start: avaTestName,
+    end: (lines, start, limit) => endAfter(lines, start, limit, AVA_BLOCK_END),
   },
   { opens: PYTHON_TRACEBACK, isHeader: false, end: endOfTraceback },
   { opens: ERROR_STATEMENT, isHeader: false, start: sourceContextAbove, end: endAtBlankLine },
@@ -164,6 +173,12 @@ function sourceContextAbove(lines: readonly string[], opener: number): number {
     start -= 1;
   const first = lines[start] ?? '';
   return start < end && CONTEXT_LOCATION.test(first) && !LIBRARY_LINE.test(first) ? start : opener;
+}
+
+/** ava names the failing test two lines above its location, a blank line between them. */
+function avaTestName(lines: readonly string[], opener: number): number {
+  const name = lines[opener - 2] ?? '';
+  return (lines[opener - 1] ?? '').trim() === '' && /^ {2}\S/.test(name) ? opener - 2 : opener;
 }
 
 const GO_LOOKBACK_LINES = 200;

@@ -13,7 +13,8 @@ interface ResultFormat {
 }
 
 const PYTEST_FINAL = /^=*\s*(?:no tests ran|\d+ \w+(?:, \d+ \w+)*) in \d+(?:\.\d+)?s\b/;
-const NODE_LINE = /^(?:ℹ|#) (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+)/;
+// node's counters (spec `ℹ`, TAP `#`); tape prints the TAP ones padded (`# pass  1`).
+const NODE_LINE = /^(?:ℹ|#) (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) +(\d+)/;
 const VITEST_LINE = /^\s*(?:Test Files {2,}\S.*|Tests {2,}\S.*|No test files found\b.*)$/;
 const VITEST_TESTS = /^\s*(?:Tests {2,}|No test files found)/;
 const JEST_LINE = /^(?:Test Suites:\s+.*\d+ total|Tests:\s+.*\d+ total|No tests found\b.*)$/;
@@ -25,6 +26,23 @@ const GO_PACKAGE_LINE = /^(?:ok|FAIL|\?)\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\)|\[
 // With `-v`, per-test verdicts too.
 const GO_LINE = new RegExp(`^(?:=== RUN |--- (?:PASS|FAIL|SKIP): )|${GO_PACKAGE_LINE.source}`);
 
+// uvu: `Total:     2`, `Passed:    1`, `Skipped:   0`, one per line.
+const UVU_LINE = /^\s*(Total|Passed|Skipped):\s+(\d+)$/;
+// ava's default reporter: `3 tests passed`, `2 tests failed`, `1 known failure`, and its ✔ lines.
+const AVA_COUNT =
+  /^\s*(\d+) (tests? passed|tests? failed|known failures?|tests? skipped|tests? todo|uncaught exceptions?|unhandled rejections?)$/;
+const AVA_LINE = new RegExp(`${AVA_COUNT.source}|^\\s*✔ (?!\\[expected fail\\])\\S`);
+// unittest: `Ran 3 tests in 0.001s` then `OK`, `OK (skipped=1)` or `FAILED (failures=1, errors=1)`.
+const UNITTEST_RAN = /^Ran (\d+) tests? in \d/;
+const UNITTEST_LINE = /^Ran \d+ tests? in \d|^(?:OK|FAILED)(?: \(([\w ,=]+)\))?$/;
+// mocha's spec reporter: `2 passing (5ms)`, `1 failing`, `1 pending`.
+const MOCHA_LINE = /^\s*(\d+) (passing|failing|pending)(?: \(\d+(?:\.\d+)?m?s\))?$/;
+// The plain form many small runners print: `5 passed, 1 failed` (optionally `, 2 skipped (12ms)`).
+const PLAIN_LINE =
+  /^\s*\d+ (?:passed|failed)(?:, \d+ (?:passed|failed|skipped|pending|todo|errors?))*(?: \(\d+(?:\.\d+)?m?s\)| in \d+(?:\.\d+)?m?s)?$/;
+// node-tap's closing comment: `# { total: 2, pass: 1, fail: 1 }`.
+const NODE_TAP_LINE = /^# \{ total: \d+(?:, \w+: \d+)* \}$/;
+
 const FORMATS: readonly ResultFormat[] = [
   { line: PYTEST_FINAL, counts: (lines) => pytestCounts(lines[lines.length - 1] ?? '') },
   { line: NODE_LINE, counts: nodeCounts },
@@ -32,6 +50,12 @@ const FORMATS: readonly ResultFormat[] = [
   { line: JEST_LINE, counts: (lines) => lastMatching(lines, JEST_TESTS, jestCounts) },
   { line: CARGO_LINE, counts: cargoCounts },
   { line: GO_LINE, summaryLine: GO_PACKAGE_LINE, counts: goCounts },
+  { line: UVU_LINE, counts: uvuCounts },
+  { line: NODE_TAP_LINE, counts: (lines) => nodeTapCounts(lines[lines.length - 1] ?? '') },
+  { line: AVA_LINE, summaryLine: AVA_COUNT, counts: avaCounts },
+  { line: UNITTEST_LINE, counts: unittestCounts },
+  { line: MOCHA_LINE, counts: mochaCounts },
+  { line: PLAIN_LINE, counts: (lines) => plainCounts(lines[lines.length - 1] ?? '') },
 ];
 
 /**
@@ -181,4 +205,102 @@ function goCounts(lines: string[]): TestCounts {
     }
   }
   return counts;
+}
+
+/** The last `Total:` block; failed is what the total leaves after passed and skipped. */
+function uvuCounts(lines: string[]): TestCounts | null {
+  const start = lines.findLastIndex((line) => UVU_LINE.exec(line)?.[1] === 'Total');
+  if (start < 0) return null;
+  const read: Record<string, number> = {};
+  for (const line of lines.slice(start)) {
+    const [, label = '', count = '0'] = UVU_LINE.exec(line) ?? [];
+    read[label] ??= Number(count);
+  }
+  const total = read.Total ?? 0;
+  const passed = read.Passed ?? 0;
+  const skipped = read.Skipped ?? 0;
+  return { total, passed, failed: Math.max(0, total - passed - skipped), errors: 0, skipped };
+}
+
+const AVA_LABELS: Record<string, CountField> = {
+  passed: 'passed',
+  failed: 'failed',
+  known: 'skipped',
+  skipped: 'skipped',
+  todo: 'skipped',
+  uncaught: 'errors',
+  unhandled: 'errors',
+};
+
+/** ava prints `N tests passed` only when none failed; otherwise its ✔ lines are the passes. */
+function avaCounts(lines: string[]): TestCounts | null {
+  const totals = lines.filter((line) => AVA_COUNT.test(line));
+  if (totals.length === 0) return null;
+  const counts = emptyCounts();
+  for (const line of totals) {
+    const [, count = '0', label = ''] = AVA_COUNT.exec(line) ?? [];
+    const word = /passed|failed|skipped|todo/.exec(label)?.[0] ?? label.split(' ')[0]!;
+    add(counts, AVA_LABELS[word], Number(count));
+  }
+  if (counts.passed === 0) add(counts, 'passed', lines.length - totals.length);
+  return counts;
+}
+
+const UNITTEST_LABELS: Record<string, CountField> = {
+  failures: 'failed',
+  errors: 'errors',
+  skipped: 'skipped',
+  'expected failures': 'skipped',
+};
+
+/** `Ran N tests`, less what the `FAILED (…)`/`OK (…)` line after it counts, passed. */
+function unittestCounts(lines: string[]): TestCounts | null {
+  const start = lines.findLastIndex((line) => UNITTEST_RAN.test(line));
+  if (start < 0) return null;
+  const total = Number(UNITTEST_RAN.exec(lines[start]!)![1]);
+  const verdict = lines.slice(start + 1).find((line) => /^(?:OK|FAILED)\b/.test(line)) ?? '';
+  const counts = emptyCounts();
+  for (const [, label = '', count = '0'] of verdict.matchAll(/([\w ]+)=(\d+)/g))
+    add(counts, UNITTEST_LABELS[label.trim()], Number(count));
+  add(counts, 'passed', Math.max(0, total - counts.total));
+  return counts;
+}
+
+const MOCHA_LINE_PAIRS = /(\d+) (passing|failing|pending)/g;
+const MOCHA_LABELS: Record<string, CountField> = {
+  passing: 'passed',
+  failing: 'failed',
+  pending: 'skipped',
+};
+
+/** The last `N passing` line and the `failing`/`pending` lines after it. */
+function mochaCounts(lines: string[]): TestCounts | null {
+  const start = lines.findLastIndex((line) => MOCHA_LINE.exec(line)?.[2] === 'passing');
+  return countLabelled(lines.slice(Math.max(0, start)).join('\n'), MOCHA_LINE_PAIRS, MOCHA_LABELS);
+}
+
+const PLAIN_LABELS: Record<string, CountField> = {
+  passed: 'passed',
+  failed: 'failed',
+  skipped: 'skipped',
+  pending: 'skipped',
+  todo: 'skipped',
+  error: 'errors',
+  errors: 'errors',
+};
+
+function plainCounts(line: string): TestCounts {
+  return countLabelled(line, /(\d+) (\w+)/g, PLAIN_LABELS);
+}
+
+const NODE_TAP_LABELS: Record<string, CountField> = {
+  pass: 'passed',
+  fail: 'failed',
+  skip: 'skipped',
+  todo: 'skipped',
+};
+
+function nodeTapCounts(line: string): TestCounts {
+  // `label: count` turned into the `count label` pairs countLabelled reads.
+  return countLabelled(line.replace(/(\w+): (\d+)/g, '$2 $1'), /(\d+) (\w+)/g, NODE_TAP_LABELS);
 }

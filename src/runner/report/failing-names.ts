@@ -1,0 +1,39 @@
+import { visibleLines } from './text.js';
+
+/** Lines on which a runner names a failing test, each capturing the name as printed. */
+const FAILING_TEST_LINES: readonly RegExp[] = [
+  // uvu: `FAIL  "name"`.
+  /^\s*FAIL\s+"(.+)"\s*$/,
+  // ava's default reporter: `✘ [fail]: name`.
+  /^\s*✘ \[fail\]: (.+?)\s*$/,
+  // TAP: `not ok 2 - name`, without a `# TODO`/`# time=` directive.
+  /^\s*not ok \d+ (?:- )?(.+?)(?:\s+#\s.*)?$/,
+  // unittest: `FAIL: test_b (pkg.module.Class.test_b)`, `ERROR: …`.
+  /^(?:FAIL|ERROR): (\S+ \([\w.]+\))\s*$/,
+  // vitest and jest: `FAIL  file > name`.
+  /^\s*FAIL {1,2}(\S.*?)\s*$/,
+  // pytest's short summary: `FAILED tests/x.py::test - message`.
+  /^FAILED (\S+::\S+)/,
+  // node's spec reporter: `✖ name (1.2ms)`.
+  /^\s*✖ (.+?) \(\d+(?:\.\d+)?m?s\)\s*$/,
+  // go: `--- FAIL: TestName (0.00s)`.
+  /^\s*--- FAIL: (\S+)/,
+];
+
+/** TAP points that close a node-tap file or a node suite repeat their children's failures. */
+const NOT_A_TEST = /^(?:Subtest|tests \d|\d+ subtests? failed)/;
+
+/** Every failing test the output names, in order, once each (for runs without a per-test report). */
+export function failingTestNames(output: string): string[] {
+  const names = new Set<string>();
+  for (const line of visibleLines(output)) {
+    for (const pattern of FAILING_TEST_LINES) {
+      const name = pattern.exec(line)?.[1]?.trim();
+      if (name && !NOT_A_TEST.test(name)) {
+        names.add(name);
+        break;
+      }
+    }
+  }
+  return [...names];
+}

@@ -1,0 +1,346 @@
+/**
+ * Runners read by protocol (TAP), by their own summary lines, and through wrappers (nyc, tox with
+ * coverage, chains, npm lifecycle steps): real runners installed pinned, run through the MCP client,
+ * checked against what the raw run printed.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool, connect, dataOf } from '../helpers/mcp.js';
+import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { installedPackage, MOCHA_VERSION } from '../helpers/runners.js';
+import { stripAnsi } from '../../src/runner/report/text.js';
+
+const UVU_VERSION = '0.5.6';
+// ava 7+ needs Node 22; 6.4 is the newest that runs on Node 20.
+const AVA_VERSION = '6.4.1';
+const TAPE_VERSION = '5.10.2';
+const NYC_VERSION = '18.0.0';
+const NODE_TAP_VERSION = '21.8.0';
+
+let repos: TempRepo[] = [];
+afterEach(() => {
+  repos.forEach((repo) => repo.remove());
+  repos = [];
+});
+
+function project(files: Record<string, string>): TempRepo {
+  const repo = makeRepo({
+    '.gitignore': 'node_modules/\n.nyc_output/\ncoverage/\n.tap/\n',
+    ...files,
+  });
+  repos.push(repo);
+  return repo;
+}
+
+/** node_modules holding the pinned packages, each from its cached install (bins included). */
+function linkPackages(repo: TempRepo, packages: Array<[string, string]>): void {
+  const modules = path.join(repo.dir, 'node_modules');
+  fs.mkdirSync(path.join(modules, '.bin'), { recursive: true });
+  for (const [name, version] of packages) {
+    const installed = path.join(installedPackage(name, version), 'node_modules');
+    for (const entry of fs.readdirSync(installed)) {
+      const target = path.join(modules, entry);
+      if (entry === '.bin') {
+        for (const bin of fs.readdirSync(path.join(installed, '.bin'))) {
+          const link = path.join(modules, '.bin', bin);
+          if (!fs.existsSync(link))
+            fs.symlinkSync(fs.realpathSync(path.join(installed, '.bin', bin)), link);
+        }
+      } else if (!fs.existsSync(target)) fs.symlinkSync(path.join(installed, entry), target);
+    }
+  }
+}
+
+async function run(repo: TempRepo) {
+  const { client, close } = await connect({ roots: [repo.dir] });
+  try {
+    return dataOf(
+      await callTool(client, 'run_independent_tests', {
+        worktree: repo.dir,
+        task_id: 'TASK-1',
+        timeout_s: 120,
+      }),
+    );
+  } finally {
+    await close();
+  }
+}
+
+type RunData = Record<string, any>; // a tool's structuredContent, as dataOf returns it
+
+const ids = (data: RunData) =>
+  (data.tests as { id: string; status: string }[]).map((test) => `${test.status} ${test.id}`);
+
+/** The raw run's output, as the user would read it in a terminal. */
+const log = (data: RunData) => stripAnsi(fs.readFileSync(data.log_path as string, 'utf8'));
+
+const npmProject = (test: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ name: 'demo', version: '1.0.0', scripts: { test }, ...extra });
+
+describe('TAP read from the log, whatever prints it', () => {
+  const TAPE_TEST = (sum: number) =>
+    "const test = require('tape');\n" +
+    "test('adds', (t) => { t.equal(1 + 1, 2); t.end(); });\n" +
+    `test('sums', (t) => { t.equal(1 + 1, ${sum}, 'one and one'); t.end(); });\n`;
+
+  it('tape behind nyc (npm test = nyc tape …): ids `test > assertion`, counts as tape prints them', async () => {
+    const repo = project({
+      'package.json': npmProject('nyc --reporter=text tape test/*.js'),
+      'test/sum.js': TAPE_TEST(2),
+    });
+    linkPackages(repo, [
+      ['tape', TAPE_VERSION],
+      ['nyc', NYC_VERSION],
+    ]);
+    const green = await run(repo);
+    expect(log(green)).toMatch(/^# tests 2\n# pass {2}2\n\n# ok$/m);
+    expect(green).toMatchObject({
+      status: 'passed',
+      counts: { total: 2, passed: 2, failed: 0 },
+      tests_source: "TAP in the run's output (read with tap-parser)",
+    });
+    expect(ids(green)).toEqual([
+      'passed adds > should be strictly equal',
+      'passed sums > one and one',
+    ]);
+    repo.write('test/sum.js', TAPE_TEST(3));
+    const red = await run(repo);
+    expect(log(red)).toMatch(/^# tests 2\n# pass {2}1\n# fail {2}1$/m);
+    expect(red).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      exit_code: 1,
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(red.tests[1]).toMatchObject({
+      id: 'sums > one and one',
+      status: 'failed',
+      message: expect.stringContaining('expected: 3, actual: 2'),
+    });
+    expect(red.summary).toMatch(/not ok 2 one and one[\s\S]*expected: 3/);
+  }, 300_000);
+
+  it('node-tap: one result per assertion, as node-tap counts them, ids `file > test > assertion`', async () => {
+    const repo = project({
+      'package.json': npmProject('tap --disable-coverage'),
+      'test/sum.js':
+        "const t = require('tap');\nt.test('adds', async (t) => { t.equal(1 + 1, 2, 'one and one'); t.equal(2 + 2, 4, 'two and two'); });\n" +
+        "t.test('breaks', async (t) => { t.equal(1 + 1, 3, 'one and one'); });\n",
+    });
+    linkPackages(repo, [['tap', NODE_TAP_VERSION]]);
+    const data = await run(repo);
+    expect(log(data)).toMatch(/^# \{ total: 3, pass: 2, fail: 1 \}$/m);
+    expect(ids(data)).toEqual([
+      'passed test/sum.js > adds > one and one',
+      'passed test/sum.js > adds > two and two',
+      'failed test/sum.js > breaks > one and one',
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      counts: { total: 3, passed: 2, failed: 1 },
+    });
+    expect(data.tests[2].message).toMatch(/one and one[\s\S]*-3\n\+2/);
+  }, 300_000);
+
+  it("mocha's TAP reporter chosen by the script is kept, and read from the log", async () => {
+    const repo = project({
+      'package.json': npmProject('mocha --reporter tap'),
+      'test/sum.spec.js':
+        "const assert = require('node:assert');\ndescribe('sum', () => {\n" +
+        "  it('adds', () => assert.strictEqual(1 + 1, 2));\n  it('breaks', () => assert.strictEqual(1 + 1, 3));\n});\n",
+    });
+    linkPackages(repo, [['mocha', MOCHA_VERSION]]);
+    const data = await run(repo);
+    expect(data.command).toEqual(['npm', 'test']);
+    expect(log(data)).toMatch(/^# tests 2\n# pass 1\n# fail 1$/m);
+    expect(ids(data)).toEqual(['passed sum adds', 'failed sum breaks']);
+    expect(data).toMatchObject({ status: 'failed', counts: { total: 2, passed: 1, failed: 1 } });
+  }, 300_000);
+
+  it('node --test --test-reporter tap: ids `suite > test`, suites not counted', async () => {
+    const repo = project({
+      'package.json': npmProject('node --test --test-reporter tap', { type: 'module' }),
+      'test/sum.test.js':
+        "import { describe, it, test } from 'node:test';\nimport assert from 'node:assert/strict';\n" +
+        "describe('sum', () => { it('adds', () => assert.equal(1 + 1, 2)); it('breaks', () => assert.equal(1 + 1, 3)); });\n" +
+        "test('top', () => {});\n",
+    });
+    const data = await run(repo);
+    expect(log(data)).toMatch(/^# tests 3\n# suites 1\n# pass 2\n# fail 1$/m);
+    expect(ids(data)).toEqual(['passed sum > adds', 'failed sum > breaks', 'passed top']);
+    expect(data).toMatchObject({ status: 'failed', counts: { total: 3, passed: 2, failed: 1 } });
+    expect(data.tests[1].message).toMatch(/2 !== 3/);
+  }, 120_000);
+});
+
+describe("runners without a per-test format: counts and failures from the runner's own lines", () => {
+  const UVU_TEST = (sum: number) =>
+    "const { test } = require('uvu');\nconst assert = require('uvu/assert');\n" +
+    "test('adds', () => { assert.is(1 + 1, 2); });\n" +
+    `test('sums', () => { assert.is(1 + 1, ${sum}); });\n` +
+    `test('doubles', () => { assert.is(2 * 2, ${sum * 2}); });\ntest.run();\n`;
+
+  it('uvu: a passing suite passes (never no_tests); a failing one is a code failure naming each failing test', async () => {
+    const repo = project({ 'package.json': npmProject('uvu test'), 'test/sum.js': UVU_TEST(2) });
+    linkPackages(repo, [['uvu', UVU_VERSION]]);
+    const green = await run(repo);
+    expect(log(green)).toMatch(/Total: {5}3\n\s*Passed: {4}3\n\s*Skipped: {3}0/);
+    expect(green).toMatchObject({
+      status: 'passed',
+      failure_class: 'none',
+      tests_source: 'none',
+      counts: { total: 3, passed: 3, failed: 0 },
+    });
+    repo.write('test/sum.js', UVU_TEST(3));
+    const red = await run(repo);
+    expect(log(red)).toMatch(/Total: {5}3\n\s*Passed: {4}1\n/);
+    expect(red).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      exit_code: 1,
+      counts: { total: 3, passed: 1, failed: 2 },
+    });
+    expect(red.summary).toMatch(/^Failing tests \(2\): sums; doubles\n\s*FAIL {2}"sums"/);
+    expect(red.summary).toMatch(/Expected values to be strictly equal/);
+  }, 300_000);
+
+  const AVA_TEST =
+    "const test = require('ava');\ntest('adds', (t) => { t.is(1 + 1, 2); });\n" +
+    "test('sums', (t) => { t.is(1 + 1, 3); });\ntest('doubles', (t) => { t.is(2 * 2, 5); });\n";
+
+  it('ava behind npm test gets --tap appended: per-test ids; behind a chain ending elsewhere, counts from its summary', async () => {
+    const repo = project({ 'package.json': npmProject('ava'), 'test/sum.js': AVA_TEST });
+    linkPackages(repo, [['ava', AVA_VERSION]]);
+    const tap = await run(repo);
+    expect(tap.command).toEqual(['npm', 'test', '--', '--tap']);
+    expect(ids(tap)).toEqual(['passed adds', 'failed sums', 'failed doubles']);
+    expect(tap).toMatchObject({ status: 'failed', counts: { total: 3, passed: 1, failed: 2 } });
+
+    repo.write('package.json', npmProject('ava && echo done'));
+    const plain = await run(repo);
+    expect(plain.command).toEqual(['npm', 'test']);
+    expect(log(plain)).toMatch(/^\s*2 tests failed$/m);
+    expect(plain).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      tests_source: 'none',
+      counts: { total: 3, passed: 1, failed: 2 },
+    });
+    expect(plain.summary).toMatch(/^Failing tests \(2\): sums; doubles\n\s*sums\n/);
+    expect(plain.summary).toMatch(/- 2\n\s*\+ 3/);
+  }, 300_000);
+});
+
+/** Debian's python3-coverage (or pip's) importable by the interpreter tox.ini's commands would use. */
+function coveragePython(): string | undefined {
+  return ['python3', '/usr/bin/python3'].find(
+    (python) => spawnSync(python, ['-c', 'import coverage']).status === 0,
+  );
+}
+
+describe('wrappers: coverage, tox, chains and npm lifecycle steps', () => {
+  it.skipIf(!coveragePython())(
+    'unittest under `coverage run --source=… -m unittest discover` in tox.ini runs as unittest, counts as the raw run (skipped without python coverage)',
+    async () => {
+      const repo = project({
+        'setup.cfg': '[metadata]\nname = calc\n',
+        'tox.ini':
+          '[tox]\nenvlist = py\n\n[testenv]\ndeps = coverage\n' +
+          'commands =\n    coverage run --source=calc -m unittest discover\n',
+        'calc/__init__.py': 'def add(a, b):\n    return a + b\n',
+        'tests/__init__.py': '',
+        'tests/test_calc.py':
+          'import unittest\nfrom calc import add\n\nclass AddTest(unittest.TestCase):\n' +
+          '    def test_adds(self):\n        self.assertEqual(add(1, 1), 2)\n' +
+          '    def test_breaks(self):\n        self.assertEqual(add(1, 1), 3)\n',
+      });
+      const raw = spawnSync(
+        coveragePython()!,
+        ['-m', 'coverage', 'run', '--data-file=/dev/null', '-m', 'unittest', 'discover'],
+        { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
+      );
+      expect(raw.stderr).toMatch(/^Ran 2 tests in .*\n\nFAILED \(failures=1\)$/m);
+      const data = await run(repo);
+      expect(data.detected_by).toBe('tox.ini runs coverage run -m unittest → unittest');
+      expect(ids(data)).toEqual([
+        'passed tests.test_calc.AddTest.test_adds',
+        'failed tests.test_calc.AddTest.test_breaks',
+      ]);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+      });
+    },
+    120_000,
+  );
+
+  it('vitest behind toolchain.test (`npx vitest run`): reporter arguments appended to the command, per-test ids', async () => {
+    const repo = project({
+      '.guardkit/config.yaml': 'toolchain:\n  test: "npx vitest run"\n',
+      'package.json': JSON.stringify({ type: 'module' }),
+      'sum.test.js':
+        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'vitest.config.js': 'export default {};\n',
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const data = await run(repo);
+    expect(data.command.at(-1)).toMatch(/^npx vitest run --reporter=default --reporter=junit/);
+    expect(ids(data)).toEqual(['passed sum.test.js > adds', 'failed sum.test.js > breaks']);
+    expect(data.tests_source).toMatch(/vitest JUnit report/);
+  }, 180_000);
+
+  it('a chain `node --test && tsc --noEmit`: the tests pass, the type-check after them is blamed by its command', async () => {
+    const repo = project({
+      'package.json': npmProject('node --test && tsc --noEmit -p .', { type: 'module' }),
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }),
+      'src/greet.ts': 'export const greeting: number = "hello";\n',
+      'test/greet.test.js': "import test from 'node:test';\ntest('runs', () => {});\n",
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const data = await run(repo);
+    expect(ids(data)).toEqual(['passed runs']);
+    expect(data).toMatchObject({ status: 'failed', failure_class: 'lint', exit_code: 2 });
+    expect(data.advice).toContain('the `tsc --noEmit -p .` command');
+    expect(data.advice).toMatch(/src\/greet\.ts\(1,14\): error TS2322/);
+  }, 120_000);
+
+  it('a posttest `npm audit` that cannot reach its registry is environment, named as the posttest step (the passing pretest linter is not blamed)', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({
+        name: 'demo',
+        version: '1.0.0',
+        dependencies: { 'left-pad': '1.3.0' },
+        scripts: {
+          pretest: 'node -e "console.log(\'Found 0 errors.\')"',
+          test: 'node --test',
+          posttest: 'npm audit --registry=http://registry.invalid/',
+        },
+      }),
+      // A lockfile naming a dependency, so npm audit has something to ask the registry about.
+      'package-lock.json': JSON.stringify({
+        name: 'demo',
+        version: '1.0.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: {
+          '': { name: 'demo', version: '1.0.0', dependencies: { 'left-pad': '1.3.0' } },
+          'node_modules/left-pad': { version: '1.3.0', license: 'WTFPL' },
+        },
+      }),
+      'test/greet.test.mjs': "import test from 'node:test';\ntest('greets', () => {});\n",
+    });
+    const data = await run(repo);
+    expect(log(data)).toMatch(/ENOTFOUND registry\.invalid/);
+    expect(ids(data)).toEqual(['passed greets']);
+    expect(data).toMatchObject({ status: 'failed', failure_class: 'environment', exit_code: 1 });
+    expect(data.advice).toMatch(
+      /^The `posttest` step \(`npm audit --registry=http:\/\/registry\.invalid\/`\) needs the network/,
+    );
+    expect(data.advice).not.toMatch(/pretest|lint/);
+  }, 120_000);
+});
