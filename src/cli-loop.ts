@@ -12,6 +12,7 @@ import {
 } from './actions/worktree.js';
 import { stopHook } from './autobuild/hook.js';
 import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
+import { initCommand } from './cli-init.js';
 import { parseOptions, type Print } from './cli-options.js';
 import { runStateCommand } from './cli-state.js';
 import { CallerError } from './core/errors.js';
@@ -19,8 +20,16 @@ import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js
 import { planValidation } from './core/plan-validation.js';
 import { writeNewTask } from './repo/new-task.js';
 
-/** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
-export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild', 'hook', 'plan']);
+/** Sub-commands of the whole loop (init, gate, worktree, task, hook, autobuild), each returning its exit code. */
+export const LOOP_COMMANDS = new Set([
+  'init',
+  'gate',
+  'worktree',
+  'task',
+  'autobuild',
+  'hook',
+  'plan',
+]);
 
 export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base REF] [--format box|text|json]
                                                    for hooks and CI: exit 0 only if the task is approved,
@@ -46,6 +55,8 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
   const [command, ...rest] = argv;
   try {
     switch (command) {
+      case 'init':
+        return await initCommand(rest, print);
       case 'gate':
         return await gateCommand(rest, print);
       case 'worktree':
