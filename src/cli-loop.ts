@@ -147,7 +147,12 @@ async function worktreeCommand(args: string[], print: Print): Promise<number> {
 function describeFinish(result: WorktreeFinish): string {
   switch (result.outcome) {
     case 'merged':
-      return `merged: ${result.branch} into ${result.base_branch} (${result.commit.slice(0, 12)}); worktree removed, records in ${result.records_copied_to}`;
+      // The records are the audit trail of the merge: committed, CI's `coachgate gate` can check them.
+      return [
+        `merged: ${result.branch} into ${result.base_branch} (${result.commit.slice(0, 12)}); worktree removed, records in ${result.records_copied_to}`,
+        `Commit them, so the signed approval travels with ${result.base_branch} and \`coachgate gate\` can check it anywhere:`,
+        `  git add .guardkit/autobuild/${result.task_id} && git commit -m "${result.task_id}: coachgate records"`,
+      ].join('\n');
     case 'conflict':
       return `not merged: ${result.branch} conflicts with ${result.base_branch} in ${result.conflicts.join(', ')}. The merge was aborted; nothing changed. Resolve in ${result.path}, then finish again.`;
     default:

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,11 +170,21 @@ export async function runDemo(print: (line: string) => void): Promise<number> {
         ? '\nDemo finished: the buggy turn was caught by the server, the fixed turn was approved.'
         : '\nDemo FAILED: the loop did not go as scripted.',
     );
+    print(keptDirectoryNote(scratch, worktree));
     return ok ? 0 : 1;
   } finally {
     await client.close().catch(() => undefined);
-    rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** The demo keeps its repository, so the records it prints can be looked at (and gated) afterwards. */
+function keptDirectoryNote(scratch: string, worktree: string): string {
+  return [
+    `\nThe example repository is kept in ${worktree}:`,
+    `  ls ${path.join(worktree, '.guardkit', 'autobuild', TASK)}     the mirrored records (review.md, verdicts.jsonl, runs/)`,
+    `  coachgate gate --task ${TASK} --worktree ${worktree}`,
+    `Remove it with: rm -rf ${scratch}`,
+  ].join('\n');
 }
 
 function playerTurn(worktree: string, turn: number): void {
