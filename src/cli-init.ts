@@ -209,10 +209,11 @@ async function installAgents(options: InitOptions): Promise<InitStep[]> {
         await mkdir(target, { recursive: true });
         await writeFileAtomically(destination, shipped);
       }
-      const verb = current === undefined ? 'install' : 'replace';
+      const [verb, done] =
+        current === undefined ? ['install', 'installed'] : ['replace', 'replaced'];
       steps.push({
         outcome: 'changed',
-        line: options.dryRun ? `would ${verb} ${relative}` : `${`${verb}d`.padEnd(10)} ${relative}`,
+        line: options.dryRun ? `would ${verb} ${relative}` : `${done.padEnd(10)} ${relative}`,
       });
     }
   }

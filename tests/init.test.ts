@@ -170,6 +170,7 @@ describe('coachgate init', () => {
       /registered server coachgate-player: claude mcp add --scope project/,
     );
     expect(first.stdout).toMatch(/created {4}signing key [0-9a-f]{16}/);
+    expect(first.stdout).toMatch(/installed {2}\.claude\/agents\/autobuild-player\.md/);
     expect(first.stdout).toMatch(/\/mcp__coachgate-coach__autobuild TASK-001/);
 
     const second = init(box);
