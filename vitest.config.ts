@@ -1,9 +1,22 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The slow real-runner tests (trusted evaluations, the loop CLIs, runners' reports, run_independent_tests
+ * through every runner, the sandbox's attack payloads, the dashboard in a real browser): `npm run test:integration`, which CI runs too. They are matched by folder and
+ * name, so a new test in those places lands here without a list to keep.
+ */
+const INTEGRATION = [
+  'tests/evaluation/**/*.test.ts',
+  'tests/gates/**/*.test.ts',
+  'tests/runner/report-*.test.ts',
+  'tests/tools/run-independent-tests*.test.ts',
+  'tests/sandbox/attacks.test.ts',
+  'tests/dashboard/dashboard.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
     // Tests drive real git, real test runners and real child processes.
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -12,5 +25,22 @@ export default defineConfig({
     // the cores busy (on 2 cores: 262 s instead of 474 s for the whole suite).
     maxWorkers: Math.min(8, 2 * os.availableParallelism()),
     setupFiles: ['tests/setup-state-dir.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['tests/**/*.test.ts'], exclude: INTEGRATION },
+      },
+      {
+        extends: true,
+        // Each test here runs whole suites, sometimes three times (an approval's trusted runs):
+        // sized for a busy two-core machine rather than an idle one.
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
+        },
+      },
+    ],
   },
 });

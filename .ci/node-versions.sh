@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
-# Runs the whole suite again on Node 22 and 24 (CI's main run, `npm test`, is on the machine's Node 20).
-# Node releases come from the npm package `node`, pinned, installed into the same cache the tests use
-# (.tmp/runners/node-<version>, see tests/helpers/runners.ts), never into package.json.
+# Node 22 and 24 for CI (the main run, `npm test` and `npm run test:integration`, is on the machine's
+# Node 20). Node releases come from the npm package `node`, pinned, installed into the cache the tests
+# read (.tmp/runners/node-<version>, see tests/helpers/runners.ts), never into package.json.
+#   .ci/node-versions.sh install   only install them (the node --test report tests then cover them too)
+#   .ci/node-versions.sh           install, then run the unit suite and the runners' report tests on each
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 readonly RELEASES=(22.23.3 24.21.0)
 
-for version in "${RELEASES[@]}"; do
-  prefix="$PWD/.tmp/runners/node-$version"
-  node_bin="$prefix/node_modules/node/bin/node"
-  if [[ ! -f "$prefix/installed" || "$("$node_bin" --version 2>/dev/null)" != "v$version" ]]; then
+node_bin() { echo "$PWD/.tmp/runners/node-$1/node_modules/node/bin/node"; }
+
+install_release() {
+  local version=$1 prefix="$PWD/.tmp/runners/node-$1"
+  if [[ ! -f "$prefix/installed" || "$("$(node_bin "$version")" --version 2>/dev/null)" != "v$version" ]]; then
     rm -rf "$prefix"
     npm install --prefix "$prefix" --no-audit --no-fund --save-exact "node@$version" >/dev/null
     echo "node@$version" >"$prefix/installed"
   fi
-  echo "node-versions: the whole suite on Node $("$node_bin" --version)"
-  # PATH first, so every `node` the tests and the server start is this release too.
+}
+
+for version in "${RELEASES[@]}"; do install_release "$version"; done
+[[ "${1:-}" == install ]] && { echo "node-versions: installed Node ${RELEASES[*]}"; exit 0; }
+
+for version in "${RELEASES[@]}"; do
+  node_bin="$(node_bin "$version")"
+  echo "node-versions: the unit suite and the runners' report tests on Node $("$node_bin" --version)"
+  # PATH first, so every `node` the tests and the server start is this release too. The integration
+  # tests' runners (pytest, jest, go, cargo) do not depend on the server's Node: they run on Node 20 only.
   # The output-memory bound is checked by the main run; its RSS reading swings with each Node's GC.
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
-    --testNamePattern '^(?!.*keeps memory bounded)'
+    --project unit --testNamePattern '^(?!.*keeps memory bounded)'
+  PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
+    --project integration tests/runner/
   # The idle collections differ by V8 version (src/idle-collection.ts): memory after a storm, here too.
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" scripts/bench-reliability.mjs --quick --only=fuzz
 done
-echo "node-versions: the whole suite passed on Node ${RELEASES[*]}"
+echo "node-versions: passed on Node ${RELEASES[*]}"

@@ -13,14 +13,23 @@ import {
 } from './actions/worktree.js';
 import { stopHook } from './autobuild/hook.js';
 import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
+import { initCommand } from './cli-init.js';
 import { parseOptions, type Print } from './cli-options.js';
 import { runStateCommand } from './cli-state.js';
 import { CallerError } from './core/errors.js';
 import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
 import { planValidation } from './core/plan-validation.js';
 
-/** Sub-commands of the whole loop (gate, worktree, task, hook, autobuild), each returning its exit code. */
-export const LOOP_COMMANDS = new Set(['gate', 'worktree', 'task', 'autobuild', 'hook', 'plan']);
+/** Sub-commands of the whole loop (init, gate, worktree, task, hook, autobuild), each returning its exit code. */
+export const LOOP_COMMANDS = new Set([
+  'init',
+  'gate',
+  'worktree',
+  'task',
+  'autobuild',
+  'hook',
+  'plan',
+]);
 
 export const LOOP_USAGE = `  coachgate gate --task ID [--worktree DIR] [--base REF] [--format box|text|json]
                                                    for hooks and CI: exit 0 only if the task is approved,
@@ -47,6 +56,8 @@ export async function runLoopCommand(argv: string[], print: Print): Promise<numb
   const [command, ...rest] = argv;
   try {
     switch (command) {
+      case 'init':
+        return await initCommand(rest, print);
       case 'gate':
         return await gateCommand(rest, print);
       case 'worktree':
@@ -137,7 +148,12 @@ async function worktreeCommand(args: string[], print: Print): Promise<number> {
 function describeFinish(result: WorktreeFinish): string {
   switch (result.outcome) {
     case 'merged':
-      return `merged: ${result.branch} into ${result.base_branch} (${result.commit.slice(0, 12)}); worktree removed, records in ${result.records_copied_to}`;
+      // The records are the audit trail of the merge: committed, CI's `coachgate gate` can check them.
+      return [
+        `merged: ${result.branch} into ${result.base_branch} (${result.commit.slice(0, 12)}); worktree removed, records in ${result.records_copied_to}`,
+        `Commit them, so the signed approval travels with ${result.base_branch} and \`coachgate gate\` can check it anywhere:`,
+        `  git add .guardkit/autobuild/${result.task_id} && git commit -m "${result.task_id}: coachgate records"`,
+      ].join('\n');
     case 'conflict':
       return `not merged: ${result.branch} conflicts with ${result.base_branch} in ${result.conflicts.join(', ')}. The merge was aborted; nothing changed. Resolve in ${result.path}, then finish again.`;
     default:

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { INIT_USAGE } from './cli-init.js';
 import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli-loop.js';
 import {
   runStateCommand,
@@ -26,6 +27,7 @@ Usage:
   coachgate serve --http [HOST:]PORT --tokens FILE --root DIR ... [--allowed-hosts LIST] [--allowed-origins LIST]
                                                    serve MCP over Streamable HTTP (loopback unless HOST says
                                                    otherwise); each bearer token in FILE carries its role
+${INIT_USAGE}
 ${LOOP_USAGE}
   coachgate demo [--keep DIR]                      run the Player/Coach demo on the bundled example
                                                    (--keep: in DIR, kept for \`coachgate ui --root DIR\`)

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,8 @@ type Data = Record<string, any>;
  * approval. Turn 2 the fix lands and the approval is recorded. Returns the exit code.
  */
 export async function runDemo(print: (line: string) => void, keep?: string): Promise<number> {
-  // --keep DIR: the repository is built in DIR (files already there are committed with the example) and
-  // left for `coachgate ui --root DIR`; otherwise in a scratch directory removed at the end.
+  // --keep DIR: the repository is built in DIR (files already there are committed with the example);
+  // otherwise in a scratch directory. Either way it is kept, for `gate` and `coachgate ui` afterwards.
   const scratch = keep ? undefined : mkdtempSync(path.join(os.tmpdir(), 'coachgate-demo-'));
   const worktree = scratch ? path.join(scratch, 'greeting') : path.resolve(keep!);
   if (existsSync(path.join(worktree, '.git'))) {
@@ -176,12 +176,22 @@ export async function runDemo(print: (line: string) => void, keep?: string): Pro
         ? '\nDemo finished: the buggy turn was caught by the server, the fixed turn was approved.'
         : '\nDemo FAILED: the loop did not go as scripted.',
     );
+    print(keptDirectoryNote(scratch, worktree));
     return ok ? 0 : 1;
   } finally {
     await client.close().catch(() => undefined);
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-    else print(`\nKept: ${worktree} (coachgate ui --root ${worktree})`);
   }
+}
+
+/** The demo keeps its repository, so the records it prints can be looked at (and gated) afterwards. */
+function keptDirectoryNote(scratch: string | undefined, worktree: string): string {
+  return [
+    `\nThe example repository is kept in ${worktree}:`,
+    `  ls ${path.join(worktree, '.guardkit', 'autobuild', TASK)}     the mirrored records (review.md, verdicts.jsonl, runs/)`,
+    `  coachgate gate --task ${TASK} --worktree ${worktree}`,
+    `  coachgate ui --root ${worktree}     the dashboard of the loop`,
+    `Remove it with: rm -rf ${scratch ?? worktree}`,
+  ].join('\n');
 }
 
 function playerTurn(worktree: string, turn: number): void {

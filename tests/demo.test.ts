@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -21,5 +22,11 @@ describe('npm run demo (dist/cli.js demo)', () => {
       /Turn 1: Player ✓ report \(claims done\) \/ Coach ✗ feedback \(1 issue\)/,
     );
     expect(result.stdout).toMatch(/Turn 2: Player ✓ report \(fix\) \/ Coach ✓ approved/);
+    // The repository it printed is still there to look at, and the output says how to remove it.
+    const kept = /^Remove it with: rm -rf (\S+)$/m.exec(result.stdout)?.[1];
+    expect(kept).toBeDefined();
+    expect(result.stdout).toContain(`example project copied to ${kept}/greeting`);
+    expect(existsSync(`${kept}/greeting/.guardkit/autobuild/TASK-GREET-001/review.md`)).toBe(true);
+    rmSync(kept!, { recursive: true, force: true });
   });
 });

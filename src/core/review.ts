@@ -48,7 +48,6 @@ export function renderReview(input: ReviewInput): string {
   const verdict = input.status === 'approved' ? 'APPROVED' : 'NOT_APPROVED';
   const sections = [
     `# Review: ${input.task_id} — ${oneLine(input.title)}`,
-    `**Verdict: ${verdict}**`,
     `Verdict: ${verdict}`,
     `Status: ${input.status} · Strikes: ${input.strikes}/${input.max_strikes} · Turn: ${input.turn}`,
     `Coach's rationale:\n\n${quote(input.rationale || '(none given)')}`,

@@ -16,7 +16,11 @@ export function renderTaskFile(task: NewTask): string {
   const title = task.title.trim();
   if (!title)
     throw new CallerError('A task needs a title.', 'Pass --title "What the task achieves".');
-  const criteria = task.criteria.map((item) => item.trim().replace(/\s+/g, ' ')).filter(Boolean);
+  // A criterion is kept as written (`"  Hello, World!  "` means those spaces); only a line break, which
+  // would end its checklist item, becomes a space.
+  const criteria = task.criteria
+    .map((item) => item.trim().replace(/\s*\r?\n\s*/g, ' '))
+    .filter(Boolean);
   if (criteria.length === 0)
     throw new CallerError(
       'A task needs at least one acceptance criterion: the Coach can only approve what it can verify.',

@@ -73,7 +73,8 @@ export function parseAcceptanceCriteria(body: string): AcceptanceCriterion[] {
     }
   }
   return items.map((item, index) => {
-    const joined = item.lines.join(' ').replace(/\s+/g, ' ').trim();
+    // Continuation lines join with one space; spaces inside a line are the criterion's own.
+    const joined = item.lines.join(' ').trim();
     const marker = CRITERION_ID.exec(joined);
     return {
       id: marker ? marker[1]! : `AC-${String(index + 1).padStart(3, '0')}`,

@@ -25,6 +25,8 @@ describe('coachgate task new', () => {
       'greet(name) returns "Hello, <name>!"',
       '--criterion',
       'greet("") throws a TypeError',
+      '--criterion',
+      'greet("world") returns "  Hello, World!  "',
       '--depends-on',
       'TASK-007',
     );
@@ -44,6 +46,8 @@ describe('coachgate task new', () => {
     ).toEqual([
       ['AC-001', 'greet(name) returns "Hello, <name>!"'],
       ['AC-002', 'greet("") throws a TypeError'],
+      // Spaces inside a criterion are part of what it asks for.
+      ['AC-003', 'greet("world") returns "  Hello, World!  "'],
     ]);
   });
 

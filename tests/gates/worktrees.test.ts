@@ -91,6 +91,9 @@ describe('task worktrees', () => {
 
     const merged = run('worktree', 'finish', '--task', 'TASK-042', '--auto-merge');
     expect(merged.stdout).toMatch(/^merged: autobuild\/TASK-042 into main/);
+    expect(merged.stdout).toContain(
+      'git add .guardkit/autobuild/TASK-042 && git commit -m "TASK-042: coachgate records"',
+    );
     expect(merged.status).toBe(0);
     expect(readFileSync(path.join(repo.dir, 'src/greet.js'), 'utf8')).toBe(GOOD_GREET);
     expect(repo.git('log', '-1', '--format=%s')).toBe(

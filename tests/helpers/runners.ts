@@ -1,6 +1,8 @@
 /**
- * Real test runners and Node releases from the npm registry, pinned, installed once per machine into
- * `.tmp/runners/<name>-<version>` and reused by every test (and every later `npm test`).
+ * Real test runners and Node releases, pinned. The runners `npm test` needs are exact-pinned
+ * devDependencies, so `npm install` brings them and a test run downloads nothing; anything else (the
+ * Node releases CI installs, runners not in package.json) comes from the npm registry once per machine
+ * into `.tmp/runners/<name>-<version>` and is reused by every later run.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,14 +26,30 @@ export const PACKAGE_MANAGERS = {
   yarnBerry: { package: '@yarnpkg/cli-dist', version: '4.18.1' },
 } as const;
 
+/** The version of `name` that `npm install` put in the repository's node_modules, if any. */
+function devDependencyVersion(name: string): string | undefined {
+  try {
+    const manifest = path.join(REPOSITORY_ROOT, 'node_modules', name, 'package.json');
+    return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+function cachePrefix(name: string, version: string): string {
+  return path.join(CACHE, `${name.replace('/', '+')}-${version}`); // a scoped name holds a slash
+}
+
 /**
- * The prefix holding `name@version`, installed when absent. The install goes to a scratch directory
+ * A prefix whose `node_modules` holds `name@version`: the repository's own when its devDependencies
+ * pin that version, else the cache's, installed when absent. The install goes to a scratch directory
  * renamed into place, so test files installing at the same time never see half a package.
  */
 export function installedPackage(name: string, version: string): string {
-  const directory = name.replace('/', '+'); // a scoped package's name holds a slash
-  const prefix = path.join(CACHE, `${directory}-${version}`);
+  if (devDependencyVersion(name) === version) return REPOSITORY_ROOT;
+  const prefix = cachePrefix(name, version);
   if (fs.existsSync(path.join(prefix, 'installed'))) return prefix;
+  const directory = path.basename(prefix);
   fs.mkdirSync(CACHE, { recursive: true });
   const scratch = fs.mkdtempSync(path.join(CACHE, `.${directory}-`));
   execFileSync(
@@ -61,24 +79,46 @@ export function installedPackage(name: string, version: string): string {
   return prefix;
 }
 
-/** The `node` binary of a pinned release (the npm package `node` ships the official binaries). */
-export function nodeBinary(major: keyof typeof NODE_RELEASES): string {
-  return path.join(
-    installedPackage('node', NODE_RELEASES[major]),
-    'node_modules',
-    'node',
-    'bin',
-    'node',
-  );
+/**
+ * The `node` binary of a pinned release (the npm package `node` ships the official binaries), or
+ * undefined when it is not installed: `npm test` never downloads a Node release; CI installs them first
+ * (`.ci/node-versions.sh install`), so tests needing one skip elsewhere and say so.
+ */
+export function nodeBinary(major: keyof typeof NODE_RELEASES): string | undefined {
+  const prefix = cachePrefix('node', NODE_RELEASES[major]);
+  const binary = path.join(prefix, 'node_modules', 'node', 'bin', 'node');
+  return fs.existsSync(path.join(prefix, 'installed')) && fs.existsSync(binary)
+    ? binary
+    : undefined;
 }
 
-/** A directory to prepend to PATH so `node` is that release (npm and npx resolve through it too). */
-export function nodeBinDirectory(major: keyof typeof NODE_RELEASES): string {
-  return path.dirname(nodeBinary(major));
-}
-
-/** A directory to prepend to PATH so `pnpm` or `yarn` is the pinned release. */
+/**
+ * A directory to prepend to PATH so `pnpm` or `yarn` is the pinned release: it holds links to that
+ * package's own commands only (yarn 1 and yarn 4 both name theirs `yarn`, and node_modules/.bin can link
+ * one of them), built once in a scratch directory renamed into place.
+ */
 export function packageManagerBinDirectory(name: keyof typeof PACKAGE_MANAGERS): string {
   const { package: npmPackage, version } = PACKAGE_MANAGERS[name];
-  return path.join(installedPackage(npmPackage, version), 'node_modules', '.bin');
+  const packageDirectory = path.join(
+    installedPackage(npmPackage, version),
+    'node_modules',
+    npmPackage,
+  );
+  const directory = path.join(REPOSITORY_ROOT, '.tmp', 'bin', `${name}-${version}`);
+  if (fs.existsSync(directory)) return directory;
+  const { bin } = JSON.parse(
+    fs.readFileSync(path.join(packageDirectory, 'package.json'), 'utf8'),
+  ) as { bin: Record<string, string> };
+  fs.mkdirSync(path.dirname(directory), { recursive: true });
+  const scratch = fs.mkdtempSync(`${directory}-`);
+  for (const [command, file] of Object.entries(bin)) {
+    fs.chmodSync(path.join(packageDirectory, file), 0o755);
+    fs.symlinkSync(path.join(packageDirectory, file), path.join(scratch, command));
+  }
+  try {
+    fs.renameSync(scratch, directory);
+  } catch {
+    fs.rmSync(scratch, { recursive: true, force: true }); // another test file made it first
+  }
+  return directory;
 }
