@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestFileFacts } from '../core/integrity.js';
+import { findOnPath } from '../doctor.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import { sandboxedCommand } from '../sandbox/run.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
@@ -21,6 +22,9 @@ export async function extractPythonTestFacts(
   python: string,
 ): Promise<TestFileFacts[]> {
   if (files.length === 0) return [];
+  // Looked up here: inside the sandbox a missing interpreter would be bwrap's error, not ENOENT.
+  if (!python.includes('/') && !(await findOnPath(python)))
+    return files.map((file) => scanTestFactsByLine(file.path, file.text, `${python} was not found`));
   const { execa } = await import('execa');
   // The interpreter may be a worktree virtualenv's, whose .pth files run at start-up: sandboxed like a
   // test run, in a private directory, with -I so neither the current directory nor PYTHON* variables

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import ts from 'typescript';
 import { isJsFile, isTestFile } from './test-paths.js';
 
 /**
@@ -342,9 +341,8 @@ function javascriptRoots(
   const entries: string[] = [];
   for (const key of ['main', 'module', 'browser', 'types', 'typings', 'bin', 'exports', 'files'])
     entries.push(...leaves(manifest[key]));
-  const tsconfig = record(
-    ts.parseConfigFileTextToJson('tsconfig.json', read(directory, 'tsconfig.json') ?? '{}').config,
-  );
+  // The caller hands tsconfig.json over as plain JSON (its comments and trailing commas removed).
+  const tsconfig = record(safeJson(read(directory, 'tsconfig.json')));
   const compilerOptions = record(tsconfig.compilerOptions);
   const tsEntries = [
     ...strings(tsconfig.include),

@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
+import { loadTypeScript } from '../analysis/typescript-parser.js';
 import { manifestPaths, productCode, type ProductCode } from '../core/product-code.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
 import { changedSince, listAtCommit, readAtCommit } from '../repo/git.js';
@@ -37,10 +38,17 @@ export async function baseProductCode(
   await Promise.all(
     manifestPaths(baseFiles).map(async (file) => {
       const text = await readAtCommit(worktree, baseCommit, file);
-      if (text !== undefined) manifests.set(file, text);
+      if (text !== undefined) manifests.set(file, await asPlainJson(file, text));
     }),
   );
   return productCode(baseFiles, manifests);
+}
+
+/** tsconfig.json is JSON with comments: read by TypeScript's own parser, loaded only when one exists. */
+async function asPlainJson(file: string, text: string): Promise<string> {
+  if (path.posix.basename(file) !== 'tsconfig.json') return text;
+  const ts = await loadTypeScript();
+  return JSON.stringify(ts.parseConfigFileTextToJson(file, text).config ?? {});
 }
 
 /**
