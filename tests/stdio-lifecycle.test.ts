@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { greetingProject } from './helpers/node-project.js';
+import { processesWith } from './helpers/processes.js';
 import type { TempRepo } from './helpers/git-repo.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -54,32 +55,24 @@ function startServer(root: string) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function processGone(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-async function waitForPids(file: string, count: number): Promise<number[]> {
+async function waitForStarts(file: string, count: number): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    const pids = existsSync(file)
-      ? readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-      : [];
-    if (pids.length >= count) return pids;
+    if (existsSync(file) && readFileSync(file, 'utf8').trim().split(/\s+/).length >= count) return;
     await sleep(20);
   }
-  throw new Error(`the test run never wrote ${count} pids to ${file}`);
+  throw new Error(`the test run never started ${count} processes (${file})`);
 }
 
-/** A project whose test run starts a setsid daemon and a plain background process, then waits forever. */
-function hangingProject(): { repo: TempRepo; pidFile: string } {
-  const script =
-    "setsid -f sh -c 'echo $$ >> .pids; exec sleep 300'; sleep 300 & echo $! >> .pids; wait";
+/**
+ * A project whose test run starts a setsid daemon and a plain background process, then waits forever.
+ * Its processes are told apart by a marker in their arguments: inside the sandbox's PID namespace the
+ * pids they could report mean nothing out here.
+ */
+function hangingProject(marker: string): { repo: TempRepo; startFile: string } {
+  const script = `setsid -f sh -c 'echo $$ >> .pids; exec sleep 300.${marker}'; sleep 301.${marker} & echo $! >> .pids; wait`;
   const repo = greetingProject(undefined, `toolchain:\n  test: ${JSON.stringify(script)}\n`);
   repos.push(repo);
-  return { repo, pidFile: path.join(repo.dir, '.pids') };
+  return { repo, startFile: path.join(repo.dir, '.pids') };
 }
 
 describe.skipIf(process.platform !== 'linux')(
@@ -87,7 +80,8 @@ describe.skipIf(process.platform !== 'linux')(
   () => {
     for (const stop of ['SIGINT', 'SIGTERM', 'stdin closed'] as const) {
       it(`kills a running test tree, setsid daemon included, when stopped by ${stop}`, async () => {
-        const { repo, pidFile } = hangingProject();
+        const marker = `${process.pid}${stop.length}`;
+        const { repo, startFile } = hangingProject(marker);
         const server = startServer(repo.dir);
         await server.answer(0);
         server.send({
@@ -99,12 +93,15 @@ describe.skipIf(process.platform !== 'linux')(
             arguments: { worktree: repo.dir, task_id: 'TASK-042' },
           },
         });
-        const pids = await waitForPids(pidFile, 2);
+        await waitForStarts(startFile, 2);
+        const sleepers = () => processesWith(marker).filter((line) => line.startsWith('sleep '));
+        expect(sleepers()).toHaveLength(2);
         if (stop === 'stdin closed') server.child.stdin.end();
         else server.child.kill(stop);
         const code = await server.exited;
         expect(code).toBe({ SIGINT: 130, SIGTERM: 143, 'stdin closed': 0 }[stop]);
-        for (const pid of pids) expect(processGone(pid), `pid ${pid} survived`).toBe(true);
+        await sleep(200); // the kernel reaps the namespace's processes just after its init exits
+        expect(sleepers()).toEqual([]);
         expect(server.stderr()).toMatch(/killed 1 running test run/);
       });
     }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { repinBase } from '../../src/actions/task-scope.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
+import { processesWith } from '../helpers/processes.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import {
   installedPackage,
@@ -75,13 +76,6 @@ function expectJestSumRun(data: RunData, wrapper: string[]): void {
     counts: { total: 2, passed: 1, failed: 1 },
   });
   expect(data.tests_source).toMatch(/jest JSON report/);
-}
-
-/** Processes on this machine whose arguments contain `marker` (pids inside a sandbox are its own). */
-function processesWith(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
 }
 
 const PASSING =
