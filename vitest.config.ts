@@ -12,6 +12,9 @@ const INTEGRATION = [
   'tests/runner/report-*.test.ts',
   'tests/tools/run-independent-tests*.test.ts',
   'tests/sandbox/attacks.test.ts',
+  // Approvals evaluated for real (candidate, trusted, fail-to-pass and new-tests runs) many times over.
+  'tests/state/forgery.test.ts',
+  'tests/tools/record-verdict.test.ts',
   'tests/dashboard/dashboard.test.ts',
 ];
 
