@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -211,12 +211,26 @@ function borrowedToolchains(cwd: string): string[] {
   for (const name of BORROWED) {
     try {
       const target = realpathSync(path.join(cwd, name));
-      if (target !== path.join(cwd, name) && path.basename(target) === name) targets.push(target);
+      if (target === path.join(cwd, name) || path.basename(target) !== name) continue;
+      // Every hop too: a snapshot's link names the worktree's node_modules, itself often a link, and
+      // the worktree is not in the sandbox, so the chain would break at that hop.
+      targets.push(...linkHops(path.join(cwd, name)).filter((hop) => path.basename(hop) === name));
+      targets.push(target);
     } catch {
       // Absent or dangling: nothing to borrow.
     }
   }
-  return targets;
+  return [...new Set(targets)];
+}
+
+/** The paths a chain of symlinks passes through after `link` itself (at most 8 hops). */
+function linkHops(link: string): string[] {
+  const hops: string[] = [];
+  for (let at = link; hops.length < 8 && lstatSync(at).isSymbolicLink(); ) {
+    at = path.resolve(path.dirname(at), readlinkSync(at));
+    hops.push(at);
+  }
+  return hops;
 }
 
 /**

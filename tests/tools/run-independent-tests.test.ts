@@ -568,7 +568,15 @@ describe('run_independent_tests runs the runner the project uses', () => {
         scripts: { test: 'node --test && echo done' },
       }),
     });
-    const data = dataOf(await run(repo));
+    // npm puts this repository's node_modules/.bin (pnpm is a devDependency) on the tests' PATH.
+    const path = process.env.PATH;
+    process.env.PATH = path!
+      .split(':')
+      .filter((directory) => !directory.endsWith('node_modules/.bin'))
+      .join(':');
+    const data = await run(repo)
+      .then(dataOf)
+      .finally(() => (process.env.PATH = path));
     expect(data.detected_by).toBe(
       'package.json scripts.test (node --test && echo done) → pnpm test (packageManager pnpm@9.15.0)',
     );
