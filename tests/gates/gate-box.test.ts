@@ -79,7 +79,7 @@ describe('coachgate gate renders the gate', () => {
     ]);
     expect(rows.Tests.detail).toMatch(/STALE/);
     expect(gate().stdout).toMatch(/COACH GATE: FAILED[\s\S]*✗ Graph health[\s\S]*✗ Lint/);
-  }, 60_000);
+  });
 
   it('prints the 3-strike box with the failure pattern for a blocked task', async () => {
     repo = greetingProject(undefined, 'coachgate:\n  max_strikes: 2\n');
@@ -116,5 +116,5 @@ describe('coachgate gate renders the gate', () => {
     const usage = gate('--format', 'yaml');
     expect(usage.status).toBe(2);
     expect(usage.stderr).toMatch(/--format must be one of box, text, json/);
-  }, 60_000);
+  });
 });

@@ -91,7 +91,7 @@ describe('build, typecheck and lint gates run by the server', () => {
     );
     expect(approved.status).toBe('approved');
     await close();
-  }, 60_000);
+  });
 
   it("a forged gate-baseline mirror cannot declare the Player's lint error pre-existing, and is reported", async () => {
     repo = toolchainProject();
@@ -132,5 +132,5 @@ describe('build, typecheck and lint gates run by the server', () => {
       },
     ]);
     await close();
-  }, 60_000);
+  });
 });
