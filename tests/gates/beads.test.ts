@@ -172,7 +172,7 @@ describe('review.md for bead tasks under .beads/artifacts/<BEAD>/', () => {
       /graph health: fail — 1 dependency cycle\(s\): (TASK-042|bd-other) → /,
     );
     expect(gate.status).toBe(1);
-  }, 60_000);
+  });
 
   it('writes no copy for a task the beads graph does not list, nor through a planted link', async () => {
     repo = greetingProject(BAD_GREET);
@@ -190,5 +190,5 @@ describe('review.md for bead tasks under .beads/artifacts/<BEAD>/', () => {
     const status = await feedbackVerdict(repo);
     expect(status.strikes).toBe(1);
     expect(existsSync(path.join(outside, 'review.md'))).toBe(false);
-  }, 60_000);
+  });
 });

@@ -59,7 +59,7 @@ describe('coachgate hook (Claude Code Stop / SubagentStop)', () => {
     await approveGreeting(client, repo.dir);
     await close();
     expect(hook({ hook_event_name: 'Stop', cwd: repo.dir }).output).toBeNull();
-  }, 60_000);
+  });
 
   it('lets a blocked task stop with a message, and stays out of sessions with no task', async () => {
     repo = greetingProject(undefined, 'coachgate:\n  max_strikes: 1\n');
@@ -86,7 +86,7 @@ describe('coachgate hook (Claude Code Stop / SubagentStop)', () => {
     const unknown = hook({ hook_event_name: 'Stop', cwd: repo.dir });
     expect(unknown.status).toBe(0);
     expect(unknown.output.systemMessage).toMatch(/^coachgate hook: No task file for TASK-999/);
-  }, 60_000);
+  });
 
   it('serves the autobuild prompt: a fresh subagent per turn, the verdict from the records', async () => {
     repo = greetingProject();

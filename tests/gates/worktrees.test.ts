@@ -104,7 +104,7 @@ describe('task worktrees', () => {
     expect(repo.git('branch', '--list', 'autobuild/TASK-042')).toBe('');
     expect(existsSync(path.join(repo.dir, '.guardkit/autobuild/TASK-042/review.md'))).toBe(true);
     await close();
-  }, 60_000);
+  });
 
   it('abort a conflicting merge cleanly and say so; preserve keeps the work committed on the branch', async () => {
     repo = project();
@@ -171,5 +171,5 @@ describe('task worktrees', () => {
       /TASK-999 has no worktree started by coachgate/,
     );
     await close();
-  }, 60_000);
+  });
 });
