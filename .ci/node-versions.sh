@@ -3,7 +3,7 @@
 # Node 20). Node releases come from the npm package `node`, pinned, installed into the cache the tests
 # read (.tmp/runners/node-<version>, see tests/helpers/runners.ts), never into package.json.
 #   .ci/node-versions.sh install   only install them (the node --test report tests then cover them too)
-#   .ci/node-versions.sh           install, then run the unit suite and the runners' report tests on each
+#   .ci/node-versions.sh           install, then run the Node-dependent tests on each
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,12 +25,14 @@ for version in "${RELEASES[@]}"; do install_release "$version"; done
 
 for version in "${RELEASES[@]}"; do
   node_bin="$(node_bin "$version")"
-  echo "node-versions: the unit suite and the runners' report tests on Node $("$node_bin" --version)"
-  # PATH first, so every `node` the tests and the server start is this release too. The integration
-  # tests' runners (pytest, jest, go, cargo) do not depend on the server's Node: they run on Node 20 only.
-  # The output-memory bound is checked by the main run; its RSS reading swings with each Node's GC.
+  echo "node-versions: the Node-dependent tests on Node $("$node_bin" --version)"
+  # PATH first, so every `node` the tests and the server start is this release too. Only what depends
+  # on the server's Node runs again: the runners' report readers (node --test reporters differ by
+  # release), the stdio and HTTP transports, start-up imports and the process-tree clean-up. The
+  # output-memory bound is checked by the main run; its RSS reading swings with each Node's GC.
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
-    --project unit --testNamePattern '^(?!.*keeps memory bounded)'
+    --project unit --testNamePattern '^(?!.*keeps memory bounded)' \
+    tests/runner/ tests/stdio tests/http tests/startup-imports tests/tool-contracts
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
     --project integration tests/runner/
   # The idle collections differ by V8 version (src/idle-collection.ts): memory after a storm, here too.
