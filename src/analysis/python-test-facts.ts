@@ -24,7 +24,9 @@ export async function extractPythonTestFacts(
   if (files.length === 0) return [];
   // Looked up here: inside the sandbox a missing interpreter would be bwrap's error, not ENOENT.
   if (!python.includes('/') && !(await findOnPath(python)))
-    return files.map((file) => scanTestFactsByLine(file.path, file.text, `${python} was not found`));
+    return files.map((file) =>
+      scanTestFactsByLine(file.path, file.text, `${python} was not found`),
+    );
   const { execa } = await import('execa');
   // The interpreter may be a worktree virtualenv's, whose .pth files run at start-up: sandboxed like a
   // test run, in a private directory, with -I so neither the current directory nor PYTHON* variables

@@ -226,7 +226,7 @@ function borrowedToolchains(cwd: string): string[] {
 /** The paths a chain of symlinks passes through after `link` itself (at most 8 hops). */
 function linkHops(link: string): string[] {
   const hops: string[] = [];
-  for (let at = link; hops.length < 8 && lstatSync(at).isSymbolicLink(); ) {
+  for (let at = link; hops.length < 8 && lstatSync(at).isSymbolicLink();) {
     at = path.resolve(path.dirname(at), readlinkSync(at));
     hops.push(at);
   }
