@@ -9,8 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
+import { initKey } from '../dist/state/keys.js';
 import { openTask } from '../dist/actions/task-scope.js';
 import { evaluateCandidate } from '../dist/evaluation/evaluate.js';
+
+// As `coachgate serve` does at start: the runs are signed, and nothing creates the key on first use.
+await initKey();
 
 const TASK = 'TASK-BENCH';
 const FILES = 4;

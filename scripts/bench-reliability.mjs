@@ -51,6 +51,8 @@ const { withTaskLock } = await import(dist('store/lock.js'));
 const { readVerdictLog } = await import(dist('store/verdict-log.js'));
 const { mirrorTampering } = await import(dist('state/records.js'));
 const { taskStateDirectory } = await import(dist('state/location.js'));
+// As `coachgate serve` does at start: nothing creates the signing key on first use.
+await (await import(dist('state/keys.js'))).initKey();
 
 /** A git repository the records live in (the task records need a worktree). */
 function repository(name, files = {}) {
