@@ -1,4 +1,11 @@
-import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,7 +153,11 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
   return {
     home,
     emptied,
-    readOnly: [...readOnly, ...repositoryPaths(request.cwd)].filter(exists),
+    readOnly: [
+      ...readOnly,
+      ...repositoryPaths(request.cwd),
+      ...reachedFrom(request.cwd, env, emptied, home),
+    ].filter(exists),
     writable: [
       ...writable.filter(exists),
       request.cwd,
@@ -231,6 +242,79 @@ function linkHops(link: string): string[] {
     hops.push(at);
   }
   return hops;
+}
+
+/**
+ * What the run's own command reaches inside a directory the sandbox empties: the directories on its
+ * PATH (a package manager's shims, a toolchain unpacked under /tmp) and the targets of links in its
+ * node_modules (`npm link`, a package cache). Read-only, and never $HOME itself or the state directory.
+ */
+function reachedFrom(cwd: string, env: Record<string, string>, emptied: string[], home: string) {
+  const inEmptied = (entry: string) =>
+    entry !== home &&
+    !isWithin(entry, stateRoot()) &&
+    emptied.some((directory) => isWithin(entry, directory));
+  const candidates = [
+    ...(env.PATH ?? '').split(path.delimiter).filter((entry) => path.isAbsolute(entry)),
+    ...linkedPackages(path.join(cwd, 'node_modules')),
+  ];
+  const reached = new Set<string>();
+  for (const entry of candidates) {
+    for (const form of [entry, realOrSelf(entry)]) {
+      const whole = enclosingModules(form);
+      if (inEmptied(whole)) reached.add(whole);
+    }
+  }
+  return [...reached];
+}
+
+/**
+ * The node_modules a path lies in, else the path: a package (or `.bin`) needs its siblings, which
+ * its own dependencies and its bin links resolve to.
+ */
+function enclosingModules(entry: string): string {
+  const parts = entry.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  return at > 0 ? parts.slice(0, at + 1).join(path.sep) : entry;
+}
+
+/** Targets of the symlinked packages in a node_modules (scoped ones too), at most 256. */
+function linkedPackages(modules: string): string[] {
+  const targets: string[] = [];
+  const visit = (directory: string, depth: number) => {
+    for (const entry of safeReaddir(directory)) {
+      if (targets.length >= 256) return;
+      const full = path.join(directory, entry);
+      if (depth === 0 && entry.startsWith('@')) visit(full, 1);
+      else if (isLink(full)) targets.push(realOrSelf(full));
+    }
+  };
+  visit(modules, 0);
+  return targets;
+}
+
+function safeReaddir(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch {
+    return [];
+  }
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function realOrSelf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 /**
