@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OutputCapture } from '../../src/runner/output-capture.js';
+import { runSandboxed } from '../../src/sandbox/run.js';
+
+const bwrapUsable = (() => {
+  try {
+    execFileSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const scratch: string[] = [];
+afterEach(() => scratch.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const temporary = (prefix: string) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+};
+
+function write(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+describe.skipIf(!bwrapUsable)(
+  'what a sandboxed run reaches under the emptied /tmp (skipped: no usable bwrap)',
+  () => {
+    it('a linked package with its own dependencies and a tool on PATH, both under /tmp, still work', async () => {
+      // A package cache under /tmp: `greeter` requires its sibling `shout`, as an install lays them out.
+      const cache = temporary('coachgate-cache-');
+      write(
+        path.join(cache, 'node_modules/shout/index.js'),
+        'module.exports = (s) => s.toUpperCase();\n',
+      );
+      write(
+        path.join(cache, 'node_modules/greeter/index.js'),
+        "module.exports = (n) => require('shout')(`hello ${n}`);\n",
+      );
+      const tools = path.join(cache, 'bin');
+      write(path.join(tools, 'say-hi'), '#!/bin/sh\necho hi from a tool under /tmp\n');
+      chmodSync(path.join(tools, 'say-hi'), 0o755);
+      const project = temporary('coachgate-project-');
+      mkdirSync(path.join(project, 'node_modules'));
+      symlinkSync(
+        path.join(cache, 'node_modules/greeter'),
+        path.join(project, 'node_modules/greeter'),
+      );
+      // A file elsewhere under /tmp that nothing links to stays out of sight.
+      const other = temporary('coachgate-other-');
+      write(path.join(other, 'secret.txt'), 'not for the run\n');
+
+      const log = path.join(temporary('coachgate-log-'), 'run.log');
+      const capture = await OutputCapture.open(log);
+      const script = [
+        `node -e "console.log(require('greeter')('ada'))"`,
+        'say-hi',
+        `cat ${path.join(other, 'secret.txt')} || echo secret hidden`,
+      ].join('; ');
+      const outcome = await runSandboxed(
+        {
+          argv: ['sh', '-c', script],
+          cwd: project,
+          env: { PATH: `${tools}:${process.env.PATH}`, HOME: os.homedir() },
+          timeoutMs: 30_000,
+          isolation: { policy: { mode: 'required', network: 'none' } },
+        },
+        capture,
+      );
+      await capture.close();
+      const output = readFileSync(log, 'utf8');
+      expect(outcome.sandbox.backend).toBe('bubblewrap');
+      expect(output).toContain('HELLO ADA');
+      expect(output).toContain('hi from a tool under /tmp');
+      expect(output).toContain('secret hidden');
+      expect(output).not.toContain('not for the run');
+    });
+  },
+);
