@@ -14,35 +14,53 @@ export function withBaseTestBlocks(player: string, base: string | undefined): st
 export function testItemRanges(source: string): [number, number][] {
   const ranges: [number, number][] = [];
   let depth = 0;
-  let index = 0;
-  while (index < source.length) {
-    const skipped = skipNonCode(source, index);
-    if (skipped !== index) {
-      index = skipped;
-      continue;
-    }
-    const char = source[index]!;
+  walkCode(source, 0, (index) => {
     if (depth === 0 && source.startsWith('#[cfg(', index)) {
       const attributeEnd = matching(source, index + 1, '[', ']');
-      if (
-        /\btest\b/.test(source.slice(index, attributeEnd)) &&
-        !/not\s*\(\s*test/.test(source.slice(index, attributeEnd))
-      ) {
+      const attribute = source.slice(index, attributeEnd);
+      if (/\btest\b/.test(attribute) && !/not\s*\(\s*test/.test(attribute)) {
         const end = itemEnd(source, attributeEnd);
         ranges.push([index, end]);
-        index = end;
-        continue;
+        return end;
       }
     }
-    if (char === '{') depth++;
-    else if (char === '}') depth--;
-    index++;
-  }
+    if (source[index] === '{') depth++;
+    else if (source[index] === '}') depth--;
+    return index + 1;
+  });
   return ranges;
 }
 
 /** Past the item that follows an attribute: up to its `;`, or its block's closing brace. */
 function itemEnd(source: string, from: number): number {
+  return walkCode(source, from, (index) => {
+    const char = source[index];
+    if (char === ';') return { stop: index + 1 };
+    if (char === '{') return { stop: matching(source, index, '{', '}') };
+    if (char === '[' && source[index - 1] === '#') return matching(source, index, '[', ']');
+    return index + 1;
+  });
+}
+
+/** Index just past the bracket that closes the one at `open`. */
+function matching(source: string, open: number, opening: string, closing: string): number {
+  let depth = 0;
+  return walkCode(source, open, (index) => {
+    if (source[index] === opening) depth++;
+    else if (source[index] === closing && --depth === 0) return { stop: index + 1 };
+    return index + 1;
+  });
+}
+
+/**
+ * Visits each code character from `from` on, past comments and literals. `visit` returns the index to
+ * go on from, or `{ stop }` to end the walk there; the walk returns where it ended.
+ */
+function walkCode(
+  source: string,
+  from: number,
+  visit: (index: number) => number | { stop: number },
+): number {
   let index = from;
   while (index < source.length) {
     const skipped = skipNonCode(source, index);
@@ -50,31 +68,9 @@ function itemEnd(source: string, from: number): number {
       index = skipped;
       continue;
     }
-    const char = source[index]!;
-    if (char === ';') return index + 1;
-    if (char === '{') return matching(source, index, '{', '}');
-    if (char === '[' && source[index - 1] === '#') {
-      index = matching(source, index, '[', ']');
-      continue;
-    }
-    index++;
-  }
-  return source.length;
-}
-
-/** Index just past the bracket that closes the one at `open`. */
-function matching(source: string, open: number, opening: string, closing: string): number {
-  let depth = 0;
-  let index = open;
-  while (index < source.length) {
-    const skipped = skipNonCode(source, index);
-    if (skipped !== index) {
-      index = skipped;
-      continue;
-    }
-    if (source[index] === opening) depth++;
-    else if (source[index] === closing && --depth === 0) return index + 1;
-    index++;
+    const next = visit(index);
+    if (typeof next !== 'number') return next.stop;
+    index = next;
   }
   return source.length;
 }

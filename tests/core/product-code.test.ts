@@ -166,4 +166,20 @@ describe('withBaseTestBlocks', () => {
     expect(result).not.toContain('mod t');
     expect(result).toContain("pub fn after<'a>");
   });
+
+  it('reads attributes, comments and raw strings: cfg(not(test)) stays, a stacked test item goes', () => {
+    const player = [
+      '#[cfg(not(test))]',
+      'pub fn real() -> &\'static str { r#"}"# } // a brace } in a comment',
+      '#[cfg(all(test, feature = "x"))]',
+      '#[allow(unused)]',
+      'const FIXTURE: &str = "{";',
+      '/* nested /* } */ comment */ pub fn kept() {}',
+      '',
+    ].join('\n');
+    const result = withBaseTestBlocks(player, undefined);
+    expect(result).toContain('pub fn real()');
+    expect(result).not.toContain('FIXTURE');
+    expect(result).toContain('pub fn kept() {}');
+  });
 });
