@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadTrustedConfig } from './repo/trusted-config.js';
-import { defaultPython, loginShellProgram } from './runner/platform.js';
+import { defaultPython, findOnPath, loginShellProgram } from './runner/platform.js';
 import { detectSandbox, INSTALL_ADVICE } from './sandbox/backend.js';
 import { effectivePolicy } from './sandbox/policy.js';
 import { VERSION } from './version.js';
@@ -50,28 +49,6 @@ const TOOLS: { name: string; args: string[] }[] = [
   { name: 'cargo', args: ['--version'] },
   { name: 'git', args: ['--version'] },
 ];
-
-/** Looks a program up on PATH the way a spawn would (PATHEXT on Windows). */
-export async function findOnPath(
-  name: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<string | undefined> {
-  const extensions =
-    process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';') : [''];
-  for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    for (const extension of extensions) {
-      const candidate = path.join(directory, name + extension);
-      if (
-        await access(candidate, constants.X_OK).then(
-          () => true,
-          () => false,
-        )
-      )
-        return candidate;
-    }
-  }
-  return undefined;
-}
 
 async function versionOf(program: string, args: string[]): Promise<string | undefined> {
   const output = await run(program, args, {
