@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { parseOptions, type Print } from './cli-options.js';
 import { CallerError } from './core/errors.js';
 import { findOnPath } from './runner/platform.js';
-import { PACKAGE_ROOT } from './package-root.js';
+import { PACKAGE_ROOT } from './package.js';
 import { existingSigningKey, initKey, privateKeyPath } from './state/keys.js';
 import { pathExists, writeFileAtomically } from './store/files.js';
 

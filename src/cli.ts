@@ -16,7 +16,7 @@ import { stateRoot } from './state/location.js';
 import { createServer } from './server.js';
 import { collectWhenIdleAfterBursts } from './idle-collection.js';
 import { LineDelimitedStdioTransport } from './stdio-transport.js';
-import { VERSION } from './version.js';
+import { VERSION } from './package.js';
 import { UI_USAGE } from './dashboard/usage.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent

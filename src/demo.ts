@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { PACKAGE_ROOT } from './package-root.js';
+import { CLI_SCRIPT, PACKAGE_ROOT } from './package.js';
 import { stateRoot } from './state/location.js';
 
 const EXAMPLE = fileURLToPath(new URL('examples/greeting/', PACKAGE_ROOT));
-const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
+const CLI = fileURLToPath(CLI_SCRIPT);
 const TASK = 'TASK-GREET-001';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the demo reads loose tool JSON

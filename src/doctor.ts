@@ -5,7 +5,7 @@ import { loadTrustedConfig } from './repo/trusted-config.js';
 import { defaultPython, findOnPath, loginShellProgram } from './runner/platform.js';
 import { detectSandbox, INSTALL_ADVICE } from './sandbox/backend.js';
 import { effectivePolicy } from './sandbox/policy.js';
-import { VERSION } from './version.js';
+import { VERSION } from './package.js';
 
 const run = promisify(execFile);
 

@@ -16,7 +16,7 @@ import {
 } from './serve-options.js';
 import { createServer, type ServerOptions } from './server.js';
 import { killAllRuns } from './runner/process-tree.js';
-import { VERSION } from './version.js';
+import { VERSION } from './package.js';
 
 export type HttpOptions = NonNullable<ServeOptions['http']>;
 

@@ -6,7 +6,7 @@ import { Workspace } from './repo/workspace.js';
 import { registerResources } from './resources.js';
 import { selectTools, type ToolSelection } from './tools/index.js';
 import { registerTool, type ToolContext } from './tools/tool.js';
-import { VERSION } from './version.js';
+import { VERSION } from './package.js';
 
 export interface ServerOptions extends ToolSelection {
   /** `--root` directories. When empty, the client's MCP roots are used, else `cwd`. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { CallerError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { PACKAGE_ROOT } from '../package.js';
 import { loadTask } from '../repo/tasks.js';
 import { coachTurnNumbers, readCoachTurn } from '../store/coach-turns.js';
 import { playerTurnNumbers } from '../store/player-turns.js';
