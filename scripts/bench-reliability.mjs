@@ -32,7 +32,7 @@ const RSS_GROWTH_LIMIT_MB = 64;
  * while they left V8's young generation grown. Each storm is measured, so an accumulation shows too.
  */
 const STORM_RESIDUE_LIMIT_MB = 8;
-/** The server collects 1 s after a burst and again 6 s later (src/idle-collection.ts). */
+/** The server collects 1 s after a burst and again 6 s later (src/server/idle-collection.ts). */
 const SETTLE_MS = 8_000;
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -8,14 +8,14 @@ import {
   STATE_USAGE,
   takeGlobalOptions,
 } from './cli-state.js';
-import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
-import { stopOnHostExit } from './lifecycle.js';
+import { parseServeOptions, ServeUsageError, type ServeOptions } from './server/serve-options.js';
+import { stopOnHostExit } from './server/lifecycle.js';
 import { initKey, privateKeyPath } from './state/keys.js';
 import { hideFromRuns, isHiddenEverywhere } from './sandbox/exposure.js';
 import { stateRoot } from './state/location.js';
-import { createServer } from './server.js';
-import { collectWhenIdleAfterBursts } from './idle-collection.js';
-import { LineDelimitedStdioTransport } from './stdio-transport.js';
+import { createServer } from './server/create-server.js';
+import { collectWhenIdleAfterBursts } from './server/idle-collection.js';
+import { LineDelimitedStdioTransport } from './server/stdio-transport.js';
 import { VERSION } from './package.js';
 import { UI_USAGE } from './dashboard/usage.js';
 
@@ -158,7 +158,7 @@ async function main(allArgs: string[]): Promise<void> {
   process.stderr.write(`coachgate: signing with key ${key.key_id} (${privateKeyPath()})\n`);
   if (options.http) {
     // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
-    const { serveHttp } = await import('./http.js');
+    const { serveHttp } = await import('./server/http.js');
     // The tokens file is the coach's authority: no run of the Player's code may read it. This server
     // hides it wherever it is; other coachgate processes (gate in a hook, the autobuild driver's
     // sandboxed Player) hide only the state directory, so it belongs there.

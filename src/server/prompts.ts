@@ -2,13 +2,13 @@ import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { CallerError } from './core/errors.js';
+import { CallerError } from '../core/errors.js';
 import { completeTaskId } from './task-completion.js';
-import { AGENT_ROLES, buildAgentPrompt, type AgentRole } from './actions/agent-prompt.js';
-import { openTask } from './actions/task-scope.js';
-import { autobuildPromptText } from './autobuild/prompt.js';
-import type { Workspace } from './repo/workspace.js';
-import type { ServerRole } from './tools/tool.js';
+import { AGENT_ROLES, buildAgentPrompt, type AgentRole } from '../actions/agent-prompt.js';
+import { openTask } from '../actions/task-scope.js';
+import { autobuildPromptText } from '../autobuild/prompt.js';
+import type { Workspace } from '../repo/workspace.js';
+import type { ServerRole } from '../tools/tool.js';
 
 const DESCRIPTIONS: Record<AgentRole, string> = {
   player:

@@ -1,5 +1,5 @@
-import { listTaskIds } from './repo/tasks.js';
-import type { Workspace } from './repo/workspace.js';
+import { listTaskIds } from '../repo/tasks.js';
+import type { Workspace } from '../repo/workspace.js';
 
 /** MCP caps a completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;

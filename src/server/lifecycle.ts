@@ -1,4 +1,4 @@
-import { killAllRuns } from './runner/process-tree.js';
+import { killAllRuns } from '../runner/process-tree.js';
 
 /** What ended the server; signals exit with 128 + the signal number, as shells report them. */
 export type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'stdin closed' | 'transport closed';

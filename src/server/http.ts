@@ -7,16 +7,16 @@ import {
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { DashboardHandler } from './dashboard/handler.js';
+import type { DashboardHandler } from '../dashboard/handler.js';
 import { TokenTable, type TokenEntry } from './http-tokens.js';
 import {
   DEFAULT_IDLE_TIMEOUT_S,
   DEFAULT_MAX_SESSIONS,
   type ServeOptions,
 } from './serve-options.js';
-import { createServer, type ServerOptions } from './server.js';
-import { killAllRuns } from './runner/process-tree.js';
-import { VERSION } from './package.js';
+import { createServer, type ServerOptions } from './create-server.js';
+import { killAllRuns } from '../runner/process-tree.js';
+import { VERSION } from '../package.js';
 
 export type HttpOptions = NonNullable<ServeOptions['http']>;
 
@@ -213,7 +213,7 @@ function isDashboardPath(pathname: string): boolean {
 }
 
 async function dashboardFor(root: string, tokens: TokenTable): Promise<DashboardHandler> {
-  const { dashboardHandler } = await import('./dashboard/handler.js');
+  const { dashboardHandler } = await import('../dashboard/handler.js');
   return dashboardHandler(root, {
     prefix: '/ui',
     authorize: (request) => {

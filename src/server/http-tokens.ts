@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { SERVER_ROLES, type ServerRole } from './tools/tool.js';
+import { SERVER_ROLES, type ServerRole } from '../tools/tool.js';
 
 const MIN_TOKEN_LENGTH = 16;
 

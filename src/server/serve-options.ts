@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ServerOptions } from './server.js';
-import { TOOLSETS, type Toolset } from './tools/index.js';
-import { SERVER_ROLES, type ServerRole } from './tools/tool.js';
+import type { ServerOptions } from './create-server.js';
+import { TOOLSETS, type Toolset } from '../tools/index.js';
+import { SERVER_ROLES, type ServerRole } from '../tools/tool.js';
 
 /** `coachgate serve` flags as parseArgs returns them. */
 export interface ServeFlags {

@@ -2,11 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { registerPrompts } from './prompts.js';
-import { Workspace } from './repo/workspace.js';
+import { Workspace } from '../repo/workspace.js';
 import { registerResources } from './resources.js';
-import { selectTools, type ToolSelection } from './tools/index.js';
-import { registerTool, type ToolContext } from './tools/tool.js';
-import { VERSION } from './package.js';
+import { selectTools, type ToolSelection } from '../tools/index.js';
+import { registerTool, type ToolContext } from '../tools/tool.js';
+import { VERSION } from '../package.js';
 
 export interface ServerOptions extends ToolSelection {
   /** `--root` directories. When empty, the client's MCP roots are used, else `cwd`. */
