@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { INIT_USAGE } from './cli-init.js';
-import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli-loop.js';
+import { INIT_USAGE } from './cli/init.js';
+import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli/loop.js';
 import {
   runStateCommand,
   STATE_OPTIONS_USAGE,
   STATE_USAGE,
   takeGlobalOptions,
-} from './cli-state.js';
+} from './cli/state.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './server/serve-options.js';
 import { stopOnHostExit } from './server/lifecycle.js';
 import { initKey, privateKeyPath } from './state/keys.js';
@@ -90,7 +90,7 @@ async function main(allArgs: string[]): Promise<void> {
     usageError((error as Error).message);
   }
   if (argv[0] === 'ui' && !argv.includes('--help') && !argv.includes('-h')) {
-    const { uiCommand } = await import('./dashboard/cli.js');
+    const { uiCommand } = await import('./cli/ui.js');
     process.exitCode = await uiCommand(argv.slice(1), print);
     return;
   }
@@ -133,7 +133,7 @@ async function main(allArgs: string[]): Promise<void> {
     return;
   }
   if (command === 'doctor') {
-    const { doctorReport, formatDoctorReport } = await import('./doctor.js');
+    const { doctorReport, formatDoctorReport } = await import('./cli/doctor.js');
     return print(formatDoctorReport(await doctorReport()));
   }
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
@@ -141,7 +141,7 @@ async function main(allArgs: string[]): Promise<void> {
   if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
   if (values.keep !== undefined && command !== 'demo') usageError('--keep belongs to demo');
   if (command === 'demo') {
-    const { runDemo } = await import('./demo.js');
+    const { runDemo } = await import('./cli/demo.js');
     process.exitCode = await runDemo(print, values.keep);
     return;
   }

@@ -2,23 +2,23 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { text } from 'node:stream/consumers';
-import { gateReport } from './actions/gate-report.js';
-import { createTask } from './actions/create-task.js';
-import { openTask } from './actions/task-scope.js';
+import { gateReport } from '../actions/gate-report.js';
+import { createTask } from '../actions/create-task.js';
+import { openTask } from '../actions/task-scope.js';
 import {
   finishTaskWorktree,
   preserveTaskWorktree,
   startTaskWorktree,
   type WorktreeFinish,
-} from './actions/worktree.js';
-import { stopHook } from './autobuild/hook.js';
-import { AUTOBUILD_USAGE, autobuildCommand } from './cli-autobuild.js';
-import { initCommand } from './cli-init.js';
-import { parseOptions, type Print } from './cli-options.js';
-import { runStateCommand } from './cli-state.js';
-import { CallerError } from './core/errors.js';
-import { GATE_FORMATS, renderGate, type GateFormat } from './core/gate-report.js';
-import { planValidation } from './core/plan-validation.js';
+} from '../actions/worktree.js';
+import { stopHook } from '../autobuild/hook.js';
+import { AUTOBUILD_USAGE, autobuildCommand } from './autobuild.js';
+import { initCommand } from './init.js';
+import { parseOptions, type Print } from './options.js';
+import { runStateCommand } from './state.js';
+import { CallerError } from '../core/errors.js';
+import { GATE_FORMATS, renderGate, type GateFormat } from '../core/gate-report.js';
+import { planValidation } from '../core/plan-validation.js';
 
 /** Sub-commands of the whole loop (init, gate, worktree, task, hook, autobuild), each returning its exit code. */
 export const LOOP_COMMANDS = new Set([

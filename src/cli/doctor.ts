@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadTrustedConfig } from './repo/trusted-config.js';
-import { defaultPython, findOnPath, loginShellProgram } from './runner/platform.js';
-import { detectSandbox, INSTALL_ADVICE } from './sandbox/backend.js';
-import { effectivePolicy } from './sandbox/policy.js';
-import { VERSION } from './package.js';
+import { loadTrustedConfig } from '../repo/trusted-config.js';
+import { defaultPython, findOnPath, loginShellProgram } from '../runner/platform.js';
+import { detectSandbox, INSTALL_ADVICE } from '../sandbox/backend.js';
+import { effectivePolicy } from '../sandbox/policy.js';
+import { VERSION } from '../package.js';
 
 const run = promisify(execFile);
 

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { repinBase } from './actions/task-scope.js';
-import { parseSandboxMode, requireSandboxAtLeast } from './sandbox/policy.js';
-import { CallerError } from './core/errors.js';
-import { initKey, existingSigningKey, privateKeyPath } from './state/keys.js';
-import { stateRoot, useStateDirectory } from './state/location.js';
+import { repinBase } from '../actions/task-scope.js';
+import { parseSandboxMode, requireSandboxAtLeast } from '../sandbox/policy.js';
+import { CallerError } from '../core/errors.js';
+import { initKey, existingSigningKey, privateKeyPath } from '../state/keys.js';
+import { stateRoot, useStateDirectory } from '../state/location.js';
 
 export const STATE_USAGE = `  coachgate key init                               create the signing key (serve and autobuild also do
                                                    at start; nothing else ever creates one)

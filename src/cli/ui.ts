@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { parseOptions, type Print } from '../cli-options.js';
+import { parseOptions, type Print } from './options.js';
 import { CallerError } from '../core/errors.js';
 import { assertRepository } from '../repo/git.js';
-import { startDashboard } from './server.js';
+import { startDashboard } from '../dashboard/server.js';
 
-import { DEFAULT_PORT } from './usage.js';
+import { DEFAULT_PORT } from '../dashboard/usage.js';
 
 /** Serves until SIGINT/SIGTERM; exit 2 for a caller mistake (bad port, not a repository). */
 export async function uiCommand(args: string[], print: Print): Promise<number> {

@@ -6,12 +6,12 @@ import {
   runAutobuild,
   runFeature,
   type DriverSettings,
-} from './autobuild/driver.js';
-import { readDriverValidation } from './autobuild/validation.js';
-import { CallerError } from './core/errors.js';
-import { assertTaskId } from './core/task-id.js';
-import { pathExists } from './store/files.js';
-import { parseOptions, type Print } from './cli-options.js';
+} from '../autobuild/driver.js';
+import { readDriverValidation } from '../autobuild/validation.js';
+import { CallerError } from '../core/errors.js';
+import { assertTaskId } from '../core/task-id.js';
+import { pathExists } from '../store/files.js';
+import { parseOptions, type Print } from './options.js';
 
 export const AUTOBUILD_USAGE = `  coachgate autobuild --task ID --player-cmd CMD --coach-cmd CMD [--max-turns N] [--auto-merge]
                       [--agent-timeout SECONDS] [--worktree REPO] [--plan FILE --validator-cmd CMD]

@@ -3,12 +3,12 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { parseOptions, type Print } from './cli-options.js';
-import { CallerError } from './core/errors.js';
-import { findOnPath } from './runner/platform.js';
-import { PACKAGE_ROOT } from './package.js';
-import { existingSigningKey, initKey, privateKeyPath } from './state/keys.js';
-import { pathExists, writeFileAtomically } from './store/files.js';
+import { parseOptions, type Print } from './options.js';
+import { CallerError } from '../core/errors.js';
+import { findOnPath } from '../runner/platform.js';
+import { PACKAGE_ROOT } from '../package.js';
+import { existingSigningKey, initKey, privateKeyPath } from '../state/keys.js';
+import { pathExists, writeFileAtomically } from '../store/files.js';
 
 const run = promisify(execFile);
 
