@@ -10,9 +10,9 @@ import {
 } from './cli/state.js';
 import { parseServeOptions, ServeUsageError, type ServeOptions } from './server/serve-options.js';
 import { stopOnHostExit } from './server/lifecycle.js';
-import { initKey, privateKeyPath } from './state/keys.js';
+import { initKey, privateKeyPath } from './records/keys.js';
 import { hideFromRuns, isHiddenEverywhere } from './sandbox/exposure.js';
-import { stateRoot } from './state/location.js';
+import { stateRoot } from './records/state-directory.js';
 import { createServer } from './server/create-server.js';
 import { collectWhenIdleAfterBursts } from './server/idle-collection.js';
 import { LineDelimitedStdioTransport } from './server/stdio-transport.js';

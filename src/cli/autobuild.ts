@@ -10,7 +10,7 @@ import {
 import { readDriverValidation } from '../autobuild/validation.js';
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
-import { pathExists } from '../store/files.js';
+import { pathExists } from '../records/files.js';
 import { parseOptions, type Print } from './options.js';
 
 export const AUTOBUILD_USAGE = `  coachgate autobuild --task ID --player-cmd CMD --coach-cmd CMD [--max-turns N] [--auto-merge]

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI_SCRIPT, PACKAGE_ROOT } from '../package.js';
-import { stateRoot } from '../state/location.js';
+import { stateRoot } from '../records/state-directory.js';
 
 const EXAMPLE = fileURLToPath(new URL('examples/greeting/', PACKAGE_ROOT));
 const CLI = fileURLToPath(CLI_SCRIPT);

@@ -7,8 +7,8 @@ import { parseOptions, type Print } from './options.js';
 import { CallerError } from '../core/errors.js';
 import { findOnPath } from '../runner/platform.js';
 import { PACKAGE_ROOT } from '../package.js';
-import { existingSigningKey, initKey, privateKeyPath } from '../state/keys.js';
-import { pathExists, writeFileAtomically } from '../store/files.js';
+import { existingSigningKey, initKey, privateKeyPath } from '../records/keys.js';
+import { pathExists, writeFileAtomically } from '../records/files.js';
 
 const run = promisify(execFile);
 

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { repinBase } from '../actions/task-scope.js';
 import { parseSandboxMode, requireSandboxAtLeast } from '../sandbox/policy.js';
 import { CallerError } from '../core/errors.js';
-import { initKey, existingSigningKey, privateKeyPath } from '../state/keys.js';
-import { stateRoot, useStateDirectory } from '../state/location.js';
+import { initKey, existingSigningKey, privateKeyPath } from '../records/keys.js';
+import { stateRoot, useStateDirectory } from '../records/state-directory.js';
 
 export const STATE_USAGE = `  coachgate key init                               create the signing key (serve and autobuild also do
                                                    at start; nothing else ever creates one)

@@ -10,8 +10,8 @@ import {
   signatureProblem,
   signRecord,
   signingKey,
-} from '../../src/state/keys.js';
-import { useStateDirectory } from '../../src/state/location.js';
+} from '../../src/records/keys.js';
+import { useStateDirectory } from '../../src/records/state-directory.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let stateDir: string;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { CoachTurnRecordSchema } from './core/coach-turn.js';
-import { ConfigSchema } from './core/config.js';
-import { PlayerReportSchema, PlayerTurnRecordSchema } from './core/player-report.js';
-import { StoredEvaluationSchema } from './core/evaluation-record.js';
-import { RunRecordSchema } from './core/run-record.js';
-import { TaskWorkResultsSchema } from './core/task-work-results.js';
-import { VerdictLogEntrySchema } from './core/verdict-entry.js';
-import { PinnedBaseSchema } from './state/pinned-base.js';
+import { CoachTurnRecordSchema } from '../core/coach-turn.js';
+import { ConfigSchema } from '../core/config.js';
+import { PlayerReportSchema, PlayerTurnRecordSchema } from '../core/player-report.js';
+import { StoredEvaluationSchema } from '../core/evaluation-record.js';
+import { RunRecordSchema } from '../core/run-record.js';
+import { TaskWorkResultsSchema } from '../core/task-work-results.js';
+import { VerdictLogEntrySchema } from '../core/verdict-entry.js';
+import { PinnedBaseSchema } from './pinned-base.js';
 
 /**
  * Every file format coachgate reads or writes, keyed by the JSON Schema file generated from it into

@@ -13,7 +13,7 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
-import { realStateRoot, stateRoot } from '../state/location.js';
+import { realStateRoot, stateRoot } from './state-directory.js';
 import { readRegularFile } from '../repo/read-text.js';
 
 export async function pathExists(file: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTask } from '../../src/actions/task-scope.js';
-import { stateRoot, taskStateDirectory } from '../../src/state/location.js';
+import { stateRoot, taskStateDirectory } from '../../src/records/state-directory.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { greetingProject } from '../helpers/node-project.js';

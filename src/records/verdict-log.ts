@@ -9,9 +9,9 @@ import {
   signingKey,
   signRecord,
   type TrustedKey,
-} from '../state/keys.js';
-import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
-import { artifactNames, taskDirectory } from './paths.js';
+} from './keys.js';
+import { readStateCopy, taskRecordFile, writeMirrored } from './mirrored.js';
+import { artifactNames, taskDirectory } from './mirror-paths.js';
 
 export {
   VerdictIssueSchema,

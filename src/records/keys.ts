@@ -13,7 +13,7 @@ import { link, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { canonicalJson } from '../core/player-report.js';
-import { ensurePrivateDirectory, stateRoot } from './location.js';
+import { ensurePrivateDirectory, stateRoot } from './state-directory.js';
 
 /** The server's Ed25519 identity. The public key is written `ed25519:<base64 SPKI DER>`. */
 export interface SigningKey {

@@ -5,13 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CallerError } from '../../src/core/errors.js';
-import { withTaskLock } from '../../src/store/lock.js';
+import { withTaskLock } from '../../src/records/task-lock.js';
 import {
   appendVerdict,
   readVerdictLog,
   type NewVerdictLogEntry,
-} from '../../src/store/verdict-log.js';
-import { taskRecordFile } from '../../src/state/records.js';
+} from '../../src/records/verdict-log.js';
+import { taskRecordFile } from '../../src/records/mirrored.js';
 
 const TASK = 'TASK-42';
 const ZEROS = '0'.repeat(64);

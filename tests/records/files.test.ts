@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readJsonFile } from '../../src/store/files.js';
-import { taskDirectory } from '../../src/store/paths.js';
+import { readJsonFile } from '../../src/records/files.js';
+import { taskDirectory } from '../../src/records/mirror-paths.js';
 
 const run = promisify(execFile);
 let dir: string;
@@ -40,7 +40,7 @@ describe('store files', () => {
     writeFileSync(counter, '{"n":0}');
     // Each child re-reads inside the lock, yields, then writes: without the lock increments would be lost.
     const script = `
-      import { withTaskLock } from ${JSON.stringify(new URL('../../dist/store/lock.js', import.meta.url).href)};
+      import { withTaskLock } from ${JSON.stringify(new URL('../../dist/records/task-lock.js', import.meta.url).href)};
       import { readFile, writeFile } from 'node:fs/promises';
       for (let i = 0; i < 15; i++) {
         await withTaskLock(${JSON.stringify(dir)}, 'TASK-1', async () => {

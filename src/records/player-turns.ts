@@ -1,12 +1,7 @@
 import { PlayerTurnRecordSchema, type PlayerTurnRecord } from '../core/player-report.js';
-import {
-  readStateCopy,
-  stateRecordNames,
-  taskRecordFile,
-  writeMirrored,
-} from '../state/records.js';
+import { readStateCopy, stateRecordNames, taskRecordFile, writeMirrored } from './mirrored.js';
 import { parseJsonRecord, type JsonFile } from './files.js';
-import { artifactNames, turnNumbers } from './paths.js';
+import { artifactNames, turnNumbers } from './mirror-paths.js';
 
 /** Player turns the server recorded (its own copy; a file planted in the mirror is not a turn). */
 export async function playerTurnNumbers(worktree: string, taskId: string): Promise<number[]> {

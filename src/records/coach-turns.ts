@@ -1,6 +1,6 @@
-import { readStateCopy, stateRecordNames, taskRecordFile } from '../state/records.js';
+import { readStateCopy, stateRecordNames, taskRecordFile } from './mirrored.js';
 import { parseJsonRecord, type JsonFile } from './files.js';
-import { artifactNames, turnNumbers } from './paths.js';
+import { artifactNames, turnNumbers } from './mirror-paths.js';
 
 export async function coachTurnNumbers(worktree: string, taskId: string): Promise<number[]> {
   return turnNumbers(await stateRecordNames(worktree, taskId), 'coach_turn_');

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { assertTaskId } from '../core/task-id.js';
 import { worktreeRelative } from '../repo/workspace.js';
-import { prepareWrite, removeLeftoverTempFiles, writeFileAtomically } from '../store/files.js';
-import { artifactNames, storeDirectory, taskDirectory } from '../store/paths.js';
-import { repositoryStateDirectory, taskStateDirectory } from './location.js';
+import { prepareWrite, removeLeftoverTempFiles, writeFileAtomically } from './files.js';
+import { artifactNames, storeDirectory, taskDirectory } from './mirror-paths.js';
+import { repositoryStateDirectory, taskStateDirectory } from './state-directory.js';
 
 /**
  * A record kept twice: the authoritative copy in the state directory and the GuardKit-compatible mirror in

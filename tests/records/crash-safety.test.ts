@@ -11,10 +11,10 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { taskStateDirectory } from '../../src/state/location.js';
-import { mirrorTampering } from '../../src/state/records.js';
-import { withTaskLock } from '../../src/store/lock.js';
-import { readVerdictLog } from '../../src/store/verdict-log.js';
+import { taskStateDirectory } from '../../src/records/state-directory.js';
+import { mirrorTampering } from '../../src/records/mirrored.js';
+import { withTaskLock } from '../../src/records/task-lock.js';
+import { readVerdictLog } from '../../src/records/verdict-log.js';
 import { callTool, dataOf } from '../helpers/mcp.js';
 import { connectOver, TRANSPORTS } from '../helpers/transports.js';
 
@@ -32,8 +32,8 @@ afterEach(() => rmSync(worktree, { recursive: true, force: true }));
 /** A real server-side writer: appends verdicts under the task lock until it is killed with SIGKILL. */
 async function killWriterAfter(ms: number): Promise<void> {
   const script = `
-    import { withTaskLock } from ${dist('store/lock.js')};
-    import { appendVerdict, readVerdictLog } from ${dist('store/verdict-log.js')};
+    import { withTaskLock } from ${dist('records/task-lock.js')};
+    import { appendVerdict, readVerdictLog } from ${dist('records/verdict-log.js')};
     const worktree = ${JSON.stringify(worktree)};
     for (;;) {
       await withTaskLock(worktree, '${TASK}', async () => {

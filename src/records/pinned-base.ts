@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { readJsonFile, writeJsonAtomically } from '../store/files.js';
+import { readJsonFile, writeJsonAtomically } from './files.js';
 import { rootCommit, type BaseCommit } from '../repo/git.js';
-import { ensurePrivateDirectory, taskStateDirectory } from './location.js';
+import { ensurePrivateDirectory, taskStateDirectory } from './state-directory.js';
 
 export const PinnedBaseSchema = z
   .object({

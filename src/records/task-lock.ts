@@ -3,8 +3,8 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
-import { ensurePrivateDirectory, taskStateDirectory } from '../state/location.js';
-import { repairMirror } from '../state/records.js';
+import { ensurePrivateDirectory, taskStateDirectory } from './state-directory.js';
+import { repairMirror } from './mirrored.js';
 import { namingFile } from './files.js';
 
 interface LockOwner {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/player-report.js';
-import { initKey } from '../../src/state/keys.js';
+import { initKey } from '../../src/records/keys.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { connectOver, TRANSPORTS } from '../helpers/transports.js';
 import type { TempRepo } from '../helpers/git-repo.js';

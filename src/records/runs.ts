@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
-import { localTrustedKeys, signatureProblem, signingKey, signRecord } from '../state/keys.js';
-import { taskStateDirectory } from '../state/location.js';
-import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
+import { localTrustedKeys, signatureProblem, signingKey, signRecord } from './keys.js';
+import { taskStateDirectory } from './state-directory.js';
+import { readStateCopy, taskRecordFile, writeMirrored } from './mirrored.js';
 import { prepareWrite, readJsonFile, writeJsonAtomically, type JsonFile } from './files.js';
-import { withTaskLock } from './lock.js';
-import { artifactNames, taskDirectory } from './paths.js';
+import { withTaskLock } from './task-lock.js';
+import { artifactNames, taskDirectory } from './mirror-paths.js';
 
 /** Time-sortable and unique: `20261121T160512345Z-3fa9`. */
 export function newRunId(now = new Date()): string {
