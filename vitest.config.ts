@@ -13,7 +13,7 @@ const INTEGRATION = [
   'tests/tools/run-independent-tests*.test.ts',
   'tests/sandbox/attacks.test.ts',
   // Approvals evaluated for real (candidate, trusted, fail-to-pass and new-tests runs) many times over.
-  'tests/state/forgery.test.ts',
+  'tests/records/forgery.test.ts',
   'tests/tools/record-verdict.test.ts',
   'tests/dashboard/dashboard.test.ts',
 ];

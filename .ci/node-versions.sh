@@ -35,7 +35,7 @@ for version in "${RELEASES[@]}"; do
     tests/runner/ tests/stdio tests/http tests/startup-imports tests/tool-contracts
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
     --project integration tests/runner/
-  # The idle collections differ by V8 version (src/idle-collection.ts): memory after a storm, here too.
+  # The idle collections differ by V8 version (src/server/idle-collection.ts): memory after a storm, here too.
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" scripts/bench-reliability.mjs --quick --only=fuzz
 done
 echo "node-versions: passed on Node ${RELEASES[*]}"

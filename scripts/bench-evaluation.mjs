@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
-import { initKey } from '../dist/state/keys.js';
+import { initKey } from '../dist/records/keys.js';
 import { openTask } from '../dist/actions/task-scope.js';
 import { evaluateCandidate } from '../dist/evaluation/evaluate.js';
 

@@ -32,7 +32,7 @@ const RSS_GROWTH_LIMIT_MB = 64;
  * while they left V8's young generation grown. Each storm is measured, so an accumulation shows too.
  */
 const STORM_RESIDUE_LIMIT_MB = 8;
-/** The server collects 1 s after a burst and again 6 s later (src/idle-collection.ts). */
+/** The server collects 1 s after a burst and again 6 s later (src/server/idle-collection.ts). */
 const SETTLE_MS = 8_000;
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,12 +47,12 @@ const figure = (label, text, ok) => {
   console.log(`  ${label.padEnd(22)} ${text}  ${ok ? 'ok' : 'MISSED'}`);
 };
 
-const { withTaskLock } = await import(dist('store/lock.js'));
-const { readVerdictLog } = await import(dist('store/verdict-log.js'));
-const { mirrorTampering } = await import(dist('state/records.js'));
-const { taskStateDirectory } = await import(dist('state/location.js'));
+const { withTaskLock } = await import(dist('records/task-lock.js'));
+const { readVerdictLog } = await import(dist('records/verdict-log.js'));
+const { mirrorTampering } = await import(dist('records/mirrored.js'));
+const { taskStateDirectory } = await import(dist('records/state-directory.js'));
 // As `coachgate serve` does at start: nothing creates the signing key on first use.
-await (await import(dist('state/keys.js'))).initKey();
+await (await import(dist('records/keys.js'))).initKey();
 
 /** A git repository the records live in (the task records need a worktree). */
 function repository(name, files = {}) {
@@ -72,8 +72,8 @@ function repository(name, files = {}) {
  */
 function writer(worktree, task, count, name) {
   const script = `
-    import { withTaskLock } from ${JSON.stringify(dist('store/lock.js'))};
-    import { appendVerdict, readVerdictLog } from ${JSON.stringify(dist('store/verdict-log.js'))};
+    import { withTaskLock } from ${JSON.stringify(dist('records/task-lock.js'))};
+    import { appendVerdict, readVerdictLog } from ${JSON.stringify(dist('records/verdict-log.js'))};
     for (let i = 0; i < ${count}; i++) {
       const entry = await withTaskLock(${JSON.stringify(worktree)}, '${task}', async () => {
         const last = (await readVerdictLog(${JSON.stringify(worktree)}, '${task}')).entries.at(-1);

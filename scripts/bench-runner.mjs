@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
-import { initKey } from '../dist/state/keys.js';
+import { initKey } from '../dist/records/keys.js';
 
 // As `coachgate serve` does at start: the runs are signed, and nothing creates the key on first use.
 await initKey();

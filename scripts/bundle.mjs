@@ -2,7 +2,7 @@
 // Bundles the compiled dist/cli.js into bundle/ (the package's bin): one file to load at start-up instead
 // of ~330 modules, which halves the cold start (README "Start-up"). Lazily imported parts (HTTP, demo,
 // execa, doctor) stay separate chunks, loaded on first use; the TypeScript compiler stays external and
-// lazy. bundle/ sits one level below the package root, like dist/, so package-root.ts holds for both.
+// lazy. bundle/ sits one level below the package root, like dist/, so src/package.ts holds for both.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

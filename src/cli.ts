@@ -1,22 +1,22 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { INIT_USAGE } from './cli-init.js';
-import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli-loop.js';
+import { INIT_USAGE } from './cli/init.js';
+import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli/loop.js';
 import {
   runStateCommand,
   STATE_OPTIONS_USAGE,
   STATE_USAGE,
   takeGlobalOptions,
-} from './cli-state.js';
-import { parseServeOptions, ServeUsageError, type ServeOptions } from './serve-options.js';
-import { stopOnHostExit } from './lifecycle.js';
-import { initKey, privateKeyPath } from './state/keys.js';
+} from './cli/state.js';
+import { parseServeOptions, ServeUsageError, type ServeOptions } from './server/serve-options.js';
+import { stopOnHostExit } from './server/lifecycle.js';
+import { initKey, privateKeyPath } from './records/keys.js';
 import { hideFromRuns, isHiddenEverywhere } from './sandbox/exposure.js';
-import { stateRoot } from './state/location.js';
-import { createServer } from './server.js';
-import { collectWhenIdleAfterBursts } from './idle-collection.js';
-import { LineDelimitedStdioTransport } from './stdio-transport.js';
-import { VERSION } from './version.js';
+import { stateRoot } from './records/state-directory.js';
+import { createServer } from './server/create-server.js';
+import { collectWhenIdleAfterBursts } from './server/idle-collection.js';
+import { LineDelimitedStdioTransport } from './server/stdio-transport.js';
+import { VERSION } from './package.js';
 import { UI_USAGE } from './dashboard/usage.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent
@@ -90,7 +90,7 @@ async function main(allArgs: string[]): Promise<void> {
     usageError((error as Error).message);
   }
   if (argv[0] === 'ui' && !argv.includes('--help') && !argv.includes('-h')) {
-    const { uiCommand } = await import('./dashboard/cli.js');
+    const { uiCommand } = await import('./cli/ui.js');
     process.exitCode = await uiCommand(argv.slice(1), print);
     return;
   }
@@ -133,7 +133,7 @@ async function main(allArgs: string[]): Promise<void> {
     return;
   }
   if (command === 'doctor') {
-    const { doctorReport, formatDoctorReport } = await import('./doctor.js');
+    const { doctorReport, formatDoctorReport } = await import('./cli/doctor.js');
     return print(formatDoctorReport(await doctorReport()));
   }
   if (extra.length > 0) usageError(`unexpected argument ${JSON.stringify(extra[0])}`);
@@ -141,7 +141,7 @@ async function main(allArgs: string[]): Promise<void> {
   if (command !== 'serve' && serveFlag) usageError(`--${serveFlag} belongs to the serve command`);
   if (values.keep !== undefined && command !== 'demo') usageError('--keep belongs to demo');
   if (command === 'demo') {
-    const { runDemo } = await import('./demo.js');
+    const { runDemo } = await import('./cli/demo.js');
     process.exitCode = await runDemo(print, values.keep);
     return;
   }
@@ -158,7 +158,7 @@ async function main(allArgs: string[]): Promise<void> {
   process.stderr.write(`coachgate: signing with key ${key.key_id} (${privateKeyPath()})\n`);
   if (options.http) {
     // Imported only for --http: the SDK's HTTP transport brings hono, which stdio never needs.
-    const { serveHttp } = await import('./http.js');
+    const { serveHttp } = await import('./server/http.js');
     // The tokens file is the coach's authority: no run of the Player's code may read it. This server
     // hides it wherever it is; other coachgate processes (gate in a hook, the autobuild driver's
     // sandboxed Player) hide only the state directory, so it belongs there.

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fileFormats, jsonSchemaText } from '../src/formats.js';
+import { fileFormats, jsonSchemaText } from '../src/records/formats.js';
 
 describe('schemas/', () => {
   it('matches the zod schemas (run `npm run schemas` after changing a format)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListen, parseServeOptions } from '../src/serve-options.js';
+import { parseListen, parseServeOptions } from '../src/server/serve-options.js';
 
 describe('serve options', () => {
   it('reads [HOST:]PORT with a loopback default and refuses anything else', () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { initKey } from '../src/state/keys.js';
+import { initKey } from '../src/records/keys.js';
 
 // Every test file gets its own state directory (inherited by spawned CLI processes): tests never touch
 // the real ~/.local/state/coachgate.

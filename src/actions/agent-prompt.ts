@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { CallerError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { PACKAGE_ROOT } from '../package.js';
 import { loadTask } from '../repo/tasks.js';
-import { coachTurnNumbers, readCoachTurn } from '../store/coach-turns.js';
-import { playerTurnNumbers } from '../store/player-turns.js';
-import { mirrorTampering, tamperingSection } from '../state/records.js';
+import { coachTurnNumbers, readCoachTurn } from '../records/coach-turns.js';
+import { playerTurnNumbers } from '../records/player-turns.js';
+import { mirrorTampering, tamperingSection } from '../records/mirrored.js';
 import type { TaskScope } from './task-scope.js';
 
 export const AGENT_ROLES = {

@@ -17,8 +17,8 @@ import { baseProductCode } from '../evaluation/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
-import { STORE_PREFIX } from '../store/paths.js';
-import { latestRun } from '../store/runs.js';
+import { STORE_PREFIX } from '../records/mirror-paths.js';
+import { latestRun } from '../records/runs.js';
 import { openRepository, openTask, type BaseMoved } from './task-scope.js';
 import { readRegularFile } from '../repo/read-text.js';
 

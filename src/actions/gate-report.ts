@@ -1,5 +1,5 @@
 import type { GateCheck, GateReport, GateRow } from '../core/gate-report.js';
-import { readVerdictLog } from '../store/verdict-log.js';
+import { readVerdictLog } from '../records/verdict-log.js';
 import { gateDecision, type GateDecision } from './gate.js';
 import type { TaskScope } from './task-scope.js';
 

@@ -17,7 +17,7 @@ import {
   parsePublicKeys,
   signatureProblem,
   type TrustedKey,
-} from '../state/keys.js';
+} from '../records/keys.js';
 import {
   describeTampering,
   mirrorTampering,
@@ -25,9 +25,9 @@ import {
   stateRecordNames,
   taskRecordFile,
   type MirroredFile,
-} from '../state/records.js';
-import { artifactNames } from '../store/paths.js';
-import { parseVerdictLog } from '../store/verdict-log.js';
+} from '../records/mirrored.js';
+import { artifactNames } from '../records/mirror-paths.js';
+import { parseVerdictLog } from '../records/verdict-log.js';
 import { gateChecks } from './gate-checks.js';
 import type { TaskScope } from './task-scope.js';
 import { taskStatus } from './task-status.js';

@@ -11,10 +11,10 @@ import {
 } from '../core/task-work-results.js';
 import { MAX_REPORTED_FILES } from '../core/player-report.js';
 import { resolveFileInWorktree, worktreeRelative } from '../repo/workspace.js';
-import { pathExists, readJsonFile } from '../store/files.js';
-import { artifactNames, taskDirectory } from '../store/paths.js';
-import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
-import { taskRecordFile } from '../state/records.js';
+import { pathExists, readJsonFile } from '../records/files.js';
+import { artifactNames, taskDirectory } from '../records/mirror-paths.js';
+import { playerTurnNumbers, readPlayerTurn } from '../records/player-turns.js';
+import { taskRecordFile } from '../records/mirrored.js';
 import { assertTaskId } from '../core/task-id.js';
 
 export interface TaskWorkResultsReport {

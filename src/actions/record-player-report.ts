@@ -5,13 +5,13 @@ import {
   type PlayerReport,
   type PlayerTurnRecord,
 } from '../core/player-report.js';
-import { withTaskLock } from '../store/lock.js';
+import { withTaskLock } from '../records/task-lock.js';
 import {
   playerTurnDisplay,
   playerTurnNumbers,
   readPlayerTurn,
   savePlayerTurn,
-} from '../store/player-turns.js';
+} from '../records/player-turns.js';
 import { openTask } from './task-scope.js';
 
 export interface RecordPlayerReportResult {

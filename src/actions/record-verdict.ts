@@ -13,11 +13,11 @@ import { treeFingerprint } from '../repo/fingerprint.js';
 import { linksIntoStore } from '../repo/runner-loaded.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
-import { writeFileAtomically } from '../store/files.js';
-import { withTaskLock } from '../store/lock.js';
-import { artifactNames, taskDirectory } from '../store/paths.js';
-import { latestRun } from '../store/runs.js';
-import { playerTurnNumbers } from '../store/player-turns.js';
+import { writeFileAtomically } from '../records/files.js';
+import { withTaskLock } from '../records/task-lock.js';
+import { artifactNames, taskDirectory } from '../records/mirror-paths.js';
+import { latestRun } from '../records/runs.js';
+import { playerTurnNumbers } from '../records/player-turns.js';
 import {
   assertWritable,
   describeTampering,
@@ -25,8 +25,8 @@ import {
   taskRecordFile,
   writeMirrored,
   type Tampering,
-} from '../state/records.js';
-import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../store/verdict-log.js';
+} from '../records/mirrored.js';
+import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../records/verdict-log.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { saveEvaluation } from '../evaluation/stored-evaluation.js';
 import { integrityAgainstBase } from './check-test-integrity.js';

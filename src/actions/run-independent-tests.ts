@@ -9,7 +9,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
-import { newRunId, prepareRunLog, saveRun } from '../store/runs.js';
+import { newRunId, prepareRunLog, saveRun } from '../records/runs.js';
 import { openRepository, openTask } from './task-scope.js';
 
 export interface RunTestsRequest {

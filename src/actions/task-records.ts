@@ -7,13 +7,13 @@ import {
   stateRecordNames,
   tamperingSection,
   taskRecordFile,
-} from '../state/records.js';
-import { tasksStateDirectory } from '../state/location.js';
-import { parseJsonRecord } from '../store/files.js';
-import { artifactNames, storeDirectory } from '../store/paths.js';
-import { coachTurnNumbers } from '../store/coach-turns.js';
-import { playerTurnNumbers } from '../store/player-turns.js';
-import { storedRunIds } from '../store/runs.js';
+} from '../records/mirrored.js';
+import { tasksStateDirectory } from '../records/state-directory.js';
+import { parseJsonRecord } from '../records/files.js';
+import { artifactNames, storeDirectory } from '../records/mirror-paths.js';
+import { coachTurnNumbers } from '../records/coach-turns.js';
+import { playerTurnNumbers } from '../records/player-turns.js';
+import { storedRunIds } from '../records/runs.js';
 
 /** Task ids with records in the server's copy or the mirror (a deleted mirror hides no task). */
 export async function tasksWithRecords(worktree: string): Promise<string[]> {

@@ -2,9 +2,9 @@ import { assertTaskId } from '../core/task-id.js';
 import { CallerError } from '../core/errors.js';
 import { assertRepository, hasCommit, type BaseCommit } from '../repo/git.js';
 import { loadTrustedConfig, type TrustedConfig } from '../repo/trusted-config.js';
-import { moveTaskStateAside } from '../state/location.js';
-import { readPinnedBase, writePinnedBase, type PinnedBase } from '../state/pinned-base.js';
-import { withTaskLock } from '../store/lock.js';
+import { moveTaskStateAside } from '../records/state-directory.js';
+import { readPinnedBase, writePinnedBase, type PinnedBase } from '../records/pinned-base.js';
+import { withTaskLock } from '../records/task-lock.js';
 
 /** The base the task was pinned to and the one resolved now, when they differ. */
 export interface BaseMoved {

@@ -3,13 +3,13 @@ import { detectStall, type StallReport } from '../core/stall.js';
 import { stallHistory, taskState } from '../core/task-state.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { worktreeRelative } from '../repo/workspace.js';
-import { pathExists } from '../store/files.js';
+import { pathExists } from '../records/files.js';
 import { loadTask } from '../repo/tasks.js';
-import { artifactNames, taskDirectory } from '../store/paths.js';
-import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
-import { latestRun } from '../store/runs.js';
-import { readVerdictLog } from '../store/verdict-log.js';
-import { mirrorTampering, type Tampering } from '../state/records.js';
+import { artifactNames, taskDirectory } from '../records/mirror-paths.js';
+import { playerTurnNumbers, readPlayerTurn } from '../records/player-turns.js';
+import { latestRun } from '../records/runs.js';
+import { readVerdictLog } from '../records/verdict-log.js';
+import { mirrorTampering, type Tampering } from '../records/mirrored.js';
 import type { TaskScope } from './task-scope.js';
 
 /** The recorded history's stall report, and where the mirror differs from the copy it was read from. */

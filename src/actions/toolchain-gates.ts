@@ -20,9 +20,9 @@ import { runQueue } from '../runner/run-queue.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import { runSandboxed } from '../sandbox/run.js';
 import { summarizeOutput } from '../runner/summary.js';
-import { mirroredCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
-import { parseJsonRecord } from '../store/files.js';
-import { taskDirectory } from '../store/paths.js';
+import { mirroredCacheFile, readStateCopy, writeMirrored } from '../records/mirrored.js';
+import { parseJsonRecord } from '../records/files.js';
+import { taskDirectory } from '../records/mirror-paths.js';
 
 export interface ToolchainScope {
   worktree: string;

@@ -9,8 +9,8 @@ import {
 import { hasPerTestResults, type RunRecord } from '../core/run-record.js';
 import { loadTask, type LoadedTask } from '../repo/tasks.js';
 import { resolveFileInWorktree } from '../repo/workspace.js';
-import type { JsonFile } from '../store/files.js';
-import { latestRun } from '../store/runs.js';
+import type { JsonFile } from '../records/files.js';
+import { latestRun } from '../records/runs.js';
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
 import { readRegularFile } from '../repo/read-text.js';

@@ -11,8 +11,8 @@ import {
   taskWorktree,
   type TaskWorktree,
 } from '../repo/worktrees.js';
-import { pathExists } from '../store/files.js';
-import { taskDirectory } from '../store/paths.js';
+import { pathExists } from '../records/files.js';
+import { taskDirectory } from '../records/mirror-paths.js';
 import { gateDecision } from './gate.js';
 import { openTask } from './task-scope.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestFileFacts } from '../core/integrity.js';
-import { findOnPath } from '../doctor.js';
+import { findOnPath } from '../runner/platform.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import { sandboxedCommand } from '../sandbox/run.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';

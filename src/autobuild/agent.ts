@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentRole } from '../actions/agent-prompt.js';
 import { projectEnvironment } from '../runner/environment.js';
-import { stateRoot } from '../state/location.js';
+import { stateRoot } from '../records/state-directory.js';
 import type { ProcessOutcome } from '../runner/execute.js';
 import { runSandboxed } from '../sandbox/run.js';
 import { OutputCapture } from '../runner/output-capture.js';

@@ -9,10 +9,10 @@ import {
   startTaskWorktree,
 } from '../actions/worktree.js';
 import { CallerError } from '../core/errors.js';
-import { initKey } from '../state/keys.js';
-import { readJsonFile, writeJsonAtomically } from '../store/files.js';
-import { readVerdictLog } from '../store/verdict-log.js';
-import { storeDirectory } from '../store/paths.js';
+import { initKey } from '../records/keys.js';
+import { readJsonFile, writeJsonAtomically } from '../records/files.js';
+import { readVerdictLog } from '../records/verdict-log.js';
+import { storeDirectory } from '../records/mirror-paths.js';
 import { runAgentTurn } from './agent.js';
 import { recordRefusalAsFeedback, refusalReasons } from './refusal.js';
 import {

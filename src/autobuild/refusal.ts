@@ -1,6 +1,6 @@
 import { recordVerdict } from '../actions/record-verdict.js';
 import type { TaskScope } from '../actions/task-scope.js';
-import { readVerdictLog } from '../store/verdict-log.js';
+import { readVerdictLog } from '../records/verdict-log.js';
 
 /**
  * The reasons the server gave for refusing approvals of one turn, from its verdict log (refused attempts

@@ -6,7 +6,7 @@ import { CallerError } from '../core/errors.js';
 import { planValidation, type PlanValidation } from '../core/plan-validation.js';
 import { parseValidatorVerdict, type ValidatorVerdict } from '../core/validator-verdict.js';
 import { readRegularFile } from '../repo/read-text.js';
-import { readJsonFile, writeJsonAtomically } from '../store/files.js';
+import { readJsonFile, writeJsonAtomically } from '../records/files.js';
 import { runAgentTurn } from './agent.js';
 
 /** What the driver needs to validate: the plan's settings and the agent command that runs a validator. */

@@ -9,7 +9,7 @@ import { failingTests, type RunRecord } from '../core/run-record.js';
 import { taskState } from '../core/task-state.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
 import type { taskStatus } from '../actions/task-status.js';
-import type { Tampering } from '../state/records.js';
+import type { Tampering } from '../records/mirrored.js';
 
 export type TaskStatusView = Awaited<ReturnType<typeof taskStatus>>;
 

@@ -13,13 +13,13 @@ import { taskStatus } from '../actions/task-status.js';
 import { CoachTurnRecordSchema, type CoachTurnRecord } from '../core/coach-turn.js';
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
-import { existingSigningKey, keyOf, signatureProblem, type SigningKey } from '../state/keys.js';
-import { mirrorTampering } from '../state/records.js';
-import { coachTurnNumbers, readCoachTurn } from '../store/coach-turns.js';
-import type { JsonFile } from '../store/files.js';
-import { playerTurnNumbers, readPlayerTurn } from '../store/player-turns.js';
-import { readRun, runsDirectory, storedRunIds } from '../store/runs.js';
-import { readVerdictLog } from '../store/verdict-log.js';
+import { existingSigningKey, keyOf, signatureProblem, type SigningKey } from '../records/keys.js';
+import { mirrorTampering } from '../records/mirrored.js';
+import { coachTurnNumbers, readCoachTurn } from '../records/coach-turns.js';
+import type { JsonFile } from '../records/files.js';
+import { playerTurnNumbers, readPlayerTurn } from '../records/player-turns.js';
+import { readRun, runsDirectory, storedRunIds } from '../records/runs.js';
+import { readVerdictLog } from '../records/verdict-log.js';
 import { buildDashboard, type Checked, type Dashboard, type TaskRecords } from './model.js';
 
 export async function readDashboard(worktree: string): Promise<Dashboard> {

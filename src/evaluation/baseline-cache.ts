@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mirroredCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
-import { parseJsonRecord } from '../store/files.js';
+import { mirroredCacheFile, readStateCopy, writeMirrored } from '../records/mirrored.js';
+import { parseJsonRecord } from '../records/files.js';
 import type { RunStatus, TestCaseResult } from '../runner/report/types.js';
 
 /** The base's tests on the base's code: what PASS_TO_PASS compares the trusted run against. */

@@ -4,7 +4,7 @@ import { loadTypeScript } from '../analysis/typescript-parser.js';
 import { manifestPaths, productCode, type ProductCode } from '../core/product-code.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
 import { changedSince, listAtCommit, readAtCommit } from '../repo/git.js';
-import { STORE_PREFIX } from '../store/paths.js';
+import { STORE_PREFIX } from '../records/mirror-paths.js';
 
 /** A path the Player changed that the trusted runs took from the base instead. */
 export interface LeftOutChange {

@@ -17,8 +17,8 @@ import { withBaseTestBlocks } from '../core/rust-test-blocks.js';
 import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
 import { git, listWorkingFiles, readAtCommit } from '../repo/git.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
-import { pathExists } from '../store/files.js';
-import { STORE_PREFIX } from '../store/paths.js';
+import { pathExists } from '../records/files.js';
+import { STORE_PREFIX } from '../records/mirror-paths.js';
 import type { TrustedSelection } from './product-code.js';
 
 export interface Snapshot {

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { StoredEvaluationSchema } from '../core/evaluation-record.js';
-import { readStateCopy, taskRecordFile, writeMirrored } from '../state/records.js';
-import { artifactNames } from '../store/paths.js';
-import { parseJsonRecord } from '../store/files.js';
+import { readStateCopy, taskRecordFile, writeMirrored } from '../records/mirrored.js';
+import { artifactNames } from '../records/mirror-paths.js';
+import { parseJsonRecord } from '../records/files.js';
 
 /** Kept beside its run as `runs/<run_id>.evaluation.json` (see StoredEvaluationSchema). */
 export type StoredEvaluation = z.infer<typeof StoredEvaluationSchema>;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { edgesFromBeads, type GraphSource } from '../core/graph-sources.js';
-import { pathExists } from '../store/files.js';
+import { pathExists } from '../records/files.js';
 import { readRegularFile } from './read-text.js';
 
 /** Where older `bd` kept its data and where `bd export -o` is told to write it. */

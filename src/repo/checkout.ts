@@ -1,7 +1,7 @@
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pathExists } from '../store/files.js';
+import { pathExists } from '../records/files.js';
 import { gitForCheckout } from './git.js';
 
 /** Untracked toolchain directories a base checkout borrows from the worktree, so both run alike. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isServerWritten } from '../store/paths.js';
+import { isServerWritten } from '../records/mirror-paths.js';
 import { listWorkingFiles } from './git.js';
 import { excludeFile, hiddenRunnerFiles, siteHookFiles } from './runner-loaded.js';
 

@@ -1,7 +1,7 @@
 import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
-import { STORE_PREFIX } from '../store/paths.js';
+import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { gitQuery, listWorkingFiles } from './git.js';
 import { WORKTREES_DIRECTORY } from './worktrees.js';
 

@@ -2,8 +2,8 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
-import { pathExists } from '../store/files.js';
-import { STORE_PREFIX } from '../store/paths.js';
+import { pathExists } from '../records/files.js';
+import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { git } from './git.js';
 
 /** GuardKit's layout: one worktree per task under the repository, on its own branch. */

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { failingTests } from '../core/run-record.js';
 import { withDetachedCheckout } from '../repo/checkout.js';
-import { mirroredCacheFile, readStateCopy, writeMirrored } from '../state/records.js';
-import { parseJsonRecord } from '../store/files.js';
+import { mirroredCacheFile, readStateCopy, writeMirrored } from '../records/mirrored.js';
+import { parseJsonRecord } from '../records/files.js';
 import { runTests, type TestRunSpec } from './test-run.js';
 import type { RunStatus } from './report/types.js';
 

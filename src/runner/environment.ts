@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { pathExists } from '../store/files.js';
+import { pathExists } from '../records/files.js';
 import { virtualenvLayout } from './platform.js';
 import { RUN_COOKIE } from './process-tree.js';
 

@@ -1,3 +1,4 @@
+import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 
 /** POSIX-compatible shells whose `-lc` reads the user's login profile and runs one command line. */
@@ -57,4 +58,26 @@ export function virtualenvLayout(
   return platform === 'win32'
     ? { bin: join(venv, 'Scripts'), python: join(venv, 'Scripts', 'python.exe') }
     : { bin: join(venv, 'bin'), python: join(venv, 'bin', 'python') };
+}
+
+/** Looks a program up on PATH the way a spawn would (PATHEXT on Windows). */
+export async function findOnPath(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const extensions =
+    process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';') : [''];
+  for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    for (const extension of extensions) {
+      const candidate = path.join(directory, name + extension);
+      if (
+        await access(candidate, constants.X_OK).then(
+          () => true,
+          () => false,
+        )
+      )
+        return candidate;
+    }
+  }
+  return undefined;
 }

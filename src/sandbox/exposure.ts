@@ -9,8 +9,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGE_ROOT } from '../package-root.js';
-import { stateRoot } from '../state/location.js';
+import { PACKAGE_ROOT } from '../package.js';
+import { stateRoot } from '../records/state-directory.js';
 import type { NetworkMode } from '../core/sandbox-policy.js';
 
 /**

@@ -1,5 +1,5 @@
 import { CallerError } from '../core/errors.js';
-import { findOnPath } from '../doctor.js';
+import { findOnPath } from '../runner/platform.js';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from '../runner/execute.js';
 import type { OutputCapture } from '../runner/output-capture.js';
 import { detectSandbox, INSTALL_ADVICE, type BackendName } from './backend.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkTestIntegrity } from '../actions/check-test-integrity.js';
-import { BaseMovedSchema } from '../state/pinned-base.js';
+import { BaseMovedSchema } from '../records/pinned-base.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 

@@ -5,7 +5,7 @@ import { CallerError } from '../core/errors.js';
 import { detectStall, type StallReport } from '../core/stall.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
-import { describeTampering, TamperingSchema, type Tampering } from '../state/records.js';
+import { describeTampering, TamperingSchema, type Tampering } from '../records/mirrored.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 export const detectStallTool = defineTool({

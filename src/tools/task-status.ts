@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { taskStatus } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
-import { BaseMovedSchema } from '../state/pinned-base.js';
-import { describeTampering, TamperingSchema } from '../state/records.js';
+import { BaseMovedSchema } from '../records/pinned-base.js';
+import { describeTampering, TamperingSchema } from '../records/mirrored.js';
 import { defineTool } from './tool.js';
 import { StallSchema } from '../core/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';

@@ -11,7 +11,7 @@ import { environmentFault } from '../core/environment-fault.js';
 import { CallerError } from '../core/errors.js';
 import { boundedMessage } from '../core/quote.js';
 import type { Workspace } from '../repo/workspace.js';
-import { stateRoot } from '../state/location.js';
+import { stateRoot } from '../records/state-directory.js';
 
 /** Who a server is for: `player` and `coach` see only their tools (src/tools/index.ts); `all` sees every tool. */
 export type ServerRole = 'player' | 'coach' | 'all';

@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from '../../src/http.js';
-import { TokenTable } from '../../src/http-tokens.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import { TokenTable } from '../../src/server/http-tokens.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 
 const COACH = 'c'.repeat(32);

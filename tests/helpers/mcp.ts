@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createServer, type ServerOptions } from '../../src/server.js';
+import { createServer, type ServerOptions } from '../../src/server/create-server.js';
 
 /** A real MCP client connected to a fresh server over the SDK's in-memory transport. */
 export async function connect(

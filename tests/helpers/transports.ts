@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startHttpServer } from '../../src/http.js';
-import { TokenTable } from '../../src/http-tokens.js';
+import { startHttpServer } from '../../src/server/http.js';
+import { TokenTable } from '../../src/server/http-tokens.js';
 import { connect } from './mcp.js';
 
 /** Every way a client reaches coachgate: the SDK's in-memory pair, the built binary, Streamable HTTP. */

@@ -9,8 +9,8 @@ import { runGate } from '../helpers/gate-cli.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { BROKEN_CALC, DIVIDE_TEST, hasPytest, pythonTask, TASK } from '../helpers/python-task.js';
-import { initKey, privateKeyPath } from '../../src/state/keys.js';
-import { stateRoot } from '../../src/state/location.js';
+import { initKey, privateKeyPath } from '../../src/records/keys.js';
+import { stateRoot } from '../../src/records/state-directory.js';
 
 /** bubblewrap installed and working here (it can exist and still fail without user namespaces). */
 const bwrapUsable = (() => {

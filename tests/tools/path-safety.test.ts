@@ -96,7 +96,7 @@ describe('roots and path safety', () => {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
     const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
-    const { createServer } = await import('../../src/server.js');
+    const { createServer } = await import('../../src/server/create-server.js');
     const server = createServer({ cwd: outside.dir });
     const client = new Client(
       { name: 'roots-client', version: '0' },

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { CoachTurnRecordSchema } from '../core/coach-turn.js';
+import { ConfigSchema } from '../core/config.js';
+import { PlayerReportSchema, PlayerTurnRecordSchema } from '../core/player-report.js';
+import { StoredEvaluationSchema } from '../core/evaluation-record.js';
+import { RunRecordSchema } from '../core/run-record.js';
+import { TaskWorkResultsSchema } from '../core/task-work-results.js';
+import { VerdictLogEntrySchema } from '../core/verdict-entry.js';
+import { PinnedBaseSchema } from './pinned-base.js';
+
+/**
+ * Every file format coachgate reads or writes, keyed by the JSON Schema file generated from it into
+ * schemas/. `io: 'input'` describes what a writer may send (defaults optional); 'output' what coachgate writes.
+ */
+export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> = {
+  'config.schema.json': { schema: ConfigSchema, io: 'input' },
+  'task-work-results.schema.json': { schema: TaskWorkResultsSchema, io: 'input' },
+  'player-report.schema.json': { schema: PlayerReportSchema, io: 'input' },
+  'player-turn.schema.json': { schema: PlayerTurnRecordSchema, io: 'output' },
+  'coach-turn.schema.json': { schema: CoachTurnRecordSchema, io: 'output' },
+  'run-record.schema.json': { schema: RunRecordSchema, io: 'output' },
+  'run-evaluation.schema.json': { schema: StoredEvaluationSchema, io: 'output' },
+  'verdict-log-entry.schema.json': { schema: VerdictLogEntrySchema, io: 'output' },
+  'pinned-base.schema.json': { schema: PinnedBaseSchema, io: 'output' },
+};
+
+export function jsonSchemaText(name: string): string {
+  const format = fileFormats[name]!;
+  const schema = z.toJSONSchema(format.schema, { io: format.io, target: 'draft-2020-12' });
+  return `${JSON.stringify({ $id: `https://coachgate.dev/schemas/${name}`, ...schema }, null, 2)}\n`;
+}
