@@ -27,14 +27,16 @@ for version in "${RELEASES[@]}"; do
   node_bin="$(node_bin "$version")"
   echo "node-versions: the Node-dependent tests on Node $("$node_bin" --version)"
   # PATH first, so every `node` the tests and the server start is this release too. Only what depends
-  # on the server's Node runs again: the runners' report readers (node --test reporters differ by
-  # release), the stdio and HTTP transports, start-up imports and the process-tree clean-up. The
-  # output-memory bound is checked by the main run; its RSS reading swings with each Node's GC.
+  # on the server's Node runs again, both projects in one vitest run: the runners' report readers
+  # (node --test reporters differ by release), the stdio and HTTP transports, start-up imports and the
+  # process-tree clean-up. Left to the main run: the real pytest runs (pytest's output does not depend
+  # on the server's Node; the readers of its reports run again on literal samples) and the node --test
+  # runs on every release, which run each release by its own binary whatever Node runs vitest.
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
-    --project unit --testNamePattern '^(?!.*keeps memory bounded)' \
+    --project unit --project integration \
+    --exclude tests/runner/report-pytest.test.ts --exclude tests/runner/report-pytest-plugin.test.ts \
+    --exclude tests/runner/report-node-versions.test.ts \
     tests/runner/ tests/stdio tests/http tests/startup-imports tests/tool-contracts
-  PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
-    --project integration tests/runner/
   # The idle collections differ by V8 version (src/idle-collection.ts): memory after a storm, here too.
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" scripts/bench-reliability.mjs --quick --only=fuzz
 done
