@@ -4,6 +4,7 @@
 # that the npm package `node` ships, installed with the Inspector into a cache prefix (never into package.json);
 # the server itself runs on the machine's `node`, as users run it.
 # COACHGATE_SERVER_CMD overrides the server command (debugging only); `--root <dir>` is appended to it.
+#   .ci/inspector-check.sh install   only install the Inspector and its Node
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +47,8 @@ if installed_versions_match; then
 else
   install_inspector
 fi
+# `install` only installs (CI does it while the build runs: the download waits on the network).
+[[ "${1:-}" == install ]] && exit 0
 echo "inspector: Inspector $("$NODE22" "$INSPECTOR" --version) on Node $("$NODE22" --version); server on Node $(node --version): ${SERVER_CMD[*]}"
 if [[ -z "${COACHGATE_SERVER_CMD:-}" && ! -f bundle/cli.js ]]; then
   fail "bundle/cli.js is missing: run 'npm ci && npm run build' first"

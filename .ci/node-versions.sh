@@ -23,19 +23,46 @@ install_release() {
 for version in "${RELEASES[@]}"; do install_release "$version"; done
 [[ "${1:-}" == install ]] && { echo "node-versions: installed Node ${RELEASES[*]}"; exit 0; }
 
+# PATH first, so every `node` the tests and the server start is this release too.
+on_release() {
+  local node_bin
+  node_bin="$(node_bin "$1")"
+  shift
+  PATH="$(dirname "$node_bin"):$PATH" "$node_bin" "$@"
+}
+
+# Only what depends on the server's Node runs again, both projects in one vitest run: the runners'
+# report readers (node --test reporters differ by release), the stdio and HTTP transports, start-up
+# imports and the process-tree clean-up. Left to the main run: the real pytest runs (pytest's output
+# does not depend on the server's Node; the readers of its reports run again on literal samples) and
+# the node --test runs on every release, which run each release by its own binary whatever Node runs
+# vitest. The releases run side by side, two workers each (the four of the main run), so one's last
+# slow file does not hold the cores idle; each output is printed whole once both have ended.
+logs="$(mktemp -d)"
+pids=()
 for version in "${RELEASES[@]}"; do
-  node_bin="$(node_bin "$version")"
-  echo "node-versions: the Node-dependent tests on Node $("$node_bin" --version)"
-  # PATH first, so every `node` the tests and the server start is this release too. Only what depends
-  # on the server's Node runs again: the runners' report readers (node --test reporters differ by
-  # release), the stdio and HTTP transports, start-up imports and the process-tree clean-up. The
-  # output-memory bound is checked by the main run; its RSS reading swings with each Node's GC.
-  PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
-    --project unit --testNamePattern '^(?!.*keeps memory bounded)' \
-    tests/runner/ tests/stdio tests/http tests/startup-imports tests/tool-contracts
-  PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run \
-    --project integration tests/runner/
-  # The idle collections differ by V8 version (src/server/idle-collection.ts): memory after a storm, here too.
-  PATH="$(dirname "$node_bin"):$PATH" "$node_bin" scripts/bench-reliability.mjs --quick --only=fuzz
+  on_release "$version" node_modules/vitest/vitest.mjs run --maxWorkers=2 \
+    --project unit --project integration \
+    --exclude tests/runner/report-pytest.test.ts --exclude tests/runner/report-pytest-plugin.test.ts \
+    --exclude tests/runner/report-node-versions.test.ts \
+    tests/runner/ tests/stdio tests/http tests/startup-imports tests/tool-contracts \
+    >"$logs/$version.log" 2>&1 &
+  pids+=("$!")
+done
+failed=()
+for i in "${!RELEASES[@]}"; do
+  echo "node-versions: the Node-dependent tests on Node ${RELEASES[$i]}"
+  wait "${pids[$i]}" || failed+=("${RELEASES[$i]}")
+  cat "$logs/${RELEASES[$i]}.log"
+done
+rm -rf "$logs"
+if ((${#failed[@]})); then
+  echo "node-versions: the Node-dependent tests failed on Node ${failed[*]}" >&2
+  exit 1
+fi
+# The idle collections differ by V8 version (src/server/idle-collection.ts): memory after a storm, here too,
+# one release at a time (the figure is the server's RSS once it settles).
+for version in "${RELEASES[@]}"; do
+  on_release "$version" scripts/bench-reliability.mjs --quick --only=fuzz
 done
 echo "node-versions: passed on Node ${RELEASES[*]}"

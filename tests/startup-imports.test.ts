@@ -46,15 +46,11 @@ export async function load(url, context, next) {
 const HEAVY = /node_modules\/(typescript|execa|hono|@hono)\//;
 
 describe('start-up loads no heavy module before tools/list', () => {
-  it.each(['dist', 'bundle'])(
-    '%s/cli.js',
-    async (directory) => {
-      const entry = fileURLToPath(new URL(`../${directory}/cli.js`, import.meta.url));
-      const loaded = await modulesLoadedUntilToolsList(entry);
-      expect(loaded.some((url) => url.endsWith(`${directory}/cli.js`))).toBe(true);
-      expect(loaded.filter((url) => HEAVY.test(url))).toEqual([]);
-      if (directory === 'bundle') expect(loaded.length).toBeLessThan(40);
-    },
-    30_000,
-  );
+  it.each(['dist', 'bundle'])('%s/cli.js', async (directory) => {
+    const entry = fileURLToPath(new URL(`../${directory}/cli.js`, import.meta.url));
+    const loaded = await modulesLoadedUntilToolsList(entry);
+    expect(loaded.some((url) => url.endsWith(`${directory}/cli.js`))).toBe(true);
+    expect(loaded.filter((url) => HEAVY.test(url))).toEqual([]);
+    if (directory === 'bundle') expect(loaded.length).toBeLessThan(40);
+  });
 });

@@ -28,16 +28,19 @@ function startServer(root: string) {
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let closed = false; // exited, and its output read to the end
+  child.on('close', () => (closed = true));
   const send = (message: unknown) =>
     child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
-  const answer = async (id: number | string, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
+  // Waits as long as the server lives (the test's timeout bounds it): a deadline of its own would
+  // fail a slow answer on a busy machine.
+  const answer = async (id: number | string) => {
+    for (;;) {
       const found = answers.find((message) => message.id === id);
       if (found) return found;
+      if (closed) throw new Error(`no answer to ${id}: the server exited; stderr: ${stderr}`);
       await sleep(20);
     }
-    throw new Error(`no answer to ${id}; stderr: ${stderr}`);
   };
   send({
     jsonrpc: '2.0',
@@ -55,12 +58,10 @@ function startServer(root: string) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Until the test run has started `count` processes: a run that never does fails at the test's timeout. */
 async function waitForStarts(file: string, count: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (existsSync(file) && readFileSync(file, 'utf8').trim().split(/\s+/).length >= count) return;
+  while (!existsSync(file) || readFileSync(file, 'utf8').trim().split(/\s+/).length < count)
     await sleep(20);
-  }
-  throw new Error(`the test run never started ${count} processes (${file})`);
 }
 
 /**
