@@ -60,8 +60,8 @@ if ((${#failed[@]})); then
   echo "node-versions: the Node-dependent tests failed on Node ${failed[*]}" >&2
   exit 1
 fi
-# The idle collections differ by V8 version (src/server/idle-collection.ts): memory after a storm, here too,
-# one release at a time (the figure is the server's RSS once it settles).
+# The idle collections differ by V8 version (src/server/idle-collection.ts): memory after a storm,
+# here too, one release at a time (the figure is the server's RSS once it settles).
 for version in "${RELEASES[@]}"; do
   on_release "$version" scripts/bench-reliability.mjs --quick --only=fuzz
 done
