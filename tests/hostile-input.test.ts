@@ -38,7 +38,6 @@ describe('files are read only when regular and small enough', () => {
       execFileSync('mkfifo', [path.join(project, 'setup.cfg')]);
       expect(await detectTestCommand(project, defaultConfig())).toMatchObject({ runner: 'pytest' });
     },
-    10_000,
   );
 
   it('refuses a device and a file over the limit without reading it', async () => {
