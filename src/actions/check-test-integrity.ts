@@ -4,7 +4,7 @@ import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import {
   explainWithTrustedRun,
   findIntegrityIssues,
-  settledByRunning,
+  unexplainedRegressions,
   type ExplainedFinding,
   type FileVersions,
   type IntegrityFinding,
@@ -99,7 +99,7 @@ export async function checkTestIntegrity(
   // A task is judged against its pinned base; a moved base is reported, not followed.
   const scope = await openTask(worktree, taskId, baseRef);
   const report = await integrityAgainstBase(worktree, scope.base.commit, taskId);
-  const judged = await trustedRuns(scope, report.findings, options);
+  const judged = await trustedRuns(scope, options);
   if (judged.state === 'not_run') {
     return {
       ...report,
@@ -110,11 +110,11 @@ export async function checkTestIntegrity(
   }
   const { evaluation, run_id, acknowledged, candidate_tests } = judged;
   // As the approval guard applies them: the trusted run confirms a finding or explains it away.
-  const findings = explainWithTrustedRun(report.findings, {
-    regressions: evaluation.regressions,
-    acknowledged,
-    candidate_tests,
-  });
+  const evidence = { regressions: evaluation.regressions, acknowledged, candidate_tests };
+  const findings = [
+    ...explainWithTrustedRun(report.findings, evidence),
+    ...unexplainedRegressions(report.findings, evidence),
+  ];
   const mustFix = findings.filter((finding) => finding.severity === 'must_fix').length;
   return {
     ...report,
@@ -152,12 +152,11 @@ type TrustedRuns =
     };
 
 /**
- * The trusted runs of the tree as it is now: an approval attempt's, else (when asked and something
- * is left for running to settle) made now from the latest candidate run of this tree.
+ * The trusted runs of the tree as it is now: an approval attempt's, else (unless dynamic: false) made
+ * now from the latest candidate run of this tree, which record_verdict's evaluation then finds made.
  */
 async function trustedRuns(
   scope: TaskScope,
-  findings: IntegrityFinding[],
   options: IntegrityOptions,
 ): Promise<TrustedRuns> {
   const { worktree, taskId } = scope;
@@ -178,8 +177,6 @@ async function trustedRuns(
     };
   }
   if (options.dynamic === false) return { state: 'not_run', why: 'dynamic: false was asked' };
-  if (!findings.some(settledByRunning))
-    return { state: 'not_run', why: 'no finding is one the trusted runs settle, so none were made' };
   if (run.value.tree_hash !== tree)
     return {
       state: 'not_run',

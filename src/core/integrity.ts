@@ -75,7 +75,8 @@ export type IntegrityFindingKind =
   | 'tests_count_dropped'
   | 'test_data_changed'
   | 'hidden_from_git'
-  | 'runner_detection';
+  | 'runner_detection'
+  | 'base_test_fails';
 
 export interface IntegrityFinding {
   kind: IntegrityFindingKind;
@@ -125,11 +126,6 @@ const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set([
   'test_config_changed',
   'tests_count_dropped',
 ]);
-
-/** Whether the trusted runs can settle this finding, either way. */
-export function settledByRunning(finding: IntegrityFinding): boolean {
-  return SETTLED_BY_TRUSTED_RUN.has(finding.kind);
-}
 
 /**
  * With the trusted runs made, a static finding blocks only where running confirms harm: the base's tests
@@ -204,6 +200,38 @@ export function explainWithTrustedRun(
     }
     return finding;
   });
+}
+
+/**
+ * The trusted run's harm no finding was confirmed by: a base test that passed at the base and fails (or
+ * no longer runs) against the Player's code, as the approval guard will refuse it. What a run of this
+ * tree says before the approval, so the Coach sees it with the findings.
+ */
+export function unexplainedRegressions(
+  findings: IntegrityFinding[],
+  evidence: Pick<TrustedRunEvidence, 'regressions' | 'acknowledged'>,
+): IntegrityFinding[] {
+  const settled = findings.filter((finding) => SETTLED_BY_TRUSTED_RUN.has(finding.kind));
+  return evidence.regressions
+    .filter(
+      (regression) =>
+        (regression.outcome === 'missing' ||
+          !acknowledges(evidence.acknowledged, regression.test)) &&
+        !settled.some((finding) => concerns(finding, regression.test)),
+    )
+    .map((regression) => ({
+      kind: 'base_test_fails',
+      severity: 'must_fix',
+      file: fileOfTestId(regression.test),
+      test: regression.test,
+      detail: `base test \`${regression.test}\` passed at the base and ${regression.outcome === 'missing' ? 'did not run' : regression.outcome} in the trusted run (the base's tests and config on this code)`,
+    }));
+}
+
+/** `tests/t.py::test_x` → `tests/t.py`; a TAP id names no file: `.`. */
+function fileOfTestId(id: string): string {
+  const head = id.split(/::| > /)[0] ?? '';
+  return /[/.]/.test(head) && !head.includes(' ') ? head : '.';
 }
 
 /**

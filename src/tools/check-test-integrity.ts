@@ -17,13 +17,14 @@ const findingKind = z.enum([
   'test_data_changed',
   'hidden_from_git',
   'runner_detection',
+  'base_test_fails',
 ]);
 
 export const checkTestIntegrityTool = defineTool({
   name: 'check_test_integrity',
   title: 'Check test integrity',
   description:
-    'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected, product code that detects the test runner. must_fix findings block approval in record_verdict. Once an approval attempt has made the trusted runs for the current tree, each finding about base tests or config says whether they confirmed it (must_fix) or explained it away (info), as the approval guard weighs it.',
+    'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected, product code that detects the test runner. must_fix findings block approval in record_verdict. With task_id, the findings are judged by the trusted runs as the approval guard will judge them (an approval attempt's for this tree, or made now from the latest run_independent_tests run): a base test that was renamed, moved, wrapped or parametrized and still passes under its new name is info; one that no longer runs in any form, or fails against this code, stays must_fix; a base test failing against this code is reported even where no static finding names it.',
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput
@@ -40,7 +41,7 @@ export const checkTestIntegrityTool = defineTool({
       .boolean()
       .default(true)
       .describe(
-        "With task_id: judge the findings by the trusted runs (base tests and config on this code, as record_verdict will), starting them from the task's latest run of this tree when no approval attempt made them; they cost about one run of the suite each and are skipped when no finding needs them. false: static findings only.",
+        "With task_id: judge the findings by the trusted runs (base tests and config on this code, as record_verdict will), starting them from the task's latest run of this tree when no approval attempt made them; it costs what an approval's evaluation costs (the baseline is cached). false: static findings only.",
       ),
   }),
   output: z.object({
@@ -118,7 +119,7 @@ export const checkTestIntegrityTool = defineTool({
         detail: z.string(),
       })
       .describe(
-        'from_approval: the trusted runs of an approval attempt on this tree; evaluated: made by this call; not_run: static findings only, detail says why (no task_id, no run of this tree yet, dynamic: false, nothing to settle, or the runs could not be made).',
+        'from_approval: the trusted runs of an approval attempt on this tree; evaluated: made by this call; not_run: static findings only, detail says why (no task_id, no run of this tree yet, dynamic: false, or the runs could not be made).',
       ),
   }),
   annotations: {
