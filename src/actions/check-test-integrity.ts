@@ -155,10 +155,7 @@ type TrustedRuns =
  * The trusted runs of the tree as it is now: an approval attempt's, else (unless dynamic: false) made
  * now from the latest candidate run of this tree, which record_verdict's evaluation then finds made.
  */
-async function trustedRuns(
-  scope: TaskScope,
-  options: IntegrityOptions,
-): Promise<TrustedRuns> {
+async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise<TrustedRuns> {
   const { worktree, taskId } = scope;
   const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
   if (run.state !== 'ok')

@@ -307,22 +307,22 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
   const { compared, deleted } = pairTestFiles(input.files, input.facts);
   const findings = withSuccessors(
     [
-    ...deleted.map((file) => testFileDeleted(file, input.facts.get(file)?.base)),
-    ...compared.flatMap((unit) => compareTestFacts(unit, input.first_party_modules)),
-    ...[...(input.config_settings ?? [])].flatMap(([file, settings]) =>
-      compareConfigSettings(file, settings),
-    ),
-    ...taskFileModified(input.files, input.task_file),
-    ...testsCountDropped(input.tests_at_base, input.tests_now),
-    ...runnerDetectionFindings(input.product_code ?? []),
-    ...testDataFindings(input.files),
-    ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
-      kind: 'hidden_from_git',
-      severity: 'must_fix',
-      file,
-      detail:
-        "git ignores this file but the test runner loads it, so it shapes the Player's own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed",
-    })),
+      ...deleted.map((file) => testFileDeleted(file, input.facts.get(file)?.base)),
+      ...compared.flatMap((unit) => compareTestFacts(unit, input.first_party_modules)),
+      ...[...(input.config_settings ?? [])].flatMap(([file, settings]) =>
+        compareConfigSettings(file, settings),
+      ),
+      ...taskFileModified(input.files, input.task_file),
+      ...testsCountDropped(input.tests_at_base, input.tests_now),
+      ...runnerDetectionFindings(input.product_code ?? []),
+      ...testDataFindings(input.files),
+      ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
+        kind: 'hidden_from_git',
+        severity: 'must_fix',
+        file,
+        detail:
+          "git ignores this file but the test runner loads it, so it shapes the Player's own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed",
+      })),
     ],
     compared,
     deleted,

@@ -63,8 +63,7 @@ export function matchSuccessors(
   );
   pass(
     (base, candidate) =>
-      candidate.test.parametrized &&
-      (candidate.file === base.file || deletedFiles.has(base.file))
+      candidate.test.parametrized && (candidate.file === base.file || deletedFiles.has(base.file))
         ? 'parametrized'
         : undefined,
     true,

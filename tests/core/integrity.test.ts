@@ -1029,9 +1029,9 @@ describe('explainWithTrustedRun', () => {
   });
 
   it('keeps a moved test must_fix when it fails or does not run under its new id', () => {
-    expect(judge([{ id: 'tests/test_sums.py::TestSums::test_total', status: 'failed' }])[0]).toEqual(
-      ['must_fix', 'not_replaced'],
-    );
+    expect(
+      judge([{ id: 'tests/test_sums.py::TestSums::test_total', status: 'failed' }])[0],
+    ).toEqual(['must_fix', 'not_replaced']);
     expect(judge([])[0]).toEqual(['must_fix', 'not_replaced']);
   });
 
