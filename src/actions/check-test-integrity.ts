@@ -4,10 +4,13 @@ import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import {
   explainWithTrustedRun,
   findIntegrityIssues,
+  unexplainedRegressions,
   type ExplainedFinding,
   type FileVersions,
   type IntegrityFinding,
 } from '../core/integrity.js';
+import type { RunRecord } from '../core/run-record.js';
+import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { plantedEnvironment } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
@@ -19,7 +22,7 @@ import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { latestRun } from '../records/runs.js';
-import { openRepository, openTask, type BaseMoved } from './task-scope.js';
+import { openRepository, openTask, type BaseMoved, type TaskScope } from './task-scope.js';
 import { readRegularFile } from '../repo/read-text.js';
 
 export interface IntegrityReport {
@@ -35,8 +38,19 @@ export interface IntegrityReport {
 /** What check_test_integrity reports: findings as the approval guard would weigh them right now. */
 export interface IntegrityCheck extends Omit<IntegrityReport, 'findings'> {
   findings: ExplainedFinding[];
-  /** The approval's trusted runs the findings were judged by, when they describe the current tree. */
+  /** The trusted runs the findings were judged by, when they describe the current tree. */
   trusted_evaluation?: TrustedEvaluationSummary | null;
+  /** Where the dynamic verdict came from, or why the findings are static only. */
+  dynamic_verdict: DynamicVerdict;
+}
+
+export interface DynamicVerdict {
+  /**
+   * `from_approval`: an approval attempt's trusted runs of this tree; `evaluated`: run by this check;
+   * `not_run`: the findings are static only, `detail` says why.
+   */
+  state: 'from_approval' | 'evaluated' | 'not_run';
+  detail: string;
 }
 
 export interface TrustedEvaluationSummary {
@@ -47,57 +61,149 @@ export interface TrustedEvaluationSummary {
   diverging_new_tests: string[];
 }
 
+export interface IntegrityOptions {
+  /** Run the trusted evaluation when no approval attempt made one for this tree (default true). */
+  dynamic?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (elapsedMs: number, testsSeen: number) => void;
+}
+
+const STATIC_ONLY = 'static findings only';
+
 /**
  * Compares the working tree (committed, staged, unstaged and untracked) with the base commit and reports the
- * ways a Player makes tests pass without making the code work.
+ * ways a Player makes tests pass without making the code work. With a task, the findings the runs can
+ * settle are judged by the trusted runs, as the approval guard will judge them: an approval attempt's
+ * runs of this tree, or runs started here from the latest candidate run.
  */
 export async function checkTestIntegrity(
   worktree: string,
   taskId: string | undefined,
   baseRef?: string,
+  options: IntegrityOptions = {},
 ): Promise<IntegrityCheck> {
-  if (taskId === undefined)
-    return integrityAgainstBase(
+  if (taskId === undefined) {
+    const report = await integrityAgainstBase(
       worktree,
       (await openRepository(worktree, baseRef)).base.commit,
       undefined,
     );
+    return {
+      ...report,
+      dynamic_verdict: {
+        state: 'not_run',
+        detail: `${STATIC_ONLY}: the trusted runs need task_id (they start from the task's latest run_independent_tests run)`,
+      },
+    };
+  }
   // A task is judged against its pinned base; a moved base is reported, not followed.
   const scope = await openTask(worktree, taskId, baseRef);
   const report = await integrityAgainstBase(worktree, scope.base.commit, taskId);
-  const stored = await currentEvaluation(worktree, taskId);
-  if (!stored?.evaluation.trusted)
-    return { ...report, base_moved: scope.base_moved, trusted_evaluation: null };
+  const judged = await trustedRuns(scope, options);
+  if (judged.state === 'not_run') {
+    return {
+      ...report,
+      base_moved: scope.base_moved,
+      trusted_evaluation: null,
+      dynamic_verdict: { state: 'not_run', detail: `${STATIC_ONLY}: ${judged.why}` },
+    };
+  }
+  const { evaluation, run_id, acknowledged, candidate_tests } = judged;
   // As the approval guard applies them: the trusted run confirms a finding or explains it away.
-  const acknowledged = stored.acknowledged_changes.map((change) => change.test);
-  const findings = explainWithTrustedRun(report.findings, {
-    regressions: stored.evaluation.regressions,
-    acknowledged,
-  });
+  const evidence = { regressions: evaluation.regressions, acknowledged, candidate_tests };
+  const findings = [
+    ...explainWithTrustedRun(report.findings, evidence),
+    ...unexplainedRegressions(report.findings, evidence),
+  ];
+  const mustFix = findings.filter((finding) => finding.severity === 'must_fix').length;
   return {
     ...report,
     findings,
-    must_fix: findings.filter((finding) => finding.severity === 'must_fix').length,
+    must_fix: mustFix,
     base_moved: scope.base_moved,
     trusted_evaluation: {
-      run_id: stored.run_id,
-      regressions: stored.evaluation.regressions.map((item) => `${item.test} (${item.outcome})`),
+      run_id,
+      regressions: evaluation.regressions.map((item) => `${item.test} (${item.outcome})`),
       acknowledged,
-      left_out: stored.evaluation.left_out.map((item) => `${item.file} (${item.change})`),
-      diverging_new_tests: stored.evaluation.diverging_new_tests.map(
+      left_out: evaluation.left_out.map((item) => `${item.file} (${item.change})`),
+      diverging_new_tests: evaluation.diverging_new_tests.map(
         (item) =>
           `${item.test} (${item.trusted_outcome}; left out: ${item.responsible.join(', ')})`,
       ),
     },
+    dynamic_verdict: {
+      state: judged.state,
+      detail:
+        judged.state === 'from_approval'
+          ? `judged by the trusted runs an approval attempt made of run ${run_id}, which describes this tree`
+          : `judged by trusted runs made now from run ${run_id} (base tests and config on this code; the Player's tests in their own run): ${report.must_fix} static must_fix, ${mustFix} after running`,
+    },
   };
 }
 
-/** The trusted evaluation of the latest run, if an approval attempt made one for the tree as it is now. */
-async function currentEvaluation(worktree: string, taskId: string) {
-  const run = await latestRun(worktree, taskId);
-  if (run.state !== 'ok') return undefined;
+type TrustedRuns =
+  | { state: 'not_run'; why: string }
+  | {
+      state: 'from_approval' | 'evaluated';
+      run_id: string;
+      evaluation: Evaluation;
+      acknowledged: string[];
+      candidate_tests: RunRecord['tests'];
+    };
+
+/**
+ * The trusted runs of the tree as it is now: an approval attempt's, else (unless dynamic: false) made
+ * now from the latest candidate run of this tree, which record_verdict's evaluation then finds made.
+ */
+async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise<TrustedRuns> {
+  const { worktree, taskId } = scope;
+  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
+  if (run.state !== 'ok')
+    return {
+      state: 'not_run',
+      why: `${taskId} has no ${run.state === 'corrupt' ? 'readable ' : ''}test run yet: call run_independent_tests, then check again`,
+    };
   const stored = await readEvaluation(worktree, taskId, run.value.run_id);
-  return stored && stored.tree_hash === (await treeFingerprint(worktree)) ? stored : undefined;
+  if (stored?.evaluation.trusted && stored.tree_hash === tree) {
+    return {
+      state: 'from_approval',
+      run_id: stored.run_id,
+      evaluation: stored.evaluation,
+      acknowledged: stored.acknowledged_changes.map((change) => change.test),
+      candidate_tests: run.value.tests,
+    };
+  }
+  if (options.dynamic === false) return { state: 'not_run', why: 'dynamic: false was asked' };
+  if (run.value.tree_hash !== tree)
+    return {
+      state: 'not_run',
+      why: `the latest run (${run.value.run_id}) describes an older tree: call run_independent_tests, then check again`,
+    };
+  const evaluation = await evaluateCandidate({
+    worktree,
+    taskId,
+    baseCommit: scope.base.commit,
+    config: scope.config,
+    candidateTests: run.value.tests,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  }).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  if (typeof evaluation === 'string')
+    return { state: 'not_run', why: `the trusted runs could not be made (${evaluation})` };
+  if (!evaluation.trusted) {
+    const planted = evaluation.planted.map((item) => `${item.file}: ${item.problem}`);
+    return {
+      state: 'not_run',
+      why: `the trusted runs did not start: the borrowed environment was tampered with (${planted.join('; ')})`,
+    };
+  }
+  return {
+    state: 'evaluated',
+    run_id: run.value.run_id,
+    evaluation,
+    acknowledged: [],
+    candidate_tests: run.value.tests,
+  };
 }
 
 /** The integrity check for a repository already opened at a known base commit. */

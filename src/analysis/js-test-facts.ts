@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type TS from 'typescript';
 import type { TestCase, TestFileFacts } from '../core/integrity.js';
 import { typescript } from './typescript-parser.js';
@@ -91,7 +92,13 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
     const contexts = [...scope.contexts, ...(callback ? contextParameters(callback) : [])];
     let inner: Scope;
     if (role === 'test') {
-      const test: TestCase = { name: owner, line: lineOf(call), assertions: 0 };
+      const test: TestCase = {
+        name: owner,
+        line: lineOf(call),
+        assertions: 0,
+        ...(callback ? { body: bodyFingerprint(callback, source) } : {}),
+        ...(calleeChain(call.expression).includes('each') ? { parametrized: true } : {}),
+      };
       facts.tests.push(test);
       inner = { suites: scope.suites, owner, test, contexts };
     } else {
@@ -210,6 +217,15 @@ function titleOf(call: TS.CallExpression): string {
 
 function isFunction(node: TS.Node): node is TS.ArrowFunction | TS.FunctionExpression {
   return ts.isArrowFunction(node) || ts.isFunctionExpression(node);
+}
+
+/** The callback's body without whitespace: a renamed or re-indented (wrapped) test keeps it. */
+function bodyFingerprint(
+  callback: TS.ArrowFunction | TS.FunctionExpression,
+  source: TS.SourceFile,
+): string {
+  const text = callback.body.getText(source).replace(/\s+/g, '');
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 function contextParameters(callback: TS.ArrowFunction | TS.FunctionExpression): string[] {

@@ -4,7 +4,7 @@
  * python3 works, whatever the project's own environment.
  */
 export const PYTHON_TEST_FACTS_SCRIPT = String.raw`
-import ast, json, sys, warnings
+import ast, hashlib, json, sys, warnings
 
 warnings.simplefilter("ignore")
 
@@ -73,6 +73,21 @@ def count_assertions(function):
     return count
 
 
+def body_fingerprint(function):
+    # ast.dump leaves out names of the function itself, line numbers and indentation: a renamed or
+    # re-indented (wrapped in a class) test keeps its fingerprint.
+    module = ast.Module(body=function.body, type_ignores=[])
+    return hashlib.sha256(ast.dump(module).encode("utf-8")).hexdigest()[:16]
+
+
+def is_parametrized(function):
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if (dotted(target) or "").endswith("parametrize"):
+            return True
+    return False
+
+
 class Facts(ast.NodeVisitor):
     def __init__(self):
         self.tests, self.skips, self.module_stubs = [], [], []
@@ -104,7 +119,11 @@ class Facts(ast.NodeVisitor):
         outer_owner, outer_depth = self.owner, self.depth
         if node.name.startswith("test") and self.depth <= 1:
             name = node.name if self.depth == 0 else self.owner + "." + node.name
-            self.tests.append({"name": name, "line": node.lineno, "assertions": count_assertions(node)})
+            test = {"name": name, "line": node.lineno, "assertions": count_assertions(node)}
+            test["body"] = body_fingerprint(node)
+            if is_parametrized(node):
+                test["parametrized"] = True
+            self.tests.append(test)
             self.owner = name
         self.depth += 2  # nothing nested in a function is collected as a test
         self.visit_decorators(node)

@@ -99,6 +99,7 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
     ? explainWithTrustedRun(facts.integrity, {
         regressions: facts.evaluation.regressions,
         acknowledged: facts.acknowledged_changes.map((change) => change.test),
+        candidate_tests: facts.run.state === 'ok' ? facts.run.value.tests : [],
       })
     : facts.integrity;
   for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {

@@ -3,6 +3,12 @@ import { findTestId } from './requirements.js';
 import { testDataFindings } from './test-data.js';
 import { isTestFile } from './test-paths.js';
 import { runnerDetectionFindings } from './runner-detection.js';
+import {
+  matchSuccessors,
+  successorOutcome,
+  type LocatedTest,
+  type TestSuccessor,
+} from './test-successors.js';
 
 /** One changed path: its content at the base commit and now. `undefined` = absent on that side. */
 export interface FileVersions {
@@ -17,6 +23,10 @@ export interface TestCase {
   name: string;
   line: number;
   assertions: number;
+  /** A fingerprint of the body alone (not the name, indentation or place): a rename keeps it. */
+  body?: string;
+  /** Declared with a parameter table (`pytest.mark.parametrize`, `it.each`): one test, many cases. */
+  parametrized?: boolean;
 }
 
 /** A skip/focus marker; `test` names the test (or class/suite) it decorates or sits in, when there is one. */
@@ -65,7 +75,8 @@ export type IntegrityFindingKind =
   | 'tests_count_dropped'
   | 'test_data_changed'
   | 'hidden_from_git'
-  | 'runner_detection';
+  | 'runner_detection'
+  | 'base_test_fails';
 
 export interface IntegrityFinding {
   kind: IntegrityFindingKind;
@@ -76,11 +87,18 @@ export interface IntegrityFinding {
   /** The test a finding is about, as the file's parser names it (`TestClass.test_x`, `suite > case`). */
   test?: string;
   detail: string;
+  /** For a gone base test (or a deleted file's tests): the added tests that look like them now. */
+  replaced_by?: TestSuccessor[];
+  /** The gone base tests nothing in the Player's tree looks like: deleted, unless a run says otherwise. */
+  not_replaced?: string[];
 }
 
-/** What the trusted run said about a finding: harm it confirmed (blocks) or a change it explained away. */
+/**
+ * What the runs said about a finding: harm the trusted run confirmed (blocks), a gone base test the
+ * Player's suite no longer runs in any form (blocks), or a change the runs explained away.
+ */
 export interface TrustedRunVerdict {
-  outcome: 'confirmed' | 'explained';
+  outcome: 'confirmed' | 'not_replaced' | 'explained';
   detail: string;
 }
 
@@ -90,11 +108,14 @@ export type ExplainedFinding = Omit<IntegrityFinding, 'severity'> & {
   trusted_run?: TrustedRunVerdict;
 };
 
-/** The trusted run's evidence a finding is judged by: base tests that stopped passing, minus acknowledged. */
+/** The runs' evidence a finding is judged by. */
 export interface TrustedRunEvidence {
+  /** Base tests that passed at the base and not in the trusted run (base tests on the Player's code). */
   regressions: { test: string; outcome: string }[];
   /** Test ids (or tails) the Coach acknowledged as changed by a criterion. */
   acknowledged: string[];
+  /** The latest run of this tree in the worktree: whether a moved or renamed test still runs. */
+  candidate_tests: readonly { id: string; status: string }[];
 }
 
 /** Findings about base tests and test config that the trusted run settles by running the base versions. */
@@ -109,9 +130,11 @@ const SETTLED_BY_TRUSTED_RUN: ReadonlySet<IntegrityFindingKind> = new Set([
 /**
  * With the trusted runs made, a static finding blocks only where running confirms harm: the base's tests
  * and config ran against the Player's code. A deleted, moved, renamed or rewritten base test, an edited
- * config or a lower count is confirmed (must_fix) when a base test it concerns stopped passing, and is an
- * explanation (info) when the base versions still pass. A skip or focus only affects the Player's own copy
- * (should_fix). Other findings are not settled by running and keep their severity. Findings keep file:line.
+ * config or a lower count is confirmed (must_fix) when a base test it concerns stopped passing. A gone
+ * base test must also still run in the Player's own suite, under its new name or file (renamed, moved,
+ * wrapped, parametrized), and pass there; one that no longer runs in any form stays must_fix
+ * (not_replaced) unless the Coach acknowledged it. Otherwise the finding is an explanation (info). A
+ * skip or focus only affects the Player's own copy (should_fix). Other findings keep their severity.
  */
 export function explainWithTrustedRun(
   findings: IntegrityFinding[],
@@ -136,6 +159,20 @@ export function explainWithTrustedRun(
           },
         };
       }
+      const lost = lostTests(finding, evidence);
+      if (lost.length > 0) {
+        return {
+          ...finding,
+          severity: 'must_fix',
+          trusted_run: {
+            outcome: 'not_replaced',
+            detail: `the base version still passes against this code in the trusted run, but the Player's suite no longer runs ${listed(lost)}: restore it, or acknowledge its removal (record_verdict acknowledged_changes) if a criterion retires it`,
+          },
+        };
+      }
+      const successors = (finding.replaced_by ?? []).map(
+        (item) => `\`${item.test}\` ${item.how} to \`${item.as}\` in ${item.file}`,
+      );
       return {
         ...finding,
         severity: 'info',
@@ -143,7 +180,10 @@ export function explainWithTrustedRun(
         trusted_run: {
           outcome: 'explained',
           detail:
-            "the base's tests and config ran against this code and every base test that passed at the base still passes",
+            "the base's tests and config ran against this code and every base test that passed at the base still passes" +
+            (successors.length > 0
+              ? `; in the Player's run ${listed(successors)} ${successors.length === 1 ? 'passes' : 'pass'}`
+              : ''),
         },
       };
     }
@@ -160,6 +200,57 @@ export function explainWithTrustedRun(
     }
     return finding;
   });
+}
+
+/**
+ * The trusted run's harm no finding was confirmed by: a base test that passed at the base and fails (or
+ * no longer runs) against the Player's code, as the approval guard will refuse it. What a run of this
+ * tree says before the approval, so the Coach sees it with the findings.
+ */
+export function unexplainedRegressions(
+  findings: IntegrityFinding[],
+  evidence: Pick<TrustedRunEvidence, 'regressions' | 'acknowledged'>,
+): IntegrityFinding[] {
+  const settled = findings.filter((finding) => SETTLED_BY_TRUSTED_RUN.has(finding.kind));
+  return evidence.regressions
+    .filter(
+      (regression) =>
+        (regression.outcome === 'missing' ||
+          !acknowledges(evidence.acknowledged, regression.test)) &&
+        !settled.some((finding) => concerns(finding, regression.test)),
+    )
+    .map((regression) => ({
+      kind: 'base_test_fails',
+      severity: 'must_fix',
+      file: fileOfTestId(regression.test),
+      test: regression.test,
+      detail: `base test \`${regression.test}\` passed at the base and ${regression.outcome === 'missing' ? 'did not run' : regression.outcome} in the trusted run (the base's tests and config on this code)`,
+    }));
+}
+
+/** `tests/t.py::test_x` → `tests/t.py`; a TAP id names no file: `.`. */
+function fileOfTestId(id: string): string {
+  const head = id.split(/::| > /)[0] ?? '';
+  return /[/.]/.test(head) && !head.includes(' ') ? head : '.';
+}
+
+/**
+ * The gone base tests a finding names that the Player's run does not carry on: no successor, or one
+ * that did not pass in the Player's latest run. Acknowledged ones are not lost.
+ */
+function lostTests(finding: IntegrityFinding, evidence: TrustedRunEvidence): string[] {
+  const notReplaced =
+    finding.not_replaced ??
+    (finding.kind === 'test_deleted' && !finding.replaced_by && finding.test ? [finding.test] : []);
+  const lost = notReplaced
+    .filter((test) => !acknowledges(evidence.acknowledged, test))
+    .map((test) => `\`${test}\``);
+  for (const successor of finding.replaced_by ?? []) {
+    const outcome = successorOutcome(successor, evidence.candidate_tests);
+    if (outcome !== 'passed' && !acknowledges(evidence.acknowledged, successor.test))
+      lost.push(`\`${successor.test}\` (as \`${successor.as}\` in ${successor.file}: ${outcome})`);
+  }
+  return lost;
 }
 
 /** Whether a base test's id belongs to what a finding is about: its test, its file, or the whole suite. */
@@ -214,25 +305,88 @@ const NARROWING_FLAGS = new Set([
 
 export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
   const { compared, deleted } = pairTestFiles(input.files, input.facts);
-  const findings = [
-    ...deleted.map((file) => testFileDeleted(file, input.facts.get(file)?.base)),
-    ...compared.flatMap((unit) => compareTestFacts(unit, input.first_party_modules)),
-    ...[...(input.config_settings ?? [])].flatMap(([file, settings]) =>
-      compareConfigSettings(file, settings),
-    ),
-    ...taskFileModified(input.files, input.task_file),
-    ...testsCountDropped(input.tests_at_base, input.tests_now),
-    ...runnerDetectionFindings(input.product_code ?? []),
-    ...testDataFindings(input.files),
-    ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
-      kind: 'hidden_from_git',
-      severity: 'must_fix',
-      file,
-      detail:
-        "git ignores this file but the test runner loads it, so it shapes the Player's own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed",
-    })),
-  ];
+  const findings = withSuccessors(
+    [
+      ...deleted.map((file) => testFileDeleted(file, input.facts.get(file)?.base)),
+      ...compared.flatMap((unit) => compareTestFacts(unit, input.first_party_modules)),
+      ...[...(input.config_settings ?? [])].flatMap(([file, settings]) =>
+        compareConfigSettings(file, settings),
+      ),
+      ...taskFileModified(input.files, input.task_file),
+      ...testsCountDropped(input.tests_at_base, input.tests_now),
+      ...runnerDetectionFindings(input.product_code ?? []),
+      ...testDataFindings(input.files),
+      ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
+        kind: 'hidden_from_git',
+        severity: 'must_fix',
+        file,
+        detail:
+          "git ignores this file but the test runner loads it, so it shapes the Player's own run unseen; the trusted runs leave it out. Delete it, or commit it so it can be reviewed",
+      })),
+    ],
+    compared,
+    deleted,
+    input.facts,
+  );
   return findings.sort(compareFindings);
+}
+
+/**
+ * Gone base tests with what took their place: each `test_deleted`, and each test of a deleted file,
+ * gets `replaced_by` (a successor found) or `not_replaced`. The severity stays: only runs can tell.
+ */
+function withSuccessors(
+  findings: IntegrityFinding[],
+  compared: ComparedFile[],
+  deleted: string[],
+  facts: Map<string, BaseAndNow<TestFileFacts>>,
+): IntegrityFinding[] {
+  const gone: LocatedTest[] = [];
+  const added: LocatedTest[] = [];
+  for (const unit of compared) {
+    const base = unit.base?.tests ?? [];
+    const now = unit.now?.tests ?? [];
+    gone.push(...beyond(base, now).map((test) => ({ file: unit.file, test })));
+    added.push(...beyond(now, base).map((test) => ({ file: unit.file, test })));
+  }
+  for (const file of deleted)
+    gone.push(...(facts.get(file)?.base?.tests ?? []).map((test) => ({ file, test })));
+  if (gone.length === 0) return findings;
+  const successors = matchSuccessors(gone, added, new Set(deleted));
+  const byTest = new Map<string, (TestSuccessor | undefined)[]>();
+  gone.forEach(({ file, test }, index) => {
+    const key = `${file}\0${test.name}`;
+    byTest.set(key, [...(byTest.get(key) ?? []), successors[index]]);
+  });
+  const take = (file: string, name: string) => byTest.get(`${file}\0${name}`)?.shift();
+  return findings.map((finding) => {
+    const names =
+      finding.kind === 'test_deleted' && finding.test !== undefined
+        ? [finding.test]
+        : finding.kind === 'test_file_deleted'
+          ? (facts.get(finding.file)?.base?.tests ?? []).map((test) => test.name)
+          : [];
+    if (names.length === 0) return finding;
+    const found = names.map((name) => ({ name, successor: take(finding.file, name) }));
+    const replaced = found.flatMap((item) => (item.successor ? [item.successor] : []));
+    const missing = found.filter((item) => !item.successor).map((item) => item.name);
+    return {
+      ...finding,
+      ...(replaced.length > 0 ? { replaced_by: replaced } : {}),
+      ...(missing.length > 0 ? { not_replaced: missing } : {}),
+    };
+  });
+}
+
+/** The tests of `a` beyond those of `b`, matched by name (the k-th of a name with the k-th). */
+function beyond(a: TestCase[], b: TestCase[]): TestCase[] {
+  const counts = new Map<string, number>();
+  for (const test of b) counts.set(test.name, (counts.get(test.name) ?? 0) + 1);
+  return a.filter((test) => {
+    const left = counts.get(test.name) ?? 0;
+    counts.set(test.name, left - 1);
+    return left <= 0;
+  });
 }
 
 function compareFindings(a: IntegrityFinding, b: IntegrityFinding): number {
@@ -575,11 +729,12 @@ function testsCountDropped(
 const SUMMARISED_NAMES = 5;
 
 function summarise(names: string[]): string {
-  const shown = names
-    .slice(0, SUMMARISED_NAMES)
-    .map((name) => `\`${name}\``)
-    .join(', ');
-  return names.length > SUMMARISED_NAMES
-    ? `${shown} and ${names.length - SUMMARISED_NAMES} more`
+  return listed(names.map((name) => `\`${name}\``));
+}
+
+function listed(items: string[]): string {
+  const shown = items.slice(0, SUMMARISED_NAMES).join(', ');
+  return items.length > SUMMARISED_NAMES
+    ? `${shown} and ${items.length - SUMMARISED_NAMES} more`
     : shown;
 }

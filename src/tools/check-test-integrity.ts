@@ -17,13 +17,14 @@ const findingKind = z.enum([
   'test_data_changed',
   'hidden_from_git',
   'runner_detection',
+  'base_test_fails',
 ]);
 
 export const checkTestIntegrityTool = defineTool({
   name: 'check_test_integrity',
   title: 'Check test integrity',
   description:
-    'Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected, product code that detects the test runner. must_fix findings block approval in record_verdict. Once an approval attempt has made the trusted runs for the current tree, each finding about base tests or config says whether they confirmed it (must_fix) or explained it away (info), as the approval guard weighs it.',
+    "Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected, product code that detects the test runner. must_fix findings block approval in record_verdict. With task_id, the findings are judged by the trusted runs as the approval guard will judge them (an approval attempt's for this tree, or made now from the latest run_independent_tests run): a base test that was renamed, moved, wrapped or parametrized and still passes under its new name is info; one that no longer runs in any form, or fails against this code, stays must_fix; a base test failing against this code is reported even where no static finding names it.",
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput
@@ -35,6 +36,12 @@ export const checkTestIntegrityTool = defineTool({
       .optional()
       .describe(
         'Base ref to compare with (default: --base, coachgate.base_ref, merge-base with main/master).',
+      ),
+    dynamic: z
+      .boolean()
+      .default(true)
+      .describe(
+        "With task_id: judge the findings by the trusted runs (base tests and config on this code, as record_verdict will), starting them from the task's latest run of this tree when no approval attempt made them; it costs what an approval's evaluation costs (the baseline is cached). false: static findings only.",
       ),
   }),
   output: z.object({
@@ -52,11 +59,31 @@ export const checkTestIntegrityTool = defineTool({
           .optional()
           .describe('The test the finding is about, as the parser names it.'),
         detail: z.string(),
-        trusted_run: z
-          .object({ outcome: z.enum(['confirmed', 'explained']), detail: z.string() })
+        replaced_by: z
+          .array(
+            z.object({
+              test: z.string().describe('The base test, as the parser names it.'),
+              file: z.string(),
+              as: z.string().describe('The test that looks like it now.'),
+              how: z.enum(['moved', 'renamed', 'wrapped', 'parametrized']),
+            }),
+          )
           .optional()
           .describe(
-            'What the trusted run (base tests and config on this code) said: confirmed harm blocks, explained does not.',
+            'For a gone base test or a deleted test file: the added tests that took their place (same name in a new file/class/describe, same body under a new name, or a new parametrized test).',
+          ),
+        not_replaced: z
+          .array(z.string())
+          .optional()
+          .describe('Gone base tests nothing in the current tree looks like.'),
+        trusted_run: z
+          .object({
+            outcome: z.enum(['confirmed', 'not_replaced', 'explained']),
+            detail: z.string(),
+          })
+          .optional()
+          .describe(
+            "What the runs said: confirmed (a base test it concerns fails against this code) and not_replaced (the base test passes but the Player's suite no longer runs it in any form) block; explained does not.",
           ),
       }),
     ),
@@ -84,7 +111,15 @@ export const checkTestIntegrityTool = defineTool({
       .nullable()
       .optional()
       .describe(
-        'The trusted runs of the latest approval attempt, when they describe the current tree; null when there are none (findings are then static only).',
+        'The trusted runs the findings were judged by, when they describe the current tree; null when there are none (findings are then static only, dynamic_verdict says why).',
+      ),
+    dynamic_verdict: z
+      .object({
+        state: z.enum(['from_approval', 'evaluated', 'not_run']),
+        detail: z.string(),
+      })
+      .describe(
+        'from_approval: the trusted runs of an approval attempt on this tree; evaluated: made by this call; not_run: static findings only, detail says why (no task_id, no run of this tree yet, dynamic: false, or the runs could not be made).',
       ),
   }),
   annotations: {
@@ -93,11 +128,21 @@ export const checkTestIntegrityTool = defineTool({
     idempotentHint: true,
     openWorldHint: false,
   },
-  async run({ worktree, task_id, base }, context) {
+  async run({ worktree, task_id, base, dynamic }, context) {
+    let ticks = 0;
     const report = await checkTestIntegrity(
       await context.workspace.resolveWorktree(worktree),
       task_id,
       base ?? context.baseRef,
+      {
+        dynamic,
+        signal: context.signal,
+        onProgress: (elapsedMs, testsSeen) =>
+          void context.progress(
+            ++ticks,
+            `trusted evaluation: a run at ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished`,
+          ),
+      },
     );
     const lines = report.findings
       .slice(0, 10)
@@ -110,7 +155,11 @@ export const checkTestIntegrityTool = defineTool({
       summary:
         report.findings.length === 0
           ? `No test-integrity findings against ${report.base_commit.slice(0, 12)} (${report.files_checked.length} changed test/config file(s) checked).`
-          : `${report.trusted_evaluation ? `Judged with the trusted runs of ${report.trusted_evaluation.run_id}. ` : ''}${report.base_moved ? `BASE MOVED since the task was pinned (now ${report.base_moved.resolved.slice(0, 12)}). ` : ''}${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`,
+          : `${report.trusted_evaluation ? `Judged with the trusted runs of ${report.trusted_evaluation.run_id}. ` : `${capitalised(report.dynamic_verdict.detail)}. `}${report.base_moved ? `BASE MOVED since the task was pinned (now ${report.base_moved.resolved.slice(0, 12)}). ` : ''}${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`,
     };
   },
 });
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

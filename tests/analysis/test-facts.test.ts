@@ -45,7 +45,7 @@ describe('Python test facts', () => {
       await extractTestFacts([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }])
     ).get('tests/test_mailer.py');
     expect(facts?.parser).toBe('python_ast');
-    expect(facts?.tests).toEqual([
+    expect(facts?.tests).toMatchObject([
       { name: 'test_sends', line: 12, assertions: 3 },
       { name: 'MailerTest.test_retries', line: 27, assertions: 1 },
       { name: 'test_patched', line: 30, assertions: 0 },
@@ -128,7 +128,7 @@ describe('JS/TS test facts', () => {
       'test/cart.test.mjs',
     );
     expect(facts?.parser).toBe('typescript');
-    expect(facts?.tests).toEqual([
+    expect(facts?.tests).toMatchObject([
       { name: 'cart > total > sums', line: 4, assertions: 2 },
       { name: 'cart > total > keeps %i', line: 5, assertions: 1 },
       { name: 'parent', line: 8, assertions: 1 },
@@ -192,7 +192,7 @@ describe('Go and Rust test facts (line scan)', () => {
     const facts = (await extractTestFacts([{ path: 'cart/cart_test.go', text }])).get(
       'cart/cart_test.go',
     );
-    expect(facts?.tests).toEqual([
+    expect(facts?.tests).toMatchObject([
       { name: 'TestTotal', line: 5, assertions: 2 },
       { name: 'TestEmpty', line: 15, assertions: 0 },
     ]);
@@ -223,7 +223,7 @@ describe('Go and Rust test facts (line scan)', () => {
       '}',
     );
     const facts = (await extractTestFacts([{ path: 'src/lib.rs', text }])).get('src/lib.rs');
-    expect(facts?.tests).toEqual([
+    expect(facts?.tests).toMatchObject([
       { name: 'sums', line: 7, assertions: 2 },
       { name: 'panics', line: 14, assertions: 1 },
     ]);

@@ -5,11 +5,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectIntegrityFacts, type TestFactsOptions } from '../../src/analysis/test-facts.js';
 import {
+  explainWithTrustedRun,
   findIntegrityIssues,
   type FileVersions,
   type IntegrityFinding,
   type IntegrityInput,
+  type TrustedRunEvidence,
 } from '../../src/core/integrity.js';
+import { successorOutcome } from '../../src/core/test-successors.js';
 import { isTestConfigFile, isTestFile } from '../../src/core/test-paths.js';
 
 const code = (...lines: string[]) => `${lines.join('\n')}\n`;
@@ -261,6 +264,7 @@ describe('test_deleted and test_file_deleted', () => {
         file: 'tests/test_cart.py',
         detail:
           'test file present at base was deleted (2 test(s)); its tests were: `test_total_sums_prices`, `test_total_rejects_negative`',
+        not_replaced: ['test_total_sums_prices', 'test_total_rejects_negative'],
       },
     ]);
   });
@@ -859,5 +863,196 @@ describe('findings order and path classification', () => {
     expect(
       ['tsconfig.json', 'src/config.ts', '.guardkit/tasks/T.md'].filter(isTestConfigFile),
     ).toEqual([]);
+  });
+});
+
+describe('gone base tests and what took their place', () => {
+  const successors = (findings: IntegrityFinding[]) =>
+    findings.map((finding) => ({
+      kind: finding.kind,
+      replaced_by: finding.replaced_by,
+      not_replaced: finding.not_replaced,
+    }));
+
+  it('pairs a renamed test by its body, a test wrapped in a class by its name, and a parametrized one', async () => {
+    const now = code(
+      'import pytest',
+      'from app.cart import total',
+      '',
+      'def _cart(*prices):',
+      '    return list(prices)',
+      '',
+      'class TestTotal:',
+      '    def test_total_sums_prices(self):',
+      '        assert total(_cart(1, 2)) == 3',
+      '        assert total(_cart()) == 0',
+      '',
+      '@pytest.mark.parametrize("price", [-1, -2])',
+      'def test_negative_prices_raise(price):',
+      '    with pytest.raises(ValueError):',
+      '        total(_cart(price))',
+    );
+    const findings = await check([{ path: 'tests/test_cart.py', base: PY_BASE, now }]);
+    expect(successors(findings.filter((finding) => finding.kind === 'test_deleted'))).toEqual([
+      {
+        kind: 'test_deleted',
+        replaced_by: [
+          {
+            test: 'test_total_rejects_negative',
+            file: 'tests/test_cart.py',
+            as: 'test_negative_prices_raise',
+            how: 'parametrized',
+          },
+        ],
+        not_replaced: undefined,
+      },
+      {
+        kind: 'test_deleted',
+        replaced_by: [
+          {
+            test: 'test_total_sums_prices',
+            file: 'tests/test_cart.py',
+            as: 'TestTotal.test_total_sums_prices',
+            how: 'wrapped',
+          },
+        ],
+        not_replaced: undefined,
+      },
+    ]);
+    const renamed = PY_BASE.replace('def test_total_sums_prices', 'def test_sum_of_prices');
+    const [rename] = await check([{ path: 'tests/test_cart.py', base: PY_BASE, now: renamed }]);
+    expect(rename?.replaced_by).toEqual([
+      {
+        test: 'test_total_sums_prices',
+        file: 'tests/test_cart.py',
+        as: 'test_sum_of_prices',
+        how: 'renamed',
+      },
+    ]);
+  });
+
+  it('pairs the tests of a file split in two, and keeps the one that went nowhere as not replaced', async () => {
+    const findings = await check([
+      { path: 'tests/test_cart.py', base: PY_BASE },
+      {
+        path: 'tests/test_sums.py',
+        now: PY_BASE.split('def test_total_rejects_negative')[0],
+      },
+    ]);
+    expect(successors(findings)).toEqual([
+      {
+        kind: 'test_file_deleted',
+        replaced_by: [
+          {
+            test: 'test_total_sums_prices',
+            file: 'tests/test_sums.py',
+            as: 'test_total_sums_prices',
+            how: 'moved',
+          },
+        ],
+        not_replaced: ['test_total_rejects_negative'],
+      },
+    ]);
+  });
+
+  it('pairs JS tests wrapped in a new describe, renamed, or moved to another file', async () => {
+    const now = TS_BASE.replace("describe('total', () => {", "describe('cart', () => {")
+      .replace("it('sums prices'", "it('adds up prices'")
+      .replace(/ {2}it\('rejects negative prices'[\s\S]*?\n {2}\}\);\n/, '');
+    const moved = code(
+      "import { expect, it } from 'vitest';",
+      "import { total } from '../src/cart.js';",
+      "it('rejects negative prices', () => {",
+      '  expect(() => total([-1])).toThrow();',
+      '});',
+    );
+    const findings = await check([
+      { path: 'tests/cart.test.ts', base: TS_BASE, now },
+      { path: 'tests/negative.test.ts', now: moved },
+    ]);
+    expect(findings.flatMap((finding) => finding.replaced_by ?? [])).toEqual([
+      {
+        test: 'total > rejects negative prices',
+        file: 'tests/negative.test.ts',
+        as: 'rejects negative prices',
+        how: 'moved',
+      },
+      {
+        test: 'total > sums prices',
+        file: 'tests/cart.test.ts',
+        as: 'cart > adds up prices',
+        how: 'renamed',
+      },
+    ]);
+    expect(findings.every((finding) => finding.not_replaced === undefined)).toBe(true);
+  });
+});
+
+describe('explainWithTrustedRun', () => {
+  const gone: IntegrityFinding = {
+    kind: 'test_deleted',
+    severity: 'must_fix',
+    file: 'tests/test_cart.py',
+    test: 'test_total',
+    detail: 'test `test_total` no longer exists',
+    replaced_by: [
+      { test: 'test_total', file: 'tests/test_sums.py', as: 'TestSums.test_total', how: 'moved' },
+    ],
+  };
+  const deleted: IntegrityFinding = {
+    kind: 'test_deleted',
+    severity: 'must_fix',
+    file: 'tests/test_cart.py',
+    test: 'test_negative',
+    detail: 'test `test_negative` no longer exists',
+    not_replaced: ['test_negative'],
+  };
+  const judge = (
+    candidate: { id: string; status: string }[],
+    extra: Partial<TrustedRunEvidence> = {},
+  ) =>
+    explainWithTrustedRun([gone, deleted], {
+      regressions: [],
+      acknowledged: [],
+      candidate_tests: candidate,
+      ...extra,
+    }).map((finding) => [finding.severity, finding.trusted_run?.outcome]);
+
+  it('explains a moved test that passes under its new id, and keeps a deleted one must_fix', () => {
+    const passing = [{ id: 'tests/test_sums.py::TestSums::test_total', status: 'passed' }];
+    expect(judge(passing)).toEqual([
+      ['info', 'explained'],
+      ['must_fix', 'not_replaced'],
+    ]);
+    // The Coach may retire a test a criterion makes obsolete.
+    expect(judge(passing, { acknowledged: ['test_negative'] })[1]).toEqual(['info', 'explained']);
+  });
+
+  it('keeps a moved test must_fix when it fails or does not run under its new id', () => {
+    expect(
+      judge([{ id: 'tests/test_sums.py::TestSums::test_total', status: 'failed' }])[0],
+    ).toEqual(['must_fix', 'not_replaced']);
+    expect(judge([])[0]).toEqual(['must_fix', 'not_replaced']);
+  });
+
+  it('matches parametrized cases and JS title templates to their successor', () => {
+    const successor = { file: 'tests/a.test.ts', as: 'cart > adds %i and %i' };
+    expect(
+      successorOutcome(successor, [
+        { id: 'tests/a.test.ts > cart > adds 1 and 2', status: 'passed' },
+        { id: 'tests/a.test.ts > cart > adds 2 and 3', status: 'passed' },
+      ]),
+    ).toBe('passed');
+    expect(
+      successorOutcome({ file: 'tests/t.py', as: 'test_neg' }, [
+        { id: 'tests/t.py::test_neg[-1]', status: 'passed' },
+        { id: 'tests/t.py::test_neg[-2]', status: 'failed' },
+      ]),
+    ).toBe('failed');
+    expect(
+      successorOutcome({ file: 'test/a.test.js', as: 'cart > adds' }, [
+        { id: 'cart > adds', status: 'passed' },
+      ]),
+    ).toBe('passed');
   });
 });
