@@ -48,7 +48,7 @@ export interface VerdictRequest {
 
 export interface VerdictOptions {
   signal?: AbortSignal;
-  /** Progress of the trusted runs an approval starts. */
+  /** Progress of the trusted runs an approval waits for: elapsed time, tests all runs finished. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
 }
 
@@ -379,6 +379,7 @@ async function evaluateFreshRun(
     baseCommit: scope.base.commit,
     config,
     candidateTests: run.value.tests,
+    tree,
     acknowledgedPaths,
     ...options,
   });

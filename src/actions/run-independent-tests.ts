@@ -9,6 +9,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
+import { startTreeRuns } from '../evaluation/early-runs.js';
 import { newRunId, prepareRunLog, saveRun } from '../store/runs.js';
 import { openRepository, openTask } from './task-scope.js';
 
@@ -59,6 +60,19 @@ export async function runIndependentTests(
       firstPartyModules(worktree),
       treeFingerprint(worktree),
     ]);
+    // An approval of this tree needs the trusted runs: they start now, beside this run, so
+    // record_verdict finds them done or running. Their snapshots are made before the Player's code
+    // runs, so a run that rewrites files and restores them cannot change what they test.
+    const early = store
+      ? startTreeRuns({
+          worktree,
+          taskId: request.task_id!,
+          baseCommit: repo.base.commit,
+          config: repo.config,
+          tree: treeBefore,
+        })
+      : undefined;
+    await early?.ready;
     const runId = newRunId();
     const startedAt = new Date().toISOString();
     const logPath = store
@@ -78,6 +92,9 @@ export async function runIndependentTests(
 
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
+    // Only a passing run (or one whose failures the base shares) can be approved.
+    if (treeBefore !== treeAfter || run.cancelled || !['passed', 'failed'].includes(run.status))
+      early?.stop();
     const notes = [
       ...(run.sandbox?.warning ? [run.sandbox.warning] : []),
       ...environment.notes,

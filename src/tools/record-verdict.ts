@@ -79,14 +79,15 @@ export const recordVerdictTool = defineTool({
       task_id,
       context.baseRef,
     );
-    // The trusted runs report side by side; a counter keeps the progress value increasing.
+    // A counter keeps the progress value increasing; a client that resets its request timeout on
+    // progress (resetTimeoutOnProgress, MCP_TOOL_TIMEOUT in Claude Code) waits as long as the runs last.
     let ticks = 0;
     const result = await recordVerdict(scope, request, {
       signal: context.signal,
       onProgress: (elapsedMs, testsSeen) =>
         void context.progress(
           ++ticks,
-          `trusted evaluation: a run at ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished`,
+          `trusted evaluation: waiting ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished in its runs`,
         ),
     });
     const head =
