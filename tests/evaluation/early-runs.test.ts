@@ -84,7 +84,10 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
     dataOf(await project.call('run_independent_tests', {}));
     const progress: string[] = [];
     const result = await project.client.callTool(
-      { name: 'record_verdict', arguments: { worktree: project.repo.dir, task_id: TASK, ...verdict } },
+      {
+        name: 'record_verdict',
+        arguments: { worktree: project.repo.dir, task_id: TASK, ...verdict },
+      },
       undefined,
       {
         onprogress: (notification) => progress.push(notification.message ?? ''),
