@@ -38,6 +38,8 @@ const STOP_GRACE_MS = 5_000;
 
 /** One entry per worktree and task: the latest tree's trusted runs, running or done. */
 const entries = new Map<string, Entry>();
+/** Every entry still running, including one replaced for the same tree that others still await. */
+const running = new Set<Entry>();
 
 /**
  * Starts the trusted runs of `request.tree` in the background, replacing (and stopping) the task's runs
@@ -85,7 +87,7 @@ export async function treeRuns(
 
 /** Shutdown: stops every background run and waits (briefly) for their snapshots to be removed. */
 export async function stopTreeRuns(): Promise<void> {
-  const all = [...entries.values()];
+  const all = [...running];
   entries.clear();
   for (const entry of all) entry.controller.abort(new Error('the server is stopping'));
   await Promise.race([
@@ -100,7 +102,11 @@ function keyOf(request: TreeRunsRequest): string {
 
 function start(request: TreeRunsRequest): Entry {
   const key = keyOf(request);
-  entries.get(key)?.controller.abort(new Error('a newer tree replaced it'));
+  const previous = entries.get(key);
+  // Another tree's runs judge nothing any more. Runs of the same tree made for other acknowledgements
+  // keep running for whoever awaits them: stopping them could make two such callers stop each other.
+  if (previous && previous.request.tree !== request.tree)
+    previous.controller.abort(new Error('a newer tree replaced it'));
   const controller = new AbortController();
   const seen = new Map<string, number>();
   const prepared = prepareTrustedRuns(request);
@@ -115,6 +121,11 @@ function start(request: TreeRunsRequest): Entry {
     });
   });
   const entry: Entry = { request, controller, prepared, runs, seen };
+  running.add(entry);
+  void runs.then(
+    () => running.delete(entry),
+    () => running.delete(entry),
+  );
   // Nobody may be waiting yet: a failure is kept in `runs` for them, and said on stderr meanwhile.
   runs.catch((error: unknown) => {
     if (controller.signal.aborted) return;
