@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { recordPlayerReport } from '../dist/actions/record-player-report.js';
 import { recordVerdict } from '../dist/actions/record-verdict.js';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
 import { openTask } from '../dist/actions/task-scope.js';
@@ -92,11 +93,25 @@ async function approve(dir, task) {
 }
 
 const ratio = (ms, raw) => `${(ms / raw).toFixed(2)}x`;
-console.log(`machine: ${os.availableParallelism()} cores, load average ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+console.log(
+  `machine: ${os.availableParallelism()} cores, load average ${os
+    .loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ')}`,
+);
 for (const suite of SUITES) {
   const dir = project(suite);
   try {
     const [warm, turnTask, verdictTask] = TASKS;
+    // The Player's turn 1 on each task, reported before the Coach's turn (the gates read it).
+    for (const task of TASKS) {
+      await recordPlayerReport(dir, task, 1, {
+        files_modified: ['calc.py', 'tests/test_mul.py'],
+        tests_written: ['tests/test_mul.py'],
+        tests_passed: true,
+        requirements_addressed: ['AC-001'],
+      });
+    }
     // The baseline (base tests on base code) is cached by the first approval of the base.
     await runIndependentTests(dir, { task_id: warm });
     await approve(dir, warm);
@@ -124,4 +139,9 @@ for (const suite of SUITES) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-console.log(`\nload average after: ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+console.log(
+  `\nload average after: ${os
+    .loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ')}`,
+);
