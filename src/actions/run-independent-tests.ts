@@ -29,6 +29,8 @@ export interface RunTestsOptions {
 }
 
 const DEFAULT_TIMEOUT_S = 300;
+/** As the test run reports: hosts may allow 5 s of silence. */
+const PROGRESS_INTERVAL_MS = 2_500;
 export const MAX_TIMEOUT_S = 3600;
 
 /**
@@ -72,7 +74,7 @@ export async function runIndependentTests(
           tree: treeBefore,
         })
       : undefined;
-    await early?.ready;
+    if (early) await reportingProgress(early.ready, options.onProgress);
     const runId = newRunId();
     const startedAt = new Date().toISOString();
     const logPath = store
@@ -159,4 +161,19 @@ export async function runIndependentTests(
     };
     return store ? saveRun(worktree, request.task_id!, record) : record;
   });
+}
+
+/** Progress while the trusted snapshots are made, so the call shows it is alive from its start. */
+async function reportingProgress(
+  work: Promise<void>,
+  onProgress: RunTestsOptions['onProgress'],
+): Promise<void> {
+  if (!onProgress) return work;
+  const started = Date.now();
+  const timer = setInterval(() => onProgress(Date.now() - started, 0), PROGRESS_INTERVAL_MS);
+  try {
+    await work;
+  } finally {
+    clearInterval(timer);
+  }
 }
