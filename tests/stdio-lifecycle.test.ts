@@ -96,14 +96,15 @@ describe.skipIf(process.platform !== 'linux')(
         });
         await waitForStarts(startFile, 2);
         const sleepers = () => processesWith(marker).filter((line) => line.startsWith('sleep '));
-        expect(sleepers()).toHaveLength(2);
+        // The candidate run's two, plus two for each trusted run started beside it (the baseline).
+        expect(sleepers().length).toBeGreaterThanOrEqual(2);
         if (stop === 'stdin closed') server.child.stdin.end();
         else server.child.kill(stop);
         const code = await server.exited;
         expect(code).toBe({ SIGINT: 130, SIGTERM: 143, 'stdin closed': 0 }[stop]);
         await sleep(200); // the kernel reaps the namespace's processes just after its init exits
         expect(sleepers()).toEqual([]);
-        expect(server.stderr()).toMatch(/killed 1 running test run/);
+        expect(server.stderr()).toMatch(/killed \d+ running test run/);
       });
     }
   },

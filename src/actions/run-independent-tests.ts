@@ -9,6 +9,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
+import { startTreeRuns } from '../evaluation/early-runs.js';
 import { newRunId, prepareRunLog, saveRun } from '../records/runs.js';
 import { openRepository, openTask } from './task-scope.js';
 
@@ -28,6 +29,8 @@ export interface RunTestsOptions {
 }
 
 const DEFAULT_TIMEOUT_S = 300;
+/** As the test run reports: hosts may allow 5 s of silence. */
+const PROGRESS_INTERVAL_MS = 2_500;
 export const MAX_TIMEOUT_S = 3600;
 
 /**
@@ -59,6 +62,19 @@ export async function runIndependentTests(
       firstPartyModules(worktree),
       treeFingerprint(worktree),
     ]);
+    // An approval of this tree needs the trusted runs: they start now, beside this run, so
+    // record_verdict finds them done or running. Their snapshots are made before the Player's code
+    // runs, so a run that rewrites files and restores them cannot change what they test.
+    const early = store
+      ? startTreeRuns({
+          worktree,
+          taskId: request.task_id!,
+          baseCommit: repo.base.commit,
+          config: repo.config,
+          tree: treeBefore,
+        })
+      : undefined;
+    if (early) await reportingProgress(early.ready, options.onProgress);
     const runId = newRunId();
     const startedAt = new Date().toISOString();
     const logPath = store
@@ -78,6 +94,9 @@ export async function runIndependentTests(
 
     const run = await runTests({ ...spec, cwd: worktree, logPath });
     const treeAfter = await treeFingerprint(worktree);
+    // Only a passing run (or one whose failures the base shares) can be approved.
+    if (treeBefore !== treeAfter || run.cancelled || !['passed', 'failed'].includes(run.status))
+      early?.stop();
     const notes = [
       ...(run.sandbox?.warning ? [run.sandbox.warning] : []),
       ...environment.notes,
@@ -142,4 +161,19 @@ export async function runIndependentTests(
     };
     return store ? saveRun(worktree, request.task_id!, record) : record;
   });
+}
+
+/** Progress while the trusted snapshots are made, so the call shows it is alive from its start. */
+async function reportingProgress(
+  work: Promise<void>,
+  onProgress: RunTestsOptions['onProgress'],
+): Promise<void> {
+  if (!onProgress) return work;
+  const started = Date.now();
+  const timer = setInterval(() => onProgress(Date.now() - started, 0), PROGRESS_INTERVAL_MS);
+  try {
+    await work;
+  } finally {
+    clearInterval(timer);
+  }
 }

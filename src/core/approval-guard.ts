@@ -36,6 +36,10 @@ export interface ApprovalFacts {
   acknowledged_changes: AcknowledgedChange[];
   /** Worktree files that are links into the store, which the tree fingerprint cannot vouch for. */
   links_into_store: string[];
+  /** Edits found in the worktree mirror of the server's records, described. */
+  mirror_tampering?: string[];
+  /** Set when the base ref no longer resolves to the commit the task was pinned to. */
+  base_moved?: { task_id: string; pinned: string; resolved: string } | null;
 }
 
 /** What the guard reads of one evaluation (src/evaluation): planted files, PASS_TO_PASS, collection. */
@@ -106,6 +110,17 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
     const confirmed = finding.trusted_run ? ` (${finding.trusted_run.detail})` : '';
     reasons.push(
       `test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}${confirmed}. Send feedback to undo it.`,
+    );
+  }
+  for (const tampering of facts.mirror_tampering ?? []) {
+    reasons.push(
+      `the worktree mirror was changed: ${tampering}. The server's own copy was used and the mirror restored; find out who edited it.`,
+    );
+  }
+  if (facts.base_moved) {
+    const moved = facts.base_moved;
+    reasons.push(
+      `the base moved since ${moved.task_id} was pinned (pinned ${moved.pinned}, now resolves to ${moved.resolved}): the task is evaluated against the pinned base; a person confirms a new base with \`coachgate task pin-base\`.`,
     );
   }
   return reasons;

@@ -1,3 +1,4 @@
+import { stopTreeRuns } from '../evaluation/early-runs.js';
 import { killAllRuns } from '../runner/process-tree.js';
 
 /** What ended the server; signals exit with 128 + the signal number, as shells report them. */
@@ -20,7 +21,11 @@ export function stopOnHostExit(log: (line: string) => void): (reason: StopReason
   let stopping: Promise<void> | undefined;
   const stop = (reason: StopReason) =>
     (stopping ??= (async () => {
-      const killed = await killAllRuns().catch(() => 0);
+      // Background trusted runs are stopped too, and given a moment to remove their snapshots.
+      const [killed] = await Promise.all([
+        killAllRuns().catch(() => 0),
+        stopTreeRuns().catch(() => undefined),
+      ]);
       log(
         `coachgate: stopping (${reason})${killed > 0 ? `; killed ${killed} running test run(s)` : ''}`,
       );

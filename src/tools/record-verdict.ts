@@ -12,6 +12,9 @@ import { evidenceInput } from './evidence-input.js';
 import { EvaluationSchema } from '../core/evaluation-record.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
+/** As the test runs report: hosts may allow 5 s of silence. */
+const PROGRESS_INTERVAL_MS = 2_500;
+
 export const recordVerdictTool = defineTool({
   name: 'record_verdict',
   title: "Record the Coach's verdict",
@@ -79,16 +82,23 @@ export const recordVerdictTool = defineTool({
       task_id,
       context.baseRef,
     );
-    // The trusted runs report side by side; a counter keeps the progress value increasing.
+    // Progress every PROGRESS_INTERVAL_MS for the whole call, so a client that resets its request
+    // timeout on progress (the SDK's resetTimeoutOnProgress) waits as long as the trusted runs last.
     let ticks = 0;
-    const result = await recordVerdict(scope, request, {
-      signal: context.signal,
-      onProgress: (elapsedMs, testsSeen) =>
+    let testsSeen = 0;
+    const started = Date.now();
+    const heartbeat = setInterval(
+      () =>
         void context.progress(
           ++ticks,
-          `trusted evaluation: a run at ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished`,
+          `trusted evaluation: waiting ${Math.round((Date.now() - started) / 1000)} s, ${testsSeen} tests finished in its runs`,
         ),
-    });
+      PROGRESS_INTERVAL_MS,
+    );
+    const result = await recordVerdict(scope, request, {
+      signal: context.signal,
+      onProgress: (_elapsedMs, tests) => void (testsSeen = tests),
+    }).finally(() => clearInterval(heartbeat));
     const head =
       result.status === 'approved'
         ? `APPROVED ${task_id} at turn ${request.turn}.`

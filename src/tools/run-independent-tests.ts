@@ -45,13 +45,15 @@ export const runIndependentTestsTool = defineTool({
   },
   async run({ worktree, ...request }, context) {
     const root = await context.workspace.resolveWorktree(worktree);
+    // A counter keeps the progress value increasing across the snapshots and the run.
+    let ticks = 0;
     const run = await runIndependentTests(root, request, {
       baseRef: context.baseRef,
       storeAsEvidence: context.role !== 'player',
       signal: context.signal,
       onProgress: (elapsedMs, testsSeen) =>
         void context.progress(
-          Math.round(elapsedMs / 1000),
+          ++ticks,
           `tests running for ${Math.round(elapsedMs / 1000)} s, ${testsSeen} finished so far`,
         ),
     });

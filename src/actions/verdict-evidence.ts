@@ -1,0 +1,148 @@
+import type { AcknowledgedChange, ApprovalFacts } from '../core/approval-guard.js';
+import type { EvidenceInput } from '../core/requirements.js';
+import type { RunRecord } from '../core/run-record.js';
+import type { LoadedTask } from '../repo/tasks.js';
+import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
+import { saveEvaluation } from '../evaluation/stored-evaluation.js';
+import { treeFingerprint } from '../repo/fingerprint.js';
+import { linksIntoStore } from '../repo/runner-loaded.js';
+import { describeTampering, type Tampering } from '../records/mirrored.js';
+import type { JsonFile } from '../records/files.js';
+import { latestRun } from '../records/runs.js';
+import { integrityAgainstBase } from './check-test-integrity.js';
+import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
+import type { TaskScope } from './task-scope.js';
+import { validateRequirements, type RequirementsValidation } from './validate-requirements.js';
+import { verifyQualityGates } from './verify-quality-gates.js';
+
+/** The trusted evaluation of one stored run on one tree, made before the task lock is taken. */
+export interface EvaluatedRun {
+  run_id: string;
+  tree: string;
+  result: Evaluation;
+}
+
+/** Everything a verdict is decided on, gathered in one place. */
+export interface VerdictEvidence {
+  run: JsonFile<RunRecord>;
+  report: TaskWorkResultsReport;
+  current_tree: string;
+  /** The trusted evaluation of exactly the latest run on the current tree; null otherwise. */
+  evaluation: Evaluation | null;
+  requirements: RequirementsValidation;
+  /** What the approval guard reads; absent for feedback. */
+  approval?: ApprovalFacts;
+}
+
+export interface EvidenceRequest {
+  decision: 'approve' | 'feedback';
+  evidence?: EvidenceInput[];
+  issues: ApprovalFacts['verdict_issues'];
+  acknowledged_changes: AcknowledgedChange[];
+  task: LoadedTask;
+  task_status: ApprovalFacts['task_status'];
+  evaluated: EvaluatedRun | undefined;
+  /** Changes to the worktree mirror seen before the lock repaired it. */
+  tampering: Tampering[];
+}
+
+/**
+ * The trusted evaluation of the latest stored run, when that run describes the current tree. It runs
+ * outside the task lock: it takes as long as the suite, and a Player report or another verdict must not
+ * time out waiting for it. Runs started beside the candidate run are awaited, not repeated.
+ */
+export async function evaluateLatestRun(
+  scope: TaskScope,
+  acknowledgedPaths: string[],
+  options: { signal?: AbortSignal; onProgress?: (elapsedMs: number, testsSeen: number) => void },
+): Promise<EvaluatedRun | undefined> {
+  const { worktree, taskId, config } = scope;
+  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
+  if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
+  const result = await evaluateCandidate({
+    worktree,
+    taskId,
+    baseCommit: scope.base.commit,
+    config,
+    candidateTests: run.value.tests,
+    tree,
+    acknowledgedPaths,
+    ...options,
+  });
+  return { run_id: run.value.run_id, tree, result };
+}
+
+/**
+ * Reads the stored facts under the task lock — latest run and the tree, the Player's report,
+ * requirements with the Coach's evidence, the evaluation (kept beside its run) — and, for an approval,
+ * gates, integrity, links into the store, mirror tampering and a moved base: one result for the guard.
+ */
+export async function gatherVerdictEvidence(
+  scope: TaskScope,
+  request: EvidenceRequest,
+): Promise<VerdictEvidence> {
+  const { worktree, taskId } = scope;
+  const [run, report, currentTree] = await Promise.all([
+    latestRun(worktree, taskId),
+    readTaskWorkResults(worktree, taskId),
+    treeFingerprint(worktree),
+  ]);
+  const { evaluated } = request;
+  // Only an evaluation of exactly this run and tree counts; anything else leaves it null, which the
+  // guard refuses for a fresh run.
+  const evaluation =
+    evaluated &&
+    run.state === 'ok' &&
+    run.value.run_id === evaluated.run_id &&
+    currentTree === evaluated.tree
+      ? evaluated.result
+      : null;
+  if (evaluation && run.state === 'ok') {
+    await saveEvaluation(worktree, taskId, {
+      run_id: run.value.run_id,
+      tree_hash: currentTree,
+      acknowledged_changes: request.acknowledged_changes,
+      evaluation,
+    });
+  }
+  const requirements = await validateRequirements(scope, request.evidence ?? [], {
+    run,
+    task: request.task,
+    report,
+    ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}),
+  });
+  const evidence: VerdictEvidence = {
+    run,
+    report,
+    current_tree: currentTree,
+    evaluation,
+    requirements,
+  };
+  if (request.decision !== 'approve') return evidence;
+  const [gates, integrity, links] = await Promise.all([
+    verifyQualityGates(scope, report),
+    integrityAgainstBase(worktree, scope.base.commit, taskId),
+    linksIntoStore(worktree),
+  ]);
+  evidence.approval = {
+    task_status: request.task_status,
+    run:
+      run.state === 'ok'
+        ? { state: 'ok', value: run.value }
+        : run.state === 'corrupt'
+          ? { state: 'corrupt', problem: run.problem }
+          : { state: 'missing' },
+    current_tree_hash: currentTree,
+    gates,
+    requirements,
+    verdict_issues: request.issues,
+    integrity: integrity.findings,
+    honesty: report.found && report.results ? report.honesty : null,
+    evaluation,
+    acknowledged_changes: request.acknowledged_changes,
+    links_into_store: links,
+    mirror_tampering: request.tampering.map(describeTampering),
+    base_moved: scope.base_moved ? { task_id: taskId, ...scope.base_moved } : null,
+  };
+  return evidence;
+}

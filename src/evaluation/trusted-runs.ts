@@ -1,0 +1,307 @@
+import path from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import type { Config } from '../core/config.js';
+import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
+import { listAtCommit, listWorkingFiles } from '../repo/git.js';
+import { detectTestCommand, type TestCommand } from '../runner/detect.js';
+import { projectEnvironment } from '../runner/environment.js';
+import { firstPartyModules } from '../runner/first-party.js';
+import type { TestCaseResult } from '../runner/report/types.js';
+import { runQueue } from '../runner/run-queue.js';
+import { runTests } from '../runner/test-run.js';
+import { effectivePolicy } from '../sandbox/policy.js';
+import { newRunId, runsDirectory } from '../records/runs.js';
+import { STORE_PREFIX } from '../records/mirror-paths.js';
+import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.js';
+import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
+import { trustedSelection, type TrustedSelection } from './product-code.js';
+import { baseSnapshot, failToPassSnapshot, trustedSnapshot, type Snapshot } from './snapshot.js';
+
+/** What the trusted runs are made from: the worktree as it is, the pinned base, the base's config. */
+export interface TrustedRunsRequest {
+  worktree: string;
+  taskId: string;
+  baseCommit: string;
+  config: Config;
+  /** Left-out paths the Coach acknowledged (files or directories): the trusted runs take them too. */
+  acknowledgedPaths?: string[];
+}
+
+export interface SnapshotRun {
+  status: BaselineRun['status'];
+  tests: TestCaseResult[];
+}
+
+/** The server-made runs of one tree, before they are compared with a candidate run. */
+export interface TrustedRuns {
+  planted: PlantedFile[];
+  selection: TrustedSelection;
+  /** Test files present in the worktree but not at the base. */
+  added_tests: string[];
+  /** Null when nothing ran (planted environment). */
+  command: TestCommand | null;
+  baseline?: BaselineRun & { cached: boolean };
+  trusted?: SnapshotRun;
+  /** Passing tests of the Player's tests on the base code. */
+  passing_on_base_code: string[];
+  /** The Player's added tests with the base's test infrastructure; absent when not judged apart. */
+  new_tests?: SnapshotRun;
+}
+
+/** The snapshots of one tree, made before anything runs: reading the worktree ends here. */
+export interface PreparedRuns {
+  request: TrustedRunsRequest;
+  planted: PlantedFile[];
+  selection: TrustedSelection;
+  added_tests: string[];
+  work?: {
+    command: TestCommand;
+    environment: unknown;
+    base: Snapshot;
+    /** Absent when its tree would equal the base's: the baseline stands for it. */
+    trusted?: Snapshot;
+    failToPass?: Snapshot;
+    /** Test files the fail-to-pass run is limited to; absent: all of them. */
+    failToPassFiles?: string[];
+    newTests?: { snapshot: Snapshot; files?: string[] };
+  };
+  remove(): Promise<void>;
+}
+
+export interface RunHooks {
+  signal?: AbortSignal;
+  /** Each run's progress, by the run's name. */
+  onProgress?: (run: string, elapsedMs: number, testsSeen: number) => void;
+}
+
+/** Runners whose test ids start with the test file, so an added file can be looked for in a run. */
+export const RUNNERS_WITH_FILE_IDS = new Set(['pytest', 'vitest', 'jest']);
+/**
+ * A JS file named as a test (`x.test.js`, `x.spec.ts`): helpers and fixtures under test/ are not, so
+ * their absence from a run says nothing.
+ */
+const NAMED_AS_TEST = /[._-](?:test|spec)\.[^./]+$/;
+const DEFAULT_TIMEOUT_S = 300;
+
+export function isNamedAsTest(file: string): boolean {
+  return file.endsWith('.py') || NAMED_AS_TEST.test(file);
+}
+
+/**
+ * Makes the snapshots the trusted runs need: base, trusted (base tests and config on the Player's code),
+ * fail-to-pass (the Player's tests on the base code) and new-tests. A snapshot whose tree would equal the
+ * base's is not made: the baseline is its run. Nothing is made when the borrowed environment was
+ * tampered with.
+ */
+export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<PreparedRuns> {
+  const { worktree, baseCommit, config } = request;
+  const planted = await plantedEnvironment(worktree);
+  const added = await addedTestFiles(worktree, baseCommit);
+  const selection = await trustedSelection(worktree, baseCommit, request.acknowledgedPaths);
+  const prepared: PreparedRuns = {
+    request,
+    planted,
+    selection,
+    added_tests: added,
+    remove: async () => undefined,
+  };
+  if (planted.length > 0) return prepared;
+
+  const base = await baseSnapshot(worktree, baseCommit);
+  const made: Snapshot[] = [base];
+  prepared.remove = async () => void (await Promise.all(made.map((item) => item.remove())));
+  try {
+    // The base's command; a base with no test setup at all has no base tests to protect, so the
+    // Player's command serves (fail-to-pass still needs one).
+    const command = await detectTestCommand(base.dir, config).catch(() =>
+      detectTestCommand(worktree, config),
+    );
+    const byFile = RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner);
+    const takesFiles = command.runner === 'pytest' && command.argv !== undefined;
+    const present = (file: string) =>
+      !selection.left_out.some((item) => item.file === file && item.change === 'deleted');
+    const changed = [
+      ...selection.code,
+      ...selection.acknowledged,
+      ...selection.left_out.map((item) => item.file),
+    ];
+    // What the fail-to-pass snapshot lays over the base; when every piece is a test file, the
+    // other test files are the base's and the baseline already ran them on the base code.
+    const playerTestSide = changed.filter(
+      (file) => isTestSideFile(file) && !isTestConfigFile(file) && present(file),
+    );
+    const onlyTestFiles = playerTestSide.every((file) => isTestFile(file) && isNamedAsTest(file));
+    // The Player's added tests run apart from the base's: a test module can patch the product at
+    // import time, and must not reach the run that judges the base tests.
+    const newTestFiles = selection.new_tests.filter(isNamedAsTest);
+    const make = async (snapshot: Promise<Snapshot>) => {
+      const value = await snapshot;
+      made.push(value);
+      return value;
+    };
+    const [trusted, failToPass, newTests] = await Promise.all([
+      selection.code.length + selection.acknowledged.length > 0
+        ? make(trustedSnapshot(worktree, baseCommit, selection))
+        : undefined,
+      playerTestSide.length > 0 ? make(failToPassSnapshot(worktree, baseCommit)) : undefined,
+      byFile && newTestFiles.length > 0
+        ? make(trustedSnapshot(worktree, baseCommit, selection, true))
+        : undefined,
+    ]);
+    prepared.work = {
+      command,
+      environment: await environmentFingerprint(worktree),
+      base,
+      ...(trusted ? { trusted } : {}),
+      ...(failToPass
+        ? {
+            failToPass,
+            ...(takesFiles && onlyTestFiles ? { failToPassFiles: playerTestSide } : {}),
+          }
+        : {}),
+      ...(newTests
+        ? { newTests: { snapshot: newTests, ...(takesFiles ? { files: newTestFiles } : {}) } }
+        : {}),
+    };
+    return prepared;
+  } catch (error) {
+    await prepared.remove();
+    throw error;
+  }
+}
+
+/**
+ * Runs the prepared snapshots side by side (the run queue bounds them by the machine's cores), with the
+ * baseline from the cache when it was run before, then removes the snapshots.
+ */
+export async function executeTrustedRuns(
+  prepared: PreparedRuns,
+  hooks: RunHooks = {},
+): Promise<TrustedRuns> {
+  const { request, work } = prepared;
+  const result: TrustedRuns = {
+    planted: prepared.planted,
+    selection: prepared.selection,
+    added_tests: prepared.added_tests,
+    command: null,
+    passing_on_base_code: [],
+  };
+  if (!work) return result;
+  try {
+    const { command } = work;
+    const run = (snapshot: Snapshot, name: string, files?: string[]) =>
+      runIn(snapshot, withFiles(command, files), name, request, prepared.selection, hooks);
+    const key = { baseCommit: request.baseCommit, command, environment: work.environment };
+    const cached = await readBaseline(request.worktree, key);
+    const baselineRun: Promise<BaselineRun> = cached
+      ? Promise.resolve(cached)
+      : run(work.base, 'baseline').then(async (outcome) => {
+          const value: BaselineRun = {
+            base_commit: request.baseCommit,
+            status: outcome.status,
+            tests: outcome.tests,
+          };
+          if (!outcome.timed_out && !outcome.cancelled)
+            await writeBaseline(request.worktree, key, value);
+          return value;
+        });
+    const [baseline, trusted, failToPass, newTests] = await Promise.all([
+      baselineRun,
+      work.trusted ? run(work.trusted, 'trusted') : baselineRun,
+      work.failToPass ? run(work.failToPass, 'fail-to-pass', work.failToPassFiles) : baselineRun,
+      work.newTests ? run(work.newTests.snapshot, 'new-tests', work.newTests.files) : undefined,
+    ]);
+    if (hooks.signal?.aborted)
+      throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
+    const limitedTo = work.failToPass ? work.failToPassFiles : undefined;
+    // A limited fail-to-pass run covers the Player's test files; the base's other tests ran on the
+    // base code in the baseline.
+    const onBaseCode = [
+      ...failToPass.tests,
+      ...(limitedTo
+        ? baseline.tests.filter((test) => !limitedTo.some((file) => test.id.startsWith(file)))
+        : []),
+    ];
+    return {
+      ...result,
+      command,
+      baseline: { ...baseline, cached: cached !== undefined },
+      trusted: { status: trusted.status, tests: trusted.tests },
+      passing_on_base_code: onBaseCode
+        .filter((test) => test.status === 'passed')
+        .map((test) => test.id),
+      ...(newTests ? { new_tests: { status: newTests.status, tests: newTests.tests } } : {}),
+    };
+  } finally {
+    await prepared.remove();
+  }
+}
+
+/** The command limited to `files` (pytest takes them as arguments; `./` keeps a name from being an option). */
+function withFiles(command: TestCommand, files: string[] | undefined): TestCommand {
+  if (!files || !command.argv) return command;
+  return { ...command, argv: [...command.argv, ...files.map((file) => `./${file}`)] };
+}
+
+async function runIn(
+  snapshot: Snapshot,
+  command: TestCommand,
+  name: string,
+  request: TrustedRunsRequest,
+  selection: TrustedSelection,
+  hooks: RunHooks,
+): Promise<SnapshotRun & { timed_out: boolean; cancelled: boolean }> {
+  // Each snapshot is its own directory, so the queue may run them side by side within its limit.
+  return runQueue.run(snapshot.dir, async () => {
+    if (hooks.signal?.aborted)
+      return { status: 'error', tests: [], timed_out: false, cancelled: true };
+    const environment = await projectEnvironment(snapshot.dir);
+    // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
+    // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
+    environment.env.PYTHONPATH = [
+      ...selection.python_import_roots.map((root) => path.join(snapshot.dir, root)),
+      ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
+    ].join(path.delimiter);
+    const logPath = path.join(
+      runsDirectory(request.worktree, request.taskId),
+      `${newRunId()}-${name}.log`,
+    );
+    const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
+    return runTests({
+      command,
+      environment,
+      cwd: snapshot.dir,
+      loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
+      timeoutMs: timeoutS * 1000,
+      logPath,
+      firstPartyModules: await firstPartyModules(snapshot.dir),
+      sandbox: effectivePolicy(request.config.coachgate.sandbox),
+      signal: hooks.signal,
+      onProgress: hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
+    });
+  });
+}
+
+/** Test files present in the worktree but not at the base. */
+async function addedTestFiles(worktree: string, baseCommit: string): Promise<string[]> {
+  const base = new Set(await listAtCommit(worktree, baseCommit, ['.']));
+  return (await listWorkingFiles(worktree)).filter(
+    (file) => !file.startsWith(STORE_PREFIX) && isTestFile(file) && !base.has(file),
+  );
+}
+
+/** What a cached baseline depends on besides the base and the command: the borrowed toolchain. */
+async function environmentFingerprint(worktree: string): Promise<unknown> {
+  const resolve = (file: string) => realpath(path.join(worktree, file)).catch(() => null);
+  const modified = (file: string) =>
+    stat(path.join(worktree, file)).then(
+      (info) => info.mtimeMs,
+      () => null,
+    );
+  return {
+    node: process.version,
+    python: [await resolve('.venv/bin/python'), await resolve('venv/bin/python')],
+    node_modules: await modified('node_modules/.package-lock.json'),
+    path: process.env.PATH ?? '',
+  };
+}

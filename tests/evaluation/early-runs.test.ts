@@ -1,0 +1,101 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dataOf, textOf } from '../helpers/mcp.js';
+import {
+  BROKEN_CALC,
+  DIVIDE_EVIDENCE,
+  GOOD_CALC,
+  TASK,
+  hasPytest,
+  pythonTask,
+  type PythonTask,
+} from '../helpers/python-task.js';
+
+/**
+ * The trusted runs start beside a stored candidate run of the tree, so record_verdict finds them done or
+ * running: real pytest runs through a real MCP client.
+ */
+let project: PythonTask | undefined;
+afterEach(async () => {
+  await project?.close();
+  project?.repo.remove();
+  project = undefined;
+});
+
+/** The logs the trusted runs of the task left, by run name (`<run id>-trusted.log` → trusted). */
+function runLogs(dir: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of readdirSync(path.join(dir, '.guardkit/autobuild', TASK, 'runs'))) {
+    const name = /-(baseline|trusted|fail-to-pass|new-tests)\.log$/.exec(file)?.[1];
+    if (name) counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
+}
+
+const verdict = { turn: 1, decision: 'approve', rationale: 'done', evidence: DIVIDE_EVIDENCE };
+
+describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () => {
+  it('record_verdict after run_independent_tests uses the runs the candidate run started', async () => {
+    project = await pythonTask({ 'calc.py': GOOD_CALC });
+    dataOf(await project.call('run_independent_tests', {}));
+    const result = await project.call('record_verdict', verdict);
+    const data = dataOf(result);
+    expect(data.status).toBe('approved');
+    expect(data.evaluation.regressions).toEqual([]);
+    // No second set of runs: the approval awaited the first.
+    expect(runLogs(project.repo.dir)).toEqual({
+      baseline: 1,
+      trusted: 1,
+      'fail-to-pass': 1,
+      'new-tests': 1,
+    });
+  });
+
+  it('a newer tree replaces the runs of the old one: its defect is judged, not the old evaluation', async () => {
+    project = await pythonTask({ 'calc.py': GOOD_CALC });
+    dataOf(await project.call('run_independent_tests', {}));
+    // The Player breaks add() and hides the failing base test from its own run.
+    project.repo.write('calc.py', BROKEN_CALC);
+    project.repo.write(
+      'tests/conftest.py',
+      'def pytest_collection_modifyitems(config, items):\n    items[:] = [i for i in items if i.name != "test_add"]\n',
+    );
+    expect(dataOf(await project.call('run_independent_tests', {})).status).toBe('passed');
+    const result = await project.call('record_verdict', verdict);
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toMatch(
+      /base test tests\/test_calc\.py::test_add passed at the base but failed in the trusted run/,
+    );
+  });
+
+  it('sends progress while record_verdict waits, so a client resetting its timeout on progress keeps the call alive', async () => {
+    // A base test that is slow only in the server's snapshots: the candidate run is quick, the
+    // approval waits for the trusted runs.
+    project = await pythonTask(
+      { 'calc.py': GOOD_CALC },
+      {
+        'tests/test_slow.py':
+          'import os, time\n\n\ndef test_slow():\n    if "coachgate-repo-" not in os.getcwd():\n        time.sleep(12)\n',
+      },
+    );
+    dataOf(await project.call('run_independent_tests', {}));
+    const progress: string[] = [];
+    const result = await project.client.callTool(
+      {
+        name: 'record_verdict',
+        arguments: { worktree: project.repo.dir, task_id: TASK, ...verdict },
+      },
+      undefined,
+      {
+        onprogress: (notification) => progress.push(notification.message ?? ''),
+        // Shorter than the wait: only the progress notifications keep the request alive.
+        timeout: 8_000,
+        resetTimeoutOnProgress: true,
+      },
+    );
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress[0]).toMatch(/^trusted evaluation: waiting \d+ s/);
+  });
+});
