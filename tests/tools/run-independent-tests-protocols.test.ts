@@ -358,19 +358,29 @@ describe('wrappers: coverage, tox, chains and npm lifecycle steps', () => {
 });
 
 describe('chains: npm-run-all and a runner in the middle of `lint && runner && typecheck`', () => {
-  /** eslint, vitest and tsc steps on a two-test project; `breaks` says which step fails. */
+  const steppedManifest = (test: string) =>
+    JSON.stringify({
+      name: 'demo',
+      version: '1.0.0',
+      type: 'module',
+      scripts: { test, lint: 'eslint src', unit: 'vitest run', typecheck: 'tsc --noEmit -p .' },
+    });
+
+  /** A two-test project whose test script runs eslint, vitest and tsc steps. */
   function steppedProject(test: string) {
     const repo = project({
-      'package.json': JSON.stringify({
-        name: 'demo',
-        version: '1.0.0',
-        type: 'module',
-        scripts: { test, lint: 'eslint src', unit: 'vitest run', typecheck: 'tsc --noEmit -p .' },
-      }),
+      'package.json': steppedManifest(test),
       'eslint.config.js':
         "export default [{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error' } }];\n",
       'tsconfig.json': JSON.stringify({
-        compilerOptions: { strict: true, allowJs: true, checkJs: true, noEmit: true },
+        compilerOptions: {
+          strict: true,
+          allowJs: true,
+          checkJs: true,
+          noEmit: true,
+          module: 'nodenext',
+          skipLibCheck: true,
+        },
         include: ['src'],
       }),
       'vitest.config.js': 'export default {};\n',
@@ -457,7 +467,7 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
     const serial = await run(repo);
     expect(serial).toMatchObject({ status: 'failed', counts: { total: 2, passed: 2 } });
     expect(serial.advice).toMatch(/^Fix what the `typecheck` step/);
-    repo.write('package.json', npmProject('run-p lint unit'));
+    repo.write('package.json', steppedManifest('run-p lint unit'));
     repo.write('src/sum.test.js', SUM_TEST(5));
     const parallel = await run(repo);
     expect(parallel).toMatchObject({
@@ -465,6 +475,7 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
       failure_class: 'code',
       counts: { total: 2, passed: 1, failed: 1 },
     });
+    expect(parallel.summary).toMatch(/FAIL {2}src\/sum\.test\.js > doubles/);
   }, 300_000);
 
   it('eslint src && vitest run && tsc: each failing command of the chain named', async () => {
