@@ -29,10 +29,10 @@ export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const lines = visibleLines(output);
   const result = finalResultLines(lines);
   const early = firstErrorBlock(lines, result?.start ?? lines.length);
-  // Node 22+ prints only `✖ name` before its counters; the error itself follows them.
+  // Node 22+ and mocha print only the test's name before their counters; the error follows them.
   const block = early?.some((line) => ERROR_STATEMENT.test(line))
     ? early
-    : (nodeFailingTestsBlock(lines) ?? early);
+    : (failuresAfterCountersBlock(lines) ?? early);
 
   if (!block && !result) return lastLinesWithin(lines, limit);
   const errorLines = block ? trimBlankEdges(block).map(clipLine) : [];
@@ -46,11 +46,14 @@ export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   return resultText ? `${errorText}${RESULT_SEPARATOR}${resultText}` : errorText;
 }
 
-/** Node 22+'s spec reporter prints each failure with its error after the counters, under this line. */
-const NODE_FAILING_TESTS = /^✖ failing tests:$/;
+/**
+ * Sections listing each failure with its error after the counters: Node 22+'s spec reporter
+ * (`✖ failing tests:`) and mocha's (`N failing`, then `1) suite` / `test:` and the error).
+ */
+const FAILURES_AFTER_COUNTERS = /^(?:✖ failing tests:|\d+ failing)$/;
 
-function nodeFailingTestsBlock(lines: readonly string[]): string[] | null {
-  const section = lines.findIndex((line) => NODE_FAILING_TESTS.test(line.trim()));
+function failuresAfterCountersBlock(lines: readonly string[]): string[] | null {
+  const section = lines.findIndex((line) => FAILURES_AFTER_COUNTERS.test(line.trim()));
   return section < 0 ? null : firstErrorBlock(lines.slice(section + 1));
 }
 

@@ -56,8 +56,21 @@ const MISSING_FIRST_PARTY = {
     "import { createUser } from '../src/user-service.mjs';\nimport { test } from 'node:test';\ntest('creates', () => createUser());\n",
 };
 
+// Node's JUnit reporter escapes `"` twice (`&amp;quot;`), on Node 20, 22 and 24 alike.
+const QUOTED_NAMES = {
+  'test/quotes.test.mjs': [
+    "import { describe, test } from 'node:test';",
+    'describe(\'parses "a, b"\', () => {',
+    "  test('keeps \"quotes\" & <tags> it\\'s', () => {});",
+    '  test(\'fails on "x"\', () => { throw new Error(\'got "x"\'); });',
+    "  test('waits', { skip: 'until \"y\"' }, () => {});",
+    '});',
+    '',
+  ].join('\n'),
+};
+
 const runs = {} as Record<
-  'passing' | 'failing' | 'empty' | 'refused' | 'missing',
+  'passing' | 'failing' | 'empty' | 'refused' | 'missing' | 'quoted',
   { run: RealRun; result: Interpretation }
 >;
 
@@ -68,6 +81,7 @@ beforeAll(() => {
     empty: { 'README.md': 'no tests here\n' },
     refused: CONNECTION_REFUSED,
     missing: MISSING_FIRST_PARTY,
+    quoted: QUOTED_NAMES,
   };
   for (const [name, files] of Object.entries(scenarios) as [
     keyof typeof runs,
@@ -110,6 +124,20 @@ describe('real node --test runs (junit report + spec on stdout), interpreted', (
     expect(result.classification.failure_class).toBe('code');
     expect(result.classification.reason).toContain('AssertionError [ERR_ASSERTION]');
     expect(result.classification.advice).toMatch(/test\/math\.test\.mjs:5\b/);
+  });
+
+  it('names with quotes, ampersands and angle brackets come back as written in the test file', () => {
+    const { run, result } = runs.quoted;
+    expect(run.report).toContain('&amp;quot;');
+    expect(result.tests).toEqual([
+      { id: 'parses "a, b" > keeps "quotes" & <tags> it\'s', status: 'passed' },
+      {
+        id: 'parses "a, b" > fails on "x"',
+        status: 'failed',
+        message: expect.stringContaining('got "x"'),
+      },
+      { id: 'parses "a, b" > waits', status: 'skipped', message: 'until "y"' },
+    ]);
   });
 
   it('failing: the summary holds the assertion diff and the location in the test file, then the counters', () => {

@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RESULT_SEPARATOR, summarizeOutput } from '../../src/runner/summary.js';
+import {
+  RESULT_SEPARATOR,
+  summarizeOutput,
+  summaryWithFirstFailure,
+} from '../../src/runner/summary.js';
+import path from 'node:path';
 import { runInProject, runNodeTest, runPytest, type RealRun } from './report-real-runs.js';
 
 const FIVE_MB = 5 * 1024 * 1024;
@@ -93,6 +98,28 @@ describe('summarizeOutput on real runs', () => {
       /^file:\/\/.*test\/a\.test\.mjs:3\n {2}const x = \(1, ;\n\s+\^\n\nSyntaxError: Unexpected token ';'/,
     );
     expect(resultPart).toContain('ℹ fail 1');
+  });
+
+  it("mocha's spec reporter: the failing tests named from its tree, the error printed after its counters", () => {
+    const mocha = path.resolve('node_modules/.bin/mocha');
+    const run = runInProject(
+      {
+        'test/sum.spec.js':
+          "const assert = require('node:assert');\ndescribe('sum', () => {\n" +
+          "  it('adds', () => assert.strictEqual(1 + 1, 2));\n" +
+          "  it('breaks', () => assert.strictEqual(1 + 1, 3));\n" +
+          "  it('doubles', () => assert.strictEqual(2 * 2, 5));\n});\n",
+      },
+      () => [mocha, '--reporter', 'spec'],
+    );
+    expect(run.output).toMatch(/^ {4}1\) breaks\n {4}2\) doubles\n\n\n {2}1 passing/m);
+    const [errorPart = '', resultPart = ''] = summaryWithFirstFailure(run.output, []).split(
+      RESULT_SEPARATOR,
+    );
+    expect(errorPart).toMatch(
+      /^Failing tests \(2\): breaks; doubles\n\s*AssertionError \[ERR_ASSERTION\]: Expected values/,
+    );
+    expect(resultPart).toMatch(/1 passing \(\d+ms\)\n {2}2 failing/);
   });
 });
 

@@ -18,6 +18,12 @@ const AVA_VERSION = '6.4.1';
 const TAPE_VERSION = '5.10.2';
 const NYC_VERSION = '18.0.0';
 const NODE_TAP_VERSION = '21.8.0';
+// npm-run-all2 (the maintained fork of npm-run-all: `npm-run-all`, `run-s`, `run-p`); 9 needs Node 22.
+const NPM_RUN_ALL_VERSION = '8.0.4';
+// The repository's own devDependencies, for a project whose steps lint, test and type-check.
+const ESLINT_VERSION = '10.15.0';
+const VITEST_VERSION = '4.1.12';
+const TYPESCRIPT_VERSION = '5.9.3';
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -42,6 +48,8 @@ function linkPackages(repo: TempRepo, packages: Array<[string, string]>): void {
     const installed = path.join(installedPackage(name, version), 'node_modules');
     for (const entry of fs.readdirSync(installed)) {
       const target = path.join(modules, entry);
+      // A shared install's own caches (vite's `.vite-temp`) are not the project's to write.
+      if (entry.startsWith('.') && entry !== '.bin') continue;
       if (entry === '.bin') {
         for (const bin of fs.readdirSync(path.join(installed, '.bin'))) {
           const link = path.join(modules, '.bin', bin);
@@ -56,13 +64,16 @@ function linkPackages(repo: TempRepo, packages: Array<[string, string]>): void {
 async function run(repo: TempRepo) {
   const { client, close } = await connect({ roots: [repo.dir] });
   try {
-    return dataOf(
-      await callTool(client, 'run_independent_tests', {
-        worktree: repo.dir,
-        task_id: 'TASK-1',
-        timeout_s: 120,
-      }),
+    // Past the client's 60 s default: a lint, a test and a type-check step on a machine under load.
+    const result = await client.callTool(
+      {
+        name: 'run_independent_tests',
+        arguments: { worktree: repo.dir, task_id: 'TASK-1', timeout_s: 240 },
+      },
+      undefined,
+      { timeout: 250_000 },
     );
+    return dataOf(result as Awaited<ReturnType<typeof callTool>>);
   } finally {
     await close();
   }
@@ -344,4 +355,135 @@ describe('wrappers: coverage, tox, chains and npm lifecycle steps', () => {
     );
     expect(data.advice).not.toMatch(/pretest|lint/);
   }, 120_000);
+});
+
+describe('chains: npm-run-all and a runner in the middle of `lint && runner && typecheck`', () => {
+  const steppedManifest = (test: string) =>
+    JSON.stringify({
+      name: 'demo',
+      version: '1.0.0',
+      type: 'module',
+      scripts: { test, lint: 'eslint src', unit: 'vitest run', typecheck: 'tsc --noEmit -p .' },
+    });
+
+  /** A two-test project whose test script runs eslint, vitest and tsc steps. */
+  function steppedProject(test: string) {
+    const repo = project({
+      'package.json': steppedManifest(test),
+      'eslint.config.js':
+        "export default [{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error' } }];\n",
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          allowJs: true,
+          checkJs: true,
+          noEmit: true,
+          module: 'nodenext',
+          skipLibCheck: true,
+        },
+        include: ['src'],
+      }),
+      'vitest.config.js': 'export default {};\n',
+      'src/sum.js':
+        '/** @param {number} a @param {number} b */\nexport const add = (a, b) => a + b;\n',
+      'src/sum.test.js': SUM_TEST(4),
+    });
+    linkPackages(repo, [
+      ['npm-run-all2', NPM_RUN_ALL_VERSION],
+      ['eslint', ESLINT_VERSION],
+      ['vitest', VITEST_VERSION],
+      ['typescript', TYPESCRIPT_VERSION],
+    ]);
+    return repo;
+  }
+  const SUM_TEST = (doubled: number) =>
+    "import { test, expect } from 'vitest';\nimport { add } from './sum.js';\n" +
+    "test('adds', () => expect(add(1, 1)).toBe(2));\n" +
+    `test('doubles', () => expect(add(2, 2)).toBe(${doubled}));\n`;
+  const LINT_ERROR = 'const unused = 1;\n';
+  const TYPE_ERROR = 'export const n = /** @type {number} */ ("x");\n';
+
+  /** Each step failing in turn: lint before the tests, the tests, the type-check after them. */
+  async function eachStepFailing(repo: TempRepo, lintStep: RegExp, typecheckStep: RegExp) {
+    repo.write(
+      'src/sum.js',
+      `${fs.readFileSync(path.join(repo.dir, 'src/sum.js'), 'utf8')}${LINT_ERROR}`,
+    );
+    const lint = await run(repo);
+    expect(log(lint)).toMatch(/✖ 1 problem \(1 error/);
+    expect(lint).toMatchObject({ status: 'error', failure_class: 'lint', exit_code: 1 });
+    expect(lint.counts.total).toBe(0);
+    expect(lint.advice).toMatch(lintStep);
+    expect(lint.advice).toContain("'unused' is assigned a value but never used");
+    repo.git('checkout', '--', 'src/sum.js');
+
+    repo.write('src/sum.test.js', SUM_TEST(5));
+    const unit = await run(repo);
+    expect(log(unit)).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+    expect(unit).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(unit.summary).toMatch(
+      /FAIL {2}src\/sum\.test\.js > doubles\nAssertionError: expected 4 to be 5/,
+    );
+    expect(unit.advice).toMatch(/src\/sum\.test\.js:4/);
+    repo.git('checkout', '--', 'src/sum.test.js');
+
+    repo.write('src/bad.js', TYPE_ERROR);
+    const typecheck = await run(repo);
+    expect(log(typecheck)).toMatch(/src\/bad\.js\(1,\d+\): error TS2352/);
+    expect(typecheck).toMatchObject({
+      status: 'failed',
+      failure_class: 'lint',
+      counts: { total: 2, passed: 2, failed: 0 },
+    });
+    expect(typecheck.advice).toMatch(typecheckStep);
+    expect(typecheck.advice).toMatch(/src\/bad\.js\(1,\d+\): error TS2352/);
+    expect(typecheck.advice).not.toMatch(/eslint|`lint`/);
+  }
+
+  it('run-s lint unit typecheck: counts as vitest prints them, each failing script named by npm', async () => {
+    const repo = steppedProject('run-s lint unit typecheck');
+    const green = await run(repo);
+    expect(green.command).toEqual(['npm', 'test']);
+    expect(log(green)).toMatch(/Tests {2}2 passed \(2\)/);
+    expect(green).toMatchObject({
+      status: 'passed',
+      tests_source: 'none',
+      counts: { total: 2, passed: 2, failed: 0 },
+    });
+    await eachStepFailing(
+      repo,
+      /^Fix what the `lint` step \(`eslint src`\) reports/,
+      /^Fix what the `typecheck` step \(`tsc --noEmit -p \.`\) reports/,
+    );
+  }, 300_000);
+
+  it('npm-run-all and run-p: the same counts, the failing type-check named as its script', async () => {
+    const repo = steppedProject('npm-run-all lint unit typecheck');
+    repo.write('src/bad.js', TYPE_ERROR);
+    const serial = await run(repo);
+    expect(serial).toMatchObject({ status: 'failed', counts: { total: 2, passed: 2 } });
+    expect(serial.advice).toMatch(/^Fix what the `typecheck` step/);
+    repo.write('package.json', steppedManifest('run-p lint unit'));
+    repo.write('src/sum.test.js', SUM_TEST(5));
+    const parallel = await run(repo);
+    expect(parallel).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(parallel.summary).toMatch(/FAIL {2}src\/sum\.test\.js > doubles/);
+  }, 300_000);
+
+  it('eslint src && vitest run && tsc: each failing command of the chain named', async () => {
+    const repo = steppedProject('eslint src && vitest run && tsc --noEmit -p .');
+    await eachStepFailing(
+      repo,
+      /^Fix what the `eslint src` command reports/,
+      /^Fix what the `tsc --noEmit -p \.` command reports/,
+    );
+  }, 300_000);
 });

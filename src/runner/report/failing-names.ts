@@ -23,10 +23,24 @@ const FAILING_TEST_LINES: readonly RegExp[] = [
 /** TAP points that close a node-tap file or a node suite repeat their children's failures. */
 const NOT_A_TEST = /^(?:Subtest|tests \d|\d+ subtests? failed)/;
 
+/**
+ * mocha's spec reporter numbers each failing test in its tree (`    1) breaks`) before its
+ * `N passing` counter; after it, `1) suite` heads the failure's details.
+ */
+const MOCHA_FAILING_TEST = /^\s+\d+\) (.+?)\s*$/;
+const MOCHA_COUNTER = /^\s*\d+ passing \(/;
+
 /** Every failing test the output names, in order, once each (for runs without a per-test report). */
 export function failingTestNames(output: string): string[] {
   const names = new Set<string>();
-  for (const line of visibleLines(output)) {
+  const lines = visibleLines(output);
+  const mochaCounter = lines.findIndex((line) => MOCHA_COUNTER.test(line));
+  for (const [index, line] of lines.entries()) {
+    const mochaName = index < mochaCounter ? MOCHA_FAILING_TEST.exec(line)?.[1] : undefined;
+    if (mochaName) {
+      names.add(mochaName);
+      continue;
+    }
     for (const pattern of FAILING_TEST_LINES) {
       const name = pattern.exec(line)?.[1]?.trim();
       if (name && !NOT_A_TEST.test(name)) {

@@ -23,6 +23,7 @@ export function parseJUnitXml(
   }
   const document = parser().parse(xml) as XmlNode[];
   const node = isNodeTestReport(xml);
+  if (node) undoNodeQuoteEscape(document);
   const testId =
     format === 'surefire'
       ? surefireTestId
@@ -81,6 +82,19 @@ function isNodeFileEntry(attributes: Attributes, suitePath: string[]): boolean {
   if (suitePath.length > 0 || /\s/.test(name) || !looksLikeFilePath(name)) return false;
   const file = attributes.file;
   return file === undefined || file === name || file.endsWith(`/${name}`);
+}
+
+/**
+ * Node's reporter (20, 22 and 24) writes `"` in an attribute as `&quot;` and then escapes its `&`
+ * again (`&amp;quot;`), so names, suites and skip reasons read back with a literal `&quot;`.
+ */
+function undoNodeQuoteEscape(nodes: XmlNode[]): void {
+  for (const node of nodes) {
+    const attributes = attributesOf(node);
+    for (const [key, value] of Object.entries(attributes))
+      attributes[key] = value.replaceAll('&quot;', '"');
+    undoNodeQuoteEscape(childrenOf(node));
+  }
 }
 
 /**
