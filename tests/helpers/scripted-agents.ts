@@ -12,17 +12,25 @@ const sdk = (file: string) =>
   );
 const cli = JSON.stringify(fileURLToPath(new URL('../../dist/cli.js', import.meta.url)));
 
-/** Connects to the built server over stdio, as an agent CLI with coachgate registered would. */
+/**
+ * Connects to coachgate as an agent CLI with it registered would: the driver's endpoint for the
+ * Player (`$COACHGATE_MCP_URL`), else the built server over stdio.
+ */
 const PRELUDE = `
 import { writeFileSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from ${sdk('client/index.js')};
 import { StdioClientTransport } from ${sdk('client/stdio.js')};
+import { StreamableHTTPClientTransport } from ${sdk('client/streamableHttp.js')};
 const worktree = process.env.COACHGATE_WORKTREE;
 const turn = Number(process.env.COACHGATE_TURN);
 const task = { worktree, task_id: process.env.COACHGATE_TASK_ID };
 const client = new Client({ name: 'scripted-agent', version: '0' });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree, '--state-dir', process.env.COACHGATE_STATE_DIR], stderr: 'ignore' }));
+// The driver's endpoint when it gives one (the Player's), else a stdio server of its own.
+const { COACHGATE_MCP_URL: url, COACHGATE_MCP_TOKEN: token } = process.env;
+await client.connect(url
+  ? new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer ' + token } } })
+  : new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree, '--state-dir', process.env.COACHGATE_STATE_DIR], stderr: 'ignore' }));
 const call = async (name, args) => client.callTool({ name, arguments: { ...task, ...args } }, undefined, { timeout: 120000 });
 `;
 
