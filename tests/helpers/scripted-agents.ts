@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BAD_GREET, GOOD_GREET, GREET_TESTS } from './node-project.js';
@@ -45,7 +44,11 @@ export function scriptedAgents(): {
   coach: (options?: { hangFile?: string; rubberStamp?: boolean }) => string;
   validator: (mode: 'fail-once' | 'fail-always') => string;
 } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-agents-'));
+  // Not under /tmp: a sandboxed Player has a private, empty /tmp, and an installed agent CLI lives
+  // elsewhere too.
+  const scratch = fileURLToPath(new URL('../../.tmp', import.meta.url));
+  mkdirSync(scratch, { recursive: true });
+  const dir = mkdtempSync(path.join(scratch, 'agents-'));
   const player = path.join(dir, 'player.mjs');
   const coach = path.join(dir, 'coach.mjs');
   const validator = path.join(dir, 'validator.mjs');
