@@ -126,8 +126,7 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
 
 /** `--sandbox-player` / `--no-sandbox-player`; undefined when neither is given. */
 function sandboxPlayerFlag(on?: boolean, off?: boolean): boolean | undefined {
-  if (on && off)
-    throw new CallerError('Pass --sandbox-player or --no-sandbox-player, not both.');
+  if (on && off) throw new CallerError('Pass --sandbox-player or --no-sandbox-player, not both.');
   return off ? false : on ? true : undefined;
 }
 

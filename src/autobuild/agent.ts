@@ -59,7 +59,9 @@ export async function runAgentTurn(
         signal: turn.signal,
         // The Coach and the validators are the user's own commands, started as the user; the
         // Player's turn comes with its sandbox (docs/sandbox.md, "The Player agent").
-        isolation: turn.isolation ?? { unsandboxed: "the Coach's and validators' commands are the user's own" },
+        isolation: turn.isolation ?? {
+          unsandboxed: "the Coach's and validators' commands are the user's own",
+        },
       },
       capture,
     );

@@ -40,7 +40,9 @@ export async function playerIsolation(
   }
   const backend = policy.mode === 'off' ? undefined : await detectSandbox();
   if (!backend?.command) {
-    const why = backend ? `no working sandbox (${backend.reason})` : 'coachgate.sandbox.mode is off';
+    const why = backend
+      ? `no working sandbox (${backend.reason})`
+      : 'coachgate.sandbox.mode is off';
     if (policy.mode === 'required')
       throw new SandboxUnavailableError(
         `Refusing to run the Player: the base config (or --sandbox) requires a sandbox, and this machine has ${why}.`,

@@ -40,6 +40,8 @@ const call = async (name, args) => client.callTool({ name, arguments: { ...task,
  * A rubber-stamp Coach approves whatever the run says and records nothing when the server refuses.
  */
 export function scriptedAgents(): {
+  /** Where the scripts are: visible to a sandboxed Player, for a test's own agent scripts. */
+  dir: string;
   player: (fixAt: number, varying?: boolean) => string;
   coach: (options?: { hangFile?: string; rubberStamp?: boolean }) => string;
   validator: (mode: 'fail-once' | 'fail-always') => string;
@@ -109,6 +111,7 @@ await client.close();
   );
   const node = JSON.stringify(process.execPath);
   return {
+    dir,
     player: (fixAt, varying = false) =>
       `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
     validator: (mode) => `${node} ${JSON.stringify(validator)} ${mode}`,
