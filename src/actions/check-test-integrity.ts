@@ -21,6 +21,8 @@ import { STORE_PREFIX } from '../store/paths.js';
 import { latestRun } from '../store/runs.js';
 import { openRepository, openTask, type BaseMoved } from './task-scope.js';
 import { readRegularFile } from '../repo/read-text.js';
+import type { TrustedConfig } from '../repo/trusted-config.js';
+import { effectivePolicy } from '../sandbox/policy.js';
 
 export interface IntegrityReport {
   base_commit: string;
@@ -57,14 +59,10 @@ export async function checkTestIntegrity(
   baseRef?: string,
 ): Promise<IntegrityCheck> {
   if (taskId === undefined)
-    return integrityAgainstBase(
-      worktree,
-      (await openRepository(worktree, baseRef)).base.commit,
-      undefined,
-    );
+    return integrityAgainstBase(await openRepository(worktree, baseRef), undefined);
   // A task is judged against its pinned base; a moved base is reported, not followed.
   const scope = await openTask(worktree, taskId, baseRef);
-  const report = await integrityAgainstBase(worktree, scope.base.commit, taskId);
+  const report = await integrityAgainstBase(scope, taskId);
   const stored = await currentEvaluation(worktree, taskId);
   if (!stored?.evaluation.trusted)
     return { ...report, base_moved: scope.base_moved, trusted_evaluation: null };
@@ -100,12 +98,13 @@ async function currentEvaluation(worktree: string, taskId: string) {
   return stored && stored.tree_hash === (await treeFingerprint(worktree)) ? stored : undefined;
 }
 
-/** The integrity check for a repository already opened at a known base commit. */
+/** The integrity check for a repository already opened at a known base commit, with its config. */
 export async function integrityAgainstBase(
-  worktree: string,
-  base: string,
+  repository: TrustedConfig & { worktree: string },
   taskId: string | undefined,
 ): Promise<IntegrityReport> {
+  const { worktree } = repository;
+  const base = repository.base.commit;
   const taskFile = taskId
     ? await findTaskFile(worktree, taskId, base).catch(() => undefined)
     : undefined;
@@ -136,7 +135,9 @@ export async function integrityAgainstBase(
   const counts = taskId ? await testCounts(worktree, taskId) : {};
   const findings = findIntegrityIssues({
     files,
-    ...(await collectIntegrityFacts(files)),
+    ...(await collectIntegrityFacts(files, {
+      sandbox: effectivePolicy(repository.config.coachgate.sandbox),
+    })),
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,

@@ -203,7 +203,7 @@ export async function recordVerdict(
     if (request.decision === 'approve') {
       const [gates, integrity, links] = await Promise.all([
         verifyQualityGates(scope, report),
-        integrityAgainstBase(worktree, scope.base.commit, taskId),
+        integrityAgainstBase(scope, taskId),
         linksIntoStore(worktree),
       ]);
       const reasons = approvalRefusals({
