@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { describeSandbox } from '../core/sandbox-policy.js';
+import type { SandboxInForce } from '../sandbox/run.js';
 import { realpath, stat } from 'node:fs/promises';
 import type { z } from 'zod';
 import type { Config } from '../core/config.js';
@@ -140,7 +142,11 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
         cached: cached !== undefined,
         tests_total: baseline.tests.length,
       },
-      trusted: { status: trustedRun.status, tests_total: trustedRun.tests.length },
+      trusted: {
+        status: trustedRun.status,
+        tests_total: trustedRun.tests.length,
+        ...(trustedRun.sandbox ? { sandbox: describeSandbox(trustedRun.sandbox) } : {}),
+      },
       regressions,
       preexisting_failures: preexisting,
       passing_on_base_code: failToPassRun.tests
@@ -209,6 +215,7 @@ async function runIn(
   tests: TestCaseResult[];
   timed_out: boolean;
   cancelled: boolean;
+  sandbox?: SandboxInForce;
 }> {
   // Each snapshot is its own directory, so the queue may run them side by side within its limit.
   return runQueue.run(snapshot.dir, async () => {
