@@ -83,7 +83,12 @@ export async function runAutobuild(
   const scope = await openTask(worktree, taskId);
   const endpoint = await startPlayerEndpoint(worktree);
   try {
-    const player = await playerIsolation(scope, settings.sandbox_player !== false, endpoint);
+    const player = await playerIsolation(
+      scope,
+      settings.sandbox_player !== false,
+      endpoint,
+      started.base_branch,
+    );
     say(player.notice);
     return await driveTurns(repository, scope, settings, player, say, signal);
   } finally {

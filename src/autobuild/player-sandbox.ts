@@ -1,4 +1,6 @@
+import path from 'node:path';
 import type { TaskScope } from '../actions/task-scope.js';
+import { git } from '../repo/git.js';
 import { CallerError } from '../core/errors.js';
 import { detectSandbox, INSTALL_ADVICE } from '../sandbox/backend.js';
 import { effectivePolicy } from '../sandbox/policy.js';
@@ -24,6 +26,8 @@ export async function playerIsolation(
   scope: TaskScope,
   sandboxPlayer: boolean,
   endpoint: PlayerEndpoint,
+  /** The branch the task merges into: the Player commits on its own branch, never on this one. */
+  baseBranch: string,
 ): Promise<PlayerIsolation> {
   const policy = effectivePolicy(scope.config.coachgate.sandbox);
   if (!sandboxPlayer) {
@@ -49,28 +53,35 @@ export async function playerIsolation(
         INSTALL_ADVICE,
       );
     return {
-      isolation: confined(scope, policy, endpoint),
+      isolation: await confined(scope, policy, endpoint, baseBranch),
       notice: `WARNING: the Player runs NOT SANDBOXED: ${why}. As you, it can read the signing key and the state directory and signal this driver. ${INSTALL_ADVICE}`,
     };
   }
   return {
-    isolation: confined(scope, policy, endpoint),
+    isolation: await confined(scope, policy, endpoint, baseBranch),
     notice: `Player sandbox: ${backend.name}, network host (its model API), its worktree and your home writable; the state directory, the key, the tokens and your credential stores hidden`,
   };
 }
 
-function confined(
+async function confined(
   scope: TaskScope,
   policy: ReturnType<typeof effectivePolicy>,
   endpoint: PlayerEndpoint,
-): Isolation {
+  baseBranch: string,
+): Promise<Isolation> {
+  const common = (await git(scope.worktree).revparse(['--git-common-dir'])).trim();
   return {
     policy,
     home: 'user',
     network: 'host',
     // The driver's settings, prompts and the records' mirror: a Player that rewrote driver.json
     // would choose the command `resume` runs unconfined as the Coach.
-    readOnly: [storeDirectory(scope.worktree)],
+    // The base branch's ref too (when loose; packed-refs is read-only for the Player anyway), so
+    // the Player cannot move the branch its work is merged into.
+    readOnly: [
+      storeDirectory(scope.worktree),
+      path.join(path.resolve(scope.worktree, common), 'refs/heads', baseBranch),
+    ],
     grant: endpointVariables(endpoint),
   };
 }

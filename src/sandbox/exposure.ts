@@ -122,9 +122,10 @@ const PLAYER_HIDDEN_HOME_FILES = ['.git-credentials', '.netrc', '.pypirc'];
 
 /**
  * In a repository's git directory the Player may commit (objects, refs, index) but not change what
- * git runs later for the user: its configuration and hooks stay read-only.
+ * git runs later for the user (its configuration and hooks), what is checked out in the main
+ * checkout, or the packed refs (the base branch among them).
  */
-const GIT_PROTECTED = ['config', 'hooks'];
+const GIT_PROTECTED = ['config', 'hooks', 'HEAD', 'packed-refs'];
 
 /** Files that must never be readable by a run, registered by the server (the HTTP tokens file). */
 const registeredSecrets = new Set<string>();
