@@ -89,7 +89,8 @@ attempt rewrite_driver_settings sh -c ': >> "$COACHGATE_WORKTREE/.guardkit/autob
 attempt rewrite_git_config git config --local core.hooksPath /tmp/player-hooks
 grep -q model "$HOME/.config/agent/settings.json" && echo "PLAYER-OWN-CONFIG read"
 echo "notes" > NOTES.md && git add NOTES.md && git -c user.name=P -c user.email=p@example.com commit -qm "player: notes" && echo "PLAYER-COMMIT done"
-exec ${agents.player(1)}
+# Its MCP host starts coachgate on stdio, which relays to the driver's endpoint.
+SCRIPTED_STDIO=1 exec ${agents.player(1)}
 `,
   );
   return ['sh', script, target.state, target.tokens, target.token, target.sshSecret]
