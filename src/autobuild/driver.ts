@@ -14,7 +14,6 @@ import { readJsonFile, writeJsonAtomically } from '../store/files.js';
 import { readVerdictLog } from '../store/verdict-log.js';
 import { storeDirectory } from '../store/paths.js';
 import { runAgentTurn } from './agent.js';
-import { startPlayerEndpoint } from './player-endpoint.js';
 import { playerIsolation, type PlayerIsolation } from './player-sandbox.js';
 import { recordRefusalAsFeedback, refusalReasons } from './refusal.js';
 import {
@@ -81,6 +80,8 @@ export async function runAutobuild(
   );
   await writeJsonAtomically(settingsPath(worktree, taskId), settings);
   const scope = await openTask(worktree, taskId);
+  // Imported here: the HTTP transport brings hono, which the CLI's start-up never needs.
+  const { startPlayerEndpoint } = await import('./player-endpoint.js');
   const endpoint = await startPlayerEndpoint(worktree);
   try {
     const player = await playerIsolation(
