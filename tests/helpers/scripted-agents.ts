@@ -26,11 +26,12 @@ const turn = Number(process.env.COACHGATE_TURN);
 const task = { worktree, task_id: process.env.COACHGATE_TASK_ID };
 const client = new Client({ name: 'scripted-agent', version: '0' });
 // The driver's endpoint when it gives one (the Player's), else a stdio server of its own (which, in
-// the Player's sandbox, relays to that endpoint: SCRIPTED_STDIO=1 takes that way).
+// the Player's sandbox, relays to that endpoint: SCRIPTED_STDIO=1 takes that way). The whole
+// environment, as an agent CLI passes it (the SDK's default keeps only a few variables).
 const { COACHGATE_MCP_URL: url, COACHGATE_MCP_TOKEN: token, COACHGATE_STATE_DIR: state } = process.env;
 await client.connect(url && !process.env.SCRIPTED_STDIO
   ? new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer ' + token } } })
-  : new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree, ...(state ? ['--state-dir', state] : [])], stderr: 'ignore' }));
+  : new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree, ...(state ? ['--state-dir', state] : [])], env: process.env, stderr: 'ignore' }));
 const call = async (name, args) => client.callTool({ name, arguments: { ...task, ...args } }, undefined, { timeout: 120000 });
 `;
 
