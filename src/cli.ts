@@ -153,6 +153,12 @@ async function main(allArgs: string[]): Promise<void> {
     if (error instanceof ServeUsageError) usageError(error.message);
     throw error;
   }
+  const { COACHGATE_MCP_URL: relayUrl, COACHGATE_MCP_TOKEN: relayToken } = process.env;
+  if (!options.http && relayUrl && relayToken) {
+    // Inside the driver's Player sandbox (docs/sandbox.md, "The Player agent").
+    const { relayStdioTo } = await import('./server/mcp-bridge.js');
+    return relayStdioTo(relayUrl, relayToken);
+  }
   // The key exists before any session can start a run (a key made later could be the Player's).
   const { key } = await initKey();
   process.stderr.write(`coachgate: signing with key ${key.key_id} (${privateKeyPath()})\n`);

@@ -24,6 +24,8 @@ import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { latestRun } from '../records/runs.js';
 import { openRepository, openTask, type BaseMoved, type TaskScope } from './task-scope.js';
 import { readRegularFile } from '../repo/read-text.js';
+import type { TrustedConfig } from '../repo/trusted-config.js';
+import { effectivePolicy } from '../sandbox/policy.js';
 
 export interface IntegrityReport {
   base_commit: string;
@@ -83,11 +85,7 @@ export async function checkTestIntegrity(
   options: IntegrityOptions = {},
 ): Promise<IntegrityCheck> {
   if (taskId === undefined) {
-    const report = await integrityAgainstBase(
-      worktree,
-      (await openRepository(worktree, baseRef)).base.commit,
-      undefined,
-    );
+    const report = await integrityAgainstBase(await openRepository(worktree, baseRef), undefined);
     return {
       ...report,
       dynamic_verdict: {
@@ -98,7 +96,7 @@ export async function checkTestIntegrity(
   }
   // A task is judged against its pinned base; a moved base is reported, not followed.
   const scope = await openTask(worktree, taskId, baseRef);
-  const report = await integrityAgainstBase(worktree, scope.base.commit, taskId);
+  const report = await integrityAgainstBase(scope, taskId);
   const judged = await trustedRuns(scope, options);
   if (judged.state === 'not_run') {
     return {
@@ -206,12 +204,13 @@ async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise
   };
 }
 
-/** The integrity check for a repository already opened at a known base commit. */
+/** The integrity check for a repository already opened at a known base commit, with its config. */
 export async function integrityAgainstBase(
-  worktree: string,
-  base: string,
+  repository: TrustedConfig & { worktree: string },
   taskId: string | undefined,
 ): Promise<IntegrityReport> {
+  const { worktree } = repository;
+  const base = repository.base.commit;
   const taskFile = taskId
     ? await findTaskFile(worktree, taskId, base).catch(() => undefined)
     : undefined;
@@ -242,7 +241,9 @@ export async function integrityAgainstBase(
   const counts = taskId ? await testCounts(worktree, taskId) : {};
   const findings = findIntegrityIssues({
     files,
-    ...(await collectIntegrityFacts(files)),
+    ...(await collectIntegrityFacts(files, {
+      sandbox: effectivePolicy(repository.config.coachgate.sandbox),
+    })),
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,

@@ -86,7 +86,11 @@ function testsRow({ task, approval }: GateDecision): GateRow {
     label: 'Tests',
     state: (run.status === 'passed' || preexistingOnly) && run.fresh ? 'pass' : 'fail',
     detail: `${run.status}: ${counts} (${run.run_id}, ${fresh})${preexistingOnly ? '; every failure is pre-existing (fails at the base too)' : ''}`,
-    details: run.sandbox_warning ? [run.sandbox_warning] : [],
+    details: run.sandbox_warning
+      ? [run.sandbox_warning]
+      : run.sandbox
+        ? [`sandbox: ${run.sandbox}`]
+        : [],
   };
 }
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { describeSandbox } from '../core/sandbox-policy.js';
 import { detectStall, type StallReport } from '../core/stall.js';
 import { stallHistory, taskState } from '../core/task-state.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
@@ -103,6 +104,7 @@ export async function taskStatus(scope: TaskScope) {
             counts: run.value.counts,
             failure_class: run.value.failure_class,
             fresh: run.value.tree_hash === currentTree,
+            ...(run.value.sandbox ? { sandbox: describeSandbox(run.value.sandbox) } : {}),
             ...(run.value.sandbox?.warning ? { sandbox_warning: run.value.sandbox.warning } : {}),
           }
         : run.state === 'corrupt'

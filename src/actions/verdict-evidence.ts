@@ -121,7 +121,7 @@ export async function gatherVerdictEvidence(
   if (request.decision !== 'approve') return evidence;
   const [gates, integrity, links] = await Promise.all([
     verifyQualityGates(scope, report),
-    integrityAgainstBase(worktree, scope.base.commit, taskId),
+    integrityAgainstBase(scope, taskId),
     linksIntoStore(worktree),
   ]);
   evidence.approval = {

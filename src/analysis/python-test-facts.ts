@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestFileFacts } from '../core/integrity.js';
 import { findOnPath } from '../runner/platform.js';
-import { effectivePolicy } from '../sandbox/policy.js';
-import { sandboxedCommand } from '../sandbox/run.js';
+import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import { sandboxedCommand, SandboxUnavailableError } from '../sandbox/run.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { PYTHON_TEST_FACTS_SCRIPT } from './python-test-facts-script.js';
 import type { SourceFile } from './test-facts.js';
@@ -14,12 +14,14 @@ const PYTHON_TIMEOUT_MS = 60_000;
 type ParsedByPython = Omit<TestFileFacts, 'parser'> | { error: string };
 
 /**
- * Facts for Python files from Python's own `ast`, in one python3 process for the whole batch. A file
- * that does not parse, or every file when python3 cannot run, falls back to the line scan, which records why.
+ * Facts for Python files from Python's own `ast`, in one python3 process for the whole batch, confined
+ * by the base's sandbox policy. A file that does not parse, or every file when python3 cannot run (or
+ * the policy refuses to run it), falls back to the line scan, which records why.
  */
 export async function extractPythonTestFacts(
   files: SourceFile[],
   python: string,
+  policy: SandboxPolicy,
 ): Promise<TestFileFacts[]> {
   if (files.length === 0) return [];
   // Looked up here: inside the sandbox a missing interpreter would be bwrap's error, not ENOENT.
@@ -37,8 +39,16 @@ export async function extractPythonTestFacts(
       [python, '-I', '-c', PYTHON_TEST_FACTS_SCRIPT],
       scratch,
       { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
-      { policy: effectivePolicy(undefined) },
-    );
+      { policy },
+    ).catch((error: unknown) => {
+      // `sandbox.mode: required` without a sandbox: the interpreter is not run, the scan still is.
+      if (error instanceof SandboxUnavailableError) return error;
+      throw error;
+    });
+    if (command instanceof SandboxUnavailableError)
+      return files.map((file) =>
+        scanTestFactsByLine(file.path, file.text, `${python} was not run: ${command.message}`),
+      );
     const [program, ...args] = command.argv;
     const run = await execa(program!, args, {
       cwd: scratch,

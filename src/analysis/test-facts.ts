@@ -5,6 +5,7 @@ import { extractJsTestFacts } from './js-test-facts.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { loadTypeScript } from './typescript-parser.js';
 import { extractPythonTestFacts } from './python-test-facts.js';
+import type { SandboxPolicy } from '../core/sandbox-policy.js';
 
 export interface SourceFile {
   path: string;
@@ -14,6 +15,8 @@ export interface SourceFile {
 export interface TestFactsOptions {
   /** Interpreter used for Python's `ast` (default `python3`). */
   python?: string;
+  /** The base config's sandbox policy, which confines that interpreter (a virtualenv's .pth runs). */
+  sandbox: SandboxPolicy;
 }
 
 /**
@@ -22,7 +25,7 @@ export interface TestFactsOptions {
  */
 export async function extractTestFacts(
   files: SourceFile[],
-  options: TestFactsOptions = {},
+  options: TestFactsOptions,
 ): Promise<Map<string, TestFileFacts>> {
   const facts = await testFactsInOrder(files, options);
   return new Map(
@@ -41,6 +44,7 @@ async function testFactsInOrder(
   const pythonFacts = await extractPythonTestFacts(
     files.filter((file) => file.path.endsWith('.py')),
     options.python ?? 'python3',
+    options.sandbox,
   );
   if (files.some((file) => isJsFile(file.path))) await loadTypeScript();
   let nextPython = 0;
@@ -61,7 +65,7 @@ export interface IntegrityFacts {
 /** Everything `findIntegrityIssues` needs to know about the changed files' contents, base and now. */
 export async function collectIntegrityFacts(
   files: FileVersions[],
-  options: TestFactsOptions = {},
+  options: TestFactsOptions,
 ): Promise<IntegrityFacts> {
   const testSources = files.filter((file) => needsTestFacts(file.path));
   const sides = testSources.flatMap((file) =>

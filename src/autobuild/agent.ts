@@ -4,7 +4,7 @@ import type { AgentRole } from '../actions/agent-prompt.js';
 import { projectEnvironment } from '../runner/environment.js';
 import { stateRoot } from '../records/state-directory.js';
 import type { ProcessOutcome } from '../runner/execute.js';
-import { runSandboxed } from '../sandbox/run.js';
+import { runSandboxed, type Isolation } from '../sandbox/run.js';
 import { OutputCapture } from '../runner/output-capture.js';
 
 export interface AgentTurn {
@@ -19,6 +19,10 @@ export interface AgentTurn {
   directory: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** How the command runs (the Player's sandbox); absent: unconfined, as the user's own command. */
+  isolation?: Isolation;
+  /** A line that leads the log: the sandbox in force for this turn. */
+  notice?: string;
 }
 
 /**
@@ -44,6 +48,7 @@ export async function runAgentTurn(
     COACHGATE_STATE_DIR: stateRoot(),
   };
   const capture = await OutputCapture.open(logPath);
+  if (turn.notice) capture.write(`[coachgate] ${turn.notice}\n`);
   try {
     const outcome = await runSandboxed(
       {
@@ -52,9 +57,11 @@ export async function runAgentTurn(
         env,
         timeoutMs: turn.timeoutMs,
         signal: turn.signal,
-        // The agents are the user's own commands, started as the user (docs/sandbox.md, "The Player
-        // agent": confining the Player's turn needs a coach endpoint it can reach from inside).
-        isolation: { unsandboxed: "autobuild agents are the user's own commands" },
+        // The Coach and the validators are the user's own commands, started as the user; the
+        // Player's turn comes with its sandbox (docs/sandbox.md, "The Player agent").
+        isolation: turn.isolation ?? {
+          unsandboxed: "the Coach's and validators' commands are the user's own",
+        },
       },
       capture,
     );

@@ -14,6 +14,7 @@ import { readJsonFile, writeJsonAtomically } from '../records/files.js';
 import { readVerdictLog } from '../records/verdict-log.js';
 import { storeDirectory } from '../records/mirror-paths.js';
 import { runAgentTurn } from './agent.js';
+import { playerIsolation, type PlayerIsolation } from './player-sandbox.js';
 import { recordRefusalAsFeedback, refusalReasons } from './refusal.js';
 import {
   readTurnValidation,
@@ -31,6 +32,8 @@ export interface DriverSettings {
   agent_timeout_s: number;
   /** The plan's validators, run on each Player turn before the Coach (absent: no validation). */
   validation?: DriverValidation;
+  /** The Player's command runs in the sandbox (`--sandbox-player`, the default; absent: true). */
+  sandbox_player?: boolean;
 }
 
 export type DriverOutcome =
@@ -77,6 +80,33 @@ export async function runAutobuild(
   );
   await writeJsonAtomically(settingsPath(worktree, taskId), settings);
   const scope = await openTask(worktree, taskId);
+  // Imported here: the HTTP transport brings hono, which the CLI's start-up never needs.
+  const { startPlayerEndpoint } = await import('./player-endpoint.js');
+  const endpoint = await startPlayerEndpoint(worktree);
+  try {
+    const player = await playerIsolation(
+      scope,
+      settings.sandbox_player !== false,
+      endpoint,
+      started.base_branch,
+    );
+    say(player.notice);
+    return await driveTurns(repository, scope, settings, player, say, signal);
+  } finally {
+    await endpoint.close();
+  }
+}
+
+/** Turn after turn until the task is approved, blocked, out of turns or without a verdict. */
+async function driveTurns(
+  repository: string,
+  scope: TaskScope,
+  settings: DriverSettings,
+  player: PlayerIsolation,
+  say: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<DriverResult> {
+  const { worktree, taskId } = scope;
   const end = (outcome: DriverOutcome, turns: number, detail: string): DriverResult => ({
     outcome,
     task_id: taskId,
@@ -102,7 +132,7 @@ export async function runAutobuild(
     if (!playerDone) {
       const previous = await readTurnValidation(directory, turn - 1);
       const findings = previous?.verdict === 'FAIL' ? previous.retry_prompt : undefined;
-      await agentTurn(scope, settings, 'player', turn, signal, findings);
+      await agentTurn(scope, settings, 'player', turn, signal, findings, player);
     }
     status = await taskStatus(scope);
     say(`  Player: ${describePlayer(status, turn)}`);
@@ -255,6 +285,8 @@ async function agentTurn(
   signal?: AbortSignal,
   /** Validation findings for the Player, appended to its prompt. */
   findings?: string,
+  /** How the Player's command runs (the Coach's always runs as the user's own command). */
+  player?: PlayerIsolation,
 ): Promise<void> {
   const command = role === 'player' ? settings.player_cmd : settings.coach_cmd;
   const prompt = await buildAgentPrompt(role, scope, turn);
@@ -268,6 +300,8 @@ async function agentTurn(
     directory: driverDirectory(scope.worktree, scope.taskId),
     timeoutMs: timeoutMs(settings),
     signal,
+    isolation: player?.isolation,
+    notice: player?.notice,
   });
 }
 

@@ -15,16 +15,19 @@ import { parseOptions, type Print } from './options.js';
 
 export const AUTOBUILD_USAGE = `  coachgate autobuild --task ID --player-cmd CMD --coach-cmd CMD [--max-turns N] [--auto-merge]
                       [--agent-timeout SECONDS] [--worktree REPO] [--plan FILE --validator-cmd CMD]
+                      [--no-sandbox-player]
                                                    run the Player/Coach loop in .guardkit/worktrees/ID
                                                    with a fresh agent process per turn; exit 0 approved,
                                                    1 blocked, 3 max turns, 4 no verdict, 5 not merged,
-                                                   6 validation failed (plan meta.validation)
+                                                   6 validation failed (plan meta.validation). The
+                                                   Player runs sandboxed (--sandbox-player, default)
+                                                   and reaches coachgate at $COACHGATE_MCP_URL
   coachgate autobuild feature FEAT-ID --player-cmd CMD --coach-cmd CMD --auto-merge [...]
                                                    the feature's tasks wave by wave; stops at the first
                                                    task that is not approved (its exit code); the
                                                    feature file is the plan unless --plan is given
   coachgate autobuild status --task ID [--worktree REPO]
-  coachgate autobuild resume --task ID [--worktree REPO]
+  coachgate autobuild resume --task ID [--worktree REPO] [--sandbox-player|--no-sandbox-player]
                                                    continue an interrupted run from its records`;
 
 const DEFAULT_MAX_TURNS = 5;
@@ -41,6 +44,8 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
     'auto-merge': { type: 'boolean' },
     plan: { type: 'string' },
     'validator-cmd': { type: 'string' },
+    'sandbox-player': { type: 'boolean' },
+    'no-sandbox-player': { type: 'boolean' },
   } as const;
   const { values, positionals } = parseOptions(args, options);
   const [action = 'run', featureId] = positionals;
@@ -54,8 +59,13 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
     print((await autobuildStatus(repository, values.task!)).join('\n'));
     return 0;
   }
+  const sandboxPlayer = sandboxPlayerFlag(values['sandbox-player'], values['no-sandbox-player']);
   let settings: DriverSettings;
-  if (action === 'resume') settings = await readDriverSettings(repository, values.task!);
+  if (action === 'resume')
+    settings = {
+      ...(await readDriverSettings(repository, values.task!)),
+      ...(sandboxPlayer === undefined ? {} : { sandbox_player: sandboxPlayer }),
+    };
   else if (action === 'run' || action === 'feature') {
     if (!values['player-cmd'] || !values['coach-cmd'])
       throw new CallerError(
@@ -80,6 +90,7 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
       coach_cmd: values['coach-cmd'],
       max_turns: positiveInteger(values['max-turns'], '--max-turns', DEFAULT_MAX_TURNS),
       auto_merge: values['auto-merge'] === true,
+      sandbox_player: sandboxPlayer ?? true,
       agent_timeout_s: positiveInteger(
         values['agent-timeout'],
         '--agent-timeout',
@@ -111,6 +122,12 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
   } finally {
     process.off('SIGINT', onInterrupt);
   }
+}
+
+/** `--sandbox-player` / `--no-sandbox-player`; undefined when neither is given. */
+function sandboxPlayerFlag(on?: boolean, off?: boolean): boolean | undefined {
+  if (on && off) throw new CallerError('Pass --sandbox-player or --no-sandbox-player, not both.');
+  return off ? false : on ? true : undefined;
 }
 
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {

@@ -31,7 +31,14 @@ export const EvaluationSchema = z.object({
     .nullable()
     .describe('Base tests on the base code.'),
   trusted: z
-    .object({ status: z.string(), tests_total: z.number() })
+    .object({
+      status: z.string(),
+      tests_total: z.number(),
+      sandbox: z
+        .string()
+        .optional()
+        .describe('The sandbox the trusted runs had: backend and network, or NOT SANDBOXED: why.'),
+    })
     .nullable()
     .describe("Base tests and config on the Player's code."),
   regressions: z.array(

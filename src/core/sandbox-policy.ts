@@ -20,3 +20,17 @@ export const DEFAULT_SANDBOX_POLICY: SandboxPolicy = { mode: 'auto', network: 'n
 export function stricterMode(a: SandboxMode, b: SandboxMode): SandboxMode {
   return SANDBOX_MODES.indexOf(a) >= SANDBOX_MODES.indexOf(b) ? a : b;
 }
+
+/**
+ * The sandbox a run had, in one line for records, tool results and the gate box: the backend and its
+ * network, or `NOT SANDBOXED: why`.
+ */
+export function describeSandbox(sandbox: {
+  backend: string;
+  network: NetworkMode;
+  warning?: string;
+}): string {
+  if (sandbox.warning) return sandbox.warning.split(/\.(?:\s|$)/, 1)[0]!;
+  if (sandbox.backend === 'none') return "NOT SANDBOXED: the user's own command";
+  return `${sandbox.backend}, network ${sandbox.network}`;
+}

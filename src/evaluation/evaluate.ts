@@ -1,3 +1,4 @@
+import { describeSandbox } from '../core/sandbox-policy.js';
 import type { z } from 'zod';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
@@ -89,7 +90,11 @@ function judged(
       cached: baseline.cached,
       tests_total: baseline.tests.length,
     },
-    trusted: { status: trusted.status, tests_total: trusted.tests.length },
+    trusted: {
+      status: trusted.status,
+      tests_total: trusted.tests.length,
+      ...(trusted.sandbox ? { sandbox: describeSandbox(trusted.sandbox) } : {}),
+    },
     passing_on_base_code: runs.passing_on_base_code,
     uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner)
       ? runs.added_tests.filter(

@@ -10,6 +10,7 @@ import type { TestCaseResult } from '../runner/report/types.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
+import type { SandboxInForce } from '../sandbox/run.js';
 import { newRunId, runsDirectory } from '../records/runs.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.js';
@@ -30,6 +31,8 @@ export interface TrustedRunsRequest {
 export interface SnapshotRun {
   status: BaselineRun['status'];
   tests: TestCaseResult[];
+  /** The sandbox the run had; absent when the baseline (maybe cached) stood in for it. */
+  sandbox?: SandboxInForce;
 }
 
 /** The server-made runs of one tree, before they are compared with a candidate run. */
@@ -226,7 +229,11 @@ export async function executeTrustedRuns(
       ...result,
       command,
       baseline: { ...baseline, cached: cached !== undefined },
-      trusted: { status: trusted.status, tests: trusted.tests },
+      trusted: {
+        status: trusted.status,
+        tests: trusted.tests,
+        ...('sandbox' in trusted && trusted.sandbox ? { sandbox: trusted.sandbox } : {}),
+      },
       passing_on_base_code: onBaseCode
         .filter((test) => test.status === 'passed')
         .map((test) => test.id),

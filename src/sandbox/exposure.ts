@@ -31,6 +31,8 @@ export interface SandboxRequest {
   home: 'toolchains' | 'user';
   /** A login shell starts the command: the shell's startup files in the home are readable. */
   loginShell?: boolean;
+  /** Paths inside writable ones that stay read-only (the driver's files in the Player's worktree). */
+  readOnly?: string[];
 }
 
 export interface Exposure {
@@ -100,6 +102,31 @@ const STARTUP_FILES = [
   '.config/systemd',
 ];
 
+/**
+ * Credential stores in the Player agent's otherwise visible home: an agent that edits code needs none
+ * of them (the driver merges; the agent's own login lives in its own configuration), and with the
+ * network it needs they would be one `curl` away. Directories, then files.
+ */
+const PLAYER_HIDDEN_HOME_DIRECTORIES = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.docker',
+  '.config/gh',
+  '.password-store',
+];
+const PLAYER_HIDDEN_HOME_FILES = ['.git-credentials', '.netrc', '.pypirc'];
+
+/**
+ * In a repository's git directory the Player may commit (objects, refs, index) but not change what
+ * git runs later for the user (its configuration and hooks), what is checked out in the main
+ * checkout, or the packed refs (the base branch among them).
+ */
+const GIT_PROTECTED = ['config', 'hooks', 'HEAD', 'packed-refs'];
+
 /** Files that must never be readable by a run, registered by the server (the HTTP tokens file). */
 const registeredSecrets = new Set<string>();
 
@@ -136,6 +163,8 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
     ...runtime,
     ...(request.home === 'toolchains' ? [home] : []),
   ].filter(exists);
+  const player = request.home === 'user';
+  const repository = repositoryPaths(request.cwd);
   const readOnly =
     request.home === 'toolchains'
       ? [
@@ -155,22 +184,40 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
     emptied,
     readOnly: [
       ...readOnly,
-      ...repositoryPaths(request.cwd),
+      ...(player ? [] : repository),
       ...reachedFrom(request.cwd, env, emptied, home),
     ].filter(exists),
     writable: [
       ...writable.filter(exists),
+      ...(player ? repository : []),
       request.cwd,
       ...borrowedToolchains(request.cwd),
       ...request.writable,
     ],
     protected: [
-      ...(request.home === 'user' ? [...inHome(STARTUP_FILES), installDirectory()] : []),
+      ...(player
+        ? [
+            ...inHome(STARTUP_FILES),
+            installDirectory(),
+            ...repository.flatMap((directory) =>
+              GIT_PROTECTED.map((entry) => path.join(directory, entry)),
+            ),
+          ]
+        : []),
       ...serverCode(request.cwd),
+      ...(request.readOnly ?? []),
     ].filter(exists),
     // Docker's socket is root on the host; the run never needs it.
-    hiddenDirectories: [stateRoot()].filter(exists),
-    hiddenFiles: [...secretFiles(), '/run/docker.sock', '/var/run/docker.sock'].filter(exists),
+    hiddenDirectories: [
+      stateRoot(),
+      ...(player ? inHome(PLAYER_HIDDEN_HOME_DIRECTORIES) : []),
+    ].filter(exists),
+    hiddenFiles: [
+      ...secretFiles(),
+      '/run/docker.sock',
+      '/var/run/docker.sock',
+      ...(player ? inHome(PLAYER_HIDDEN_HOME_FILES) : []),
+    ].filter(exists),
   };
 }
 

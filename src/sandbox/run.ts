@@ -16,11 +16,18 @@ export type Isolation =
       home?: SandboxRequest['home'];
       /** Writable paths besides the working directory. */
       writable?: string[];
+      /** Read-only again inside the writable paths (the driver's files in the Player's worktree). */
+      readOnly?: string[];
       /** Overrides the policy's network (the Player agent must reach its model API). */
       network?: NetworkMode;
       loginShell?: boolean;
+      /**
+       * Variables handed to the confined command on purpose, after coachgate's own secrets are
+       * removed from the environment (the Player's one-run token for the driver's endpoint).
+       */
+      grant?: Record<string, string>;
     }
-  | { unsandboxed: string };
+  | { unsandboxed: string; grant?: Record<string, string> };
 
 /** The sandbox a run had: stored in run records, shown in tool results and the gate box. */
 export interface SandboxInForce {
@@ -48,7 +55,11 @@ export async function sandboxedCommand(
   isolation: Isolation,
 ): Promise<SandboxedCommand> {
   if ('unsandboxed' in isolation) {
-    return { argv, env, sandbox: { backend: 'none', mode: 'unsandboxed', network: 'host' } };
+    return {
+      argv,
+      env: { ...env, ...isolation.grant },
+      sandbox: { backend: 'none', mode: 'unsandboxed', network: 'host' },
+    };
   }
   const { policy } = isolation;
   const network = isolation.network ?? policy.network;
@@ -66,7 +77,7 @@ export async function sandboxedCommand(
     const warning = `NOT SANDBOXED: ${why}. This code ran with the server's full authority (it could read the signing key and the state directory, and signal the server). ${policy.mode === 'off' ? 'Set coachgate.sandbox.mode to auto or required on the base branch.' : INSTALL_ADVICE}`;
     return {
       argv,
-      env,
+      env: { ...env, ...isolation.grant },
       sandbox: { backend: 'none', mode: policy.mode, network: 'host', warning },
     };
   }
@@ -76,10 +87,11 @@ export async function sandboxedCommand(
     network,
     home: isolation.home ?? 'toolchains',
     loginShell: isolation.loginShell ?? false,
+    readOnly: isolation.readOnly ?? [],
   };
   return {
     argv: backend.command(argv, request, exposureFor(request, env)),
-    env: withoutServerSecrets(env),
+    env: { ...withoutServerSecrets(env), ...isolation.grant },
     sandbox: { backend: backend.name, mode: policy.mode, network },
   };
 }

@@ -52,6 +52,11 @@ export class TokenTable {
     return { table: new TokenTable(entries), warnings };
   }
 
+  /** One token made by coachgate itself (the autobuild driver's one-run player token). */
+  static single(token: string, role: ServerRole): TokenTable {
+    return new TokenTable([{ digest: digest(token), role, index: 1 }]);
+  }
+
   /** The entry for an `Authorization: Bearer …` header, compared in constant time against every token. */
   match(authorization: string | undefined): TokenEntry | undefined {
     const presented = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '')?.[1];

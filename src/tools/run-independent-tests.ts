@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeSandbox } from '../core/sandbox-policy.js';
 import { MAX_TIMEOUT_S, runIndependentTests } from '../actions/run-independent-tests.js';
 import { RunRecordSchema } from '../core/run-record.js';
 import { defineTool } from './tool.js';
@@ -68,7 +69,7 @@ export const runIndependentTestsTool = defineTool({
       : '';
     return {
       data: run,
-      summary: `${run.sandbox?.warning ? `${run.sandbox.warning}\n` : ''}${headline}${run.tree_clean ? '' : '\nThe run changed files in the worktree.'}${baseline}${detail}`,
+      summary: `${run.sandbox?.warning ? `${run.sandbox.warning}\n` : ''}${headline}${run.sandbox && !run.sandbox.warning ? ` Sandbox: ${describeSandbox(run.sandbox)}.` : ''}${run.tree_clean ? '' : '\nThe run changed files in the worktree.'}${baseline}${detail}`,
     };
   },
 });

@@ -62,6 +62,12 @@ export const taskStatusTool = defineTool({
           counts,
           failure_class: z.string(),
           fresh: z.boolean(),
+          sandbox: z
+            .string()
+            .optional()
+            .describe(
+              'The sandbox the run had: backend and network, or NOT SANDBOXED and why (absent on older records).',
+            ),
           sandbox_warning: z
             .string()
             .optional()

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { collectIntegrityFacts, extractTestFacts } from '../../src/analysis/test-facts.js';
+import {
+  collectIntegrityFacts,
+  extractTestFacts,
+  type SourceFile,
+  type TestFactsOptions,
+} from '../../src/analysis/test-facts.js';
+import { DEFAULT_SANDBOX_POLICY } from '../../src/core/sandbox-policy.js';
+import type { FileVersions } from '../../src/core/integrity.js';
+
+/** As a repository without a sandbox setting gets them: the default policy. */
+const extract = (files: SourceFile[], options: Partial<TestFactsOptions> = {}) =>
+  extractTestFacts(files, { sandbox: DEFAULT_SANDBOX_POLICY, ...options });
+const collect = (files: FileVersions[]) =>
+  collectIntegrityFacts(files, { sandbox: DEFAULT_SANDBOX_POLICY });
 
 const code = (...lines: string[]) => `${lines.join('\n')}\n`;
 
@@ -41,9 +54,9 @@ const PYTHON_SUITE = code(
 
 describe('Python test facts', () => {
   it('reads tests, assertions, skip markers and module stubs with python3 ast', async () => {
-    const facts = (
-      await extractTestFacts([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }])
-    ).get('tests/test_mailer.py');
+    const facts = (await extract([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }])).get(
+      'tests/test_mailer.py',
+    );
     expect(facts?.parser).toBe('python_ast');
     expect(facts?.tests).toMatchObject([
       { name: 'test_sends', line: 12, assertions: 3 },
@@ -67,7 +80,7 @@ describe('Python test facts', () => {
 
   it('finds the same tests and markers by line scan when python3 is missing, and says why', async () => {
     const scanned = (
-      await extractTestFacts([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }], {
+      await extract([{ path: 'tests/test_mailer.py', text: PYTHON_SUITE }], {
         python: 'no-such-python3',
       })
     ).get('tests/test_mailer.py');
@@ -93,7 +106,7 @@ describe('Python test facts', () => {
   });
 
   it('parses a batch in one go, falling back only for the file that does not parse', async () => {
-    const facts = await extractTestFacts([
+    const facts = await extract([
       { path: 'tests/test_ok.py', text: code('def test_ok():', '    assert 1') },
       { path: 'tests/test_broken.py', text: code('def test_broken(:', '    pytest.skip("x")') },
       { path: 'README.md', text: '# not code' },
@@ -124,9 +137,7 @@ describe('JS/TS test facts', () => {
       "  await t.test('child', () => { assert(true); assert.ok(true); });",
       '});',
     );
-    const facts = (await extractTestFacts([{ path: 'test/cart.test.mjs', text }])).get(
-      'test/cart.test.mjs',
-    );
+    const facts = (await extract([{ path: 'test/cart.test.mjs', text }])).get('test/cart.test.mjs');
     expect(facts?.parser).toBe('typescript');
     expect(facts?.tests).toMatchObject([
       { name: 'cart > total > sums', line: 4, assertions: 2 },
@@ -149,9 +160,7 @@ describe('JS/TS test facts', () => {
       "  test.skip.each([1])('n %i', () => {});",
       '});',
     );
-    const facts = (await extractTestFacts([{ path: 'src/Cart.spec.tsx', text }])).get(
-      'src/Cart.spec.tsx',
-    );
+    const facts = (await extract([{ path: 'src/Cart.spec.tsx', text }])).get('src/Cart.spec.tsx');
     expect(facts?.module_stubs).toEqual([
       { line: 1, module: './api', via: 'vi.mock' },
       { line: 2, module: 'node:fs', via: 'jest.unstable_mockModule' },
@@ -189,9 +198,7 @@ describe('Go and Rust test facts (line scan)', () => {
       '',
       'func TestEmpty(t *testing.T) {}',
     );
-    const facts = (await extractTestFacts([{ path: 'cart/cart_test.go', text }])).get(
-      'cart/cart_test.go',
-    );
+    const facts = (await extract([{ path: 'cart/cart_test.go', text }])).get('cart/cart_test.go');
     expect(facts?.tests).toMatchObject([
       { name: 'TestTotal', line: 5, assertions: 2 },
       { name: 'TestEmpty', line: 15, assertions: 0 },
@@ -222,7 +229,7 @@ describe('Go and Rust test facts (line scan)', () => {
       '    }',
       '}',
     );
-    const facts = (await extractTestFacts([{ path: 'src/lib.rs', text }])).get('src/lib.rs');
+    const facts = (await extract([{ path: 'src/lib.rs', text }])).get('src/lib.rs');
     expect(facts?.tests).toMatchObject([
       { name: 'sums', line: 7, assertions: 2 },
       { name: 'panics', line: 14, assertions: 1 },
@@ -235,7 +242,7 @@ describe('collectIntegrityFacts', () => {
   it('scans both sides by line when only one side parses, so the comparison is like for like', async () => {
     const base = code('def test_a():', '    assert 1');
     const now = code('def test_a(:', '    assert 1');
-    const { facts } = await collectIntegrityFacts([{ path: 'tests/test_a.py', base, now }]);
+    const { facts } = await collect([{ path: 'tests/test_a.py', base, now }]);
     const pair = facts.get('tests/test_a.py');
     expect([pair?.base?.parser, pair?.now?.parser]).toEqual(['line_scan', 'line_scan']);
     expect(pair?.base?.fallback_reason).toBe(
@@ -244,7 +251,7 @@ describe('collectIntegrityFacts', () => {
   });
 
   it('keeps test facts for test sources and settings for test config files only', async () => {
-    const { facts, config_settings } = await collectIntegrityFacts([
+    const { facts, config_settings } = await collect([
       { path: 'tests/conftest.py', base: 'import sys\n', now: "collect_ignore = ['x']\n" },
       { path: 'tests/test_a.py', now: 'def test_a():\n    pass\n' },
       { path: 'src/app.py', base: 'x = 1\n', now: 'x = 2\n' },

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { DEFAULT_SANDBOX_POLICY } from '../../src/core/sandbox-policy.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,9 +22,9 @@ const code = (...lines: string[]) => `${lines.join('\n')}\n`;
 async function check(
   files: FileVersions[],
   extra: Partial<IntegrityInput> = {},
-  options: TestFactsOptions = {},
+  options: Partial<TestFactsOptions> = {},
 ): Promise<IntegrityFinding[]> {
-  const facts = await collectIntegrityFacts(files, options);
+  const facts = await collectIntegrityFacts(files, { sandbox: DEFAULT_SANDBOX_POLICY, ...options });
   return findIntegrityIssues({
     files,
     ...facts,

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BAD_GREET, GOOD_GREET, GREET_TESTS } from './node-project.js';
@@ -12,17 +11,27 @@ const sdk = (file: string) =>
   );
 const cli = JSON.stringify(fileURLToPath(new URL('../../dist/cli.js', import.meta.url)));
 
-/** Connects to the built server over stdio, as an agent CLI with coachgate registered would. */
+/**
+ * Connects to coachgate as an agent CLI with it registered would: the driver's endpoint for the
+ * Player (`$COACHGATE_MCP_URL`), else the built server over stdio.
+ */
 const PRELUDE = `
 import { writeFileSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from ${sdk('client/index.js')};
 import { StdioClientTransport } from ${sdk('client/stdio.js')};
+import { StreamableHTTPClientTransport } from ${sdk('client/streamableHttp.js')};
 const worktree = process.env.COACHGATE_WORKTREE;
 const turn = Number(process.env.COACHGATE_TURN);
 const task = { worktree, task_id: process.env.COACHGATE_TASK_ID };
 const client = new Client({ name: 'scripted-agent', version: '0' });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree, '--state-dir', process.env.COACHGATE_STATE_DIR], stderr: 'ignore' }));
+// The driver's endpoint when it gives one (the Player's), else a stdio server of its own (which, in
+// the Player's sandbox, relays to that endpoint: SCRIPTED_STDIO=1 takes that way). The whole
+// environment, as an agent CLI passes it (the SDK's default keeps only a few variables).
+const { COACHGATE_MCP_URL: url, COACHGATE_MCP_TOKEN: token, COACHGATE_STATE_DIR: state } = process.env;
+await client.connect(url && !process.env.SCRIPTED_STDIO
+  ? new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer ' + token } } })
+  : new StdioClientTransport({ command: process.execPath, args: [${cli}, '--root', worktree, ...(state ? ['--state-dir', state] : [])], env: process.env, stderr: 'ignore' }));
 const call = async (name, args) => client.callTool({ name, arguments: { ...task, ...args } }, undefined, { timeout: 120000 });
 `;
 
@@ -33,11 +42,17 @@ const call = async (name, args) => client.callTool({ name, arguments: { ...task,
  * A rubber-stamp Coach approves whatever the run says and records nothing when the server refuses.
  */
 export function scriptedAgents(): {
+  /** Where the scripts are: visible to a sandboxed Player, for a test's own agent scripts. */
+  dir: string;
   player: (fixAt: number, varying?: boolean) => string;
   coach: (options?: { hangFile?: string; rubberStamp?: boolean }) => string;
   validator: (mode: 'fail-once' | 'fail-always') => string;
 } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-agents-'));
+  // Not under /tmp: a sandboxed Player has a private, empty /tmp, and an installed agent CLI lives
+  // elsewhere too.
+  const scratch = fileURLToPath(new URL('../../.tmp', import.meta.url));
+  mkdirSync(scratch, { recursive: true });
+  const dir = mkdtempSync(path.join(scratch, 'agents-'));
   const player = path.join(dir, 'player.mjs');
   const coach = path.join(dir, 'coach.mjs');
   const validator = path.join(dir, 'validator.mjs');
@@ -98,6 +113,7 @@ await client.close();
   );
   const node = JSON.stringify(process.execPath);
   return {
+    dir,
     player: (fixAt, varying = false) =>
       `${node} ${JSON.stringify(player)} ${fixAt}${varying ? ' varying' : ''}`,
     validator: (mode) => `${node} ${JSON.stringify(validator)} ${mode}`,

@@ -30,25 +30,22 @@ async function capture(shape: string) {
 }
 
 describe('output capture keeps a bounded excerpt of 40 MB in any line shape', () => {
-  it.each(['lines', 'one-line', 'no-newline', 'progress'])(
-    '%s',
-    async (shape) => {
-      const { outcome, output, excerpt, logSize } = await capture(shape);
-      expect(outcome).toMatchObject({ exit_code: 1, timed_out: false });
-      // Capture finished: every byte reached the log, none is lost or held back.
-      expect(output.bytes).toBeGreaterThanOrEqual(MEGABYTES * 1024 * 1024);
-      expect(logSize).toBe(output.bytes);
-      expect(excerpt).toContain('AssertionError: the first real error');
-      expect(excerpt).toContain('AssertionError: a later error');
-      // The summary a Player reads leads with it, even when it sat inside a 40 MB line.
-      expect(summarizeOutput(excerpt)).toMatch(/^(E {3})?AssertionError: the first real error/);
-      expect(excerpt).toMatch(/\[\.\.\. \d+ characters omitted; full output in .*\.log \.\.\.\]/);
-      expect(excerpt.length).toBeLessThan(1024 * 1024);
-      const longNote = `longer than ${MAX_LINE_CHARS} characters were scanned in pieces`;
-      if (shape === 'one-line' || shape === 'no-newline') expect(excerpt).toContain(longNote);
-      else expect(excerpt).not.toContain(longNote);
-    },
-  );
+  it.each(['lines', 'one-line', 'no-newline', 'progress'])('%s', async (shape) => {
+    const { outcome, output, excerpt, logSize } = await capture(shape);
+    expect(outcome).toMatchObject({ exit_code: 1, timed_out: false });
+    // Capture finished: every byte reached the log, none is lost or held back.
+    expect(output.bytes).toBeGreaterThanOrEqual(MEGABYTES * 1024 * 1024);
+    expect(logSize).toBe(output.bytes);
+    expect(excerpt).toContain('AssertionError: the first real error');
+    expect(excerpt).toContain('AssertionError: a later error');
+    // The summary a Player reads leads with it, even when it sat inside a 40 MB line.
+    expect(summarizeOutput(excerpt)).toMatch(/^(E {3})?AssertionError: the first real error/);
+    expect(excerpt).toMatch(/\[\.\.\. \d+ characters omitted; full output in .*\.log \.\.\.\]/);
+    expect(excerpt.length).toBeLessThan(1024 * 1024);
+    const longNote = `longer than ${MAX_LINE_CHARS} characters were scanned in pieces`;
+    if (shape === 'one-line' || shape === 'no-newline') expect(excerpt).toContain(longNote);
+    else expect(excerpt).not.toContain(longNote);
+  });
 });
 
 describe('output capture scanning', () => {

@@ -187,9 +187,11 @@ describe.skipIf(!bwrapUsable || !hasPytest)(
           expect.objectContaining({ id: 'tests/test_calc.py::test_add', status: 'failed' }),
         );
         expect(result.isError).toBe(true);
-        const gate = runGate(task.repo.dir, TASK, 'text');
+        const gate = runGate(task.repo.dir, TASK, 'box');
         expect(gate.status).not.toBe(0);
-        expect(gate.stdout).toMatch(/FAIL/);
+        expect(gate.stdout).toMatch(/COACH GATE: FAILED/);
+        // The box says which sandbox the tests ran in.
+        expect(gate.stdout).toMatch(/║ +sandbox: bubblewrap, network none/);
 
         const results = attackResults(path.join(task.repo.dir, '.guardkit/autobuild', TASK));
         expect([...results.keys()].sort()).toEqual([
@@ -224,13 +226,13 @@ describe.skipIf(!bwrapUsable || !hasPytest)(
       });
       const { client, close } = await connect({ roots: [repo.dir] });
       try {
-        const run = dataOf(
-          await callTool(client, 'run_independent_tests', {
-            worktree: repo.dir,
-            task_id: 'TASK-9',
-          }),
-        );
+        const result = await callTool(client, 'run_independent_tests', {
+          worktree: repo.dir,
+          task_id: 'TASK-9',
+        });
+        const run = dataOf(result);
         expect(run).toMatchObject({ status: 'failed', sandbox: { backend: 'bubblewrap' } });
+        expect(textOf(result)).toMatch(/^FAILED: .* Sandbox: bubblewrap, network none\./);
         const attempts = attackResults(path.join(repo.dir, '.guardkit/autobuild/TASK-9')).get(
           'npm_script',
         );

@@ -175,3 +175,44 @@ describe('check_test_integrity through MCP', () => {
     ).toEqual(['.venv/lib/python3.11/site-packages/zz_patch.pth', 'local/tests/conftest.py']);
   });
 });
+
+describe("check_test_integrity runs python's ast under the base's sandbox policy", () => {
+  it.skipIf(process.platform !== 'linux')(
+    'sandbox mode required on a machine without a sandbox: python3 is not run, the line scan says why',
+    async () => {
+      const { forgetSandboxDetection } = await import('../../src/sandbox/backend.js');
+      const skipAdded =
+        'import pytest\nfrom app import add\n\n@pytest.mark.skip(reason="flaky")\ndef test_add():\n    assert add(1, 2) == 3\n';
+      const detailOfSkip = async () => {
+        repo.write('tests/test_add.py', skipAdded);
+        const data = dataOf(await check());
+        return data.findings.find((finding: { kind: string }) => finding.kind === 'skip_added')
+          ?.detail as string;
+      };
+      const saved = process.env.COACHGATE_BWRAP;
+      process.env.COACHGATE_BWRAP = '/nonexistent/bwrap';
+      forgetSandboxDetection();
+      try {
+        repo = makeRepo({
+          '.guardkit/config.yaml': 'coachgate:\n  sandbox:\n    mode: required\n',
+          'app/__init__.py': 'def add(a, b):\n    return a + b\n',
+          'tests/test_add.py': PY_TESTS,
+        });
+        expect(await detailOfSkip()).toMatch(
+          /\[found by a line scan because python3 was not run: Refusing to run: the base config \(or --sandbox\) requires a sandbox/,
+        );
+        repo.remove();
+        // The same machine, a base without the setting (auto): python3 runs, unsandboxed and said so.
+        repo = makeRepo({
+          'app/__init__.py': 'def add(a, b):\n    return a + b\n',
+          'tests/test_add.py': PY_TESTS,
+        });
+        expect(await detailOfSkip()).not.toMatch(/line scan/);
+      } finally {
+        if (saved === undefined) delete process.env.COACHGATE_BWRAP;
+        else process.env.COACHGATE_BWRAP = saved;
+        forgetSandboxDetection();
+      }
+    },
+  );
+});
