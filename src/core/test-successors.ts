@@ -7,7 +7,7 @@ export interface TestSuccessor {
   /** Where it is now, and its name there. */
   file: string;
   as: string;
-  how: 'moved' | 'renamed' | 'wrapped' | 'parametrized';
+  how: 'moved' | 'renamed' | 'wrapped' | 'split' | 'parametrized';
 }
 
 export interface LocatedTest {
@@ -17,7 +17,8 @@ export interface LocatedTest {
 
 /**
  * For each gone base test, the added test that most likely took its place, or undefined: the same last
- * name in a new suite, class or file (moved or wrapped), the same body under a new name (renamed), or a
+ * name in a new suite, class or file (moved or wrapped), the same body under a new name (renamed), an
+ * added test in its file whose name extends the old one (split: `test_add` → `test_add_small`), or a
  * parametrized test added to its file (converted). Each added test takes one base test, except a
  * parametrized one, which stands for many. Static only: whether the successor passes is the runs' word.
  */
@@ -61,6 +62,11 @@ export function matchSuccessors(
   pass((base, candidate) =>
     base.test.body !== undefined && base.test.body === candidate.test.body ? 'renamed' : undefined,
   );
+  pass((base, candidate) =>
+    candidate.file === base.file && extendsName(leafName(candidate), leafName(base))
+      ? 'split'
+      : undefined,
+  );
   pass(
     (base, candidate) =>
       candidate.test.parametrized && (candidate.file === base.file || deletedFiles.has(base.file))
@@ -69,6 +75,11 @@ export function matchSuccessors(
     true,
   );
   return result;
+}
+
+/** `test_add_small` extends `test_add`; `adds negatives` extends `adds`. */
+function extendsName(name: string, base: string): boolean {
+  return name.length > base.length && name.startsWith(base) && /[_\s-]/.test(name[base.length]!);
 }
 
 /** `TestCalc.test_add` → `test_add`; `calc > adds` → `adds`. */

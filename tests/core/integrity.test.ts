@@ -932,6 +932,31 @@ describe('gone base tests and what took their place', () => {
     ]);
   });
 
+  it('pairs a test split in two by the names that extend its own', async () => {
+    const base = code(
+      'from calc import add',
+      '',
+      'class TestAdd:',
+      '    def test_add(self):',
+      '        assert add(2, 3) == 5',
+      '        assert add(-1, 1) == 0',
+    );
+    const now = code(
+      'from calc import add',
+      '',
+      'def test_add_small():',
+      '    assert add(2, 3) == 5',
+      '',
+      'def test_add_negative():',
+      '    assert add(-1, 1) == 0',
+    );
+    const findings = await check([{ path: 'tests/test_calc.py', base, now }]);
+    expect(findings.flatMap((finding) => finding.replaced_by ?? [])).toEqual([
+      { test: 'TestAdd.test_add', file: 'tests/test_calc.py', as: 'test_add_small', how: 'split' },
+    ]);
+    expect(findings.flatMap((finding) => finding.not_replaced ?? [])).toEqual([]);
+  });
+
   it('pairs the tests of a file split in two, and keeps the one that went nowhere as not replaced', async () => {
     const findings = await check([
       { path: 'tests/test_cart.py', base: PY_BASE },

@@ -236,9 +236,10 @@ describe.skipIf(!bwrapUsable || !hasPytest)(
         const attempts = attackResults(path.join(repo.dir, '.guardkit/autobuild/TASK-9')).get(
           'npm_script',
         );
-        expect(attempts).toHaveLength(1);
-        for (const name of ATTEMPTS)
-          expect(attempts![0]![name], name).toMatch(/^(blocked: |failed)/);
+        // The candidate run, and the trusted runs started beside it, each ran the script.
+        expect(attempts!.length).toBeGreaterThanOrEqual(1);
+        for (const attempt of attempts!)
+          for (const name of ATTEMPTS) expect(attempt[name], name).toMatch(/^(blocked: |failed)/);
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(daemons()).toEqual([]);
       } finally {
