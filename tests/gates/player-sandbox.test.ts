@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -8,21 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { GREET_TASK } from '../helpers/node-project.js';
 import { scriptedAgents } from '../helpers/scripted-agents.js';
+import { bwrapUsable } from '../helpers/bubblewrap.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const agents = scriptedAgents();
-
-/** bubblewrap installed and working here (it can exist and still fail without user namespaces). */
-const bwrapUsable = (() => {
-  try {
-    execFileSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', '--unshare-net', 'true'], {
-      stdio: 'ignore',
-    });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /**
  * A user's machine in a temp directory: a home with an agent's own configuration and an ssh key,

@@ -5,24 +5,13 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bwrapUsable } from '../helpers/bubblewrap.js';
 import { runGate } from '../helpers/gate-cli.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { BROKEN_CALC, DIVIDE_TEST, hasPytest, pythonTask, TASK } from '../helpers/python-task.js';
 import { initKey, privateKeyPath } from '../../src/records/keys.js';
 import { stateRoot } from '../../src/records/state-directory.js';
-
-/** bubblewrap installed and working here (it can exist and still fail without user namespaces). */
-const bwrapUsable = (() => {
-  try {
-    execFileSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', '--unshare-net', 'true'], {
-      stdio: 'ignore',
-    });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const token = randomBytes(24).toString('hex');
 /** Where docs/sandbox.md tells the HTTP coach to keep it: hidden from every run of every process. */

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -13,15 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutputCapture } from '../../src/runner/output-capture.js';
 import { runSandboxed } from '../../src/sandbox/run.js';
-
-const bwrapUsable = (() => {
-  try {
-    execFileSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { bwrapUsable } from '../helpers/bubblewrap.js';
 
 const scratch: string[] = [];
 afterEach(() => scratch.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
