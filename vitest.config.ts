@@ -29,7 +29,7 @@ export default defineConfig({
     // Most of a test's time is spent waiting on those child processes, so two files per core keep
     // the cores busy (on 2 cores: 262 s instead of 474 s for the whole suite).
     maxWorkers: Math.min(8, 2 * os.availableParallelism()),
-    setupFiles: ['tests/setup-state-dir.ts'],
+    setupFiles: ['tests/setup-state-dir.ts', 'tests/setup-runner-environment.ts'],
     projects: [
       {
         extends: true,

@@ -81,7 +81,6 @@ beforeAll(() => {
       'tests/test_version.py': 'import app\n\ndef test_version():\n    assert app.VERSION == 1\n',
     },
     () => ['python3', '-P', '-m', 'pytest', '-p', 'no:cacheprovider'],
-    { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' },
   );
   runs.thirdParty = runPytest({
     'tests/test_http.py': 'import requests_coachgate_missing\n\ndef test_get():\n    pass\n',

@@ -142,21 +142,24 @@ const runs = {} as Record<
   Comparison
 >;
 
-/** Third-party plugins only slow the start; the output format is pytest's own. */
-const NO_AUTOLOAD = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' };
-
 function runThreeWays(files: ProjectFiles, args: string[] = []): Comparison {
-  const raw = runInProject(
-    files,
-    () => ['python3', '-m', 'pytest', '-p', 'no:cacheprovider', ...args],
-    NO_AUTOLOAD,
-  );
+  const raw = runInProject(files, () => [
+    'python3',
+    '-m',
+    'pytest',
+    '-p',
+    'no:cacheprovider',
+    ...args,
+  ]);
   const junit = runPytest(files, args);
-  const plugin = runInProject(
-    files,
-    (_dir, report) => ['python3', reporter, report, '-p', 'no:cacheprovider', ...args],
-    NO_AUTOLOAD,
-  );
+  const plugin = runInProject(files, (_dir, report) => [
+    'python3',
+    reporter,
+    report,
+    '-p',
+    'no:cacheprovider',
+    ...args,
+  ]);
   return {
     raw,
     junit,
@@ -309,16 +312,22 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
   });
 
   it('keeps -P (safe path) as python -P -m pytest has it: the working directory stays off sys.path', () => {
-    const raw = runInProject(
-      PASSING,
-      () => ['python3', '-P', '-m', 'pytest', '-p', 'no:cacheprovider'],
-      NO_AUTOLOAD,
-    );
-    const plugin = runInProject(
-      PASSING,
-      (_dir, report) => ['python3', '-P', reporter, report, '-p', 'no:cacheprovider'],
-      NO_AUTOLOAD,
-    );
+    const raw = runInProject(PASSING, () => [
+      'python3',
+      '-P',
+      '-m',
+      'pytest',
+      '-p',
+      'no:cacheprovider',
+    ]);
+    const plugin = runInProject(PASSING, (_dir, report) => [
+      'python3',
+      '-P',
+      reporter,
+      report,
+      '-p',
+      'no:cacheprovider',
+    ]);
     expect(raw.output).toContain("No module named 'pkg'");
     expect(plugin.exit_code).toBe(raw.exit_code);
     expect(comparable(plugin.output)).toBe(comparable(raw.output));
@@ -352,7 +361,6 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
       const report = path.join(project, 'report.jsonl');
       const child = spawn('python3', [reporter, report, '-p', 'no:cacheprovider'], {
         cwd: project,
-        env: { ...process.env, ...NO_AUTOLOAD },
         stdio: 'ignore',
       });
       const exited = new Promise((resolve) => child.on('exit', resolve));

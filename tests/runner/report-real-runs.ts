@@ -80,20 +80,15 @@ function childEnvironment(): NodeJS.ProcessEnv {
 }
 
 export function runPytest(files: ProjectFiles, extraArgs: string[] = []): RealRun {
-  return runInProject(
-    files,
-    (_dir, report) => [
-      'python3',
-      '-m',
-      'pytest',
-      `--junitxml=${report}`,
-      '-p',
-      'no:cacheprovider',
-      ...extraArgs,
-    ],
-    // Third-party plugins only slow the start; the output format is pytest's own.
-    { PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' },
-  );
+  return runInProject(files, (_dir, report) => [
+    'python3',
+    '-m',
+    'pytest',
+    `--junitxml=${report}`,
+    '-p',
+    'no:cacheprovider',
+    ...extraArgs,
+  ]);
 }
 
 export function runNodeTest(files: ProjectFiles, node = process.execPath): RealRun {
