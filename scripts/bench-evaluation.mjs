@@ -6,7 +6,9 @@
 //                      fail-to-pass runs; the trusted runs start beside the candidate run);
 //   record_verdict     the approval alone, called the moment run_independent_tests returns.
 // Suites: 100 pytest tests that sleep a little (the suite, not start-up, dominates) and a generated
-// suite of 1,500 pytest tests. The machine may be shared: ratios, with the load average printed.
+// suite of 1,500 pytest tests. The machine may be shared: each figure is measured REPS times (default
+// 3, `--reps=N`), each ratio against the raw run of its own repetition, and the median printed with
+// the range, beside the load average.
 // Needs a build first: `npx tsc -p .`, then `node scripts/bench-evaluation.mjs`.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +24,13 @@ import { initKey } from '../dist/records/keys.js';
 // As `coachgate serve` does at start: the runs are signed, and nothing creates the key on first use.
 await initKey();
 
-const TASKS = ['TASK-BENCH-WARM', 'TASK-BENCH-TURN', 'TASK-BENCH-VERDICT'];
+const REPS = Number(/^--reps=(\d+)$/.exec(process.argv[2] ?? '')?.[1] ?? 3);
+const WARM = 'TASK-BENCH-WARM';
+const rounds = Array.from({ length: REPS }, (_, rep) => ({
+  turn: `TASK-BENCH-TURN-${rep}`,
+  verdict: `TASK-BENCH-VERDICT-${rep}`,
+}));
+const TASKS = [WARM, ...rounds.flatMap((round) => [round.turn, round.verdict])];
 const SUITES = [
   { name: '100 pytest tests, 10 ms each', files: 4, perFile: 25, body: 'time.sleep(0.01)' },
   { name: '1,500 pytest tests (generated)', files: 30, perFile: 50, body: 'sum(range(200))' },
@@ -92,7 +100,13 @@ async function approve(dir, task) {
   return result;
 }
 
-const ratio = (ms, raw) => `${(ms / raw).toFixed(2)}x`;
+const ratio = (value) => `${value.toFixed(2)}x`;
+/** The median, then the range: `2.10x (1.90x-2.60x)`. */
+function spread(values, format) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return `${format(median)} (${format(sorted[0])}-${format(sorted.at(-1))})`;
+}
 console.log(
   `machine: ${os.availableParallelism()} cores, load average ${os
     .loadavg()
@@ -102,7 +116,6 @@ console.log(
 for (const suite of SUITES) {
   const dir = project(suite);
   try {
-    const [warm, turnTask, verdictTask] = TASKS;
     // The Player's turn 1 on each task, reported before the Coach's turn (the gates read it).
     for (const task of TASKS) {
       await recordPlayerReport(dir, task, 1, {
@@ -113,25 +126,35 @@ for (const suite of SUITES) {
       });
     }
     // The baseline (base tests on base code) is cached by the first approval of the base.
-    await runIndependentTests(dir, { task_id: warm });
-    await approve(dir, warm);
-    // Raw: the same run without a task, so nothing else starts beside it.
-    const raw = await timed(() => runIndependentTests(dir, {}));
-    const turn = await timed(async () => {
-      await runIndependentTests(dir, { task_id: turnTask });
-      return approve(dir, turnTask);
-    });
-    await runIndependentTests(dir, { task_id: verdictTask });
-    const verdict = await timed(() => approve(dir, verdictTask));
+    await runIndependentTests(dir, { task_id: WARM });
+    await approve(dir, WARM);
+    const figures = { raw: [], turn: [], verdict: [] };
+    let raw;
+    let turn;
+    for (const round of rounds) {
+      // Raw: the same run without a task, so nothing else starts beside it.
+      raw = await timed(() => runIndependentTests(dir, {}));
+      turn = await timed(async () => {
+        await runIndependentTests(dir, { task_id: round.turn });
+        return approve(dir, round.turn);
+      });
+      await runIndependentTests(dir, { task_id: round.verdict });
+      const verdict = await timed(() => approve(dir, round.verdict));
+      figures.raw.push(raw.ms);
+      figures.turn.push(turn.ms / raw.ms);
+      figures.verdict.push(verdict.ms / raw.ms);
+    }
     const evaluation = turn.value.evaluation;
-    console.log(`\n${suite.name}: ${raw.value.counts.total} tests, ${raw.value.status}`);
-    console.log(`  raw run:                                   ${raw.ms.toFixed(0)} ms`);
     console.log(
-      `  full Coach turn (run + approve):           ${turn.ms.toFixed(0)} ms = ${ratio(turn.ms, raw.ms)} (target <= 2.0x)`,
+      `\n${suite.name}: ${raw.value.counts.total} tests, ${raw.value.status}, ${REPS} reps`,
     );
     console.log(
-      `  record_verdict approve alone:              ${verdict.ms.toFixed(0)} ms = ${ratio(verdict.ms, raw.ms)}`,
+      `  raw run:                         ${spread(figures.raw, (ms) => `${ms.toFixed(0)} ms`)}`,
     );
+    console.log(
+      `  full Coach turn (run + approve): ${spread(figures.turn, ratio)} (target <= 2.0x)`,
+    );
+    console.log(`  record_verdict approve alone:    ${spread(figures.verdict, ratio)}`);
     console.log(
       `  (baseline cached: ${evaluation.baseline?.cached}; trusted run ${evaluation.trusted?.tests_total} tests; regressions ${evaluation.regressions.length})`,
     );
