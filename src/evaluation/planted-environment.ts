@@ -1,6 +1,12 @@
 import { lstat, open, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { siteHookFiles } from '../repo/runner-loaded.js';
+import { readPinnedBase } from '../records/pinned-base.js';
+import {
+  pytestPluginDistributions,
+  siteHookFiles,
+  startUpSurfaces,
+  type PytestPluginDistribution,
+} from '../repo/runner-loaded.js';
 
 export interface PlantedFile {
   /** Worktree-relative. */
@@ -12,21 +18,113 @@ export interface PlantedFile {
 const TOOLING_PTH =
   /^(?:distutils-precedence|_virtualenv|__editable__\..*|_.*_editable.*|coverage.*)\.pth$/;
 
+const SINCE_PIN = 'since the base was pinned';
+const RE_PIN = 'a person accepts the environment as it is now with coachgate task pin-base';
+
 /**
  * Things in the borrowed environment that would run the Player's code inside the server's trusted runs:
- * an interpreter that is not a real Python installation, site hooks that execute at start-up, and
- * node_modules/.bin entries that are not the links npm installs. Listed so the refusal names each file.
+ * an interpreter that is not a real Python installation, site hooks that execute at start-up, pytest
+ * plugins (entry points pytest's autoload imports), and node_modules/.bin entries that are not the links
+ * npm installs. Listed so the refusal names each file.
+ *
+ * With `taskId`, the start-up surfaces recorded when the task's base was pinned decide, default-deny:
+ * in a virtualenv that existed then, a site hook or pytest plugin added or changed since is planted,
+ * whatever its shape. Without that record (older pins, or a virtualenv made after the pin) the files'
+ * shapes decide: hooks with import lines, plugins whose module loads from the worktree.
  */
-export async function plantedEnvironment(worktree: string): Promise<PlantedFile[]> {
+export async function plantedEnvironment(
+  worktree: string,
+  taskId?: string,
+): Promise<PlantedFile[]> {
+  const pinned = taskId
+    ? (await readPinnedBase(worktree, taskId).catch(() => undefined))?.environment
+    : undefined;
+  const now = pinned ? await startUpSurfaces(worktree) : {};
+  /** The pinned fingerprint decides for files of a virtualenv whose interpreter the pin recorded. */
+  const recorded = (file: string) =>
+    pinned !== undefined && `${file.split('/')[0]}/bin/python` in pinned;
+  const sincePin = (file: string) =>
+    pinned![file] === undefined ? `added ${SINCE_PIN}` : `changed ${SINCE_PIN}`;
+  const changed = (file: string) => recorded(file) && pinned![file] !== now[file];
+
   const found: PlantedFile[] = [];
   for (const file of await siteHookFiles(worktree)) {
     const problem = file.endsWith('/bin/python')
-      ? await interpreterProblem(worktree, path.join(worktree, file))
-      : await siteHookProblem(worktree, file);
+      ? ((await interpreterProblem(worktree, path.join(worktree, file))) ??
+        (changed(file) ? `the interpreter link ${sincePin(file)} (${RE_PIN})` : undefined))
+      : recorded(file)
+        ? changed(file) &&
+          `a site hook ${sincePin(file)}: it runs in every Python start-up (${RE_PIN})`
+        : await siteHookProblem(worktree, file);
     if (problem) found.push({ file, problem });
+  }
+  for (const distribution of await pytestPluginDistributions(worktree)) {
+    const files = [distribution.entry_points, distribution.record].filter(
+      (file): file is string => file !== undefined,
+    );
+    const altered = files.find(changed);
+    if (altered) {
+      found.push({
+        file: altered,
+        problem: `a pytest plugin (${distribution.modules.join(', ')}) ${sincePin(altered)}: pytest's plugin autoload imports it into every run (${RE_PIN})`,
+      });
+      continue;
+    }
+    if (recorded(distribution.entry_points)) continue;
+    const inWorktree = await pluginModuleInWorktree(worktree, distribution);
+    if (inWorktree) {
+      found.push({
+        file: distribution.entry_points,
+        problem: `a pytest plugin whose module loads from the worktree (${inWorktree}), outside the virtualenv: pytest's plugin autoload imports it into every run`,
+      });
+    }
   }
   found.push(...(await binShims(worktree)));
   return found;
+}
+
+/**
+ * The first plugin module not installed in the distribution's site-packages that a Python start-up
+ * finds in the worktree instead: at its root, in src/, or under a directory a `.pth` file adds.
+ */
+async function pluginModuleInWorktree(
+  worktree: string,
+  distribution: PytestPluginDistribution,
+): Promise<string | undefined> {
+  const root = await realpath(worktree);
+  const sitePackages = path.join(worktree, distribution.site_packages);
+  const pthDirectories: string[] = [];
+  for (const name of await readdir(sitePackages).catch(() => [] as string[])) {
+    if (!name.endsWith('.pth')) continue;
+    const lines = (await readFile(path.join(sitePackages, name), 'utf8').catch(() => '')).split(
+      '\n',
+    );
+    pthDirectories.push(
+      ...lines.map((line) => line.trim()).filter((line) => path.isAbsolute(line)),
+    );
+  }
+  const places = [root, path.join(root, 'src'), ...pthDirectories];
+  for (const module of distribution.modules) {
+    const top = module.split('.')[0]!;
+    if (await importable(sitePackages, top)) continue;
+    for (const place of places) {
+      const found = await importable(place, top);
+      if (!found) continue;
+      const resolved = await realpath(found);
+      if (resolved === root || resolved.startsWith(root + path.sep))
+        return path.relative(root, resolved);
+    }
+  }
+  return undefined;
+}
+
+/** The module or package `name` in `directory`, when there is one. */
+async function importable(directory: string, name: string): Promise<string | undefined> {
+  for (const candidate of [`${name}.py`, name]) {
+    const file = path.join(directory, candidate);
+    if (await lstat(file).catch(() => undefined)) return file;
+  }
+  return undefined;
 }
 
 /** A real interpreter resolves outside the worktree to a compiled binary, not a script. */

@@ -1,4 +1,5 @@
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
@@ -80,18 +81,115 @@ export async function hiddenRunnerFiles(worktree: string): Promise<string[]> {
  */
 export async function siteHookFiles(worktree: string): Promise<string[]> {
   const found: string[] = [];
-  for (const venv of VIRTUALENVS) {
-    const python = `${venv}/bin/python`;
-    if (!(await lstat(path.join(worktree, python)).catch(() => undefined))) continue;
-    found.push(python);
-    const lib = path.join(worktree, venv, 'lib');
-    for (const version of await readdir(lib).catch(() => [] as string[])) {
-      const sitePackages = `${venv}/lib/${version}/site-packages`;
-      for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => []))
-        if (SITE_HOOK.test(name)) found.push(`${sitePackages}/${name}`);
-    }
+  for (const venv of await virtualenvs(worktree)) found.push(`${venv}/bin/python`);
+  for (const sitePackages of await sitePackagesDirectories(worktree)) {
+    for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => []))
+      if (SITE_HOOK.test(name)) found.push(`${sitePackages}/${name}`);
   }
   return found.sort();
+}
+
+/** The project virtualenvs present: those with an interpreter (link), which runs would start. */
+async function virtualenvs(worktree: string): Promise<string[]> {
+  const present: string[] = [];
+  for (const venv of VIRTUALENVS)
+    if (await lstat(path.join(worktree, venv, 'bin/python')).catch(() => undefined))
+      present.push(venv);
+  return present;
+}
+
+async function sitePackagesDirectories(worktree: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const venv of await virtualenvs(worktree)) {
+    for (const version of await readdir(path.join(worktree, venv, 'lib')).catch(() => []))
+      found.push(`${venv}/lib/${version}/site-packages`);
+  }
+  return found;
+}
+
+/** A distribution in a project virtualenv that registers pytest plugins (`[pytest11]` entry points). */
+export interface PytestPluginDistribution {
+  /** Worktree-relative `<dist>.dist-info/entry_points.txt` (or `.egg-info/`). */
+  entry_points: string;
+  /** Worktree-relative RECORD beside it, when the installer wrote one. */
+  record?: string;
+  /** Worktree-relative site-packages directory the distribution is installed in. */
+  site_packages: string;
+  /** The plugins' modules, as the entry points name them (`package.module`). */
+  modules: string[];
+}
+
+/**
+ * Distributions in the project's own virtualenvs whose entry points pytest's plugin autoload imports
+ * into every run (`[pytest11]`): code that runs before any test, without a site hook.
+ */
+export async function pytestPluginDistributions(
+  worktree: string,
+): Promise<PytestPluginDistribution[]> {
+  const found: PytestPluginDistribution[] = [];
+  for (const sitePackages of await sitePackagesDirectories(worktree)) {
+    for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => [])) {
+      if (!/\.(?:dist|egg)-info$/.test(name)) continue;
+      const entryPoints = `${sitePackages}/${name}/entry_points.txt`;
+      const text = await readFile(path.join(worktree, entryPoints), 'utf8').catch(() => '');
+      const modules = pytestPluginModules(text);
+      if (modules.length === 0) continue;
+      const record = `${sitePackages}/${name}/RECORD`;
+      found.push({
+        entry_points: entryPoints,
+        ...((await lstat(path.join(worktree, record)).catch(() => undefined)) ? { record } : {}),
+        site_packages: sitePackages,
+        modules,
+      });
+    }
+  }
+  return found;
+}
+
+/** The modules of an entry_points.txt's `[pytest11]` section (`name = module:attr` lines). */
+function pytestPluginModules(text: string): string[] {
+  const modules: string[] = [];
+  let inSection = false;
+  for (const line of text.split(/\r?\n/)) {
+    const section = /^\s*\[([^\]]*)\]/.exec(line);
+    if (section) inSection = section[1]!.trim() === 'pytest11';
+    else if (inSection && line.includes('=') && !/^\s*[#;]/.test(line)) {
+      modules.push(
+        line
+          .slice(line.indexOf('=') + 1)
+          .split(':')[0]!
+          .split('[')[0]!
+          .trim(),
+      );
+    }
+  }
+  return modules.filter(Boolean);
+}
+
+/**
+ * What every run in the borrowed environment loads before any test: the virtualenvs' site hooks and
+ * interpreter links, and the pytest plugin distributions' entry_points.txt and RECORD, each with a
+ * fingerprint (a link's resolved target, else a sha256 of the content). Recorded when a task's base is
+ * pinned, so a later addition or change is known for what it is.
+ */
+export async function startUpSurfaces(worktree: string): Promise<Record<string, string>> {
+  const files = [
+    ...(await siteHookFiles(worktree)),
+    ...(await pytestPluginDistributions(worktree)).flatMap((distribution) => [
+      distribution.entry_points,
+      ...(distribution.record ? [distribution.record] : []),
+    ]),
+  ];
+  const surfaces: Record<string, string> = {};
+  for (const file of files.sort()) surfaces[file] = await fingerprint(path.join(worktree, file));
+  return surfaces;
+}
+
+async function fingerprint(file: string): Promise<string> {
+  const info = await lstat(file).catch(() => undefined);
+  if (info?.isSymbolicLink()) return `link:${await realpath(file).catch(() => 'dangling')}`;
+  const content = await readFile(file).catch(() => undefined);
+  return content ? `sha256:${createHash('sha256').update(content).digest('hex')}` : 'unreadable';
 }
 
 /** Worktree-relative path of `.git/info/exclude` (in the common git dir for a linked worktree). */

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readlinkSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { BROKEN_CALC, GOOD_CALC, pythonTask, type PythonTask } from '../helpers/python-task.js';
 
 /**
  * Snapshot environments never point back into the worktree: a borrowed node_modules or virtualenv must
@@ -157,3 +158,121 @@ describe('node_modules that links the package back into the tree', () => {
     240_000,
   );
 });
+
+/**
+ * pytest plugins in the borrowed virtualenv: a distribution whose entry_points.txt registers a
+ * `[pytest11]` plugin is imported by pytest's plugin autoload into every run, the trusted ones too.
+ * Here the plugin turns the base tests' failures into passes, hiding the broken add(), and leaves the
+ * new test alone, so the fail-to-pass run still sees it fail on the base code.
+ */
+const hasVenv = (() => {
+  try {
+    execFileSync('python3', ['-c', 'import venv, pytest'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+// The suite may turn pytest's plugin autoload off for speed (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in the
+// test setup); these tests are about that autoload, so the in-process server's runs get it back.
+delete process.env.PYTEST_DISABLE_PLUGIN_AUTOLOAD;
+
+const FLIP_PLUGIN = [
+  'import pytest',
+  '',
+  '',
+  '@pytest.hookimpl(hookwrapper=True)',
+  'def pytest_runtest_makereport(item, call):',
+  '    report = (yield).get_result()',
+  '    if report.failed and "test_divide" not in item.nodeid:',
+  '        report.outcome = "passed"',
+  '',
+].join('\n');
+
+describe.skipIf(!hasVenv)(
+  `a pytest plugin planted in the project virtualenv (python3 with venv and pytest)${hasVenv ? '' : ' — skipped: not installed'}`,
+  () => {
+    let project: PythonTask | undefined;
+    afterEach(async () => {
+      await project?.close();
+      project?.repo.remove();
+      project = undefined;
+    });
+
+    const makeVenv = (dir: string) =>
+      execFileSync('python3', ['-m', 'venv', '--system-site-packages', '--without-pip', '.venv'], {
+        cwd: dir,
+      });
+    const sitePackages = (dir: string) =>
+      path.relative(
+        dir,
+        execFileSync(
+          '.venv/bin/python',
+          ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
+          { cwd: dir, encoding: 'utf8' },
+        ).trim(),
+      );
+    /** Installs a `flip` distribution as pip would lay it out; its module goes to `moduleDirectory`. */
+    function plantPlugin(dir: string, moduleDirectory: string): string {
+      const site = sitePackages(dir);
+      const distInfo = path.join(dir, site, 'flip-1.0.dist-info');
+      mkdirSync(distInfo, { recursive: true });
+      writeFileSync(
+        path.join(distInfo, 'METADATA'),
+        'Metadata-Version: 2.1\nName: flip\nVersion: 1.0\n',
+      );
+      writeFileSync(path.join(distInfo, 'entry_points.txt'), '[pytest11]\nflip = flip_plugin\n');
+      writeFileSync(path.join(distInfo, 'RECORD'), 'flip_plugin.py,,\n');
+      writeFileSync(path.join(dir, moduleDirectory, 'flip_plugin.py'), FLIP_PLUGIN);
+      return `${site}/flip-1.0.dist-info/entry_points.txt`;
+    }
+    const removePlugin = (dir: string, moduleDirectory: string) => {
+      rmSync(path.join(dir, sitePackages(dir), 'flip-1.0.dist-info'), { recursive: true });
+      rmSync(path.join(dir, moduleDirectory, 'flip_plugin.py'));
+    };
+    const escaped = (file: string) => file.replace(/[.]/g, '\\.');
+
+    it('refuses one installed after the base was pinned, naming its entry_points.txt; approves without it', async () => {
+      project = await pythonTask(
+        { 'calc.py': BROKEN_CALC },
+        { '.gitignore': '.venv/\n' },
+        {},
+        (repo) => makeVenv(repo.dir),
+      );
+      const dir = project.repo.dir;
+      const entryPoints = plantPlugin(dir, sitePackages(dir));
+      const refused = await project.approve();
+      expect(refused.run.status).toBe('passed'); // the plugin fooled the Player's own run
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        new RegExp(
+          `planted environment: ${escaped(entryPoints)} — a pytest plugin \\(flip_plugin\\) added since the base was pinned`,
+        ),
+      );
+      removePlugin(dir, sitePackages(dir));
+      project.repo.write('calc.py', GOOD_CALC);
+      const honest = await project.approve();
+      expect(honest.result.isError, honest.text).toBeFalsy();
+    }, 240_000);
+
+    it('refuses one whose module loads from the worktree in a virtualenv made after the pin; approves without it', async () => {
+      project = await pythonTask({ 'calc.py': BROKEN_CALC }, { '.gitignore': '.venv/\n' });
+      const dir = project.repo.dir;
+      makeVenv(dir); // after the pin: no record of it, so the plugin's shape decides
+      const entryPoints = plantPlugin(dir, '.');
+      const refused = await project.approve();
+      expect(refused.run.status).toBe('passed');
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        new RegExp(
+          `planted environment: ${escaped(entryPoints)} — a pytest plugin whose module loads from the worktree \\(flip_plugin\\.py\\)`,
+        ),
+      );
+      removePlugin(dir, '.');
+      project.repo.write('calc.py', GOOD_CALC);
+      const honest = await project.approve();
+      expect(honest.result.isError, honest.text).toBeFalsy();
+    }, 240_000);
+  },
+);
