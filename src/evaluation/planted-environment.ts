@@ -27,10 +27,11 @@ const RE_PIN = 'a person accepts the environment as it is now with coachgate tas
  * plugins (entry points pytest's autoload imports), and node_modules/.bin entries that are not the links
  * npm installs. Listed so the refusal names each file.
  *
- * With `taskId`, the start-up surfaces recorded when the task's base was pinned decide, default-deny:
- * in a virtualenv that existed then, a site hook or pytest plugin added or changed since is planted,
- * whatever its shape. Without that record (older pins, or a virtualenv made after the pin) the files'
- * shapes decide: hooks with import lines, plugins whose module loads from the worktree.
+ * The files' shapes are always judged: hooks with import lines, plugins whose module loads from the
+ * worktree. With `taskId`, so are the start-up surfaces recorded when the task's base was pinned,
+ * default-deny: in a virtualenv that existed then, a site hook or pytest plugin added or changed since is
+ * planted whatever its shape. What was there at the pin is not trusted for it: the shape checks still
+ * apply, since a Player may have touched the environment before the first call pinned the base.
  */
 export async function plantedEnvironment(
   worktree: string,
@@ -40,7 +41,7 @@ export async function plantedEnvironment(
     ? (await readPinnedBase(worktree, taskId).catch(() => undefined))?.environment
     : undefined;
   const now = pinned ? await startUpSurfaces(worktree) : {};
-  /** The pinned fingerprint decides for files of a virtualenv whose interpreter the pin recorded. */
+  /** The pin covers the files of a virtualenv whose interpreter it recorded (one that existed then). */
   const recorded = (file: string) =>
     pinned !== undefined && `${file.split('/')[0]}/bin/python` in pinned;
   const sincePin = (file: string) =>
@@ -52,10 +53,10 @@ export async function plantedEnvironment(
     const problem = file.endsWith('/bin/python')
       ? ((await interpreterProblem(worktree, path.join(worktree, file))) ??
         (changed(file) ? `the interpreter link ${sincePin(file)} (${RE_PIN})` : undefined))
-      : recorded(file)
-        ? changed(file) &&
-          `a site hook ${sincePin(file)}: it runs in every Python start-up (${RE_PIN})`
-        : await siteHookProblem(worktree, file);
+      : ((await siteHookProblem(worktree, file)) ??
+        (changed(file)
+          ? `a site hook ${sincePin(file)}: it runs in every Python start-up (${RE_PIN})`
+          : undefined));
     if (problem) found.push({ file, problem });
   }
   for (const distribution of await pytestPluginDistributions(worktree)) {
@@ -70,7 +71,6 @@ export async function plantedEnvironment(
       });
       continue;
     }
-    if (recorded(distribution.entry_points)) continue;
     const inWorktree = await pluginModuleInWorktree(worktree, distribution);
     if (inWorktree) {
       found.push({
