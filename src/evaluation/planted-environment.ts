@@ -2,7 +2,9 @@ import { lstat, open, readdir, readFile, readlink, realpath } from 'node:fs/prom
 import path from 'node:path';
 import { readPinnedBase } from '../records/pinned-base.js';
 import {
+  pthDirectories,
   pytestPluginDistributions,
+  VIRTUALENVS,
   siteHookFiles,
   startUpSurfaces,
   type PytestPluginDistribution,
@@ -71,6 +73,13 @@ export async function plantedEnvironment(
       });
       continue;
     }
+    if (!VIRTUALENVS.includes(distribution.site_packages.split('/')[0]!)) {
+      found.push({
+        file: distribution.entry_points,
+        problem: `a pytest plugin (${distribution.modules.join(', ')}) registered from the worktree, outside the virtualenv, in a directory a .pth file puts on sys.path: pytest's plugin autoload imports it into every run`,
+      });
+      continue;
+    }
     const inWorktree = await pluginModuleInWorktree(worktree, distribution);
     if (inWorktree) {
       found.push({
@@ -93,17 +102,7 @@ async function pluginModuleInWorktree(
 ): Promise<string | undefined> {
   const root = await realpath(worktree);
   const sitePackages = path.join(worktree, distribution.site_packages);
-  const pthDirectories: string[] = [];
-  for (const name of await readdir(sitePackages).catch(() => [] as string[])) {
-    if (!name.endsWith('.pth')) continue;
-    const lines = (await readFile(path.join(sitePackages, name), 'utf8').catch(() => '')).split(
-      '\n',
-    );
-    pthDirectories.push(
-      ...lines.map((line) => line.trim()).filter((line) => path.isAbsolute(line)),
-    );
-  }
-  const places = [root, path.join(root, 'src'), ...pthDirectories];
+  const places = [root, path.join(root, 'src'), ...(await pthDirectories(sitePackages))];
   for (const module of distribution.modules) {
     const top = module.split('.')[0]!;
     if (await importable(sitePackages, top)) continue;

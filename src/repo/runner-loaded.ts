@@ -113,7 +113,10 @@ export interface PytestPluginDistribution {
   entry_points: string;
   /** Worktree-relative RECORD beside it, when the installer wrote one. */
   record?: string;
-  /** Worktree-relative site-packages directory the distribution is installed in. */
+  /**
+   * Worktree-relative directory the distribution's metadata sits in: a virtualenv's site-packages, or a
+   * worktree directory a `.pth` file puts on `sys.path` (an editable install's `src/`).
+   */
   site_packages: string;
   /** The plugins' modules, as the entry points name them (`package.module`). */
   modules: string[];
@@ -127,7 +130,18 @@ export async function pytestPluginDistributions(
   worktree: string,
 ): Promise<PytestPluginDistribution[]> {
   const found: PytestPluginDistribution[] = [];
+  const root = await realpath(worktree);
+  const directories = new Set<string>();
   for (const sitePackages of await sitePackagesDirectories(worktree)) {
+    directories.add(sitePackages);
+    // importlib.metadata finds distributions on every sys.path entry, the .pth-added ones too.
+    for (const directory of await pthDirectories(path.join(worktree, sitePackages))) {
+      const resolved = await realpath(directory).catch(() => directory);
+      if (resolved === root || resolved.startsWith(root + path.sep))
+        directories.add(path.relative(root, resolved).split(path.sep).join('/') || '.');
+    }
+  }
+  for (const sitePackages of directories) {
     for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => [])) {
       if (!/\.(?:dist|egg)-info$/.test(name)) continue;
       const entryPoints = `${sitePackages}/${name}/entry_points.txt`;
@@ -142,6 +156,22 @@ export async function pytestPluginDistributions(
         modules,
       });
     }
+  }
+  return found;
+}
+
+/** The absolute directories the `.pth` files of a site-packages directory add to `sys.path`. */
+export async function pthDirectories(sitePackages: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await readdir(sitePackages).catch(() => [] as string[])) {
+    if (!name.endsWith('.pth')) continue;
+    const text = await readFile(path.join(sitePackages, name), 'utf8').catch(() => '');
+    found.push(
+      ...text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => path.isAbsolute(line)),
+    );
   }
   return found;
 }

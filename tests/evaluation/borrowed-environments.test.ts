@@ -274,5 +274,36 @@ describe.skipIf(!hasVenv)(
       const honest = await project.approve();
       expect(honest.result.isError, honest.text).toBeFalsy();
     }, 240_000);
+
+    it("refuses one registered from the worktree through an editable install's .pth; approves without it", async () => {
+      project = await pythonTask(
+        { 'calc.py': BROKEN_CALC },
+        { '.gitignore': '.venv/\n*.egg-info/\n' },
+      );
+      const dir = project.repo.dir;
+      makeVenv(dir);
+      // As a legacy editable install lays it out: the .pth names src/, the metadata sits beside the code.
+      writeFileSync(path.join(dir, sitePackages(dir), 'flip.pth'), `${path.join(dir, 'src')}\n`);
+      mkdirSync(path.join(dir, 'src/flip.egg-info'), { recursive: true });
+      writeFileSync(
+        path.join(dir, 'src/flip.egg-info/PKG-INFO'),
+        'Metadata-Version: 2.1\nName: flip\nVersion: 1.0\n',
+      );
+      writeFileSync(
+        path.join(dir, 'src/flip.egg-info/entry_points.txt'),
+        '[pytest11]\nflip = flip_plugin\n',
+      );
+      writeFileSync(path.join(dir, 'src/flip_plugin.py'), FLIP_PLUGIN);
+      const refused = await project.approve();
+      expect(refused.run.status).toBe('passed');
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        /planted environment: src\/flip\.egg-info\/entry_points\.txt — a pytest plugin \(flip_plugin\) registered from the worktree/,
+      );
+      rmSync(path.join(dir, 'src'), { recursive: true });
+      project.repo.write('calc.py', GOOD_CALC);
+      const honest = await project.approve();
+      expect(honest.result.isError, honest.text).toBeFalsy();
+    }, 240_000);
   },
 );
