@@ -159,6 +159,48 @@ describe('node_modules that links the package back into the tree', () => {
   );
 });
 
+describe('a vitest resolve.alias into the project', () => {
+  it('resolves inside the snapshot: the fail-to-pass run imports the base code through the alias', async () => {
+    const lib = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+    const viaAlias = (body: string) =>
+      `import { expect, test } from 'vitest';\nimport * as lib from '@lib/lib.js';\n\n${body}\n`;
+    repo = makeRepo({
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }, null, 2),
+      'vitest.config.js': [
+        "import { fileURLToPath } from 'node:url';",
+        "import { defineConfig } from 'vitest/config';",
+        '',
+        "export default defineConfig({ resolve: { alias: { '@lib': fileURLToPath(new URL('./src', import.meta.url)) } } });",
+        '',
+      ].join('\n'),
+      '.gitignore': 'node_modules/\n',
+      'src/lib.js': lib,
+      'test/lib.test.js': viaAlias(
+        "test('greets by name', () => expect(lib.greet('Ada')).toBe('Hello, Ada!'));",
+      ),
+      [`.guardkit/tasks/backlog/${TASK}.md`]: TASK_FILE,
+    });
+    symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
+    repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
+    repo.write(
+      'src/lib.js',
+      `${lib}\nexport function shout(text) {\n  return \`\${text.toUpperCase()}!\`;\n}\n`,
+    );
+    repo.write(
+      'test/shout.test.js',
+      viaAlias("test('shouts', () => expect(lib.shout('hi')).toBe('HI!'));"),
+    );
+    const approve = await session(['src/lib.js', 'test/shout.test.js']);
+    const approved = await approve(1, 'shouts');
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    const evaluation = dataOf(approved.result).evaluation;
+    expect(evaluation.taken_from_player).toEqual(['src/lib.js']);
+    expect(evaluation.passing_on_base_code.filter((id: string) => id.includes('shouts'))).toEqual(
+      [],
+    );
+  }, 240_000);
+});
+
 /**
  * pytest plugins in the borrowed virtualenv: a distribution whose entry_points.txt registers a
  * `[pytest11]` plugin is imported by pytest's plugin autoload into every run, the trusted ones too.
