@@ -20,7 +20,6 @@ export interface PlantedFile {
 const TOOLING_PTH =
   /^(?:distutils-precedence|_virtualenv|__editable__\..*|_.*_editable.*|coverage.*)\.pth$/;
 
-const SINCE_PIN = 'since the base was pinned';
 const RE_PIN = 'a person accepts the environment as it is now with coachgate task pin-base';
 
 /**
@@ -39,57 +38,72 @@ export async function plantedEnvironment(
   worktree: string,
   taskId?: string,
 ): Promise<PlantedFile[]> {
-  const pinned = taskId
-    ? (await readPinnedBase(worktree, taskId).catch(() => undefined))?.environment
-    : undefined;
-  const now = pinned ? await startUpSurfaces(worktree) : {};
-  /** The pin covers the files of a virtualenv whose interpreter it recorded (one that existed then). */
-  const recorded = (file: string) =>
-    pinned !== undefined && `${file.split('/')[0]}/bin/python` in pinned;
-  const sincePin = (file: string) =>
-    pinned![file] === undefined ? `added ${SINCE_PIN}` : `changed ${SINCE_PIN}`;
-  const changed = (file: string) => recorded(file) && pinned![file] !== now[file];
-
+  const sincePin = await changesSincePin(worktree, taskId);
   const found: PlantedFile[] = [];
   for (const file of await siteHookFiles(worktree)) {
-    const problem = file.endsWith('/bin/python')
-      ? ((await interpreterProblem(worktree, path.join(worktree, file))) ??
-        (changed(file) ? `the interpreter link ${sincePin(file)} (${RE_PIN})` : undefined))
-      : ((await siteHookProblem(worktree, file)) ??
-        (changed(file)
-          ? `a site hook ${sincePin(file)}: it runs in every Python start-up (${RE_PIN})`
-          : undefined));
+    const interpreter = file.endsWith('/bin/python');
+    const problem =
+      (interpreter
+        ? await interpreterProblem(worktree, path.join(worktree, file))
+        : await siteHookProblem(worktree, file)) ??
+      (sincePin(file) &&
+        `${interpreter ? 'the interpreter link' : 'a site hook, run in every Python start-up,'} ${sincePin(file)} (${RE_PIN})`);
     if (problem) found.push({ file, problem });
   }
   for (const distribution of await pytestPluginDistributions(worktree)) {
-    const files = [distribution.entry_points, distribution.record].filter(
-      (file): file is string => file !== undefined,
-    );
-    const altered = files.find(changed);
-    if (altered) {
-      found.push({
-        file: altered,
-        problem: `a pytest plugin (${distribution.modules.join(', ')}) ${sincePin(altered)}: pytest's plugin autoload imports it into every run (${RE_PIN})`,
-      });
-      continue;
-    }
-    if (!VIRTUALENVS.includes(distribution.site_packages.split('/')[0]!)) {
-      found.push({
-        file: distribution.entry_points,
-        problem: `a pytest plugin (${distribution.modules.join(', ')}) registered from the worktree, outside the virtualenv, in a directory a .pth file puts on sys.path: pytest's plugin autoload imports it into every run`,
-      });
-      continue;
-    }
-    const inWorktree = await pluginModuleInWorktree(worktree, distribution);
-    if (inWorktree) {
-      found.push({
-        file: distribution.entry_points,
-        problem: `a pytest plugin whose module loads from the worktree (${inWorktree}), outside the virtualenv: pytest's plugin autoload imports it into every run`,
-      });
-    }
+    const problem = await pluginProblem(worktree, distribution, sincePin);
+    if (problem) found.push(problem);
   }
   found.push(...(await binShims(worktree)));
   return found;
+}
+
+/**
+ * For a file of the start-up surfaces, how it differs from the record made when the task's base was
+ * pinned ("added since …", "changed since …"), or undefined. Only the virtualenvs whose interpreter the
+ * record holds (those that existed then) are judged; nothing is without a record (older pins).
+ */
+async function changesSincePin(
+  worktree: string,
+  taskId: string | undefined,
+): Promise<(file: string) => string | undefined> {
+  const pinned = taskId
+    ? (await readPinnedBase(worktree, taskId).catch(() => undefined))?.environment
+    : undefined;
+  if (!pinned) return () => undefined;
+  const now = await startUpSurfaces(worktree);
+  return (file) => {
+    if (!(`${file.split('/')[0]}/bin/python` in pinned) || pinned[file] === now[file])
+      return undefined;
+    return `${pinned[file] === undefined ? 'added' : 'changed'} since the base was pinned`;
+  };
+}
+
+/** Why a pytest plugin distribution must not load into the trusted runs, if it must not. */
+async function pluginProblem(
+  worktree: string,
+  distribution: PytestPluginDistribution,
+  sincePin: (file: string) => string | undefined,
+): Promise<PlantedFile | undefined> {
+  const plugin = `a pytest plugin (${distribution.modules.join(', ')})`;
+  const autoload = "pytest's plugin autoload imports it into every run";
+  const entryPoints = distribution.entry_points;
+  const altered = [entryPoints, distribution.record].find((file) => file && sincePin(file));
+  if (altered)
+    return { file: altered, problem: `${plugin} ${sincePin(altered)}: ${autoload} (${RE_PIN})` };
+  if (!VIRTUALENVS.includes(distribution.directory.split('/')[0]!)) {
+    return {
+      file: entryPoints,
+      problem: `${plugin} registered from the worktree, outside the virtualenv, in a directory a .pth file puts on sys.path: ${autoload}`,
+    };
+  }
+  const inWorktree = await pluginModuleInWorktree(worktree, distribution);
+  return inWorktree
+    ? {
+        file: entryPoints,
+        problem: `${plugin} whose module loads from the worktree (${inWorktree}), outside the virtualenv: ${autoload}`,
+      }
+    : undefined;
 }
 
 /**
@@ -101,7 +115,7 @@ async function pluginModuleInWorktree(
   distribution: PytestPluginDistribution,
 ): Promise<string | undefined> {
   const root = await realpath(worktree);
-  const sitePackages = path.join(worktree, distribution.site_packages);
+  const sitePackages = path.join(worktree, distribution.directory);
   const places = [root, path.join(root, 'src'), ...(await pthDirectories(sitePackages))];
   for (const module of distribution.modules) {
     const top = module.split('.')[0]!;

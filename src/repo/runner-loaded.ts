@@ -107,7 +107,7 @@ async function sitePackagesDirectories(worktree: string): Promise<string[]> {
   return found;
 }
 
-/** A distribution in a project virtualenv that registers pytest plugins (`[pytest11]` entry points). */
+/** A distribution that registers pytest plugins (`[pytest11]` entry points) in a project virtualenv. */
 export interface PytestPluginDistribution {
   /** Worktree-relative `<dist>.dist-info/entry_points.txt` (or `.egg-info/`). */
   entry_points: string;
@@ -117,14 +117,15 @@ export interface PytestPluginDistribution {
    * Worktree-relative directory the distribution's metadata sits in: a virtualenv's site-packages, or a
    * worktree directory a `.pth` file puts on `sys.path` (an editable install's `src/`).
    */
-  site_packages: string;
+  directory: string;
   /** The plugins' modules, as the entry points name them (`package.module`). */
   modules: string[];
 }
 
 /**
- * Distributions in the project's own virtualenvs whose entry points pytest's plugin autoload imports
- * into every run (`[pytest11]`): code that runs before any test, without a site hook.
+ * Distributions whose entry points pytest's plugin autoload imports into every run (`[pytest11]`):
+ * code that runs before any test, without a site hook. Those in the project's own virtualenvs'
+ * site-packages, and in the worktree directories their `.pth` files put on `sys.path`.
  */
 export async function pytestPluginDistributions(
   worktree: string,
@@ -141,18 +142,18 @@ export async function pytestPluginDistributions(
         directories.add(path.relative(root, resolved).split(path.sep).join('/') || '.');
     }
   }
-  for (const sitePackages of directories) {
-    for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => [])) {
+  for (const directory of directories) {
+    for (const name of await readdir(path.join(worktree, directory)).catch(() => [])) {
       if (!/\.(?:dist|egg)-info$/.test(name)) continue;
-      const entryPoints = `${sitePackages}/${name}/entry_points.txt`;
+      const entryPoints = `${directory}/${name}/entry_points.txt`;
       const text = await readFile(path.join(worktree, entryPoints), 'utf8').catch(() => '');
       const modules = pytestPluginModules(text);
       if (modules.length === 0) continue;
-      const record = `${sitePackages}/${name}/RECORD`;
+      const record = `${directory}/${name}/RECORD`;
       found.push({
         entry_points: entryPoints,
         ...((await lstat(path.join(worktree, record)).catch(() => undefined)) ? { record } : {}),
-        site_packages: sitePackages,
+        directory,
         modules,
       });
     }

@@ -309,7 +309,7 @@ describe.skipIf(!hasVenv)(
       expect(refused.result.isError).toBe(true);
       expect(refused.text).toMatch(
         new RegExp(
-          `planted environment: ${escaped(entryPoints)} — a pytest plugin whose module loads from the worktree \\(flip_plugin\\.py\\)`,
+          `planted environment: ${escaped(entryPoints)} — a pytest plugin \\(flip_plugin\\) whose module loads from the worktree \\(flip_plugin\\.py\\)`,
         ),
       );
       removePlugin(dir, '.');
