@@ -271,7 +271,7 @@ async function hiddenFiles(worktree: string, taskId: string | undefined): Promis
   ]);
   const siteHooks = planted
     .map((item) => item.file)
-    .filter((file) => file.includes('/site-packages/'));
+    .filter((file) => file.includes('/site-packages/') || /\.(?:dist|egg)-info\//.test(file));
   return [...runnerFiles, ...siteHooks];
 }
 
