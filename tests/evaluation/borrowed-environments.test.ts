@@ -1,11 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
-import { BROKEN_CALC, GOOD_CALC, pythonTask, type PythonTask } from '../helpers/python-task.js';
+import {
+  BROKEN_CALC,
+  GOOD_CALC,
+  TASK as TASK_ID,
+  pythonTask,
+  type PythonTask,
+} from '../helpers/python-task.js';
+import { taskStateDirectory } from '../../src/records/state-directory.js';
 
 /**
  * Snapshot environments never point back into the worktree: a borrowed node_modules or virtualenv must
@@ -284,6 +291,11 @@ describe.skipIf(!hasVenv)(
         (repo) => makeVenv(repo.dir),
       );
       const dir = project.repo.dir;
+      // The pin, out of the Player's reach, recorded the virtualenv as it was: no plugin then.
+      const pin = JSON.parse(
+        readFileSync(path.join(await taskStateDirectory(dir, TASK_ID), 'pinned-base.json'), 'utf8'),
+      );
+      expect(Object.keys(pin.environment)).toContain('.venv/bin/python');
       const entryPoints = plantPlugin(dir, sitePackages(dir));
       const refused = await project.approve();
       expect(refused.run.status).toBe('passed'); // the plugin fooled the Player's own run
