@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { lstat, open, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { readPinnedBase } from '../records/pinned-base.js';
@@ -91,6 +92,13 @@ async function pluginProblem(
   const altered = [entryPoints, distribution.record].find((file) => file && sincePin(file));
   if (altered)
     return { file: altered, problem: `${plugin} ${sincePin(altered)}: ${autoload} (${RE_PIN})` };
+  const tampered = await fileDifferingFromRecord(worktree, distribution);
+  if (tampered) {
+    return {
+      file: tampered,
+      problem: `${plugin}: this installed file differs from the sha256 its RECORD lists: ${autoload}`,
+    };
+  }
   if (!VIRTUALENVS.includes(distribution.directory.split('/')[0]!)) {
     return {
       file: entryPoints,
@@ -104,6 +112,27 @@ async function pluginProblem(
         problem: `${plugin} whose module loads from the worktree (${inWorktree}), outside the virtualenv: ${autoload}`,
       }
     : undefined;
+}
+
+/**
+ * The first file of the distribution, inside its directory, whose content no longer matches the hash
+ * its RECORD holds: an installed plugin edited in place (RECORD itself is covered by the pin's record).
+ */
+async function fileDifferingFromRecord(
+  worktree: string,
+  distribution: PytestPluginDistribution,
+): Promise<string | undefined> {
+  if (!distribution.record) return undefined;
+  const record = await readFile(path.join(worktree, distribution.record), 'utf8').catch(() => '');
+  for (const line of record.split('\n')) {
+    const match = /^([^,]+),sha256=([A-Za-z0-9_-]+),/.exec(line);
+    if (!match || match[1]!.startsWith('..')) continue;
+    const file = `${distribution.directory}/${match[1]}`;
+    const content = await readFile(path.join(worktree, file)).catch(() => undefined);
+    if (content && createHash('sha256').update(content).digest('base64url') !== match[2])
+      return file;
+  }
+  return undefined;
 }
 
 /**

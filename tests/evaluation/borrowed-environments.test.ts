@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -264,7 +265,7 @@ describe.skipIf(!hasVenv)(
         ).trim(),
       );
     /** Installs a `flip` distribution as pip would lay it out; its module goes to `moduleDirectory`. */
-    function plantPlugin(dir: string, moduleDirectory: string): string {
+    function plantPlugin(dir: string, moduleDirectory: string, module = FLIP_PLUGIN): string {
       const site = sitePackages(dir);
       const distInfo = path.join(dir, site, 'flip-1.0.dist-info');
       mkdirSync(distInfo, { recursive: true });
@@ -273,8 +274,12 @@ describe.skipIf(!hasVenv)(
         'Metadata-Version: 2.1\nName: flip\nVersion: 1.0\n',
       );
       writeFileSync(path.join(distInfo, 'entry_points.txt'), '[pytest11]\nflip = flip_plugin\n');
-      writeFileSync(path.join(distInfo, 'RECORD'), 'flip_plugin.py,,\n');
-      writeFileSync(path.join(dir, moduleDirectory, 'flip_plugin.py'), FLIP_PLUGIN);
+      const hash = createHash('sha256').update(module).digest('base64url');
+      writeFileSync(
+        path.join(distInfo, 'RECORD'),
+        `flip_plugin.py,sha256=${hash},${module.length}\nflip-1.0.dist-info/RECORD,,\n`,
+      );
+      writeFileSync(path.join(dir, moduleDirectory, 'flip_plugin.py'), module);
       return `${site}/flip-1.0.dist-info/entry_points.txt`;
     }
     const removePlugin = (dir: string, moduleDirectory: string) => {
@@ -306,6 +311,34 @@ describe.skipIf(!hasVenv)(
         ),
       );
       removePlugin(dir, sitePackages(dir));
+      project.repo.write('calc.py', GOOD_CALC);
+      const honest = await project.approve();
+      expect(honest.result.isError, honest.text).toBeFalsy();
+    }, 240_000);
+
+    it('refuses an installed plugin edited in place (its file no longer matches its RECORD); approves it restored', async () => {
+      const benign = 'def pytest_configure(config):\n    pass\n';
+      project = await pythonTask(
+        { 'calc.py': BROKEN_CALC },
+        { '.gitignore': '.venv/\n' },
+        {},
+        (repo) => {
+          makeVenv(repo.dir);
+          plantPlugin(repo.dir, sitePackages(repo.dir), benign); // installed before the pin
+        },
+      );
+      const dir = project.repo.dir;
+      const module = `${sitePackages(dir)}/flip_plugin.py`;
+      writeFileSync(path.join(dir, module), FLIP_PLUGIN);
+      const refused = await project.approve();
+      expect(refused.run.status).toBe('passed');
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        new RegExp(
+          `planted environment: ${escaped(module)} — a pytest plugin \\(flip_plugin\\): this installed file differs from the sha256 its RECORD lists`,
+        ),
+      );
+      writeFileSync(path.join(dir, module), benign);
       project.repo.write('calc.py', GOOD_CALC);
       const honest = await project.approve();
       expect(honest.result.isError, honest.text).toBeFalsy();
