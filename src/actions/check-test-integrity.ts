@@ -247,7 +247,7 @@ export async function integrityAgainstBase(
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
-    hidden_files: await hiddenFiles(worktree),
+    hidden_files: await hiddenFiles(worktree, taskId),
     product_code: productCode,
   });
   return {
@@ -261,16 +261,17 @@ export async function integrityAgainstBase(
 
 /**
  * Ignored files the runner loads: test-side code and config, and the site hooks of the project's own
- * virtualenv that would run the Player's code at every Python start-up (as the trusted runs refuse them).
+ * virtualenv and its pytest plugins, which would run the Player's code in every run (as the trusted runs
+ * refuse them).
  */
-async function hiddenFiles(worktree: string): Promise<string[]> {
+async function hiddenFiles(worktree: string, taskId: string | undefined): Promise<string[]> {
   const [runnerFiles, planted] = await Promise.all([
     hiddenRunnerFiles(worktree),
-    plantedEnvironment(worktree),
+    plantedEnvironment(worktree, taskId),
   ]);
   const siteHooks = planted
     .map((item) => item.file)
-    .filter((file) => file.includes('/site-packages/'));
+    .filter((file) => file.includes('/site-packages/') || /\.(?:dist|egg)-info\//.test(file));
   return [...runnerFiles, ...siteHooks];
 }
 

@@ -1,43 +1,139 @@
 /**
- * Rust keeps unit tests inside the source (`#[cfg(test)] mod tests { … }`). The trusted runs take a
- * crate's code from the Player but its in-source tests from the base: this swaps the top-level
- * `#[cfg(test)]` items of the Player's file for the base's.
+ * Rust keeps unit tests inside the source (`#[cfg(test)] mod tests { … }`, `#[test] fn …`). The trusted
+ * runs take a crate's code from the Player but its in-source tests from the base: this swaps the
+ * Player's test items, at the top level and inside inline modules (`mod inner { … }`), for the base's,
+ * each put back into the module it was in at the base.
  */
 export function withBaseTestBlocks(player: string, base: string | undefined): string {
-  const kept = removeRanges(player, testItemRanges(player));
-  const baseItems = base ? testItemRanges(base).map(([start, end]) => base.slice(start, end)) : [];
+  const kept = removeRanges(player, sourceLayout(player).items);
+  const baseItems = base ? sourceLayout(base).items : [];
   if (baseItems.length === 0) return kept;
-  return `${kept.replace(/\s*$/, '\n')}\n${baseItems.join('\n\n')}\n`;
+  const modules = sourceLayout(kept).modules;
+  const inserted = new Map<number, string[]>();
+  const appended: string[] = [];
+  for (const item of baseItems) {
+    // Into the deepest module the Player kept; modules the Player removed are written around it.
+    let depth = item.module.length;
+    while (depth > 0 && !modules.has(moduleKey(item.module.slice(0, depth)))) depth--;
+    const text = item.module
+      .slice(depth)
+      .reduceRight(
+        (inner, name) => `mod ${name} {\n${inner}\n}`,
+        base!.slice(item.start, item.end),
+      );
+    if (depth === 0) appended.push(text);
+    else {
+      const close = modules.get(moduleKey(item.module.slice(0, depth)))!;
+      inserted.set(close, [...(inserted.get(close) ?? []), text]);
+    }
+  }
+  let result = kept;
+  for (const [close, texts] of [...inserted].sort(([a], [b]) => b - a))
+    result = `${result.slice(0, close)}\n${texts.join('\n\n')}\n${result.slice(close)}`;
+  if (appended.length === 0) return result;
+  return `${result.replace(/\s*$/, '\n')}\n${appended.join('\n\n')}\n`;
 }
 
-/** [start, end) of each top-level item carrying a `#[cfg(…test…)]` attribute. */
-export function testItemRanges(source: string): [number, number][] {
-  const ranges: [number, number][] = [];
+interface TestItem {
+  /** [start, end) of the item with its attributes. */
+  start: number;
+  end: number;
+  /** Names of the inline modules it sits in, outermost first. */
+  module: string[];
+}
+
+interface SourceLayout {
+  items: TestItem[];
+  /** Inline modules by path (`a::b`): the index of each one's closing brace. */
+  modules: Map<string, number>;
+}
+
+const moduleKey = (names: string[]) => names.join('::');
+
+/** The test items of a Rust source, at the top level and in inline modules, and those modules. */
+function sourceLayout(source: string): SourceLayout {
+  const layout: SourceLayout = { items: [], modules: new Map() };
+  scanModule(source, 0, [], layout);
+  return layout;
+}
+
+/** A `mod name {` opening at `index`: the name and the index of its brace. */
+const MODULE_OPENING = /^mod\s+(?:r#)?([A-Za-z_]\w*)\s*\{/;
+
+/**
+ * Walks one module's items from `from` (past its opening brace) to its closing brace, the end of the
+ * file for the top level; returns the index just past that brace.
+ */
+function scanModule(source: string, from: number, module: string[], layout: SourceLayout): number {
   let depth = 0;
-  walkCode(source, 0, (index) => {
-    if (depth === 0 && source.startsWith('#[cfg(', index)) {
-      const attributeEnd = matching(source, index + 1, '[', ']');
-      const attribute = source.slice(index, attributeEnd);
-      if (/\btest\b/.test(attribute) && !/not\s*\(\s*test/.test(attribute)) {
-        const end = itemEnd(source, attributeEnd);
-        ranges.push([index, end]);
-        return end;
-      }
+  return walkCode(source, from, (index) => {
+    if (depth === 0 && source.startsWith('#[', index)) {
+      const attributes = attributeGroup(source, index);
+      if (!attributes.texts.some(isTestAttribute)) return attributes.end;
+      const end = itemEnd(source, attributes.end);
+      layout.items.push({ start: index, end, module });
+      return end;
     }
-    if (source[index] === '{') depth++;
-    else if (source[index] === '}') depth--;
+    const opening =
+      depth === 0 && !/\w/.test(source[index - 1] ?? '')
+        ? MODULE_OPENING.exec(source.slice(index, index + 200))
+        : null;
+    if (opening) {
+      const name = opening[1]!;
+      return scanModule(source, index + opening[0].length, [...module, name], layout);
+    }
+    const char = source[index];
+    if (char === '{') depth++;
+    else if (char === '}') {
+      if (depth === 0 && module.length > 0) {
+        layout.modules.set(moduleKey(module), index);
+        return { stop: index + 1 };
+      }
+      depth--;
+    }
     return index + 1;
   });
-  return ranges;
 }
 
-/** Past the item that follows an attribute: up to its `;`, or its block's closing brace. */
+/** The outer attributes stacked from `index` on (comments between them allowed), and where they end. */
+function attributeGroup(source: string, index: number): { texts: string[]; end: number } {
+  const texts: string[] = [];
+  let at = index;
+  let end = index;
+  while (source.startsWith('#[', at)) {
+    end = matching(source, at + 1, '[', ']');
+    texts.push(source.slice(at, end));
+    at = end;
+    for (;;) {
+      while (/\s/.test(source[at] ?? '')) at++;
+      if (!source.startsWith('//', at) && !source.startsWith('/*', at)) break;
+      at = skipNonCode(source, at);
+    }
+  }
+  return { texts, end };
+}
+
+/**
+ * `#[cfg(…)]` that holds only under test (`test`, `all(test, …)`, `any(test, …)`; not `not(test)`), or a
+ * test function's own attribute (`#[test]`, `#[tokio::test]`: a path ending in `test`).
+ */
+function isTestAttribute(attribute: string): boolean {
+  const code = attribute.replace(/"(?:[^"\\]|\\.)*"/g, '""'); // `feature = "test-utils"` is no test
+  if (/^#\s*\[\s*(?:[\w]+\s*::\s*)*test\s*(?:\(|\])/.test(code)) return true;
+  return (
+    /^#\s*\[\s*cfg\s*\(/.test(code) && /\btest\b/.test(code) && !/not\s*\(\s*test\b/.test(code)
+  );
+}
+
+/** Past the item that follows its attributes: up to its `;`, or its block's closing brace. */
 function itemEnd(source: string, from: number): number {
   return walkCode(source, from, (index) => {
     const char = source[index];
     if (char === ';') return { stop: index + 1 };
     if (char === '{') return { stop: matching(source, index, '{', '}') };
-    if (char === '[' && source[index - 1] === '#') return matching(source, index, '[', ']');
+    // Brackets and parentheses hold no item end: `fn f() -> [u8; 4] {`, `#[…]` further on.
+    if (char === '[') return matching(source, index, '[', ']');
+    if (char === '(') return matching(source, index, '(', ')');
     return index + 1;
   });
 }
@@ -116,10 +212,10 @@ function skipNonCode(source: string, index: number): number {
   return index;
 }
 
-function removeRanges(source: string, ranges: [number, number][]): string {
+function removeRanges(source: string, ranges: { start: number; end: number }[]): string {
   let result = '';
   let from = 0;
-  for (const [start, end] of ranges) {
+  for (const { start, end } of ranges) {
     result += source.slice(from, start);
     from = end;
   }

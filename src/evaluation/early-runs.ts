@@ -149,7 +149,10 @@ async function serves(entry: Entry, request: TreeRunsRequest): Promise<boolean> 
   // A failed preparation is reported to whoever waits for the runs; a retry would fail alike.
   if (!prepared) return true;
   // Planted after the snapshots were made (a .bin shim the fingerprint does not cover): judge anew.
-  if (prepared.planted.length === 0 && (await plantedEnvironment(request.worktree)).length > 0)
+  if (
+    prepared.planted.length === 0 &&
+    (await plantedEnvironment(request.worktree, request.taskId)).length > 0
+  )
     return false;
   const covered = (acknowledged: string[] = [], file: string) =>
     acknowledged.some((entry) => coversPath(entry, file));

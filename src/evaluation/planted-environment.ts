@@ -1,6 +1,15 @@
+import { createHash } from 'node:crypto';
 import { lstat, open, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { siteHookFiles } from '../repo/runner-loaded.js';
+import { readPinnedBase } from '../records/pinned-base.js';
+import {
+  pthDirectories,
+  pytestPluginDistributions,
+  VIRTUALENVS,
+  siteHookFiles,
+  startUpSurfaces,
+  type PytestPluginDistribution,
+} from '../repo/runner-loaded.js';
 
 export interface PlantedFile {
   /** Worktree-relative. */
@@ -12,21 +21,152 @@ export interface PlantedFile {
 const TOOLING_PTH =
   /^(?:distutils-precedence|_virtualenv|__editable__\..*|_.*_editable.*|coverage.*)\.pth$/;
 
+const RE_PIN = 'a person accepts the environment as it is now with coachgate task pin-base';
+
 /**
  * Things in the borrowed environment that would run the Player's code inside the server's trusted runs:
- * an interpreter that is not a real Python installation, site hooks that execute at start-up, and
- * node_modules/.bin entries that are not the links npm installs. Listed so the refusal names each file.
+ * an interpreter that is not a real Python installation, site hooks that execute at start-up, pytest
+ * plugins (entry points pytest's autoload imports), and node_modules/.bin entries that are not the links
+ * npm installs. Listed so the refusal names each file.
+ *
+ * The files' shapes are always judged: hooks with import lines, plugins whose module loads from the
+ * worktree. With `taskId`, so are the start-up surfaces recorded when the task's base was pinned,
+ * default-deny: in a virtualenv that existed then, a site hook or pytest plugin added or changed since is
+ * planted whatever its shape. What was there at the pin is not trusted for it: the shape checks still
+ * apply, since a Player may have touched the environment before the first call pinned the base.
  */
-export async function plantedEnvironment(worktree: string): Promise<PlantedFile[]> {
+export async function plantedEnvironment(
+  worktree: string,
+  taskId?: string,
+): Promise<PlantedFile[]> {
+  const sincePin = await changesSincePin(worktree, taskId);
   const found: PlantedFile[] = [];
   for (const file of await siteHookFiles(worktree)) {
-    const problem = file.endsWith('/bin/python')
-      ? await interpreterProblem(worktree, path.join(worktree, file))
-      : await siteHookProblem(worktree, file);
+    const interpreter = file.endsWith('/bin/python');
+    const problem =
+      (interpreter
+        ? await interpreterProblem(worktree, path.join(worktree, file))
+        : await siteHookProblem(worktree, file)) ??
+      (sincePin(file) &&
+        `${interpreter ? 'the interpreter link' : 'a site hook, run in every Python start-up,'} ${sincePin(file)} (${RE_PIN})`);
     if (problem) found.push({ file, problem });
+  }
+  for (const distribution of await pytestPluginDistributions(worktree)) {
+    const problem = await pluginProblem(worktree, distribution, sincePin);
+    if (problem) found.push(problem);
   }
   found.push(...(await binShims(worktree)));
   return found;
+}
+
+/**
+ * For a file of the start-up surfaces, how it differs from the record made when the task's base was
+ * pinned ("added since …", "changed since …"), or undefined. Only the virtualenvs whose interpreter the
+ * record holds (those that existed then) are judged; nothing is without a record (older pins).
+ */
+async function changesSincePin(
+  worktree: string,
+  taskId: string | undefined,
+): Promise<(file: string) => string | undefined> {
+  const pinned = taskId
+    ? (await readPinnedBase(worktree, taskId).catch(() => undefined))?.environment
+    : undefined;
+  if (!pinned) return () => undefined;
+  const now = await startUpSurfaces(worktree);
+  return (file) => {
+    if (!(`${file.split('/')[0]}/bin/python` in pinned) || pinned[file] === now[file])
+      return undefined;
+    return `${pinned[file] === undefined ? 'added' : 'changed'} since the base was pinned`;
+  };
+}
+
+/** Why a pytest plugin distribution must not load into the trusted runs, if it must not. */
+async function pluginProblem(
+  worktree: string,
+  distribution: PytestPluginDistribution,
+  sincePin: (file: string) => string | undefined,
+): Promise<PlantedFile | undefined> {
+  const plugin = `a pytest plugin (${distribution.modules.join(', ')})`;
+  const autoload = "pytest's plugin autoload imports it into every run";
+  const entryPoints = distribution.entry_points;
+  const altered = [entryPoints, distribution.record].find((file) => file && sincePin(file));
+  if (altered)
+    return { file: altered, problem: `${plugin} ${sincePin(altered)}: ${autoload} (${RE_PIN})` };
+  const tampered = await fileDifferingFromRecord(worktree, distribution);
+  if (tampered) {
+    return {
+      file: tampered,
+      problem: `${plugin}: this installed file differs from the sha256 its RECORD lists: ${autoload}`,
+    };
+  }
+  if (!VIRTUALENVS.includes(distribution.directory.split('/')[0]!)) {
+    return {
+      file: entryPoints,
+      problem: `${plugin} registered from the worktree, outside the virtualenv, in a directory a .pth file puts on sys.path: ${autoload}`,
+    };
+  }
+  const inWorktree = await pluginModuleInWorktree(worktree, distribution);
+  return inWorktree
+    ? {
+        file: entryPoints,
+        problem: `${plugin} whose module loads from the worktree (${inWorktree}), outside the virtualenv: ${autoload}`,
+      }
+    : undefined;
+}
+
+/**
+ * The first file of the distribution, inside its directory, whose content no longer matches the hash
+ * its RECORD holds: an installed plugin edited in place (RECORD itself is covered by the pin's record).
+ */
+async function fileDifferingFromRecord(
+  worktree: string,
+  distribution: PytestPluginDistribution,
+): Promise<string | undefined> {
+  if (!distribution.record) return undefined;
+  const record = await readFile(path.join(worktree, distribution.record), 'utf8').catch(() => '');
+  for (const line of record.split('\n')) {
+    const match = /^([^,]+),sha256=([A-Za-z0-9_-]+),/.exec(line);
+    if (!match || match[1]!.startsWith('..')) continue;
+    const file = `${distribution.directory}/${match[1]}`;
+    const content = await readFile(path.join(worktree, file)).catch(() => undefined);
+    if (content && createHash('sha256').update(content).digest('base64url') !== match[2])
+      return file;
+  }
+  return undefined;
+}
+
+/**
+ * The first plugin module not installed in the distribution's site-packages that a Python start-up
+ * finds in the worktree instead: at its root, in src/, or under a directory a `.pth` file adds.
+ */
+async function pluginModuleInWorktree(
+  worktree: string,
+  distribution: PytestPluginDistribution,
+): Promise<string | undefined> {
+  const root = await realpath(worktree);
+  const sitePackages = path.join(worktree, distribution.directory);
+  const places = [root, path.join(root, 'src'), ...(await pthDirectories(sitePackages))];
+  for (const module of distribution.modules) {
+    const top = module.split('.')[0]!;
+    if (await importable(sitePackages, top)) continue;
+    for (const place of places) {
+      const found = await importable(place, top);
+      if (!found) continue;
+      const resolved = await realpath(found);
+      if (resolved === root || resolved.startsWith(root + path.sep))
+        return path.relative(root, resolved);
+    }
+  }
+  return undefined;
+}
+
+/** The module or package `name` in `directory`, when there is one. */
+async function importable(directory: string, name: string): Promise<string | undefined> {
+  for (const candidate of [`${name}.py`, name]) {
+    const file = path.join(directory, candidate);
+    if (await lstat(file).catch(() => undefined)) return file;
+  }
+  return undefined;
 }
 
 /** A real interpreter resolves outside the worktree to a compiled binary, not a script. */

@@ -210,8 +210,10 @@ async function borrowNodeModules(worktree: string, target: string): Promise<bool
       : [name];
     for (const entry of names) {
       const resolved = await realpath(path.join(modules, entry)).catch(() => undefined);
+      // The worktree itself counts: `node_modules/<own name> -> ..`, as a package linked to itself.
       const inside =
-        resolved?.startsWith(root + path.sep) &&
+        resolved !== undefined &&
+        (resolved === root || resolved.startsWith(root + path.sep)) &&
         !resolved.startsWith(path.join(root, 'node_modules') + path.sep);
       entries.push({
         name: entry,

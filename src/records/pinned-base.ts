@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { readJsonFile, writeJsonAtomically } from './files.js';
 import { rootCommit, type BaseCommit } from '../repo/git.js';
+import { startUpSurfaces } from '../repo/runner-loaded.js';
 import { ensurePrivateDirectory, taskStateDirectory } from './state-directory.js';
 
 export const PinnedBaseSchema = z
@@ -20,6 +21,12 @@ export const PinnedBaseSchema = z
       .optional()
       .describe(
         "The pinned commit's root commit: which repository the pin belongs to (absent in older pins).",
+      ),
+    environment: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe(
+        "The borrowed environment's start-up surfaces when the base was pinned: worktree-relative path (a virtualenv's site hooks and interpreter, pytest plugin distributions' entry_points.txt and RECORD) to its fingerprint (`sha256:<hex>`, or `link:<target>`). One added or changed since is refused as planted. Absent in older pins.",
       ),
   })
   .describe(
@@ -68,6 +75,7 @@ export async function writePinnedBase(
     pinned_at: new Date().toISOString(),
     pinned_by: by,
     ...(root ? { root_commit: root } : {}),
+    environment: await startUpSurfaces(worktree),
   };
   await writeJsonAtomically(file, pin);
   return pin;

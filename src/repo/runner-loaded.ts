@@ -1,4 +1,5 @@
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
@@ -80,18 +81,146 @@ export async function hiddenRunnerFiles(worktree: string): Promise<string[]> {
  */
 export async function siteHookFiles(worktree: string): Promise<string[]> {
   const found: string[] = [];
-  for (const venv of VIRTUALENVS) {
-    const python = `${venv}/bin/python`;
-    if (!(await lstat(path.join(worktree, python)).catch(() => undefined))) continue;
-    found.push(python);
-    const lib = path.join(worktree, venv, 'lib');
-    for (const version of await readdir(lib).catch(() => [] as string[])) {
-      const sitePackages = `${venv}/lib/${version}/site-packages`;
-      for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => []))
-        if (SITE_HOOK.test(name)) found.push(`${sitePackages}/${name}`);
-    }
+  for (const venv of await virtualenvs(worktree)) found.push(`${venv}/bin/python`);
+  for (const sitePackages of await sitePackagesDirectories(worktree)) {
+    for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => []))
+      if (SITE_HOOK.test(name)) found.push(`${sitePackages}/${name}`);
   }
   return found.sort();
+}
+
+/** The project virtualenvs present: those with an interpreter (link), which runs would start. */
+async function virtualenvs(worktree: string): Promise<string[]> {
+  const present: string[] = [];
+  for (const venv of VIRTUALENVS)
+    if (await lstat(path.join(worktree, venv, 'bin/python')).catch(() => undefined))
+      present.push(venv);
+  return present;
+}
+
+async function sitePackagesDirectories(worktree: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const venv of await virtualenvs(worktree)) {
+    for (const version of await readdir(path.join(worktree, venv, 'lib')).catch(() => []))
+      found.push(`${venv}/lib/${version}/site-packages`);
+  }
+  return found;
+}
+
+/** A distribution that registers pytest plugins (`[pytest11]` entry points) in a project virtualenv. */
+export interface PytestPluginDistribution {
+  /** Worktree-relative `<dist>.dist-info/entry_points.txt` (or `.egg-info/`). */
+  entry_points: string;
+  /** Worktree-relative RECORD beside it, when the installer wrote one. */
+  record?: string;
+  /**
+   * Worktree-relative directory the distribution's metadata sits in: a virtualenv's site-packages, or a
+   * worktree directory a `.pth` file puts on `sys.path` (an editable install's `src/`).
+   */
+  directory: string;
+  /** The plugins' modules, as the entry points name them (`package.module`). */
+  modules: string[];
+}
+
+/**
+ * Distributions whose entry points pytest's plugin autoload imports into every run (`[pytest11]`):
+ * code that runs before any test, without a site hook. Those in the project's own virtualenvs'
+ * site-packages, and in the worktree directories their `.pth` files put on `sys.path`.
+ */
+export async function pytestPluginDistributions(
+  worktree: string,
+): Promise<PytestPluginDistribution[]> {
+  const found: PytestPluginDistribution[] = [];
+  const root = await realpath(worktree);
+  const directories = new Set<string>();
+  for (const sitePackages of await sitePackagesDirectories(worktree)) {
+    directories.add(sitePackages);
+    // importlib.metadata finds distributions on every sys.path entry, the .pth-added ones too.
+    for (const directory of await pthDirectories(path.join(worktree, sitePackages))) {
+      const resolved = await realpath(directory).catch(() => directory);
+      if (resolved === root || resolved.startsWith(root + path.sep))
+        directories.add(path.relative(root, resolved).split(path.sep).join('/') || '.');
+    }
+  }
+  for (const directory of directories) {
+    for (const name of await readdir(path.join(worktree, directory)).catch(() => [])) {
+      if (!/\.(?:dist|egg)-info$/.test(name)) continue;
+      const entryPoints = `${directory}/${name}/entry_points.txt`;
+      const text = await readFile(path.join(worktree, entryPoints), 'utf8').catch(() => '');
+      const modules = pytestPluginModules(text);
+      if (modules.length === 0) continue;
+      const record = `${directory}/${name}/RECORD`;
+      found.push({
+        entry_points: entryPoints,
+        ...((await lstat(path.join(worktree, record)).catch(() => undefined)) ? { record } : {}),
+        directory,
+        modules,
+      });
+    }
+  }
+  return found;
+}
+
+/** The absolute directories the `.pth` files of a site-packages directory add to `sys.path`. */
+export async function pthDirectories(sitePackages: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await readdir(sitePackages).catch(() => [] as string[])) {
+    if (!name.endsWith('.pth')) continue;
+    const text = await readFile(path.join(sitePackages, name), 'utf8').catch(() => '');
+    found.push(
+      ...text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => path.isAbsolute(line)),
+    );
+  }
+  return found;
+}
+
+/** The modules of an entry_points.txt's `[pytest11]` section (`name = module:attr` lines). */
+function pytestPluginModules(text: string): string[] {
+  const modules: string[] = [];
+  let inSection = false;
+  for (const line of text.split(/\r?\n/)) {
+    const section = /^\s*\[([^\]]*)\]/.exec(line);
+    if (section) inSection = section[1]!.trim() === 'pytest11';
+    else if (inSection && line.includes('=') && !/^\s*[#;]/.test(line)) {
+      modules.push(
+        line
+          .slice(line.indexOf('=') + 1)
+          .split(':')[0]!
+          .split('[')[0]!
+          .trim(),
+      );
+    }
+  }
+  return modules.filter(Boolean);
+}
+
+/**
+ * What every run in the borrowed environment loads before any test: the virtualenvs' site hooks and
+ * interpreter links, and the pytest plugin distributions' entry_points.txt and RECORD, each with a
+ * fingerprint (a link's resolved target, else a sha256 of the content). Recorded when a task's base is
+ * pinned, so a later addition or change is known for what it is.
+ */
+export async function startUpSurfaces(worktree: string): Promise<Record<string, string>> {
+  const files = [
+    ...(await siteHookFiles(worktree)),
+    ...(await pytestPluginDistributions(worktree)).flatMap((distribution) => [
+      distribution.entry_points,
+      ...(distribution.record ? [distribution.record] : []),
+    ]),
+  ];
+  const surfaces: Record<string, string> = {};
+  for (const file of files.sort()) surfaces[file] = await fingerprint(path.join(worktree, file));
+  return surfaces;
+}
+
+async function fingerprint(file: string): Promise<string> {
+  const info = await lstat(file).catch(() => undefined);
+  if (info?.isSymbolicLink()) return `link:${await realpath(file).catch(() => 'dangling')}`;
+  const content = await readFile(file).catch(() => undefined);
+  return content ? `sha256:${createHash('sha256').update(content).digest('hex')}` : 'unreadable';
 }
 
 /** Worktree-relative path of `.git/info/exclude` (in the common git dir for a linked worktree). */

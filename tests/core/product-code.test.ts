@@ -182,4 +182,83 @@ describe('withBaseTestBlocks', () => {
     expect(result).not.toContain('FIXTURE');
     expect(result).toContain('pub fn kept() {}');
   });
+
+  const NESTED_BASE = [
+    'pub mod inner {',
+    '    pub fn one() -> i32 { 1 }',
+    '',
+    '    #[cfg(test)]',
+    '    mod tests {',
+    '        #[test]',
+    '        fn is_one() { assert_eq!(super::one(), 1); }',
+    '    }',
+    '}',
+    '',
+    '#[cfg(all(test, unix))]',
+    'mod unix_tests {',
+    '    #[test]',
+    '    fn still_one() { assert_eq!(crate::inner::one(), 1); }',
+    '}',
+    '',
+  ].join('\n');
+
+  it("puts a test module nested in an inline module back into that module, over the Player's", () => {
+    const player = NESTED_BASE.replace('{ 1 }', '{ 2 }').replace(
+      'assert_eq!(super::one(), 1)',
+      'assert!(true)',
+    );
+    const result = withBaseTestBlocks(player, NESTED_BASE);
+    expect(result).toContain('pub fn one() -> i32 { 2 }');
+    expect(result).not.toContain('assert!(true)');
+    const inner = result.slice(result.indexOf('pub mod inner {'), result.indexOf('#[cfg(all'));
+    expect(inner).toMatch(/mod tests \{[\s\S]*assert_eq!\(super::one\(\), 1\)[\s\S]*\}\s*\}\s*$/);
+    expect(result.match(/mod tests/g)).toHaveLength(1);
+  });
+
+  it('takes #[cfg(all(test, …))] items from the base, at the top level and nested', () => {
+    const nested = NESTED_BASE.replace(
+      '    #[cfg(test)]\n    mod tests',
+      '    #[cfg(all(test, unix))]\n    mod tests',
+    );
+    const player = nested
+      .replace('assert_eq!(super::one(), 1)', 'assert!(true)')
+      .replace('assert_eq!(crate::inner::one(), 1)', 'assert!(1 == 1)');
+    const result = withBaseTestBlocks(player, nested);
+    expect(result).not.toContain('assert!(true)');
+    expect(result).not.toContain('assert!(1 == 1)');
+    expect(result).toContain('assert_eq!(super::one(), 1)');
+    expect(result).toContain('assert_eq!(crate::inner::one(), 1)');
+    expect(result.match(/#\[cfg\(all\(test, unix\)\)\]/g)).toHaveLength(2);
+  });
+
+  it('re-creates the module a nested base test lived in when the Player removed it', () => {
+    const player = NESTED_BASE.slice(NESTED_BASE.indexOf('#[cfg(all'));
+    const result = withBaseTestBlocks(player, NESTED_BASE);
+    expect(result).toMatch(/mod inner \{\s*#\[cfg\(test\)\]\s*mod tests \{[\s\S]*is_one/);
+  });
+
+  it('swaps #[test] functions outside a cfg(test) module; a "test-utils" feature item is code', () => {
+    const base = [
+      'pub fn two() -> [u8; 2] { [1, 2] }',
+      '#[cfg(test)]',
+      'fn fixture() -> [u8; 2] { [1, 2] }',
+      'mod checks {',
+      '    #[test]',
+      '    fn two_is_one_two() { assert_eq!(super::two(), super::fixture()); }',
+      '}',
+      '#[cfg(feature = "test-utils")]',
+      'pub fn helper() -> u8 { 1 }',
+      '',
+    ].join('\n');
+    const player = base
+      .replace('fn fixture() -> [u8; 2] { [1, 2] }', 'fn fixture() -> [u8; 2] { [9, 9] }')
+      .replace('assert_eq!(super::two(), super::fixture())', 'assert!(true)')
+      .replace('{ 1 }', '{ 7 }');
+    const result = withBaseTestBlocks(player, base);
+    expect(result).toContain('fn fixture() -> [u8; 2] { [1, 2] }');
+    expect(result).not.toContain('[9, 9]');
+    expect(result).toMatch(/mod checks \{\s*#\[test\]\s*fn two_is_one_two\(\) \{ assert_eq!/);
+    expect(result).not.toContain('assert!(true)');
+    expect(result).toContain('pub fn helper() -> u8 { 7 }');
+  });
 });

@@ -180,6 +180,10 @@ const CRATE_LIB = (add: string, marker = '') =>
     '',
   ].join('\n');
 
+/** The same crate with its code and in-source tests inside an inline module `ops`. */
+const NESTED_CRATE_LIB = (add: string) =>
+  `pub mod ops {\n${CRATE_LIB(add).replace(/^(?=.)/gm, '    ')}}\n\npub use ops::add;\n`;
+
 // Skipped only when the toolchain is absent, and the title says so.
 describe.skipIf(!hasCargo)(
   `trusted evaluation with cargo (offline crate, no dependencies)${hasCargo ? '' : ' — skipped: cargo not installed'}`,
@@ -187,20 +191,30 @@ describe.skipIf(!hasCargo)(
     // In-source tests are the base's in the trusted run: the Player's copy of src/lib.rs is taken
     // for its code, with the base's #[cfg(test)] items put back.
     it.each([
-      ['#[cfg(any())] over a #[test]', CRATE_LIB('a - b', '    #[cfg(any())]\n')],
+      [
+        '#[cfg(any())] over a #[test]',
+        CRATE_LIB('a + b'),
+        CRATE_LIB('a - b', '    #[cfg(any())]\n'),
+      ],
       [
         'an in-source test body weakened to assert!(true)',
+        CRATE_LIB('a + b'),
         CRATE_LIB('a - b').replace('assert_eq!(add(2, 3), 5)', 'assert!(true)'),
+      ],
+      [
+        'a test module nested in an inline module weakened to assert!(true)',
+        NESTED_CRATE_LIB('a + b'),
+        NESTED_CRATE_LIB('a - b').replace('assert_eq!(add(2, 3), 5)', 'assert!(true)'),
       ],
     ])(
       'refuses %s in the code under test',
-      async (_tactic, lib) => {
+      async (_tactic, base, lib) => {
         await project(
           {
             'Cargo.toml':
               '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
             '.gitignore': 'target/\n',
-            'src/lib.rs': CRATE_LIB('a + b'),
+            'src/lib.rs': base,
             [`.guardkit/tasks/backlog/${TASK}.md`]: taskFile('add keeps working'),
           },
           { 'src/lib.rs': lib },
@@ -212,7 +226,7 @@ describe.skipIf(!hasCargo)(
         expect(run.status).toBe('passed'); // the weakened test passes (or no longer runs) in the Player's run
         expect(isError).toBe(true);
         expect(text).toMatch(
-          /base test tests::adds passed at the base but failed in the trusted run/,
+          /base test (?:ops::)?tests::adds passed at the base but failed in the trusted run/,
         );
       },
       240_000,

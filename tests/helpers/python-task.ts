@@ -55,6 +55,8 @@ export async function pythonTask(
   player: Record<string, string>,
   base: Record<string, string> = {},
   report: Record<string, unknown> = {},
+  /** Runs before the first tool call, which pins the task's base (e.g. to make a virtualenv). */
+  beforePin: (repo: TempRepo) => void = () => undefined,
 ): Promise<PythonTask> {
   const repo = makeRepo({
     'pyproject.toml': PYPROJECT,
@@ -66,6 +68,7 @@ export async function pythonTask(
   repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
   const files = { 'tests/test_divide.py': DIVIDE_TEST, ...player };
   for (const [file, content] of Object.entries(files)) repo.write(file, content);
+  beforePin(repo);
   const { client, close } = await connect({ roots: [repo.dir] });
   const call = (name: string, args: Record<string, unknown>) =>
     callTool(client, name, { worktree: repo.dir, task_id: TASK, ...args });
