@@ -1081,4 +1081,36 @@ describe('explainWithTrustedRun', () => {
       ]),
     ).toBe('passed');
   });
+
+  it("matches a template literal title's `${…}` to any text, and still fails a failed case", () => {
+    const successor = { file: 'test/u.test.ts', as: 'isEqual > ${t.input[0]} == ${t.input[1]}' };
+    const run = [
+      { id: 'test/u.test.ts > isEqual > /a == /a', status: 'passed' },
+      { id: 'test/u.test.ts > isEqual > /b == /b/', status: 'passed' },
+    ];
+    expect(successorOutcome(successor, run)).toBe('passed');
+    expect(
+      successorOutcome(successor, [...run, { id: 'isEqual > /c == /c', status: 'failed' }]),
+    ).toBe('failed');
+    expect(successorOutcome(successor, [{ id: 'isEqual > other', status: 'passed' }])).toBe(
+      'missing',
+    );
+  });
+
+  it('names a template literal title the same however its `${…}` are laid out (prettier)', async () => {
+    const before = code(
+      "import { test } from 'vitest';",
+      'for (const t of cases) {',
+      '  test(`${t.input[0]} == ${t.input[1]} ${t.input[2] ? JSON.stringify(t.input[2]) : ""}`, () => {',
+      '    expect(isEqual(t.input[0], t.input[1])).toBe(t.out);',
+      '  });',
+      '}',
+    );
+    const after = before.replace(
+      '${t.input[2] ? JSON.stringify(t.input[2]) : ""}',
+      '${\n    t.input[2] ? JSON.stringify(t.input[2]) : ""\n  }',
+    );
+    expect(after).not.toBe(before);
+    expect(await check([{ path: 'test/u.test.ts', base: before, now: after }])).toEqual([]);
+  });
 });

@@ -204,7 +204,23 @@ describe('check_test_integrity judges node --test refactors by running', () => {
     "test('greets by name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));",
     "describe('greet', () => {\n  test('greets by name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n});",
   );
-  const NODE_REFACTORS: [string, Record<string, string>, string[]][] = [
+  // A title built by a template literal (as unjs/ufo's tests are): the run names each case.
+  const templated = BASE_TEST.replace(
+    "test('greets nobody', () => assert.equal(greet(''), 'Hello, !'));",
+    "for (const name of ['Ada', 'Bo']) {\n  test(`greets ${name.trim()} too`, () => assert.ok(greet(name)));\n}",
+  );
+  const NODE_REFACTORS: [string, Record<string, string>, string[], Record<string, string>?][] = [
+    [
+      'renamed template-literal title',
+      {
+        'test/lib.test.js': templated.replace(
+          '`greets ${name.trim()} too`',
+          '`says hello to ${\n    name.trim()\n  }`',
+        ),
+      },
+      ['greets ${name.trim()} too renamed to says hello to ${name.trim()}'],
+      { 'test/lib.test.js': templated },
+    ],
     [
       'renamed',
       { 'test/lib.test.js': BASE_TEST.replace("'greets by name'", "'says hello to a name'") },
@@ -227,8 +243,8 @@ describe('check_test_integrity judges node --test refactors by running', () => {
 
   it.each(NODE_REFACTORS)(
     'a %s base test that still passes is info, and the approval goes through',
-    async (_how, files, expected) => {
-      project = await nodeTask(files);
+    async (_how, files, expected, base = {}) => {
+      project = await nodeTask(files, base);
       const { data, text } = await checkedIntegrity();
       expect(data.dynamic_verdict.state, text).toBe('evaluated');
       expect(data.must_fix, text).toBe(0);
