@@ -1097,6 +1097,43 @@ describe('explainWithTrustedRun', () => {
     );
   });
 
+  it('pairs unittest tests merged into one table of subTest cases (more-itertools bed0811)', async () => {
+    const base = code(
+      'from unittest import TestCase',
+      'import zipper',
+      '',
+      'class ZipTests(TestCase):',
+      '    def test_basic(self):',
+      '        self.assertEqual(zipper.zip([1], [2]), [(1, 2)])',
+      '',
+      '    def test_empty(self):',
+      '        self.assertEqual(zipper.zip(), [])',
+    );
+    const now = code(
+      'from unittest import TestCase',
+      'import zipper',
+      '',
+      'class ZipTests(TestCase):',
+      '    def test_zip(self):',
+      '        for args, zipped in [(([1], [2]), [(1, 2)]), ((), [])]:',
+      '            with self.subTest(args=args):',
+      '                self.assertEqual(zipper.zip(*args), zipped)',
+    );
+    const findings = await check([{ path: 'tests/test_zip.py', base, now }]);
+    expect(
+      findings
+        .filter((finding) => finding.kind === 'test_deleted')
+        .map((finding) => [
+          finding.test,
+          finding.replaced_by?.[0]?.as,
+          finding.replaced_by?.[0]?.how,
+        ]),
+    ).toEqual([
+      ['ZipTests.test_basic', 'ZipTests.test_zip', 'parametrized'],
+      ['ZipTests.test_empty', 'ZipTests.test_zip', 'parametrized'],
+    ]);
+  });
+
   it('names a template literal title the same however its `${…}` are laid out (prettier)', async () => {
     const before = code(
       "import { test } from 'vitest';",
