@@ -1054,6 +1054,14 @@ describe('explainWithTrustedRun', () => {
     expect(judge(passing, { acknowledged: ['test_negative'] })[1]).toEqual(['info', 'explained']);
   });
 
+  it('does not ask a gone test that did not pass at the base (deselected, skipped) to be carried on', () => {
+    const atBase = (ids: string[]) => judge([], { gone_from_player_run: ids })[1];
+    expect(atBase([])).toEqual(['info', 'explained']);
+    expect(atBase(['tests/test_cart.py::test_other'])).toEqual(['info', 'explained']);
+    expect(atBase(['tests/test_cart.py::test_negative'])).toEqual(['must_fix', 'not_replaced']);
+    expect(atBase(['tests/test_cart.py::test_negative[-1]'])).toEqual(['must_fix', 'not_replaced']);
+  });
+
   it('keeps a moved test must_fix when it fails or does not run under its new id', () => {
     expect(
       judge([{ id: 'tests/test_sums.py::TestSums::test_total', status: 'failed' }])[0],
