@@ -108,7 +108,14 @@ export async function checkTestIntegrity(
   }
   const { evaluation, run_id, acknowledged, candidate_tests } = judged;
   // As the approval guard applies them: the trusted run confirms a finding or explains it away.
-  const evidence = { regressions: evaluation.regressions, acknowledged, candidate_tests };
+  const evidence = {
+    regressions: evaluation.regressions,
+    acknowledged,
+    candidate_tests,
+    ...(evaluation.gone_from_player_run
+      ? { gone_from_player_run: evaluation.gone_from_player_run }
+      : {}),
+  };
   const findings = [
     ...explainWithTrustedRun(report.findings, evidence),
     ...unexplainedRegressions(report.findings, evidence),

@@ -212,7 +212,14 @@ function titleOf(call: TS.CallExpression): string {
   const first = call.arguments[0];
   if (first === undefined || isFunction(first)) return '(untitled)';
   if (ts.isStringLiteralLike(first)) return first.text;
-  return first.getText().replace(/^`|`$/g, '');
+  if (!ts.isTemplateExpression(first)) return first.getText();
+  // Each `${…}` as its expression's own text, spaces collapsed: reformatting a title keeps its name.
+  return (
+    first.head.text +
+    first.templateSpans
+      .map((span) => `\${${span.expression.getText().replace(/\s+/g, ' ')}}${span.literal.text}`)
+      .join('')
+  );
 }
 
 function isFunction(node: TS.Node): node is TS.ArrowFunction | TS.FunctionExpression {

@@ -85,7 +85,20 @@ def is_parametrized(function):
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         if (dotted(target) or "").endswith("parametrize"):
             return True
-    return False
+    # unittest's table: a loop whose cases each run under "with self.subTest(...)".
+    return any(
+        isinstance(loop, ast.For)
+        and any(
+            isinstance(node, ast.With)
+            and any(
+                isinstance(item.context_expr, ast.Call)
+                and (dotted(item.context_expr.func) or "").endswith(".subTest")
+                for item in node.items
+            )
+            for node in ast.walk(loop)
+        )
+        for loop in ast.walk(function)
+    )
 
 
 class Facts(ast.NodeVisitor):

@@ -59,6 +59,8 @@ export interface EvaluationFacts {
   left_out: { file: string; change: string }[];
   /** The Player's added tests that passed in the worktree but not with the base's test infrastructure. */
   diverging_new_tests: { test: string; trusted_outcome: string; responsible: string[] }[];
+  /** Base tests that passed at the base and are not in the Player's run under their id. */
+  gone_from_player_run?: string[];
 }
 
 /** The Coach's statement that a base test's changed outcome is what a criterion asks for. */
@@ -104,6 +106,9 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
         regressions: facts.evaluation.regressions,
         acknowledged: facts.acknowledged_changes.map((change) => change.test),
         candidate_tests: facts.run.state === 'ok' ? facts.run.value.tests : [],
+        ...(facts.evaluation.gone_from_player_run
+          ? { gone_from_player_run: facts.evaluation.gone_from_player_run }
+          : {}),
       })
     : facts.integrity;
   for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {

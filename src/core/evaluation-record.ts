@@ -49,6 +49,12 @@ export const EvaluationSchema = z.object({
     }),
   ),
   preexisting_failures: z.array(z.string()),
+  gone_from_player_run: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Base tests that passed at the base and do not run under their id in the Player's run (renamed, moved or removed). A gone base test not listed did not pass at the base (deselected, skipped, failing), so it is not lost.",
+    ),
   passing_on_base_code: z
     .array(z.string())
     .describe("Tests that pass when the Player's tests run on the base code."),

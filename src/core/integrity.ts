@@ -116,6 +116,12 @@ export interface TrustedRunEvidence {
   acknowledged: string[];
   /** The latest run of this tree in the worktree: whether a moved or renamed test still runs. */
   candidate_tests: readonly { id: string; status: string }[];
+  /**
+   * Base tests that passed at the base and are not in the Player's run under their id. A gone test
+   * not among them did not pass at the base, so its successor need not pass either. Unknown (older
+   * records): every gone test must be carried on.
+   */
+  gone_from_player_run?: readonly string[];
 }
 
 /** Findings about base tests and test config that the trusted run settles by running the base versions. */
@@ -242,15 +248,23 @@ function lostTests(finding: IntegrityFinding, evidence: TrustedRunEvidence): str
   const notReplaced =
     finding.not_replaced ??
     (finding.kind === 'test_deleted' && !finding.replaced_by && finding.test ? [finding.test] : []);
-  const lost = notReplaced
-    .filter((test) => !acknowledges(evidence.acknowledged, test))
-    .map((test) => `\`${test}\``);
+  const carried = (test: string) =>
+    acknowledges(evidence.acknowledged, test) || !passedAtBase(finding.file, test, evidence);
+  const lost = notReplaced.filter((test) => !carried(test)).map((test) => `\`${test}\``);
   for (const successor of finding.replaced_by ?? []) {
     const outcome = successorOutcome(successor, evidence.candidate_tests);
-    if (outcome !== 'passed' && !acknowledges(evidence.acknowledged, successor.test))
+    if (outcome !== 'passed' && !carried(successor.test))
       lost.push(`\`${successor.test}\` (as \`${successor.as}\` in ${successor.file}: ${outcome})`);
   }
   return lost;
+}
+
+/** Whether a gone base test passed at the base; assumed so when the evaluation does not say. */
+function passedAtBase(file: string, test: string, evidence: TrustedRunEvidence): boolean {
+  const gone = evidence.gone_from_player_run;
+  if (gone === undefined) return true;
+  const atBase = gone.map((id) => ({ id, status: 'passed' }));
+  return successorOutcome({ file, as: test }, atBase) !== 'missing';
 }
 
 /** Whether a base test's id belongs to what a finding is about: its test, its file, or the whole suite. */

@@ -105,6 +105,8 @@ export function successorOutcome(
   return matches.every((test) => test.status === 'passed') ? 'passed' : 'failed';
 }
 
+const PLACEHOLDER = /%[sdifjo#%]|\$\{(?:[^{}]|\{[^{}]*\})*\}|\$[\w.]+/;
+
 function runsAs(id: string, file: string, name: string): boolean {
   const inFile = id.startsWith(file)
     ? id.slice(file.length).replace(/^(?:::| > |\s*›\s*)/, '')
@@ -112,10 +114,11 @@ function runsAs(id: string, file: string, name: string): boolean {
   const plain = inFile.replace(/\[[^\]]*\]$/, '').replace(/ \(\d+\)$/, '');
   const dotted = plain.replace(/::/g, '.');
   if (plain === name || dotted === name) return true;
-  // A parametrized JS title: `%s`/`%i`/`$name` placeholders stand for any text.
-  if (!/%[sdifjo#%]|\$\w/.test(name)) return false;
+  // A parametrized JS title: `%s`/`%i`/`$name` placeholders and template literals' `${…}` stand
+  // for any text.
+  if (!PLACEHOLDER.test(name)) return false;
   const pattern = name
-    .split(/%[sdifjo#%]|\$[\w.]+/)
+    .split(PLACEHOLDER)
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('.*');
   return new RegExp(`^${pattern}$`).test(plain);

@@ -95,6 +95,10 @@ function judged(
       tests_total: trusted.tests.length,
       ...(trusted.sandbox ? { sandbox: describeSandbox(trusted.sandbox) } : {}),
     },
+    // Without per-test results at the base nothing is known of which gone test passed there.
+    ...(baseline.tests.length > 0
+      ? { gone_from_player_run: goneFromPlayerRun(baseline.tests, candidateTests) }
+      : {}),
     passing_on_base_code: runs.passing_on_base_code,
     uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner)
       ? runs.added_tests.filter(
@@ -105,6 +109,17 @@ function judged(
       ? divergingNewTests(candidateTests, runs.new_tests.tests, selection)
       : [],
   };
+}
+
+/** Base tests that passed at the base and whose id the Player's run does not have. */
+function goneFromPlayerRun(
+  baseline: TestCaseResult[],
+  candidate: EvaluationRequest['candidateTests'],
+): string[] {
+  const ran = new Set(candidate.map((test) => test.id));
+  return baseline
+    .filter((test) => test.status === 'passed' && !ran.has(test.id))
+    .map((test) => test.id);
 }
 
 /**

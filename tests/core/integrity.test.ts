@@ -1054,6 +1054,14 @@ describe('explainWithTrustedRun', () => {
     expect(judge(passing, { acknowledged: ['test_negative'] })[1]).toEqual(['info', 'explained']);
   });
 
+  it('does not ask a gone test that did not pass at the base (deselected, skipped) to be carried on', () => {
+    const atBase = (ids: string[]) => judge([], { gone_from_player_run: ids })[1];
+    expect(atBase([])).toEqual(['info', 'explained']);
+    expect(atBase(['tests/test_cart.py::test_other'])).toEqual(['info', 'explained']);
+    expect(atBase(['tests/test_cart.py::test_negative'])).toEqual(['must_fix', 'not_replaced']);
+    expect(atBase(['tests/test_cart.py::test_negative[-1]'])).toEqual(['must_fix', 'not_replaced']);
+  });
+
   it('keeps a moved test must_fix when it fails or does not run under its new id', () => {
     expect(
       judge([{ id: 'tests/test_sums.py::TestSums::test_total', status: 'failed' }])[0],
@@ -1080,5 +1088,74 @@ describe('explainWithTrustedRun', () => {
         { id: 'cart > adds', status: 'passed' },
       ]),
     ).toBe('passed');
+  });
+
+  it("matches a template literal title's `${…}` to any text, and still fails a failed case", () => {
+    const successor = { file: 'test/u.test.ts', as: 'isEqual > ${t.input[0]} == ${t.input[1]}' };
+    const run = [
+      { id: 'test/u.test.ts > isEqual > /a == /a', status: 'passed' },
+      { id: 'test/u.test.ts > isEqual > /b == /b/', status: 'passed' },
+    ];
+    expect(successorOutcome(successor, run)).toBe('passed');
+    expect(
+      successorOutcome(successor, [...run, { id: 'isEqual > /c == /c', status: 'failed' }]),
+    ).toBe('failed');
+    expect(successorOutcome(successor, [{ id: 'isEqual > other', status: 'passed' }])).toBe(
+      'missing',
+    );
+  });
+
+  it('pairs unittest tests merged into one table of subTest cases (more-itertools bed0811)', async () => {
+    const base = code(
+      'from unittest import TestCase',
+      'import zipper',
+      '',
+      'class ZipTests(TestCase):',
+      '    def test_basic(self):',
+      '        self.assertEqual(zipper.zip([1], [2]), [(1, 2)])',
+      '',
+      '    def test_empty(self):',
+      '        self.assertEqual(zipper.zip(), [])',
+    );
+    const now = code(
+      'from unittest import TestCase',
+      'import zipper',
+      '',
+      'class ZipTests(TestCase):',
+      '    def test_zip(self):',
+      '        for args, zipped in [(([1], [2]), [(1, 2)]), ((), [])]:',
+      '            with self.subTest(args=args):',
+      '                self.assertEqual(zipper.zip(*args), zipped)',
+    );
+    const findings = await check([{ path: 'tests/test_zip.py', base, now }]);
+    expect(
+      findings
+        .filter((finding) => finding.kind === 'test_deleted')
+        .map((finding) => [
+          finding.test,
+          finding.replaced_by?.[0]?.as,
+          finding.replaced_by?.[0]?.how,
+        ]),
+    ).toEqual([
+      ['ZipTests.test_basic', 'ZipTests.test_zip', 'parametrized'],
+      ['ZipTests.test_empty', 'ZipTests.test_zip', 'parametrized'],
+    ]);
+  });
+
+  it('names a template literal title the same however its `${…}` are laid out (prettier)', async () => {
+    const before = code(
+      "import { test } from 'vitest';",
+      'for (const t of cases) {',
+      '  test(`${t.input[0]} == ${t.input[1]} ${t.input[2] ? JSON.stringify(t.input[2]) : ""}`, () => {',
+      '    expect(isEqual(t.input[0], t.input[1])).toBe(t.out);',
+      '  });',
+      '}',
+    );
+    const after = before.replace(
+      '${t.input[2] ? JSON.stringify(t.input[2]) : ""}',
+      '${\n    t.input[2] ? JSON.stringify(t.input[2]) : ""\n  }',
+    );
+    expect(after).not.toBe(before);
+    expect(await check([{ path: 'test/u.test.ts', base: before, now: after }])).toEqual([]);
   });
 });

@@ -76,6 +76,27 @@ const PYTHON_REFACTORS: [string, Record<string, string>, string[]][] = [
     ['test_add parametrized to test_sums', 'test_add_negative parametrized to test_sums'],
   ],
   [
+    'merged into one unittest subTest table',
+    {
+      'tests/test_calc.py': [
+        'import unittest',
+        'from calc import add',
+        '',
+        '',
+        'class AddTests(unittest.TestCase):',
+        '    def test_sums(self):',
+        '        for a, b, total in [(2, 3, 5), (-2, -3, -5)]:',
+        '            with self.subTest(a=a, b=b):',
+        '                self.assertEqual(add(a, b), total)',
+        '',
+      ].join('\n'),
+    },
+    [
+      'test_add parametrized to AddTests.test_sums',
+      'test_add_negative parametrized to AddTests.test_sums',
+    ],
+  ],
+  [
     'wrapped',
     {
       'tests/test_calc.py': [
@@ -125,6 +146,39 @@ describe.skipIf(!hasPytest)(
         expect(result.isError, verdict).toBeFalsy();
       },
     );
+
+    it("explains a moved test the base's config deselects: it did not run at the base either", async () => {
+      const pyproject = [
+        '[tool.pytest.ini_options]',
+        'testpaths = ["tests"]',
+        'pythonpath = ["."]',
+        'markers = ["slow: long-running"]',
+        'addopts = "-m \'not slow\'"',
+        '',
+      ].join('\n');
+      const slow = '\n\n@pytest.mark.slow\ndef test_add_many():\n    assert add(1, 1) == 2\n';
+      project = await pythonTask(
+        {
+          'calc.py': GOOD_CALC,
+          // The slow test moves with one that runs, so the new file still contributes tests.
+          'tests/test_calc.py': PY_ONLY_ADD,
+          'tests/test_slow.py': `import pytest\n${PY_ONLY_NEGATIVE}${slow}`,
+        },
+        {
+          'pyproject.toml': pyproject,
+          'tests/test_calc.py': `import pytest\n${PY_BASE_TESTS}${slow}`,
+        },
+      );
+      const { data, text } = await checkedIntegrity();
+      expect(data.dynamic_verdict.state, text).toBe('evaluated');
+      expect(successors(data.findings)).toEqual([
+        'test_add_many moved to test_add_many',
+        'test_add_negative moved to test_add_negative',
+      ]);
+      expect(data.must_fix, text).toBe(0);
+      const { result, text: verdict } = await project.approve();
+      expect(result.isError, verdict).toBeFalsy();
+    });
 
     it('keeps a deleted base test must_fix (not replaced) until the Coach acknowledges its removal', async () => {
       project = await pythonTask(
@@ -204,7 +258,23 @@ describe('check_test_integrity judges node --test refactors by running', () => {
     "test('greets by name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));",
     "describe('greet', () => {\n  test('greets by name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n});",
   );
-  const NODE_REFACTORS: [string, Record<string, string>, string[]][] = [
+  // A title built by a template literal (as unjs/ufo's tests are): the run names each case.
+  const templated = BASE_TEST.replace(
+    "test('greets nobody', () => assert.equal(greet(''), 'Hello, !'));",
+    "for (const name of ['Ada', 'Bo']) {\n  test(`greets ${name.trim()} too`, () => assert.ok(greet(name)));\n}",
+  );
+  const NODE_REFACTORS: [string, Record<string, string>, string[], Record<string, string>?][] = [
+    [
+      'renamed template-literal title',
+      {
+        'test/lib.test.js': templated.replace(
+          '`greets ${name.trim()} too`',
+          '`says hello to ${\n    name.trim()\n  }`',
+        ),
+      },
+      ['greets ${name.trim()} too renamed to says hello to ${name.trim()}'],
+      { 'test/lib.test.js': templated },
+    ],
     [
       'renamed',
       { 'test/lib.test.js': BASE_TEST.replace("'greets by name'", "'says hello to a name'") },
@@ -227,8 +297,8 @@ describe('check_test_integrity judges node --test refactors by running', () => {
 
   it.each(NODE_REFACTORS)(
     'a %s base test that still passes is info, and the approval goes through',
-    async (_how, files, expected) => {
-      project = await nodeTask(files);
+    async (_how, files, expected, base = {}) => {
+      project = await nodeTask(files, base);
       const { data, text } = await checkedIntegrity();
       expect(data.dynamic_verdict.state, text).toBe('evaluated');
       expect(data.must_fix, text).toBe(0);

@@ -47,12 +47,16 @@ export interface NodeTask {
 }
 
 /** A node --test project at its base commit, on the task branch, with the Player's turn 1 reported. */
-export async function nodeTask(player: Record<string, string>): Promise<NodeTask> {
+export async function nodeTask(
+  player: Record<string, string>,
+  base: Record<string, string> = {},
+): Promise<NodeTask> {
   const repo = makeRepo({
     'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }, null, 2),
     'src/lib.js': BASE_LIB,
     'test/lib.test.js': BASE_TEST,
     [`.guardkit/tasks/backlog/${NODE_TASK}.md`]: TASK_FILE,
+    ...base,
   });
   repo.git('checkout', '-q', '-b', `autobuild/${NODE_TASK}`);
   const files = { 'src/lib.js': GOOD_LIB, 'test/shout.test.js': SHOUT_TEST, ...player };
