@@ -5,6 +5,7 @@ import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
+import { fileLimitArguments } from '../runner/file-limit.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { runQueue } from '../runner/run-queue.js';
@@ -120,7 +121,9 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       detectTestCommand(worktree, config),
     );
     const byFile = RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner);
-    const takesFiles = command.runner === 'pytest' && command.argv !== undefined;
+    // Runs of the Player's tests are limited to their files when the runner allows it: the rest of
+    // the suite is the base's, and the baseline ran it.
+    const takesFiles = fileLimitArguments(command) !== undefined;
     const present = (file: string) =>
       !selection.left_out.some((item) => item.file === file && item.change === 'deleted');
     const changed = [
@@ -217,12 +220,16 @@ export async function executeTrustedRuns(
     if (hooks.signal?.aborted)
       throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
     const limitedTo = work.failToPass ? work.failToPassFiles : undefined;
-    // A limited fail-to-pass run covers the Player's test files; the base's other tests ran on the
-    // base code in the baseline.
+    // A limited fail-to-pass run covers the Player's test files (vitest may add a file whose path
+    // ends like one of them); the base's other tests ran on the base code in the baseline.
+    const ranLimited = new Set(failToPass.tests.map((test) => test.id));
     const onBaseCode = [
       ...failToPass.tests,
       ...(limitedTo
-        ? baseline.tests.filter((test) => !limitedTo.some((file) => test.id.startsWith(file)))
+        ? baseline.tests.filter(
+            (test) =>
+              !ranLimited.has(test.id) && !limitedTo.some((file) => test.id.startsWith(file)),
+          )
         : []),
     ];
     return {
@@ -244,10 +251,9 @@ export async function executeTrustedRuns(
   }
 }
 
-/** The command limited to `files` (pytest takes them as arguments; `./` keeps a name from being an option). */
+/** The command limited to `files` (src/runner/file-limit.ts says how, per runner). */
 function withFiles(command: TestCommand, files: string[] | undefined): TestCommand {
-  if (!files || !command.argv) return command;
-  return { ...command, argv: [...command.argv, ...files.map((file) => `./${file}`)] };
+  return files ? { ...command, files } : command;
 }
 
 async function runIn(
