@@ -211,27 +211,28 @@ export async function executeTrustedRuns(
             await writeBaseline(request.worktree, key, value);
           return value;
         });
-    const [baseline, trusted, failToPass, newTests] = await Promise.all([
+    const stopped = () => {
+      if (hooks.signal?.aborted)
+        throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
+    };
+    const [baseline, trusted, limitedRun, newTests] = await Promise.all([
       baselineRun,
       work.trusted ? run(work.trusted, 'trusted') : baselineRun,
       work.failToPass ? run(work.failToPass, 'fail-to-pass', work.failToPassFiles) : baselineRun,
       work.newTests ? run(work.newTests.snapshot, 'new-tests', work.newTests.files) : undefined,
     ]);
-    if (hooks.signal?.aborted)
-      throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
-    const limitedTo = work.failToPass ? work.failToPassFiles : undefined;
-    // A limited fail-to-pass run covers the Player's test files (vitest may add a file whose path
-    // ends like one of them); the base's other tests ran on the base code in the baseline.
-    const ranLimited = new Set(failToPass.tests.map((test) => test.id));
-    const onBaseCode = [
-      ...failToPass.tests,
-      ...(limitedTo
-        ? baseline.tests.filter(
-            (test) =>
-              !ranLimited.has(test.id) && !limitedTo.some((file) => test.id.startsWith(file)),
-          )
-        : []),
-    ];
+    stopped();
+    let failToPass = limitedRun;
+    let limitedTo = work.failToPass ? work.failToPassFiles : undefined;
+    // Ids that do not start with the Player's files (a runner rooted in a subfolder, a run that
+    // reported nothing per test) cannot be told apart from the baseline's: the whole suite runs on
+    // the base code after all.
+    if (work.failToPass && limitedTo && !namesFiles(failToPass.tests, limitedTo)) {
+      failToPass = await run(work.failToPass, 'fail-to-pass');
+      limitedTo = undefined;
+      stopped();
+    }
+    const onBaseCode = testsOnBaseCode(failToPass.tests, baseline.tests, limitedTo);
     return {
       ...result,
       command,
@@ -249,6 +250,35 @@ export async function executeTrustedRuns(
   } finally {
     await prepared.remove();
   }
+}
+
+/**
+ * Whether some of a limited run's test ids start with one of the files it was limited to. A run of
+ * the Player's files reports at least one (a file that fails to load is reported by its name), so a
+ * run with none, or with no per-test results at all, cannot be told apart from the baseline's.
+ */
+function namesFiles(tests: TestCaseResult[], files: string[]): boolean {
+  return tests.some((test) => files.some((file) => test.id.startsWith(file)));
+}
+
+/**
+ * The Player's tests on the base code: a fail-to-pass run limited to the Player's test files (vitest
+ * may add a file whose path ends like one of them), and the baseline's results for the rest of the
+ * suite, which is the base's and ran on the base code there.
+ */
+function testsOnBaseCode(
+  failToPass: TestCaseResult[],
+  baseline: TestCaseResult[],
+  limitedTo: string[] | undefined,
+): TestCaseResult[] {
+  if (!limitedTo) return failToPass;
+  const ran = new Set(failToPass.map((test) => test.id));
+  return [
+    ...failToPass,
+    ...baseline.filter(
+      (test) => !ran.has(test.id) && !limitedTo.some((file) => test.id.startsWith(file)),
+    ),
+  ];
 }
 
 /** The command limited to `files` (src/runner/file-limit.ts says how, per runner). */

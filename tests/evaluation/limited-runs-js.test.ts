@@ -51,7 +51,12 @@ const SHOUT_TEST = (runner: Runner, alsoOnBase: boolean) =>
       : "test('shouts', () => {\n  expect(shout('hi')).toBe('HI!');\n});\n"
   }`;
 
-async function project(runner: Runner, script: string, player: Record<string, string>) {
+async function project(
+  runner: Runner,
+  script: string,
+  player: Record<string, string>,
+  base: Record<string, string> = {},
+) {
   repo = makeRepo({
     'package.json': JSON.stringify(
       { name: 'greet', ...(ESM(runner) ? { type: 'module' } : {}), scripts: { test: script } },
@@ -62,6 +67,7 @@ async function project(runner: Runner, script: string, player: Record<string, st
     'src/lib.js': LIB(runner, false),
     'test/lib.test.js': GREET_TEST(runner),
     'test/other.test.js': OTHER_TEST(runner),
+    ...base,
     [`.guardkit/tasks/backlog/${TASK}.md`]: `---\nid: ${TASK}\ntitle: T\n---\n## Acceptance Criteria\n- [ ] AC-001: shout(text) shouts\n`,
   });
   const modules = runner === 'jest' ? installedPackage('jest', JEST_VERSION) : path.resolve('.');
@@ -98,12 +104,20 @@ async function approve(test: string) {
   return { run, result, text: textOf(result) };
 }
 
-/** The log of the task's one run by that name (`<run id>-fail-to-pass.log`). */
-function runLog(name: string): string {
+/** The logs of the task's runs by that name (`<run id>-fail-to-pass.log`), oldest first. */
+function runLogs(name: string): string[] {
   const directory = path.join(repo.dir, '.guardkit/autobuild', TASK, 'runs');
-  const logs = readdirSync(directory).filter((file) => file.endsWith(`-${name}.log`));
+  return readdirSync(directory)
+    .filter((file) => file.endsWith(`-${name}.log`))
+    .sort()
+    .map((file) => readFileSync(path.join(directory, file), 'utf8'));
+}
+
+/** The log of the task's one run by that name. */
+function runLog(name: string): string {
+  const logs = runLogs(name);
   expect(logs).toHaveLength(1);
-  return readFileSync(path.join(directory, logs[0]!), 'utf8');
+  return logs[0]!;
 }
 
 /** The log names the Player's test file and none of the base's (which the baseline ran). */
@@ -138,7 +152,7 @@ describe.each(SCENARIOS)('limited runs with %s (scripts.test: %s)', (runner, scr
       'test/other.test.js > adds',
     ]);
     expect(runLog('baseline')).toContain('other.test.js');
-    expect(data.evaluation.trusted.tests_total).toBe(3);
+    expect(data.evaluation.trusted.tests_total).toBe(2);
     expectOnlyPlayerFile(runLog('fail-to-pass'));
     expectOnlyPlayerFile(runLog('new-tests'));
   }, 240_000);
@@ -152,6 +166,23 @@ describe.each(SCENARIOS)('limited runs with %s (scripts.test: %s)', (runner, scr
     expect(result.isError).toBe(true);
     expect(text).toMatch(/test test\/shout\.test\.js > greets loudly also passes on the base code/);
     expectOnlyPlayerFile(runLog('fail-to-pass'));
+  }, 240_000);
+});
+
+describe('a vitest rooted in the test folder (its ids do not start with the test files)', () => {
+  it("runs the whole suite on the base code after the limited run, and still finds the Player's test that passes there", async () => {
+    await project(
+      'vitest',
+      'vitest run',
+      { 'src/lib.js': LIB('vitest', true), 'test/shout.test.js': SHOUT_TEST('vitest', true) },
+      { 'vitest.config.js': "export default { test: { root: 'test' } };\n" },
+    );
+    const { result, text } = await approve('shout.test.js > greets loudly');
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/test shout\.test\.js > greets loudly also passes on the base code/);
+    const [limited, whole] = runLogs('fail-to-pass');
+    expect(limited).not.toContain('lib.test.js');
+    expect(whole).toContain('lib.test.js');
   }, 240_000);
 });
 
