@@ -152,6 +152,7 @@ describe.each(SCENARIOS)('limited runs with %s (scripts.test: %s)', (runner, scr
       'test/other.test.js > adds',
     ]);
     expect(runLog('baseline')).toContain('other.test.js');
+    // The trusted run: the base's two tests on the Player's code.
     expect(data.evaluation.trusted.tests_total).toBe(2);
     expectOnlyPlayerFile(runLog('fail-to-pass'));
     expectOnlyPlayerFile(runLog('new-tests'));
