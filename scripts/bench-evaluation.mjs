@@ -5,13 +5,15 @@
 //   full Coach turn    run_independent_tests + record_verdict approve (candidate, trusted and
 //                      fail-to-pass runs; the trusted runs start beside the candidate run);
 //   record_verdict     the approval alone, called the moment run_independent_tests returns.
-// Suites: 100 pytest tests that sleep a little (the suite, not start-up, dominates) and a generated
-// suite of 1,500 pytest tests. The machine may be shared: each figure is measured REPS times (default
-// 3, `--reps=N`), each ratio against the raw run of its own repetition, and the median printed with
-// the range, beside the load average.
-// Needs a build first: `npx tsc -p .`, then `node scripts/bench-evaluation.mjs`.
+// Suites: 100 pytest tests that sleep a little (the suite, not start-up, dominates), a generated
+// suite of 1,500 pytest tests and 300 vitest tests (this repository's vitest, linked). The machine
+// may be shared: each figure is measured REPS times (default 3), each ratio against the raw run of
+// its own repetition, and the median printed with the range, beside the load average.
+// Needs a build first: `npx tsc -p .`, then
+// `node scripts/bench-evaluation.mjs [--reps=N] [name filter]`
+// (`node scripts/bench-evaluation.mjs vitest` runs the suites whose name contains "vitest").
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,7 +26,9 @@ import { initKey } from '../dist/records/keys.js';
 // As `coachgate serve` does at start: the runs are signed, and nothing creates the key on first use.
 await initKey();
 
-const REPS = Number(/^--reps=(\d+)$/.exec(process.argv[2] ?? '')?.[1] ?? 3);
+const options = process.argv.slice(2);
+const REPS = Number(options.map((arg) => /^--reps=(\d+)$/.exec(arg)?.[1]).find(Boolean) ?? 3);
+const FILTER = options.find((arg) => !arg.startsWith('--')) ?? '';
 const WARM = 'TASK-BENCH-WARM';
 const rounds = Array.from({ length: REPS }, (_, rep) => ({
   turn: `TASK-BENCH-TURN-${rep}`,
@@ -32,11 +36,79 @@ const rounds = Array.from({ length: REPS }, (_, rep) => ({
 }));
 const TASKS = [WARM, ...rounds.flatMap((round) => [round.turn, round.verdict])];
 const SUITES = [
-  { name: '100 pytest tests, 10 ms each', files: 4, perFile: 25, body: 'time.sleep(0.01)' },
-  { name: '1,500 pytest tests (generated)', files: 30, perFile: 50, body: 'sum(range(200))' },
-];
+  {
+    name: '100 pytest tests, 10 ms each',
+    kind: 'pytest',
+    files: 4,
+    perFile: 25,
+    body: 'time.sleep(0.01)',
+  },
+  {
+    name: '1,500 pytest tests (generated)',
+    kind: 'pytest',
+    files: 30,
+    perFile: 50,
+    body: 'sum(range(200))',
+  },
+  {
+    name: '300 vitest tests, 10 ms each',
+    kind: 'vitest',
+    files: 10,
+    perFile: 30,
+    body: 'await new Promise((resolve) => setTimeout(resolve, 10));',
+  },
+].filter((suite) => suite.name.includes(FILTER));
+const REPOSITORY = path.resolve(import.meta.dirname, '..');
 
-function project(suite) {
+/** The files of one suite's base, the Player's change on top of it, and the test cited for it. */
+const LAYOUTS = {
+  pytest: (suite) => ({
+    base: {
+      'pyproject.toml': '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n',
+      'calc.py': 'def add(a, b):\n    return a + b\n',
+      ...generated(suite.files, (file) => [
+        `tests/test_add_${file}.py`,
+        `import time\nfrom calc import add\n\n\n${Array.from(
+          { length: suite.perFile },
+          (_, i) =>
+            `def test_add_${i}():\n    ${suite.body}\n    assert add(${i}, 1) == ${i + 1}\n`,
+        ).join('\n\n')}`,
+      ]),
+    },
+    player: {
+      'calc.py': 'def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n',
+      'tests/test_mul.py': 'from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n',
+    },
+    test: 'test_mul',
+  }),
+  vitest: (suite) => ({
+    base: {
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
+      '.gitignore': 'node_modules/\n',
+      'src/calc.js': 'export const add = (a, b) => a + b;\n',
+      ...generated(suite.files, (file) => [
+        `test/add_${file}.test.js`,
+        `import { expect, test } from 'vitest';\nimport { add } from '../src/calc.js';\n\n${Array.from(
+          { length: suite.perFile },
+          (_, i) =>
+            `test('add ${i}', async () => {\n  ${suite.body}\n  expect(add(${i}, 1)).toBe(${i + 1});\n});\n`,
+        ).join('\n')}`,
+      ]),
+    },
+    player: {
+      'src/calc.js': 'export const add = (a, b) => a + b;\nexport const mul = (a, b) => a * b;\n',
+      'test/mul.test.js':
+        "import { expect, test } from 'vitest';\nimport { mul } from '../src/calc.js';\n\ntest('mul', () => {\n  expect(mul(2, 3)).toBe(6);\n});\n",
+    },
+    test: 'test/mul.test.js > mul',
+  }),
+};
+
+function generated(count, file) {
+  return Object.fromEntries(Array.from({ length: count }, (_, index) => file(index)));
+}
+
+function project(layout) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-bench-eval-'));
   const git = (...args) =>
     execFileSync('git', args, {
@@ -53,33 +125,20 @@ function project(suite) {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     writeFileSync(path.join(dir, file), content);
   };
-  write('pyproject.toml', '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n');
-  write('calc.py', 'def add(a, b):\n    return a + b\n');
+  for (const [file, content] of Object.entries(layout.base)) write(file, content);
+  if (layout.base['package.json'])
+    symlinkSync(path.join(REPOSITORY, 'node_modules'), path.join(dir, 'node_modules'));
   for (const task of TASKS) {
     write(
       `.guardkit/tasks/backlog/${task}.md`,
       `---\nid: ${task}\ntitle: Bench\n---\n## Acceptance Criteria\n- [ ] AC-001: mul works\n`,
     );
   }
-  for (let file = 0; file < suite.files; file += 1) {
-    const tests = Array.from(
-      { length: suite.perFile },
-      (_, i) => `def test_add_${i}():\n    ${suite.body}\n    assert add(${i}, 1) == ${i + 1}\n`,
-    );
-    write(
-      `tests/test_add_${file}.py`,
-      `import time\nfrom calc import add\n\n\n${tests.join('\n\n')}`,
-    );
-  }
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'base');
   git('checkout', '-q', '-b', 'autobuild/bench');
-  write('calc.py', 'def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n');
-  write(
-    'tests/test_mul.py',
-    'from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n',
-  );
+  for (const [file, content] of Object.entries(layout.player)) write(file, content);
   return dir;
 }
 
@@ -89,12 +148,12 @@ async function timed(work) {
   return { value, ms: performance.now() - start };
 }
 
-async function approve(dir, task) {
+async function approve(dir, task, test) {
   const result = await recordVerdict(await openTask(dir, task), {
     turn: 1,
     decision: 'approve',
     rationale: 'bench',
-    evidence: [{ criterion: 'AC-001', test: 'test_mul' }],
+    evidence: [{ criterion: 'AC-001', test }],
   });
   if (result.status !== 'approved') throw new Error(`not approved: ${result.status}`);
   return result;
@@ -114,20 +173,21 @@ console.log(
     .join(' ')}`,
 );
 for (const suite of SUITES) {
-  const dir = project(suite);
+  const layout = LAYOUTS[suite.kind](suite);
+  const dir = project(layout);
   try {
     // The Player's turn 1 on each task, reported before the Coach's turn (the gates read it).
     for (const task of TASKS) {
       await recordPlayerReport(dir, task, 1, {
-        files_modified: ['calc.py', 'tests/test_mul.py'],
-        tests_written: ['tests/test_mul.py'],
+        files_modified: Object.keys(layout.player),
+        tests_written: Object.keys(layout.player).filter((file) => /test/.test(file)),
         tests_passed: true,
         requirements_addressed: ['AC-001'],
       });
     }
     // The baseline (base tests on base code) is cached by the first approval of the base.
     await runIndependentTests(dir, { task_id: WARM });
-    await approve(dir, WARM);
+    await approve(dir, WARM, layout.test);
     const figures = { raw: [], turn: [], verdict: [] };
     let raw;
     let turn;
@@ -136,10 +196,10 @@ for (const suite of SUITES) {
       raw = await timed(() => runIndependentTests(dir, {}));
       turn = await timed(async () => {
         await runIndependentTests(dir, { task_id: round.turn });
-        return approve(dir, round.turn);
+        return approve(dir, round.turn, layout.test);
       });
       await runIndependentTests(dir, { task_id: round.verdict });
-      const verdict = await timed(() => approve(dir, round.verdict));
+      const verdict = await timed(() => approve(dir, round.verdict, layout.test));
       figures.raw.push(raw.ms);
       figures.turn.push(turn.ms / raw.ms);
       figures.verdict.push(verdict.ms / raw.ms);

@@ -5,6 +5,7 @@ import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
+import { fileLimitArguments } from '../runner/file-limit.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { runQueue } from '../runner/run-queue.js';
@@ -120,7 +121,9 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       detectTestCommand(worktree, config),
     );
     const byFile = RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner);
-    const takesFiles = command.runner === 'pytest' && command.argv !== undefined;
+    // Runs of the Player's tests are limited to their files when the runner allows it: the rest of
+    // the suite is the base's, and the baseline ran it.
+    const takesFiles = fileLimitArguments(command) !== undefined;
     const present = (file: string) =>
       !selection.left_out.some((item) => item.file === file && item.change === 'deleted');
     const changed = [
@@ -208,23 +211,28 @@ export async function executeTrustedRuns(
             await writeBaseline(request.worktree, key, value);
           return value;
         });
-    const [baseline, trusted, failToPass, newTests] = await Promise.all([
+    const stopped = () => {
+      if (hooks.signal?.aborted)
+        throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
+    };
+    const [baseline, trusted, limitedRun, newTests] = await Promise.all([
       baselineRun,
       work.trusted ? run(work.trusted, 'trusted') : baselineRun,
       work.failToPass ? run(work.failToPass, 'fail-to-pass', work.failToPassFiles) : baselineRun,
       work.newTests ? run(work.newTests.snapshot, 'new-tests', work.newTests.files) : undefined,
     ]);
-    if (hooks.signal?.aborted)
-      throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
-    const limitedTo = work.failToPass ? work.failToPassFiles : undefined;
-    // A limited fail-to-pass run covers the Player's test files; the base's other tests ran on the
-    // base code in the baseline.
-    const onBaseCode = [
-      ...failToPass.tests,
-      ...(limitedTo
-        ? baseline.tests.filter((test) => !limitedTo.some((file) => test.id.startsWith(file)))
-        : []),
-    ];
+    stopped();
+    let failToPass = limitedRun;
+    let limitedTo = work.failToPass ? work.failToPassFiles : undefined;
+    // Ids that do not start with the Player's files (a runner rooted in a subfolder, a run that
+    // reported nothing per test) cannot be told apart from the baseline's: the whole suite runs on
+    // the base code after all.
+    if (work.failToPass && limitedTo && !namesFiles(failToPass.tests, limitedTo)) {
+      failToPass = await run(work.failToPass, 'fail-to-pass');
+      limitedTo = undefined;
+      stopped();
+    }
+    const onBaseCode = testsOnBaseCode(failToPass.tests, baseline.tests, limitedTo);
     return {
       ...result,
       command,
@@ -244,10 +252,38 @@ export async function executeTrustedRuns(
   }
 }
 
-/** The command limited to `files` (pytest takes them as arguments; `./` keeps a name from being an option). */
+/**
+ * Whether some of a limited run's test ids start with one of the files it was limited to. A run of
+ * the Player's files reports at least one (a file that fails to load is reported by its name), so a
+ * run with none, or with no per-test results at all, cannot be told apart from the baseline's.
+ */
+function namesFiles(tests: TestCaseResult[], files: string[]): boolean {
+  return tests.some((test) => files.some((file) => test.id.startsWith(file)));
+}
+
+/**
+ * The Player's tests on the base code: a fail-to-pass run limited to the Player's test files (vitest
+ * may add a file whose path ends like one of them), and the baseline's results for the rest of the
+ * suite, which is the base's and ran on the base code there.
+ */
+function testsOnBaseCode(
+  failToPass: TestCaseResult[],
+  baseline: TestCaseResult[],
+  limitedTo: string[] | undefined,
+): TestCaseResult[] {
+  if (!limitedTo) return failToPass;
+  const ran = new Set(failToPass.map((test) => test.id));
+  return [
+    ...failToPass,
+    ...baseline.filter(
+      (test) => !ran.has(test.id) && !limitedTo.some((file) => test.id.startsWith(file)),
+    ),
+  ];
+}
+
+/** The command limited to `files` (src/runner/file-limit.ts says how, per runner). */
 function withFiles(command: TestCommand, files: string[] | undefined): TestCommand {
-  if (!files || !command.argv) return command;
-  return { ...command, argv: [...command.argv, ...files.map((file) => `./${file}`)] };
+  return files ? { ...command, files } : command;
 }
 
 async function runIn(

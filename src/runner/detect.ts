@@ -31,6 +31,8 @@ export interface TestCommand {
   scriptRunner?: ScriptRunner;
   /** The package script the package manager runs, as written. */
   script?: string;
+  /** Test files (relative to the project) the run is limited to; absent: the whole suite. */
+  files?: string[];
 }
 
 export type ScriptRunner = 'vitest' | 'jest' | 'mocha' | 'ava' | 'tape' | 'tap' | 'uvu';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
+import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
@@ -33,6 +34,7 @@ export function buildInvocation(
   let channels: ReportChannel[] = [];
   let argv: string[] | undefined;
   let shellCommand = command.shellCommand;
+  const fileArgs = command.files ? limitArguments(command, command.files) : [];
   if (command.argv) {
     const [program, ...rest] = command.argv;
     switch (command.runner) {
@@ -45,6 +47,7 @@ export function buildInvocation(
           path.join(reportDirectory, PYTEST_REPORTER_FILE),
           report,
           ...rest,
+          ...fileArgs,
           '-p',
           'no:cacheprovider',
         ];
@@ -96,6 +99,7 @@ export function buildInvocation(
         argv = [
           program!,
           ...rest,
+          ...fileArgs,
           '--reporter=default',
           '--reporter=junit',
           `--outputFile.junit=${junit}`,
@@ -119,12 +123,13 @@ export function buildInvocation(
     notes.push(
       `coachgate adds ${Object.keys(wrapped.env).join(', ')}: report flags so a wrapped pytest or node --test writes per-test results, passed through tox 3`,
     );
-    if (wrapped.appendArgs.length > 0) {
+    const appended = [...wrapped.appendArgs, ...fileArgs];
+    if (appended.length > 0) {
       // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.
-      if (argv) argv = [...argv, ...(argv[0] === 'npm' ? ['--'] : []), ...wrapped.appendArgs];
-      else shellCommand = `${shellCommand} ${wrapped.appendArgs.map(shellQuote).join(' ')}`;
+      if (argv) argv = [...argv, ...(argv[0] === 'npm' ? ['--'] : []), ...appended];
+      else shellCommand = `${shellCommand} ${appended.map(shellQuote).join(' ')}`;
       notes.push(
-        `appended to the script's last command (${command.scriptRunner}): ${wrapped.appendArgs.join(' ')}`,
+        `appended to the script's last command (${command.scriptRunner}): ${appended.join(' ')}`,
       );
     }
     channels = wrapped.channels;
@@ -136,6 +141,13 @@ export function buildInvocation(
       : undefined;
   if (shellArgv) return { argv: shellArgv, shell: shellLabel(shellArgv), env, channels, notes };
   return { argv: argv!, shell: 'none', env, channels, notes };
+}
+
+/** The arguments limiting the run to `files`; a command that cannot be limited is a caller's bug. */
+function limitArguments(command: TestCommand, files: string[]): string[] {
+  const limit = fileLimitArguments(command);
+  if (!limit) throw new Error(`a ${command.runner} run cannot be limited to test files`);
+  return limit(files);
 }
 
 /** Single-quotes one word for a POSIX shell. */
