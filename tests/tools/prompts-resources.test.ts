@@ -6,6 +6,15 @@ import { connectOver, TRANSPORTS } from '../helpers/transports.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
 
+type ResourceReader = Awaited<ReturnType<typeof connect>>['client'];
+
+/** A resource's first content as text; a blob there fails the test. */
+async function resourceText(client: ResourceReader, uri: string): Promise<string> {
+  const [content] = (await client.readResource({ uri })).contents;
+  if (!content || !('text' in content)) throw new Error(`${uri} returned no text content`);
+  return content.text;
+}
+
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 
@@ -63,19 +72,13 @@ describe('MCP prompts and resources', () => {
     ]);
     const review = await client.readResource({ uri: 'coachgate://tasks/TASK-042/review' });
     expect(review.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
-    expect(String(review.contents[0]!.text)).toMatch(/^Verdict: NOT_APPROVED$/m);
-    const turns = JSON.parse(
-      String(
-        (await client.readResource({ uri: 'coachgate://tasks/TASK-042/turns' })).contents[0]!.text,
-      ),
+    expect(await resourceText(client, 'coachgate://tasks/TASK-042/review')).toMatch(
+      /^Verdict: NOT_APPROVED$/m,
     );
+    const turns = JSON.parse(await resourceText(client, 'coachgate://tasks/TASK-042/turns'));
     expect(turns.player).toHaveLength(1);
     expect(turns.coach[0]).toMatchObject({ decision: 'feedback', strikes: 1 });
-    const { runs } = JSON.parse(
-      String(
-        (await client.readResource({ uri: 'coachgate://tasks/TASK-042/runs' })).contents[0]!.text,
-      ),
-    );
+    const { runs } = JSON.parse(await resourceText(client, 'coachgate://tasks/TASK-042/runs'));
     expect(runs[0]).toMatchObject({ status: 'failed' });
     await expect(client.readResource({ uri: 'coachgate://tasks/TASK-404/review' })).rejects.toThrow(
       /No review\.md for TASK-404/,
@@ -103,11 +106,7 @@ describe.each(TRANSPORTS)('records shown by resources and prompts over %s', (tra
         rationale: 'wrong greeting',
       }),
     );
-    const read = async (kind: string) =>
-      String(
-        (await client.readResource({ uri: `coachgate://tasks/TASK-042/${kind}` })).contents[0]!
-          .text,
-      );
+    const read = (kind: string) => resourceText(client, `coachgate://tasks/TASK-042/${kind}`);
     expect(JSON.parse(await read('turns')).mirror_tampering).toEqual([]);
     expect(await read('review')).not.toMatch(/Mirror tampered/);
 
