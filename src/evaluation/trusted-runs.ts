@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { realpath, stat } from 'node:fs/promises';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 import type { Config } from '../core/config.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
@@ -99,6 +99,8 @@ export function isNamedAsTest(file: string): boolean {
  */
 export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<PreparedRuns> {
   const { worktree, baseCommit, config } = request;
+  // The runs' logs go here; made now, while the worktree is known to exist.
+  await mkdir(runsDirectory(worktree, request.taskId), { recursive: true });
   const planted = await plantedEnvironment(worktree, request.taskId);
   const added = await addedTestFiles(worktree, baseCommit);
   const selection = await trustedSelection(worktree, baseCommit, request.acknowledgedPaths);
@@ -317,6 +319,8 @@ async function runIn(
       loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
       timeoutMs: timeoutS * 1000,
       logPath,
+      // Made when the runs were prepared: a worktree deleted since is not re-created by a log.
+      makeLogDirectory: false,
       firstPartyModules: await firstPartyModules(snapshot.dir),
       sandbox: effectivePolicy(request.config.coachgate.sandbox),
       signal: hooks.signal,

@@ -56,8 +56,9 @@ export class OutputCapture {
     this.follower = setInterval(() => void this.follow(), FOLLOW_MS);
   }
 
-  static async open(logPath: string): Promise<OutputCapture> {
-    await mkdir(path.dirname(logPath), { recursive: true });
+  /** `makeDirectory: false`: the log's directory must exist (a deleted worktree is not re-created). */
+  static async open(logPath: string, makeDirectory = true): Promise<OutputCapture> {
+    if (makeDirectory) await mkdir(path.dirname(logPath), { recursive: true });
     return new OutputCapture(logPath, await open(logPath, 'w+'));
   }
 

@@ -35,6 +35,8 @@ export interface TestRunSpec {
   loginShell: boolean;
   timeoutMs: number;
   logPath: string;
+  /** False: the log's directory must already exist, so a run never re-creates a deleted worktree. */
+  makeLogDirectory?: boolean;
   firstPartyModules: string[];
   /** `toolchain.build` from the base config: how to rebuild a stale build output before the tests. */
   buildCommand?: string;
@@ -78,7 +80,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       reportDirectory,
       spec.loginShell,
     );
-    const capture = await OutputCapture.open(spec.logPath);
+    const capture = await OutputCapture.open(spec.logPath, spec.makeLogDirectory ?? true);
     const started = Date.now();
     const ticker =
       spec.onProgress &&
