@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import type { Config } from '../core/config.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
@@ -12,7 +12,7 @@ import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import type { SandboxInForce } from '../sandbox/run.js';
-import { newRunId, runsDirectory } from '../records/runs.js';
+import { newRunId, prepareRunLog } from '../records/runs.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.js';
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
@@ -99,8 +99,6 @@ export function isNamedAsTest(file: string): boolean {
  */
 export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<PreparedRuns> {
   const { worktree, baseCommit, config } = request;
-  // The runs' logs go here; made now, while the worktree is known to exist.
-  await mkdir(runsDirectory(worktree, request.taskId), { recursive: true });
   const planted = await plantedEnvironment(worktree, request.taskId);
   const added = await addedTestFiles(worktree, baseCommit);
   const selection = await trustedSelection(worktree, baseCommit, request.acknowledgedPaths);
@@ -307,10 +305,8 @@ async function runIn(
       ...selection.python_import_roots.map((root) => path.join(snapshot.dir, root)),
       ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
     ].join(path.delimiter);
-    const logPath = path.join(
-      runsDirectory(request.worktree, request.taskId),
-      `${newRunId()}-${name}.log`,
-    );
+    // As a stored run's log: no link on the way, and a worktree deleted meanwhile is not re-created.
+    const logPath = await prepareRunLog(request.worktree, request.taskId, `${newRunId()}-${name}`);
     const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
     return runTests({
       command,
@@ -319,7 +315,6 @@ async function runIn(
       loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
       timeoutMs: timeoutS * 1000,
       logPath,
-      // Made when the runs were prepared: a worktree deleted since is not re-created by a log.
       makeLogDirectory: false,
       firstPartyModules: await firstPartyModules(snapshot.dir),
       sandbox: effectivePolicy(request.config.coachgate.sandbox),
