@@ -2,6 +2,7 @@ import { writeSync } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { TapSighting } from './report/tap.js';
 import { stripAnsi } from './report/text.js';
 
 const HEAD_CHARS = 64 * 1024;
@@ -48,6 +49,8 @@ export class OutputCapture {
   private reading: Promise<void> = Promise.resolve();
   private readonly follower: NodeJS.Timeout;
   testsSeen = 0;
+  /** Whether the output can hold a TAP document (worth reading the whole log for). */
+  readonly tap = new TapSighting();
 
   private constructor(
     readonly logPath: string,
@@ -183,6 +186,7 @@ export class OutputCapture {
   private scanLine(rawLine: string, piece = false): void {
     const line = rawLine.includes('\u001b') ? stripAnsi(rawLine) : rawLine;
     this.testsSeen += countTestMarks(line);
+    this.tap.see(line);
     if (this.errorChars >= ERROR_CONTEXT_CHARS) return;
     const error = ERROR_LINE.exec(line);
     if (error) {

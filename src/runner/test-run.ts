@@ -124,7 +124,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       (await readReport(spec.command, invocation.channels, spec.cwd, output)) ??
       (spec.command.report === 'text'
         ? ((await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)) ??
-          (await tapInLog(spec.logPath)))
+          (capture.tap.found ? await tapInLog(spec.logPath) : undefined))
         : undefined);
     // go's JSON stream is read for the ids; the summary and the classifier read the text go would print.
     const text =

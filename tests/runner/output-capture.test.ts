@@ -45,6 +45,8 @@ describe('output capture keeps a bounded excerpt of 40 MB in any line shape', ()
     const longNote = `longer than ${MAX_LINE_CHARS} characters were scanned in pieces`;
     if (shape === 'one-line' || shape === 'no-newline') expect(excerpt).toContain(longNote);
     else expect(excerpt).not.toContain(longNote);
+    // No TAP in it, so the run's reader never loads the 40 MB log whole to look for some.
+    expect(output.tap.found).toBe(false);
   });
 });
 
@@ -64,5 +66,20 @@ describe('output capture scanning', () => {
       '[... error lines from the omitted part ...]\ncollecting\nE   AssertionError: boom\nnext line\nquiet\n',
     );
     expect(output.excerpt()).toMatch(/q\nééé\n$/);
+  });
+
+  it('notices TAP from its version line, or its plan with a test point, through colour codes', async () => {
+    const seen = async (text: string) => {
+      const output = await OutputCapture.open(path.join(scratch, 'tap.log'));
+      output.write(text);
+      await output.close();
+      return output.tap.found;
+    };
+    const noise = 'building...\nok, done\n';
+    expect(await seen(`${noise}\u001b[32mTAP version 14\u001b[39m\n`)).toBe(true);
+    expect(await seen(`${noise}ok 1 - adds\r\nnot ok 2 - subtracts\n1..2\n`)).toBe(true);
+    // A line that merely starts like a test point is not a TAP document.
+    expect(await seen(`${noise}ok 1 file linted\n`)).toBe(false);
+    expect(await seen(`${noise}  1..2\n  ok 1 - indented\n`)).toBe(false);
   });
 });

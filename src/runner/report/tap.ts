@@ -15,6 +15,30 @@ type EventLog = ReturnType<typeof Parser.parse>;
 const TAP_VERSION = /^TAP version 1[34]\s*$/m;
 const PLAN = /^1\.\.\d+(?:\s*#.*)?$/m;
 const POINT = /^(?:not )?ok\b/m;
+
+/**
+ * Watches a run's output line by line for what `parseTapOutput` needs to find a TAP document, so the
+ * log is read and parsed only when one can be there (reading a 60 MB log of other output whole cost
+ * the server 120 MB).
+ */
+export class TapSighting {
+  private version = false;
+  private plan = false;
+  private point = false;
+
+  see(line: string): void {
+    const first = line.charCodeAt(0);
+    // T, 1, o, n: the only first characters the three patterns can match.
+    if (first !== 84 && first !== 49 && first !== 111 && first !== 110) return;
+    this.version ||= TAP_VERSION.test(line);
+    this.plan ||= PLAN.test(line);
+    this.point ||= POINT.test(line);
+  }
+
+  get found(): boolean {
+    return this.version || (this.plan && this.point);
+  }
+}
 // Comments a runner prints about the run, not a test group: tape's and node's counters, node-tap's
 // `# Subtest:` headers and timings.
 const NOT_A_GROUP =
