@@ -92,5 +92,17 @@ describe.skipIf(cargoMissing)(
       expect(errorPart).toContain('doubling is broken');
       expect(resultPart).toMatch(/test result: FAILED\. 1 passed; 1 failed; 1 ignored;/);
     });
+
+    it("an error cargo stops at keeps its 'Caused by:' chain in the summary, down to the root cause", () => {
+      const files = crate(4);
+      files['Cargo.toml'] += 'helper = { path = "missing-helper" }\n';
+      const run = runCargoTest(files);
+      const { summary, status } = interpret(run, parseCargo);
+      expect(run.exit_code).toBe(101);
+      expect(status).toBe('error');
+      expect(summary).toMatch(/^error: failed to get `helper` as a dependency/);
+      expect(summary).toMatch(/Caused by:\n\s+failed to load source for dependency `helper`/);
+      expect(summary).toMatch(/Caused by:\n\s+No such file or directory \(os error 2\)$/);
+    });
   },
 );

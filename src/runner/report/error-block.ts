@@ -152,10 +152,16 @@ function endOfTraceback(lines: readonly string[], start: number, limit: number):
   return Math.min(index + 1, limit);
 }
 
+/** cargo prints an error's causes after it, each a blank line and `Caused by:` (the cause is below). */
+const CAUSED_BY = /^Caused by:$/;
+
 function endAtBlankLine(lines: readonly string[], start: number, limit: number): number {
   let index = start + 1;
-  while (index < limit && (lines[index] ?? '').trim() !== '') index += 1;
-  return index;
+  for (;;) {
+    while (index < limit && (lines[index] ?? '').trim() !== '') index += 1;
+    if (index + 1 >= limit || !CAUSED_BY.test(lines[index + 1] ?? '')) return index;
+    index += 2;
+  }
 }
 
 // The first line of a compile error's context: Node's `file:///x/a.test.mjs:3`, Python's `File "x.py", line 2`.
