@@ -30,6 +30,7 @@ export default defineConfig({
     // the cores busy (on 2 cores: 262 s instead of 474 s for the whole suite).
     maxWorkers: Math.min(8, 2 * os.availableParallelism()),
     setupFiles: ['tests/setup-state-dir.ts', 'tests/setup-runner-environment.ts'],
+    globalSetup: ['tests/global-dev-null-guard.ts'],
     projects: [
       {
         extends: true,

@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
@@ -268,11 +269,16 @@ describe('wrappers: coverage, tox, chains and npm lifecycle steps', () => {
           '    def test_adds(self):\n        self.assertEqual(add(1, 1), 2)\n' +
           '    def test_breaks(self):\n        self.assertEqual(add(1, 1), 3)\n',
       });
+      // The raw run's coverage data goes to a scratch file: coverage.py deletes and rewrites its data
+      // file, so `--data-file=/dev/null` made the machine's /dev/null a regular file (as root), and
+      // later reads of /dev/null anywhere (rustc's stdin in a sandboxed cargo run) got junk.
+      const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-coverage-'));
       const raw = spawnSync(
         coveragePython()!,
-        ['-m', 'coverage', 'run', '--data-file=/dev/null', '-m', 'unittest', 'discover'],
+        ['-m', 'coverage', 'run', `--data-file=${scratch}/data`, '-m', 'unittest', 'discover'],
         { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
       );
+      fs.rmSync(scratch, { recursive: true, force: true });
       expect(raw.stderr).toMatch(/^Ran 2 tests in .*\n\nFAILED \(failures=1\)$/m);
       const data = await run(repo);
       expect(data.detected_by).toBe('tox.ini runs coverage run -m unittest → unittest');
