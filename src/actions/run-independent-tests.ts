@@ -7,7 +7,7 @@ import { detectTestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import { runQueue } from '../runner/run-queue.js';
-import { runTests } from '../runner/test-run.js';
+import { runTests, type TestRunResult } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import { startTreeRuns } from '../evaluation/early-runs.js';
 import { newRunId, prepareRunLog, saveRun } from '../records/runs.js';
@@ -62,6 +62,12 @@ export async function runIndependentTests(
       firstPartyModules(worktree),
       treeFingerprint(worktree),
     ]);
+    const runId = newRunId();
+    const startedAt = new Date().toISOString();
+    // Before the trusted runs are started: a log path refused (a link on the way) leaves none waiting.
+    const logPath = store
+      ? await prepareRunLog(worktree, request.task_id!, runId)
+      : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
     // An approval of this tree needs the trusted runs: they start as soon as this run passes, so
     // record_verdict finds them done or running. Their snapshots are made before the Player's code
     // runs, so a run that rewrites files and restores them cannot change what they test.
@@ -75,11 +81,6 @@ export async function runIndependentTests(
         })
       : undefined;
     if (early) await reportingProgress(early.ready, options.onProgress);
-    const runId = newRunId();
-    const startedAt = new Date().toISOString();
-    const logPath = store
-      ? await prepareRunLog(worktree, request.task_id!, runId)
-      : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
     const spec = {
       command,
       environment,
@@ -92,8 +93,16 @@ export async function runIndependentTests(
       onProgress: options.onProgress,
     };
 
-    const run = await runTests({ ...spec, cwd: worktree, logPath });
-    const treeAfter = await treeFingerprint(worktree);
+    let run: TestRunResult;
+    let treeAfter: string;
+    try {
+      run = await runTests({ ...spec, cwd: worktree, logPath });
+      treeAfter = await treeFingerprint(worktree);
+    } catch (error) {
+      // A run that could not be made or read (a worktree deleted under it) leaves no trusted run waiting.
+      early?.stop();
+      throw error;
+    }
     // Only a passing run of an unchanged tree starts the trusted runs ahead of the approval: a red run
     // is sent back far more often than approved (with failures the base shares, the approval starts
     // them itself), and the runs would cost the next turn's CPU.

@@ -53,15 +53,22 @@ describe('roots and path safety', () => {
     async (_, linked) => {
       repo = greetingProject();
       const target = mkdtempSync(path.join(os.tmpdir(), 'coachgate-outside-'));
+      // The trusted runs' snapshots are made in the temp directory: this call's own shows none left.
+      const temporary = mkdtempSync(path.join(os.tmpdir(), 'coachgate-tmpdir-'));
+      const tmpdir = process.env.TMPDIR;
       try {
         mkdirSync(path.dirname(path.join(repo.dir, linked)), { recursive: true });
         symlinkSync(target, path.join(repo.dir, linked));
         const { client, close } = await connect({ roots: [repo.dir] });
+        process.env.TMPDIR = temporary;
         const result = await callTool(client, 'run_independent_tests', {
           worktree: repo.dir,
           task_id: 'TASK-042',
         });
+        process.env.TMPDIR = tmpdir;
         await close();
+        // Refused before the trusted runs were started: no snapshot of them waits for a release.
+        expect(readdirSync(temporary)).toEqual([]);
         expect(result.isError).toBe(true);
         expect(textOf(result)).toMatch(
           new RegExp(
@@ -71,7 +78,10 @@ describe('roots and path safety', () => {
         expect(textOf(result)).toMatch(/Remove the link/);
         expect(readdirSync(target, { recursive: true })).toEqual([]);
       } finally {
+        if (tmpdir === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = tmpdir;
         rmSync(target, { recursive: true, force: true });
+        rmSync(temporary, { recursive: true, force: true });
       }
     },
   );
