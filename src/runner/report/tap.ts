@@ -39,6 +39,7 @@ export class TapSighting {
     return this.version || (this.plan && this.point);
   }
 }
+
 // Comments a runner prints about the run, not a test group: tape's and node's counters, node-tap's
 // `# Subtest:` headers and timings.
 const NOT_A_GROUP =
