@@ -56,6 +56,10 @@ describe('roots and path safety', () => {
       // The trusted runs' snapshots are made in the temp directory: this call's own shows none left.
       const temporary = mkdtempSync(path.join(os.tmpdir(), 'coachgate-tmpdir-'));
       const tmpdir = process.env.TMPDIR;
+      const restoreTmpdir = () => {
+        if (tmpdir === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = tmpdir;
+      };
       try {
         mkdirSync(path.dirname(path.join(repo.dir, linked)), { recursive: true });
         symlinkSync(target, path.join(repo.dir, linked));
@@ -65,7 +69,7 @@ describe('roots and path safety', () => {
           worktree: repo.dir,
           task_id: 'TASK-042',
         });
-        process.env.TMPDIR = tmpdir;
+        restoreTmpdir();
         await close();
         // Refused before the trusted runs were started: no snapshot of them waits for a release.
         expect(readdirSync(temporary)).toEqual([]);
@@ -78,8 +82,7 @@ describe('roots and path safety', () => {
         expect(textOf(result)).toMatch(/Remove the link/);
         expect(readdirSync(target, { recursive: true })).toEqual([]);
       } finally {
-        if (tmpdir === undefined) delete process.env.TMPDIR;
-        else process.env.TMPDIR = tmpdir;
+        restoreTmpdir();
         rmSync(target, { recursive: true, force: true });
         rmSync(temporary, { recursive: true, force: true });
       }
