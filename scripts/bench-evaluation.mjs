@@ -3,7 +3,7 @@
 // Per suite, in one temp git repo with three tasks (the baseline is cached by the first):
 //   raw run            the suite once, as run_independent_tests runs it, with nothing else started;
 //   full Coach turn    run_independent_tests + record_verdict approve (candidate, trusted and
-//                      fail-to-pass runs; the trusted runs start once the candidate run passed);
+//                      fail-to-pass runs; the trusted runs start beside the candidate run);
 //   record_verdict     the approval alone, called the moment run_independent_tests returns.
 // Suites: 100 pytest tests that sleep a little (the suite, not start-up, dominates), a generated
 // suite of 1,500 pytest tests and 300 vitest tests (this repository's vitest, linked). The machine

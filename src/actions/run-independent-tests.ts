@@ -68,9 +68,9 @@ export async function runIndependentTests(
     const logPath = store
       ? await prepareRunLog(worktree, request.task_id!, runId)
       : path.join(os.tmpdir(), 'coachgate-runs', `${runId}.log`);
-    // An approval of this tree needs the trusted runs: they start as soon as this run passes, so
-    // record_verdict finds them done or running. Their snapshots are made before the Player's code
-    // runs, so a run that rewrites files and restores them cannot change what they test.
+    // An approval of this tree needs the trusted runs: they start beside this run, so record_verdict
+    // finds them done or running. Their snapshots are made before the Player's code runs, so a run that
+    // rewrites files and restores them cannot change what they test.
     const early = store
       ? startTreeRuns({
           worktree,
@@ -103,11 +103,10 @@ export async function runIndependentTests(
       early?.stop();
       throw error;
     }
-    // Only a passing run of an unchanged tree starts the trusted runs ahead of the approval: a red run
-    // is sent back far more often than approved (with failures the base shares, the approval starts
-    // them itself), and the runs would cost the next turn's CPU.
-    if (treeBefore === treeAfter && !run.cancelled && run.status === 'passed') early?.release();
-    else early?.stop();
+    // Only a passing run of an unchanged tree keeps them: a red run is sent back far more often than
+    // approved (with failures the base shares, the approval starts them itself), and the runs would
+    // cost the next turn's CPU.
+    if (treeBefore !== treeAfter || run.cancelled || run.status !== 'passed') early?.stop();
     const notes = [
       ...(run.sandbox?.warning ? [run.sandbox.warning] : []),
       ...environment.notes,

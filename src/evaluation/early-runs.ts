@@ -42,30 +42,23 @@ const entries = new Map<string, Entry>();
 const running = new Set<Entry>();
 
 /**
- * Makes the snapshots of `request.tree`'s trusted runs, replacing (and stopping) the task's runs of any
- * other tree: a candidate run of the tree calls this before it starts, so the snapshots hold the tree it
- * tests. `ready` settles once they are made (never rejects: a failure reaches whoever awaits the runs).
- * `release` starts the runs when the candidate run passed, so an approval finds them done or running;
- * `stop` abandons them otherwise, as no approval of a failing run needs them ahead of time.
+ * Starts the trusted runs of `request.tree` in the background, replacing (and stopping) the task's runs
+ * of any other tree: a candidate run of the tree calls this before it starts, so the snapshots hold the
+ * tree it tests and the runs go beside it (the run queue bounds them by the cores), and an approval
+ * finds them done or running. `ready` settles once the snapshots are made (never rejects: a failure
+ * reaches whoever awaits the runs); `stop` abandons them when the candidate run did not pass on the
+ * tree, as no approval of it needs them ahead of time.
  */
-export function startTreeRuns(request: TreeRunsRequest): {
-  ready: Promise<void>;
-  release(): void;
-  stop(): void;
-} {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const entry = start(request, gate);
+export function startTreeRuns(request: TreeRunsRequest): { ready: Promise<void>; stop(): void } {
+  const entry = start(request);
   return {
     ready: entry.prepared.then(
       () => undefined,
       () => undefined,
     ),
-    release,
     stop: () => {
       if (entries.get(keyOf(request)) === entry) entries.delete(keyOf(request));
       entry.controller.abort(new Error('the candidate run did not pass on this tree'));
-      release();
     },
   };
 }
@@ -106,8 +99,7 @@ function keyOf(request: TreeRunsRequest): string {
   return `${request.worktree}\0${request.taskId}`;
 }
 
-/** `gate`: the runs wait for it after the snapshots are made (it never rejects). */
-function start(request: TreeRunsRequest, gate?: Promise<void>): Entry {
+function start(request: TreeRunsRequest): Entry {
   const key = keyOf(request);
   const previous = entries.get(key);
   // Another tree's runs judge nothing any more. Runs of the same tree made for other acknowledgements
@@ -118,7 +110,6 @@ function start(request: TreeRunsRequest, gate?: Promise<void>): Entry {
   const seen = new Map<string, number>();
   const prepared = prepareTrustedRuns(request);
   const runs = prepared.then(async (made) => {
-    await gate;
     if (controller.signal.aborted) {
       await made.remove();
       throw controller.signal.reason;
