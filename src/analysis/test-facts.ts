@@ -5,6 +5,7 @@ import { extractJsTestFacts } from './js-test-facts.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { loadTypeScript } from './typescript-parser.js';
 import { extractPythonTestFacts } from './python-test-facts.js';
+import { serverPython } from '../runner/pyenv.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 
 export interface SourceFile {
@@ -41,11 +42,15 @@ async function testFactsInOrder(
   files: SourceFile[],
   options: TestFactsOptions,
 ): Promise<(TestFileFacts | undefined)[]> {
-  const pythonFacts = await extractPythonTestFacts(
-    files.filter((file) => file.path.endsWith('.py')),
-    options.python ?? 'python3',
-    options.sandbox,
-  );
+  const python = files.filter((file) => file.path.endsWith('.py'));
+  const pythonFacts =
+    python.length === 0
+      ? []
+      : await extractPythonTestFacts(
+          python,
+          options.python ?? (await serverPython()),
+          options.sandbox,
+        );
   if (files.some((file) => isJsFile(file.path))) await loadTypeScript();
   let nextPython = 0;
   return files.map((file) => {

@@ -5,6 +5,7 @@ import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
+import { pyenvChoice, type PyenvChoice } from '../runner/pyenv.js';
 import { fileLimitArguments } from '../runner/file-limit.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import type { TestCaseResult } from '../runner/report/types.js';
@@ -61,6 +62,8 @@ export interface PreparedRuns {
   work?: {
     command: TestCommand;
     environment: unknown;
+    /** The Python pyenv chooses for the snapshots, looked up once for all of them. */
+    pyenv: PyenvChoice | null;
     base: Snapshot;
     /** Absent when its tree would equal the base's: the baseline stands for it. */
     trusted?: Snapshot;
@@ -145,7 +148,8 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       made.push(value);
       return value;
     };
-    const [trusted, failToPass, newTests] = await Promise.all([
+    const [pyenv, trusted, failToPass, newTests] = await Promise.all([
+      snapshotPyenv(base.dir, worktree),
       selection.code.length + selection.acknowledged.length > 0
         ? make(trustedSnapshot(worktree, baseCommit, selection))
         : undefined,
@@ -156,7 +160,8 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
     ]);
     prepared.work = {
       command,
-      environment: await environmentFingerprint(worktree),
+      environment: await environmentFingerprint(worktree, pyenv),
+      pyenv,
       base,
       ...(trusted ? { trusted } : {}),
       ...(failToPass
@@ -196,7 +201,7 @@ export async function executeTrustedRuns(
   try {
     const { command } = work;
     const run = (snapshot: Snapshot, name: string, files?: string[]) =>
-      runIn(snapshot, withFiles(command, files), name, request, prepared.selection, hooks);
+      runIn(snapshot, withFiles(command, files), name, prepared, hooks);
     const key = { baseCommit: request.baseCommit, command, environment: work.environment };
     const cached = await readBaseline(request.worktree, key);
     const baselineRun: Promise<BaselineRun> = cached
@@ -290,15 +295,17 @@ async function runIn(
   snapshot: Snapshot,
   command: TestCommand,
   name: string,
-  request: TrustedRunsRequest,
-  selection: TrustedSelection,
+  prepared: PreparedRuns,
   hooks: RunHooks,
 ): Promise<SnapshotRun & { timed_out: boolean; cancelled: boolean }> {
+  const { request, selection } = prepared;
   // Each snapshot is its own directory, so the queue may run them side by side within its limit.
   return runQueue.run(snapshot.dir, async () => {
     if (hooks.signal?.aborted)
       return { status: 'error', tests: [], timed_out: false, cancelled: true };
-    const environment = await projectEnvironment(snapshot.dir);
+    const environment = await projectEnvironment(snapshot.dir, process.env, {
+      pyenv: prepared.work?.pyenv ?? null,
+    });
     // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
     // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
     environment.env.PYTHONPATH = [
@@ -324,6 +331,14 @@ async function runIn(
   });
 }
 
+/**
+ * pyenv's choice for the snapshots: they all hold the base's `.python-version`, if it has one; else
+ * they choose as the worktree does (its ignored file, the folders above it), not as the temp directory.
+ */
+async function snapshotPyenv(snapshot: string, worktree: string): Promise<PyenvChoice | null> {
+  return (await pyenvChoice(snapshot, process.env, { orFrom: worktree })) ?? null;
+}
+
 /** Test files present in the worktree but not at the base. */
 async function addedTestFiles(worktree: string, baseCommit: string): Promise<string[]> {
   const base = new Set(await listAtCommit(worktree, baseCommit, ['.']));
@@ -333,7 +348,10 @@ async function addedTestFiles(worktree: string, baseCommit: string): Promise<str
 }
 
 /** What a cached baseline depends on besides the base and the command: the borrowed toolchain. */
-async function environmentFingerprint(worktree: string): Promise<unknown> {
+async function environmentFingerprint(
+  worktree: string,
+  pyenv: PyenvChoice | null,
+): Promise<unknown> {
   const resolve = (file: string) => realpath(path.join(worktree, file)).catch(() => null);
   const modified = (file: string) =>
     stat(path.join(worktree, file)).then(
@@ -343,6 +361,7 @@ async function environmentFingerprint(worktree: string): Promise<unknown> {
   return {
     node: process.version,
     python: [await resolve('.venv/bin/python'), await resolve('venv/bin/python')],
+    pyenv: pyenv?.bins ?? null,
     node_modules: await modified('node_modules/.package-lock.json'),
     path: process.env.PATH ?? '',
   };

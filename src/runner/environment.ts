@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { pathExists } from '../records/files.js';
 import { virtualenvLayout } from './platform.js';
+import { pyenvChoice, type PyenvChoice } from './pyenv.js';
 import { RUN_COOKIE } from './process-tree.js';
 
 export interface RunEnvironment {
@@ -15,6 +16,11 @@ export interface RunEnvironment {
 
 const VENV_DIRECTORIES = ['.venv', 'venv'];
 
+export interface EnvironmentOptions {
+  /** pyenv's choice made elsewhere (null: none); looked up in the directory itself when absent. */
+  pyenv?: PyenvChoice | null;
+}
+
 /**
  * The Player's environment, not a bare one: the server's environment plus the project's own toolchains
  * (its virtualenv, node_modules/.bin). A Coach that tests in a different environment loops forever.
@@ -22,6 +28,7 @@ const VENV_DIRECTORIES = ['.venv', 'venv'];
 export async function projectEnvironment(
   worktree: string,
   base: NodeJS.ProcessEnv = process.env,
+  options: EnvironmentOptions = {},
 ): Promise<RunEnvironment> {
   const env: Record<string, string> = Object.fromEntries(
     Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined),
@@ -39,6 +46,15 @@ export async function projectEnvironment(
         `using the project virtualenv ${directory}/ (pytest runs under ${path.relative(worktree, venv.python)})`,
       );
       break;
+    }
+  }
+  if (!interpreter) {
+    const pyenv = options.pyenv !== undefined ? options.pyenv : await pyenvChoice(worktree, env);
+    if (pyenv) {
+      pathPrefix.push(...pyenv.bins);
+      notes.push(
+        `using pyenv's Python ${pyenv.versions.join(', ')} (its bin directory first on PATH, as \`pyenv exec\` does)`,
+      );
     }
   }
   const nodeBin = path.join(worktree, 'node_modules', '.bin');

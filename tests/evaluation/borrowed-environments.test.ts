@@ -395,3 +395,83 @@ describe.skipIf(!hasVenv)(
     }, 240_000);
   },
 );
+
+/**
+ * pyenv's Python: the worktree's own `.python-version` (ignored, as many keep it) selects a version
+ * the Player's code needs. The trusted runs' snapshots live in the temp directory, where pyenv's shims
+ * would start the global version; they must start the version the worktree selects.
+ */
+const pyenv = (() => {
+  try {
+    const root = execFileSync('pyenv', ['root'], { encoding: 'utf8' }).trim();
+    const global = execFileSync('pyenv', ['global'], { encoding: 'utf8' }).trim().split('\n');
+    const versions = execFileSync('pyenv', ['versions', '--bare', '--skip-aliases'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((name) => /^3\.(1[2-9])\.\d+$/.test(name) && !global.includes(name));
+    return versions[0] ? { shims: path.join(root, 'shims'), version: versions[0] } : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+describe.skipIf(!pyenv)(
+  `pyenv's shims first on PATH (pyenv with a Python >= 3.12 besides the global one)${pyenv ? '' : ' — skipped: not installed'}`,
+  () => {
+    const savedPath = process.env.PATH;
+    afterEach(() => {
+      process.env.PATH = savedPath;
+    });
+
+    it('the trusted runs start the version the worktree selects, not the global one', async () => {
+      // As a pyenv user's shell has it (the suite puts a real interpreter first to skip the shims).
+      process.env.PATH = `${pyenv!.shims}${path.delimiter}${savedPath}`;
+      repo = makeRepo({
+        '.gitignore': '.python-version\n',
+        Makefile: 'test:\n\tpython -m unittest discover -s tests -t .\n',
+        'shout.py': 'def shout(text):\n    return text.upper()\n',
+        'tests/__init__.py': '',
+        'tests/test_upper.py': [
+          'import unittest',
+          'from shout import shout',
+          '',
+          '',
+          'class Upper(unittest.TestCase):',
+          '    def test_upper(self):',
+          '        self.assertTrue(shout("hi").startswith("HI"))',
+          '',
+        ].join('\n'),
+        [`.guardkit/tasks/backlog/${TASK}.md`]: TASK_FILE,
+      });
+      repo.commit('base');
+      repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
+      repo.write('.python-version', `${pyenv!.version}\n`);
+      // A type alias statement (Python 3.12): under the global version the module does not import.
+      repo.write(
+        'shout.py',
+        'type Text = str\n\n\ndef shout(text: Text) -> Text:\n    return text.upper() + "!"\n',
+      );
+      repo.write(
+        'tests/test_shout.py',
+        [
+          'import unittest',
+          'from shout import shout',
+          '',
+          '',
+          'class Shout(unittest.TestCase):',
+          '    def test_shouts(self):',
+          '        self.assertEqual(shout("hi"), "HI!")',
+          '',
+        ].join('\n'),
+      );
+      const approve = await session(['shout.py', 'tests/test_shout.py']);
+      const approved = await approve(1, 'test_shouts');
+      expect(approved.result.isError, approved.text).toBeFalsy();
+      const evaluation = dataOf(approved.result).evaluation;
+      expect(evaluation.regressions).toEqual([]);
+      expect(evaluation.trusted.status).toBe('passed');
+      expect(evaluation.passing_on_base_code).toEqual([expect.stringContaining('test_upper')]);
+    }, 240_000);
+  },
+);

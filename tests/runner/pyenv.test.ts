@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { projectEnvironment } from '../../src/runner/environment.js';
+import { pyenvChoice } from '../../src/runner/pyenv.js';
+
+/** The machine's real pyenv: its shims, and an installed version that is not the global one. */
+const pyenv = (() => {
+  try {
+    const root = execFileSync('pyenv', ['root'], { encoding: 'utf8' }).trim();
+    const global = execFileSync('pyenv', ['global'], { encoding: 'utf8' }).trim().split('\n');
+    const other = execFileSync('pyenv', ['versions', '--bare', '--skip-aliases'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .find((name) => /^3\.\d+\.\d+$/.test(name) && !global.includes(name));
+    return other && global[0] && /^\d/.test(global[0])
+      ? { root, shims: path.join(root, 'shims'), other, global: global[0] }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+let dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs = [];
+});
+
+function folder(version?: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-pyenv-'));
+  dirs.push(dir);
+  if (version) writeFileSync(path.join(dir, '.python-version'), `${version}\n`);
+  return dir;
+}
+
+describe.skipIf(!pyenv)(
+  `pyenv's choice, resolved once (pyenv with two versions)${pyenv ? '' : ' — skipped: not installed'}`,
+  () => {
+    // The suite puts a pyenv version's bin directory first to skip the shims: taken out here.
+    const shimsFirst = () => ({
+      PATH: [
+        pyenv!.shims,
+        ...process.env
+          .PATH!.split(path.delimiter)
+          .filter((entry) => !entry.startsWith(path.join(pyenv!.root, 'versions'))),
+      ].join(path.delimiter),
+    });
+    const bin = (version: string) => path.join(pyenv!.root, 'versions', version, 'bin');
+
+    it("takes the directory's .python-version, as the shims would", async () => {
+      expect(await pyenvChoice(folder(pyenv!.other), shimsFirst())).toEqual({
+        versions: [pyenv!.other],
+        bins: [bin(pyenv!.other)],
+      });
+    });
+
+    it('looks where it is told when the directory has no .python-version of its own', async () => {
+      const worktree = folder(pyenv!.other);
+      const snapshot = folder();
+      expect((await pyenvChoice(snapshot, shimsFirst(), { orFrom: worktree }))?.versions).toEqual([
+        pyenv!.other,
+      ]);
+      // A snapshot with its own (the base's) file keeps it.
+      const own = folder(pyenv!.global);
+      expect((await pyenvChoice(own, shimsFirst(), { orFrom: worktree }))?.versions).toEqual([
+        pyenv!.global,
+      ]);
+    });
+
+    it('leaves the shims to choose for system, an unknown version or a path out of versions/', async () => {
+      for (const version of ['system', '9.9.9', '../../..'])
+        expect(await pyenvChoice(folder(version), shimsFirst()), version).toBeUndefined();
+    });
+
+    it('does nothing when a real interpreter comes before the shims', async () => {
+      const real = path.dirname(
+        execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+          encoding: 'utf8',
+          env: { ...process.env, ...shimsFirst() },
+        }).trim(),
+      );
+      const env = { PATH: [real, pyenv!.shims, process.env.PATH].join(path.delimiter) };
+      expect(await pyenvChoice(folder(pyenv!.other), env)).toBeUndefined();
+    });
+
+    it("puts the chosen bin directory first on a run's PATH and says so", async () => {
+      const project = folder(pyenv!.other);
+      mkdirSync(path.join(project, 'tests'));
+      const environment = await projectEnvironment(project, { ...process.env, ...shimsFirst() });
+      expect(environment.env.PATH!.split(path.delimiter)[0]).toBe(bin(pyenv!.other));
+      expect(environment.notes.join('\n')).toContain(`using pyenv's Python ${pyenv!.other}`);
+      const version = execFileSync(
+        'python3',
+        ['-c', 'import platform; print(platform.python_version())'],
+        {
+          encoding: 'utf8',
+          env: environment.env,
+          cwd: os.tmpdir(),
+        },
+      ).trim();
+      expect(version).toBe(pyenv!.other);
+    });
+  },
+);
