@@ -13,6 +13,7 @@ import {
   pythonTask,
   type PythonTask,
 } from '../helpers/python-task.js';
+import { machinePyenv } from '../helpers/pyenv.js';
 import { taskStateDirectory } from '../../src/records/state-directory.js';
 
 /**
@@ -401,20 +402,8 @@ describe.skipIf(!hasVenv)(
  * the Player's code needs. The trusted runs' snapshots live in the temp directory, where pyenv's shims
  * would start the global version; they must start the version the worktree selects.
  */
-const pyenv = (() => {
-  try {
-    const root = execFileSync('pyenv', ['root'], { encoding: 'utf8' }).trim();
-    const global = execFileSync('pyenv', ['global'], { encoding: 'utf8' }).trim().split('\n');
-    const versions = execFileSync('pyenv', ['versions', '--bare', '--skip-aliases'], {
-      encoding: 'utf8',
-    })
-      .split('\n')
-      .filter((name) => /^3\.(1[2-9])\.\d+$/.test(name) && !global.includes(name));
-    return versions[0] ? { shims: path.join(root, 'shims'), version: versions[0] } : undefined;
-  } catch {
-    return undefined;
-  }
-})();
+// Python 3.12 or later: the Player's code uses a type alias statement.
+const pyenv = machinePyenv(/^3\.(1[2-9])\.\d+$/);
 
 describe.skipIf(!pyenv)(
   `pyenv's shims first on PATH (pyenv with a Python >= 3.12 besides the global one)${pyenv ? '' : ' — skipped: not installed'}`,
@@ -446,7 +435,7 @@ describe.skipIf(!pyenv)(
       });
       repo.commit('base');
       repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
-      repo.write('.python-version', `${pyenv!.version}\n`);
+      repo.write('.python-version', `${pyenv!.other}\n`);
       // A type alias statement (Python 3.12): under the global version the module does not import.
       repo.write(
         'shout.py',

@@ -5,24 +5,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectEnvironment } from '../../src/runner/environment.js';
 import { pyenvChoice } from '../../src/runner/pyenv.js';
+import { machinePyenv } from '../helpers/pyenv.js';
 
-/** The machine's real pyenv: its shims, and an installed version that is not the global one. */
-const pyenv = (() => {
-  try {
-    const root = execFileSync('pyenv', ['root'], { encoding: 'utf8' }).trim();
-    const global = execFileSync('pyenv', ['global'], { encoding: 'utf8' }).trim().split('\n');
-    const other = execFileSync('pyenv', ['versions', '--bare', '--skip-aliases'], {
-      encoding: 'utf8',
-    })
-      .split('\n')
-      .find((name) => /^3\.\d+\.\d+$/.test(name) && !global.includes(name));
-    return other && global[0] && /^\d/.test(global[0])
-      ? { root, shims: path.join(root, 'shims'), other, global: global[0] }
-      : undefined;
-  } catch {
-    return undefined;
-  }
-})();
+const pyenv = machinePyenv();
 
 let dirs: string[] = [];
 afterEach(() => {
