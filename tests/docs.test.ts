@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { connect } from './helpers/mcp.js';
+import { CLI } from './helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGES = [
@@ -13,7 +14,6 @@ const PAGES = [
     .map((file) => `docs/${file}`),
 ];
 const read = (page: string) => readFileSync(path.join(ROOT, page), 'utf8');
-const CLI = path.join(ROOT, 'dist', 'cli.js');
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function anchors(markdown: string): Set<string> {

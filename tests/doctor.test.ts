@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { CLI as cli } from './helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const bin = mkdtempSync(path.join(os.tmpdir(), 'coachgate-doctor-'));
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 

@@ -3,7 +3,6 @@ import { request } from 'node:http';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -13,8 +12,8 @@ import { TokenTable } from '../src/server/http-tokens.js';
 import type { TempRepo } from './helpers/git-repo.js';
 import { dataOf, textOf } from './helpers/mcp.js';
 import { greetingProject } from './helpers/node-project.js';
+import { CLI as cli } from './helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const COACH_TOKEN = 'coach-token-0123456789abcdef';
 const PLAYER_TOKEN = 'player-token-0123456789abcdef';
 const INITIALIZE = {

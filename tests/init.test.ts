@@ -14,8 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from './helpers/git-repo.js';
+import { CLI } from './helpers/cli.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const AGENTS = fileURLToPath(new URL('../agents/', import.meta.url));
 
 /**

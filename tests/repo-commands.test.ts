@@ -1,14 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { changedSince } from '../src/repo/git.js';
 import type { TempRepo } from './helpers/git-repo.js';
 import { callTool, connect, dataOf } from './helpers/mcp.js';
 import { GOOD_GREET, greetingProject } from './helpers/node-project.js';
+import { CLI as cli } from './helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 

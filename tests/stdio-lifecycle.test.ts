@@ -1,13 +1,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { greetingProject } from './helpers/node-project.js';
 import { processesWith } from './helpers/processes.js';
 import type { TempRepo } from './helpers/git-repo.js';
+import { CLI as cli } from './helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const repos: TempRepo[] = [];
 afterAll(() => repos.forEach((repo) => repo.remove()));
 

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { planValidation } from '../../src/core/plan-validation.js';
 import { parseValidatorVerdict } from '../../src/core/validator-verdict.js';
+import { CLI as cli } from '../helpers/cli.js';
 
 describe('plan validation (meta.validation)', () => {
   it('reads the block from YAML or markdown front matter, with defaults, and is off when absent', () => {
@@ -43,7 +43,6 @@ describe('plan validation (meta.validation)', () => {
       file,
       'meta:\n  validation:\n    enabled: true\n    validators: [issue-verifier]\n',
     );
-    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
     const result = spawnSync(process.execPath, [cli, 'plan', 'validation', file], {
       encoding: 'utf8',
     });

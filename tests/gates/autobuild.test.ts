@@ -1,13 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { GOOD_GREET, GREET_TASK } from '../helpers/node-project.js';
 import { scriptedAgents } from '../helpers/scripted-agents.js';
+import { CLI as cli } from '../helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const agents = scriptedAgents();
 let repo: TempRepo;
 afterEach(() => repo?.remove());

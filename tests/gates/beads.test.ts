@@ -11,13 +11,13 @@ import {
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeGraph } from '../../src/core/graph.js';
 import { edgesFromBeads } from '../../src/core/graph-sources.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, greetingProject } from '../helpers/node-project.js';
+import { CLI as cli } from '../helpers/cli.js';
 
 /** One issue line as `bd export` (bd 1.x, cmd/bd/export.go) prints it: `_type`, the issue, its dependencies. */
 const exported = (id: string, dependsOn: string[] = []) =>
@@ -42,7 +42,6 @@ const exported = (id: string, dependsOn: string[] = []) =>
     comment_count: 0,
   });
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const cleanups: (() => void)[] = [];
 const originalPath = process.env.PATH;
 afterEach(() => {

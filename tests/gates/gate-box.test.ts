@@ -1,12 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { approveGreeting, greetingProject } from '../helpers/node-project.js';
 import { toolchainProject } from '../helpers/toolchain-project.js';
+import { CLI as cli } from '../helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 

@@ -3,14 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { GREET_TASK } from '../helpers/node-project.js';
 import { scriptedAgents } from '../helpers/scripted-agents.js';
 import { bwrapUsable } from '../helpers/bubblewrap.js';
+import { CLI as cli } from '../helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const agents = scriptedAgents();
 
 /**

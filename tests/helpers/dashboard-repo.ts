@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { CLI } from './cli.js';
 import { callTool, connect, dataOf } from './mcp.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export { CLI };
 export const BLOCKED = 'TASK-BLOCK-001';
 /** A failing test's name that would run script if the page rendered it as markup. */
 export const HTML_TEST_NAME = '<img src=x onerror=document.title=1>';

@@ -1,7 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+import { CLI } from './cli.js';
 
 /** `coachgate gate` as hooks and CI run it: the built CLI in a child process (state dir inherited). */
 export function runGate(worktree: string, task: string, format: 'box' | 'text' | 'json' = 'text') {

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI } from './cli.js';
 import { BAD_GREET, GOOD_GREET, GREET_TESTS } from './node-project.js';
 
 const sdk = (file: string) =>
@@ -9,7 +10,7 @@ const sdk = (file: string) =>
       new URL(`../../node_modules/@modelcontextprotocol/sdk/dist/esm/${file}`, import.meta.url),
     ),
   );
-const cli = JSON.stringify(fileURLToPath(new URL('../../dist/cli.js', import.meta.url)));
+const cli = JSON.stringify(CLI);
 
 /**
  * Connects to coachgate as an agent CLI with it registered would: the driver's endpoint for the

@@ -1,24 +1,23 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHttpServer } from '../../src/server/http.js';
 import { TokenTable } from '../../src/server/http-tokens.js';
 import { connect } from './mcp.js';
+import { CLI as cli } from './cli.js';
 
 /** Every way a client reaches coachgate: the SDK's in-memory pair, the built binary, Streamable HTTP. */
 export const TRANSPORTS = ['in-memory', 'stdio', 'http'] as const;
 export type TransportKind = (typeof TRANSPORTS)[number];
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const TOKEN = 'all-role-token-0123456789abcdef';
 
 /**
  * A real MCP client for a server with role `all` serving `root`, over the given transport. stdio runs
- * dist/cli.js as a child with this test file's state directory; HTTP serves on a loopback port.
+ * bundle/cli.js (the bin) as a child with this test file's state directory; HTTP serves on a loopback port.
  */
 export async function connectOver(
   kind: TransportKind,

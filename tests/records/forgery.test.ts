@@ -11,7 +11,6 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/player-report.js';
 import { initKey } from '../../src/records/keys.js';
@@ -19,8 +18,8 @@ import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { connectOver, TRANSPORTS } from '../helpers/transports.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { BAD_GREET, GOOD_GREET, greetingProject } from '../helpers/node-project.js';
+import { CLI as cli } from '../helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const TASK = 'TASK-042';
 const EVIDENCE = [
   { criterion: 'AC-001', test: 'greets by name' },

@@ -2,7 +2,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   initKey,
@@ -12,8 +11,8 @@ import {
   signingKey,
 } from '../../src/records/keys.js';
 import { useStateDirectory } from '../../src/records/state-directory.js';
+import { CLI as cli } from '../helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let stateDir: string;
 afterEach(() => stateDir && rmSync(stateDir, { recursive: true, force: true }));
 

@@ -1,15 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTask } from '../../src/actions/task-scope.js';
 import { stateRoot, taskStateDirectory } from '../../src/records/state-directory.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { greetingProject } from '../helpers/node-project.js';
+import { CLI as cli } from '../helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let repo: TempRepo;
 afterEach(() => repo?.remove());
 

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,8 +8,8 @@ import { selectTools, tools } from '../../src/tools/index.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { greetingProject } from '../helpers/node-project.js';
+import { CLI as cli } from '../helpers/cli.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const PLAYER_TOOLS = [
   'load_task',
   'record_player_report',
