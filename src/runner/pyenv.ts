@@ -39,6 +39,9 @@ export async function pyenvChoice(
   const own = await pathExists(path.join(directory, '.python-version'));
   let output: string;
   try {
+    // Outside the sandbox: this runs the user's own pyenv, not worktree code. pyenv reads the
+    // `.python-version` text (refusing a name that leaves its versions/), and its hooks come from
+    // the server's environment and pyenv's root, never from the worktree.
     ({ stdout: output } = await execFileAsync(path.join(root, 'libexec', 'pyenv'), ['prefix'], {
       cwd: directory,
       env: {
