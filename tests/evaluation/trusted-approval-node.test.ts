@@ -136,8 +136,14 @@ describe('trusted evaluation with node --test', () => {
   it('sends increasing progress notifications while the trusted runs last', async () => {
     await nodeProject({
       'src/lib.js': BASE_LIB + SHOUT,
-      'test/slow.test.js':
-        "import test from 'node:test';\ntest('waits', () => new Promise((r) => setTimeout(r, 3000)));\n",
+      // Slow on the base code only (no shout there yet): the fail-to-pass run outlasts the candidate
+      // run and the other trusted runs, which start beside it, so record_verdict waits for seconds.
+      'test/slow.test.js': [
+        "import test from 'node:test';",
+        "import * as lib from '../src/lib.js';",
+        "test('waits', () => new Promise((r) => setTimeout(r, lib.shout ? 0 : 8000)));",
+        '',
+      ].join('\n'),
     });
     dataOf(await call('run_independent_tests', {}));
     const progress: number[] = [];
