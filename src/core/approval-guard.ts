@@ -55,6 +55,10 @@ export interface EvaluationFacts {
   uncollected_test_files: string[];
   /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
   preexisting_failures: string[];
+  /** The trusted runs took none of the Player's changed code: they judged nothing of theirs. */
+  vacuous?: boolean;
+  /** Changed source files no rule took (named when the evaluation is vacuous). */
+  unjudged_code?: string[];
   /** Changes the trusted runs took from the base instead of the Player (not product code). */
   left_out: { file: string; change: string }[];
   /** The Player's added tests that passed in the worktree but not with the base's test infrastructure. */
@@ -149,6 +153,7 @@ function evaluationReasons(
     (item) =>
       `planted environment: ${item.file} — ${item.problem}. The trusted runs did not start. Remove it (or reinstall the environment from the base's manifests), then ask again.`,
   );
+  if (evaluation.vacuous) reasons.push(vacuousReason(evaluation.unjudged_code ?? []));
   for (const regression of evaluation.regressions) {
     if (
       regression.outcome !== 'missing' &&
@@ -184,6 +189,12 @@ function evaluationReasons(
     );
   }
   return reasons;
+}
+
+/** Never "nothing was taken, so nothing was wrong": the refusal names the files and both ways out. */
+function vacuousReason(files: string[]): string {
+  const first = files[0] ?? 'the file';
+  return `vacuous evaluation: the trusted runs took none of your changed code (${listed(files)}): no rule makes it code under test (no manifest declares it and no base test imports it), so the base's tests ran on the base's code and judged nothing of yours. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${first}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
 }
 
 function listed(items: string[]): string {

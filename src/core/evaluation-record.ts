@@ -23,6 +23,24 @@ export const EvaluationSchema = z.object({
     .describe(
       'Changes the trusted runs did not take (the base version, or nothing, ran instead). Acknowledge one the product needs in record_verdict acknowledged_left_out.',
     ),
+  taken_because: z
+    .array(z.object({ file: z.string(), reason: z.string() }))
+    .optional()
+    .describe(
+      "Why each file in taken_from_player is code: a manifest's root, or the test whose imports reach it.",
+    ),
+  unjudged_code: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Changed source files (not tests, test support or tooling) that no rule took and no acknowledgement covers.',
+    ),
+  vacuous: z
+    .boolean()
+    .optional()
+    .describe(
+      "True when the trusted runs took none of the Player's changed code although it changed source files: they judged nothing of the Player's, and an approval is refused.",
+    ),
   taken_by_acknowledgement: z
     .array(z.string())
     .describe('Left-out changes the Coach acknowledged, which the trusted runs took.'),

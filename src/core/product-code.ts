@@ -44,6 +44,14 @@ export const MANIFEST_NAMES = new Set([
 /** Directories never searched for manifests: toolchains, output and the tests' own projects. */
 const NOT_PROJECTS = new Set(['node_modules', '.venv', 'venv', 'target', 'dist', 'build']);
 
+/** A path inside installed packages, build output or a dot-directory: never the project's source. */
+export function isOutsideSource(file: string): boolean {
+  return file
+    .split('/')
+    .slice(0, -1)
+    .some((part) => NOT_PROJECTS.has(part) || part.startsWith('.') || part === '__pycache__');
+}
+
 /** Manifest paths among the base's files (the caller reads them at the base). */
 export function manifestPaths(baseFiles: readonly string[]): string[] {
   return baseFiles.filter((file) => {
@@ -329,6 +337,27 @@ function iniSection(text: string | undefined, section: string): Record<string, s
   return values;
 }
 
+/**
+ * The modules a Python project registers as pytest plugins (`pytest11` entry points) in pyproject.toml
+ * (`[project.entry-points.pytest11]`), setup.cfg (`[options.entry_points]`) or setup.py.
+ */
+export function declaredPytestPlugins(manifests: {
+  pyproject?: string | undefined;
+  setupCfg?: string | undefined;
+  setupPy?: string | undefined;
+}): string[] {
+  const moduleOf = (value: string) => value.split(':')[0]!.split('[')[0]!.trim();
+  const toml = record(record(safeToml(manifests.pyproject).project)['entry-points']).pytest11;
+  const fromToml = Object.values(record(toml)).filter((v): v is string => typeof v === 'string');
+  const cfg = iniSection(manifests.setupCfg, 'options.entry_points').pytest11 ?? '';
+  const fromCfg = cfg
+    .split('\n')
+    .flatMap((line) => (line.includes('=') ? [line.split('=')[1]!] : []));
+  const setupPy = /["']pytest11["']\s*:\s*\[([^\]]*)\]/.exec(manifests.setupPy ?? '')?.[1] ?? '';
+  const fromSetupPy = [...setupPy.matchAll(/["'][^"'=]+=\s*([^"']+)["']/g)].map((m) => m[1]!);
+  return [...fromToml, ...fromCfg, ...fromSetupPy].map(moduleOf).filter(Boolean);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // JavaScript/TypeScript: what package.json builds or exports, the tsconfig sources, src/ and lib/.
 
@@ -372,6 +401,16 @@ function javascriptRoots(
     )
       add(conventional, 'convention');
   return roots;
+}
+
+/** A package.json's name and the files its entry points name, for imports of the package by name. */
+export function jsPackageEntries(text: string | undefined): { name?: string; entries: string[] } {
+  const manifest = record(safeJson(text));
+  const entries = ['main', 'module', 'exports'].flatMap((key) => leaves(manifest[key]));
+  return {
+    ...(typeof manifest.name === 'string' ? { name: manifest.name } : {}),
+    entries: entries.length > 0 ? entries : ['index.js'],
+  };
 }
 
 /** Every string inside a package.json value (exports maps nest conditions). */

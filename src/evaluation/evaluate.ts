@@ -55,6 +55,9 @@ function judged(
     planted: runs.planted,
     product_roots: selection.product_roots,
     taken_from_player: selection.code,
+    taken_because: selection.taken_because,
+    unjudged_code: selection.unjudged_code,
+    vacuous: isVacuous(selection),
     left_out: selection.left_out,
     taken_by_acknowledgement: selection.acknowledged,
     baseline: null,
@@ -109,6 +112,15 @@ function judged(
       ? divergingNewTests(candidateTests, runs.new_tests.tests, selection)
       : [],
   };
+}
+
+/** The Player changed source files and the trusted runs took none of them: nothing of theirs ran. */
+export function isVacuous(selection: TrustedSelection): boolean {
+  return (
+    selection.unjudged_code.length > 0 &&
+    selection.code.length === 0 &&
+    selection.acknowledged.length === 0
+  );
 }
 
 /** Base tests that passed at the base and whose id the Player's run does not have. */

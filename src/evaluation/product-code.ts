@@ -1,10 +1,19 @@
 import { lstatSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadTypeScript } from '../analysis/typescript-parser.js';
-import { manifestPaths, productCode, type ProductCode } from '../core/product-code.js';
+import { importLanguage, type CodeUnderTest } from '../core/code-under-test.js';
+import { isFixtureOnlyConftest } from '../core/fixture-conftest.js';
+import {
+  isOutsideSource,
+  manifestPaths,
+  productCode,
+  type ProductCode,
+} from '../core/product-code.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
-import { changedSince, listAtCommit, readAtCommit } from '../repo/git.js';
+import { changedSince, listAtCommit, listWorkingFiles, readAtCommit } from '../repo/git.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
+import { baseCodeUnderTest, worktreeCodeUnderTest } from './code-under-test.js';
 
 /** A path the Player changed that the trusted runs took from the base instead. */
 export interface LeftOutChange {
@@ -20,6 +29,13 @@ export interface TrustedSelection {
   python_import_roots: string[];
   /** Player changes to product code (present files are copied, deleted ones removed). */
   code: string[];
+  /** Why each file in `code` counted: a manifest's root, or the test whose imports reach it. */
+  taken_because: { file: string; reason: string }[];
+  /**
+   * Changed source files no rule took and that are not test support: when nothing at all was
+   * taken, the trusted runs judged none of the Player's code (a vacuous evaluation).
+   */
+  unjudged_code: string[];
   /** Left-out changes the Coach acknowledged: taken from the Player like code. */
   acknowledged: string[];
   /** Test files (and their non-infrastructure helpers) the Player added: the new-tests run's extra. */
@@ -28,20 +44,63 @@ export interface TrustedSelection {
   base_files: Set<string>;
 }
 
-/** The product code of the base commit: its tree and its manifests as committed there. */
+/** The base's code: what its manifests declare, and what its tests reach by their imports. */
+export interface BaseCode extends ProductCode {
+  /** Why a file is code, or undefined when it is not. */
+  reasonFor(file: string): string | undefined;
+  /** Test support the base's tests reach (it imports a test framework): never the Player's. */
+  isTestSupport(file: string): boolean;
+}
+
+/** The code of the base commit: its tree and manifests as committed there, and its tests' imports. */
 export async function baseProductCode(
   worktree: string,
   baseCommit: string,
   baseFiles: readonly string[],
-): Promise<ProductCode> {
+): Promise<BaseCode> {
   const manifests = new Map<string, string>();
-  await Promise.all(
-    manifestPaths(baseFiles).map(async (file) => {
+  const [reach] = await Promise.all([
+    baseCodeUnderTest(worktree, baseCommit, baseFiles),
+    ...manifestPaths(baseFiles).map(async (file) => {
       const text = await readAtCommit(worktree, baseCommit, file);
       if (text !== undefined) manifests.set(file, await asPlainJson(file, text));
     }),
+  ]);
+  return withReach(productCode(baseFiles, manifests), reach);
+}
+
+function withReach(declared: ProductCode, reach: CodeUnderTest): BaseCode {
+  const reasonFor = (file: string) =>
+    declared.isProductCode(file) ? declaredReason(declared, file) : reach.code.get(file);
+  return {
+    roots: [...declared.roots, ...reachedRoots(declared, reach)],
+    pythonImportRoots: declared.pythonImportRoots,
+    isProductCode: (file) => reasonFor(file) !== undefined,
+    reasonFor,
+    isTestSupport: (file) => reach.support.has(file),
+  };
+}
+
+function declaredReason(declared: ProductCode, file: string): string {
+  const root = declared.roots.find((line) => {
+    const where = /^\w+: (.*?)\/? \(/.exec(line)?.[1];
+    return where === '.' || where === file || (where !== undefined && file.startsWith(`${where}/`));
+  });
+  return root ? `under ${root}` : 'declared by the manifests';
+}
+
+/** The reached files no manifest declares, by directory: `python: app/ (3 files the base's tests import)`. */
+function reachedRoots(declared: ProductCode, reach: CodeUnderTest): string[] {
+  const counts = new Map<string, number>();
+  for (const file of reach.code.keys()) {
+    if (declared.isProductCode(file)) continue;
+    const directory = path.posix.dirname(file);
+    const key = `${importLanguage(file)}: ${directory === '.' ? '.' : directory}/`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(
+    ([where, count]) => `${where} (${count} file${count === 1 ? '' : 's'} the base's tests import)`,
   );
-  return productCode(baseFiles, manifests);
 }
 
 /** tsconfig.json is JSON with comments: read by TypeScript's own parser, loaded only when one exists. */
@@ -67,33 +126,76 @@ export async function trustedSelection(
     product_roots: product.roots,
     python_import_roots: product.pythonImportRoots,
     code: [],
+    taken_because: [],
+    unjudged_code: [],
     acknowledged: [],
     new_tests: [],
     left_out: [],
     base_files: base,
   };
-  for (const file of await changedSince(worktree, baseCommit)) {
-    if (file.startsWith(STORE_PREFIX)) continue;
+  const changed = (await changedSince(worktree, baseCommit)).filter(
+    (file) => !file.startsWith(STORE_PREFIX),
+  );
+  // The Player's own tree is walked only when a changed source file is not the base's code: a
+  // file the Player added becomes code when its tests or its code import it.
+  const undecided = changed.filter((file) => !product.isProductCode(file) && isSource(file));
+  const ownReach =
+    undecided.length > 0
+      ? await worktreeCodeUnderTest(worktree, await listWorkingFiles(worktree))
+      : undefined;
+  for (const file of changed) {
     const change = !lstatSync(path.join(worktree, file), { throwIfNoEntry: false })
       ? 'deleted'
       : base.has(file)
         ? 'modified'
         : 'added';
-    if (product.isProductCode(file)) selection.code.push(file);
-    else if (acknowledgedPaths.some((entry) => coversPath(entry, file)))
+    const reason =
+      product.reasonFor(file) ??
+      (product.isTestSupport(file) ? undefined : ownReach?.code.get(file));
+    if (reason !== undefined) {
+      selection.code.push(file);
+      selection.taken_because.push({ file, reason });
+    } else if (acknowledgedPaths.some((entry) => coversPath(entry, file)))
       selection.acknowledged.push(file);
     else {
-      if (change === 'added' && isPlayerTest(file)) selection.new_tests.push(file);
+      if (change === 'added' && (isPlayerTest(file) || (await isFixtureConftest(worktree, file))))
+        selection.new_tests.push(file);
       selection.left_out.push({ file, change });
+      if (isSource(file) && !product.isTestSupport(file) && !ownReach?.support.has(file))
+        selection.unjudged_code.push(file);
     }
   }
   return selection;
+}
+
+/**
+ * A source file that is neither a test, test support nor tooling by its path: if the Player changed
+ * it, it is meant to run, and something should judge it.
+ */
+function isSource(file: string): boolean {
+  const name = path.posix.basename(file);
+  return (
+    importLanguage(file) !== undefined &&
+    !isOutsideSource(file) &&
+    !isTestFile(file) &&
+    !isTestSideFile(file) &&
+    !isTestConfigFile(file) &&
+    !/[.-](?:config|setup|workspace)\.[cm]?[jt]sx?$/.test(name) &&
+    !/^(?:setup|noxfile|conftest|fabfile|tasks)\.py$/.test(name)
+  );
 }
 
 /** An acknowledgement names a file, or a directory (`data/` or `data`) covering the files below it. */
 export function coversPath(entry: string, file: string): boolean {
   const clean = entry.replace(/^\.\//, '').replace(/\/+$/, '');
   return file === clean || file.startsWith(`${clean}/`);
+}
+
+/** A conftest.py the Player added that only gives its new tests fixtures (src/core/fixture-conftest.ts). */
+async function isFixtureConftest(worktree: string, file: string): Promise<boolean> {
+  if (path.posix.basename(file) !== 'conftest.py') return false;
+  const text = await readFile(path.join(worktree, file), 'utf8').catch(() => undefined);
+  return text !== undefined && isFixtureOnlyConftest(text);
 }
 
 /**

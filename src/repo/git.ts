@@ -275,3 +275,39 @@ async function sameDirectory(a: string, b: string): Promise<boolean> {
   const [ra, rb] = await Promise.all([realpath(a).catch(() => a), realpath(b).catch(() => b)]);
   return ra === rb;
 }
+
+/**
+ * The text of many files at `commit`, in one `git cat-file --batch` (stored blobs: no filter, no
+ * textconv). Files that do not exist there, or whose path cannot be named on one line, are absent.
+ */
+export async function readManyAtCommit(
+  worktree: string,
+  commit: string,
+  files: readonly string[],
+): Promise<Map<string, string>> {
+  const named = files.filter((file) => !/[\n\r]/.test(file));
+  const texts = new Map<string, string>();
+  if (named.length === 0) return texts;
+  const { execa } = await import('execa');
+  const { stdout } = await execa('git', ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'], {
+    cwd: worktree,
+    input: named.map((file) => `${commit}:${file}`).join('\n') + '\n',
+    encoding: 'buffer',
+  });
+  const bytes = Buffer.from(stdout);
+  let offset = 0;
+  for (const file of named) {
+    const headerEnd = bytes.indexOf(0x0a, offset);
+    if (headerEnd === -1) break;
+    const header = bytes.subarray(offset, headerEnd).toString('utf8').split(' ');
+    if (header.at(-1) === 'missing') {
+      offset = headerEnd + 1;
+      continue;
+    }
+    const size = Number(header[2]);
+    if (header[1] === 'blob')
+      texts.set(file, bytes.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
+    offset = headerEnd + 1 + size + 1;
+  }
+  return texts;
+}

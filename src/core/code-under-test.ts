@@ -1,0 +1,217 @@
+import path from 'node:path';
+import type { PythonImport } from '../analysis/imports/python.js';
+import { isJsFile, isTestFile, isTestSideFile } from './test-paths.js';
+
+/**
+ * Code under test: the repository files the base's tests reach by their imports, minus test support.
+ * Manifests are one source of what the Player's code is (src/core/product-code.ts); this is the other,
+ * and the one that holds where no manifest says anything (a Python app with only a pytest.ini, a JS
+ * app with its code in app/).
+ */
+
+/** What a file's imports are resolved against. */
+export interface ImportIndex {
+  files: ReadonlySet<string>;
+  /** Every directory that holds a file (namespace packages have no `__init__.py`). */
+  directories: ReadonlySet<string>;
+  /** Directories absolute Python imports start from ('' is the repository root). */
+  pythonRoots: readonly string[];
+  /** JS packages of the repository by name (self-references, workspaces): directory and entry files. */
+  jsPackages: ReadonlyMap<string, { directory: string; entries: string[] }>;
+}
+
+/** The imports of one file, as its language's reader found them. */
+export type FileImports =
+  | { language: 'python'; imports: PythonImport[] }
+  | { language: 'javascript'; specifiers: string[] };
+
+/** Repository files one file's imports name (existing files only; packages' `__init__.py` included). */
+export function resolveImports(file: string, found: FileImports, index: ImportIndex): string[] {
+  const resolved =
+    found.language === 'python'
+      ? found.imports.flatMap((item) => resolvePython(file, item, index))
+      : found.specifiers.flatMap((specifier) => resolveJavascript(file, specifier, index));
+  return [...new Set(resolved)].filter((target) => target !== file);
+}
+
+function resolvePython(file: string, item: PythonImport, index: ImportIndex): string[] {
+  const modulePath = item.module.split('.').filter(Boolean);
+  // pytest puts a test file's directory (and its rootdir) on sys.path; product code imports from
+  // the configured roots only.
+  const bases =
+    item.level > 0
+      ? [ancestor(path.posix.dirname(file), item.level - 1)]
+      : [
+          ...index.pythonRoots,
+          ...(isTestSideFile(file) || isTestFile(file) ? ancestors(path.posix.dirname(file)) : []),
+        ];
+  const found: string[] = [];
+  for (const base of new Set(bases)) {
+    if (base === undefined) continue;
+    const hits = [
+      ...packageChain(base, modulePath, index),
+      ...item.names.flatMap((name) => moduleFiles(join(base, [...modulePath, name]), index)),
+    ];
+    found.push(...hits);
+  }
+  return found;
+}
+
+/** `a/__init__.py`, `a/b/__init__.py` and `a/b/c.py` (or `a/b/c/__init__.py`) under `base`. */
+function packageChain(base: string, modulePath: string[], index: ImportIndex): string[] {
+  if (modulePath.length === 0) return [initOf(base)].filter((name) => index.files.has(name));
+  const found: string[] = [];
+  for (let depth = 1; depth <= modulePath.length; depth += 1) {
+    const stem = join(base, modulePath.slice(0, depth));
+    const files = moduleFiles(stem, index);
+    // A namespace package (no __init__.py) still holds its modules; anything else ends the chain.
+    if (files.length === 0 && !index.directories.has(stem)) return found;
+    found.push(...files);
+  }
+  return found;
+}
+
+function moduleFiles(stem: string, index: ImportIndex): string[] {
+  return [`${stem}.py`, initOf(stem)].filter((name) => index.files.has(name));
+}
+
+function initOf(directory: string): string {
+  return join(directory, ['__init__.py']);
+}
+
+function join(base: string, parts: string[]): string {
+  return [base, ...parts].filter(Boolean).join('/');
+}
+
+/** `directory` and every directory above it, up to the repository root (''). */
+function ancestors(directory: string): string[] {
+  const list: string[] = [];
+  let current = directory === '.' ? '' : directory;
+  for (;;) {
+    list.push(current);
+    if (current === '') return list;
+    const parent = path.posix.dirname(current);
+    current = parent === '.' ? '' : parent;
+  }
+}
+
+function ancestor(directory: string, levels: number): string | undefined {
+  return ancestors(directory)[levels];
+}
+
+const JS_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+/** TypeScript sources are imported under the name of their output (`./x.js` is `x.ts`). */
+const OUTPUT_TO_SOURCE: Record<string, string[]> = {
+  '.js': ['.ts', '.tsx'],
+  '.jsx': ['.tsx'],
+  '.mjs': ['.mts'],
+  '.cjs': ['.cts'],
+};
+
+function resolveJavascript(file: string, specifier: string, index: ImportIndex): string[] {
+  if (specifier.startsWith('.'))
+    return jsFile(path.posix.join(path.posix.dirname(file), specifier), index);
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+  const found = index.jsPackages.get(name);
+  if (!found) return [];
+  const subpath = specifier.slice(name.length + 1);
+  if (subpath) return jsFile(join(found.directory, [subpath]), index);
+  return found.entries.flatMap((entry) => jsFile(join(found.directory, [entry]), index));
+}
+
+function jsFile(target: string, index: ImportIndex): string[] {
+  const clean = path.posix.normalize(target).replace(/^\.\//, '');
+  if (clean.startsWith('..')) return [];
+  const extension = path.posix.extname(clean);
+  const stem = clean.slice(0, clean.length - extension.length);
+  const candidates = [
+    clean,
+    ...(OUTPUT_TO_SOURCE[extension] ?? []).map((source) => `${stem}${source}`),
+    ...JS_EXTENSIONS.map((ext) => `${clean}${ext}`),
+    ...JS_EXTENSIONS.map((ext) => `${clean}/index${ext}`),
+  ];
+  const hit = candidates.find((name) => index.files.has(name) && isJsFile(name));
+  return hit ? [hit] : [];
+}
+
+/** Modules only tests import: a file that loads one of these is test support, wherever it lives. */
+const PYTHON_TEST_FRAMEWORKS = new Set(['pytest', '_pytest', 'unittest', 'hypothesis', 'nose']);
+const JS_TEST_FRAMEWORKS =
+  /^(?:vitest|@vitest\/.+|jest|@jest\/globals|mocha|chai|sinon|node:test|ava|uvu|tap|tape|expect|@testing-library\/.+|supertest)$/;
+
+/** Whether a file's own imports make it test support (a test helper, a fixture module). */
+export function importsTestFramework(found: FileImports): boolean {
+  return found.language === 'python'
+    ? found.imports.some(
+        (item) => item.level === 0 && PYTHON_TEST_FRAMEWORKS.has(item.module.split('.')[0]!),
+      )
+    : found.specifiers.some((specifier) => JS_TEST_FRAMEWORKS.test(specifier));
+}
+
+/** Source files whose imports are followed. */
+export function importLanguage(file: string): FileImports['language'] | undefined {
+  if (file.endsWith('.py')) return 'python';
+  if (isJsFile(file) && !file.endsWith('.d.ts')) return 'javascript';
+  return undefined;
+}
+
+/** The outcome of following the base's tests through their imports. */
+export interface CodeUnderTest {
+  /** Files the tests reach that are not test support, each with why. */
+  code: Map<string, string>;
+  /** Files the tests reach that are test support (they import a test framework), with why. */
+  support: Map<string, string>;
+}
+
+/**
+ * Follows imports from `tests` through the repository, breadth first, reading each wave of files at
+ * once with `read` (missing or unreadable files are skipped). A file the walk reaches is code under
+ * test unless it is test-side by its path or imports a test framework; the walk goes on through test
+ * support too (a helper may import the product).
+ */
+export async function followImports(
+  tests: readonly string[],
+  index: ImportIndex,
+  read: (files: string[]) => Promise<Map<string, string>>,
+  parse: (file: string, text: string) => FileImports | undefined,
+): Promise<CodeUnderTest> {
+  const result: CodeUnderTest = { code: new Map(), support: new Map() };
+  const seen = new Set<string>(tests);
+  let wave: Step[] = tests.map((file) => ({ file, importer: file, test: file }));
+  while (wave.length > 0) {
+    const texts = await read(wave.map((item) => item.file));
+    const next: Step[] = [];
+    for (const step of wave) {
+      const text = texts.get(step.file);
+      const found = text === undefined ? undefined : parse(step.file, text);
+      if (!found) continue;
+      const isStart = step.importer === step.file;
+      if (!isStart) {
+        const support =
+          isTestSideFile(step.file) || isTestFile(step.file) || importsTestFramework(found);
+        (support ? result.support : result.code).set(step.file, reasonOf(step));
+      }
+      for (const target of resolveImports(step.file, found, index)) {
+        if (seen.has(target)) continue;
+        seen.add(target);
+        next.push({ file: target, importer: step.file, test: step.test });
+      }
+    }
+    wave = next;
+  }
+  return result;
+}
+
+interface Step {
+  file: string;
+  /** The file whose import reached this one (the file itself for a test the walk starts from). */
+  importer: string;
+  test: string;
+}
+
+function reasonOf(step: Step): string {
+  return step.importer === step.test
+    ? `imported by ${step.test}`
+    : `imported by ${step.importer}, reached from ${step.test}`;
+}

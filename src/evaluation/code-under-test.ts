@@ -1,0 +1,126 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { javascriptImports } from '../analysis/imports/javascript.js';
+import { pythonImports } from '../analysis/imports/python.js';
+import { loadTypeScript } from '../analysis/typescript-parser.js';
+import {
+  followImports,
+  importLanguage,
+  type CodeUnderTest,
+  type FileImports,
+  type ImportIndex,
+} from '../core/code-under-test.js';
+import { isOutsideSource, jsPackageEntries } from '../core/product-code.js';
+import { isTestFile, isTestSideFile } from '../core/test-paths.js';
+import { readManyAtCommit } from '../repo/git.js';
+
+/** The base's code under test, per base commit: a pinned base is walked once per server process. */
+const byBase = new Map<string, Promise<CodeUnderTest>>();
+
+/** What the base's tests reach through their imports, at `baseCommit` (src/core/code-under-test.ts). */
+export function baseCodeUnderTest(
+  worktree: string,
+  baseCommit: string,
+  baseFiles: readonly string[],
+): Promise<CodeUnderTest> {
+  const key = `${baseCommit}\0${path.resolve(worktree)}`;
+  let walked = byBase.get(key);
+  if (!walked) {
+    const read = (files: string[]) => readManyAtCommit(worktree, baseCommit, files);
+    walked = walk(baseFiles, read);
+    // A failed read is not cached: the next approval asks git again.
+    walked.catch(() => byBase.delete(key));
+    byBase.set(key, walked);
+  }
+  return walked;
+}
+
+/**
+ * What the worktree's tests (the base's and the Player's) reach, on the Player's files: how a file the
+ * Player added becomes code under test (its new test, or its changed product code, imports it).
+ */
+export function worktreeCodeUnderTest(
+  worktree: string,
+  workingFiles: readonly string[],
+): Promise<CodeUnderTest> {
+  const read = async (files: string[]) => {
+    const texts = new Map<string, string>();
+    await Promise.all(
+      files.map(async (file) => {
+        const text = await readFile(path.join(worktree, file), 'utf8').catch(() => undefined);
+        if (text !== undefined) texts.set(file, text);
+      }),
+    );
+    return texts;
+  };
+  return walk(workingFiles, read);
+}
+
+async function walk(
+  allFiles: readonly string[],
+  read: (files: string[]) => Promise<Map<string, string>>,
+): Promise<CodeUnderTest> {
+  const files = allFiles.filter((file) => !isOutsideSource(file));
+  const tests = files.filter(
+    (file) => importLanguage(file) !== undefined && (isTestFile(file) || isTestSideFile(file)),
+  );
+  if (tests.length === 0) return { code: new Map(), support: new Map() };
+  if (files.some((file) => importLanguage(file) === 'javascript')) await loadTypeScript();
+  const index = await importIndex(files, read);
+  return followImports(tests, index, read, parseImports);
+}
+
+function parseImports(file: string, text: string): FileImports | undefined {
+  switch (importLanguage(file)) {
+    case 'python':
+      return { language: 'python', imports: pythonImports(text) };
+    case 'javascript':
+      try {
+        return { language: 'javascript', specifiers: javascriptImports(text) };
+      } catch {
+        return undefined;
+      }
+    case undefined:
+      return undefined;
+  }
+}
+
+/** Python's search roots and the repository's own JS packages, from the tree and its config files. */
+async function importIndex(
+  files: readonly string[],
+  read: (files: string[]) => Promise<Map<string, string>>,
+): Promise<ImportIndex> {
+  const directories = new Set<string>();
+  for (const file of files)
+    for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir))
+      directories.add(dir);
+  const configs = files.filter((file) =>
+    /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|package\.json)$/.test(file),
+  );
+  const texts = await read(configs);
+  const pythonRoots = new Set(
+    ['', 'src', 'lib'].filter((dir) => dir === '' || directories.has(dir)),
+  );
+  const jsPackages = new Map<string, { directory: string; entries: string[] }>();
+  for (const [file, text] of texts) {
+    const directory = path.posix.dirname(file) === '.' ? '' : path.posix.dirname(file);
+    if (file.endsWith('package.json')) {
+      const found = jsPackageEntries(text);
+      if (found.name) jsPackages.set(found.name, { directory, entries: found.entries });
+      continue;
+    }
+    for (const entry of pytestPythonPath(text))
+      pythonRoots.add(path.posix.normalize(path.posix.join(directory, entry)).replace(/^\.$/, ''));
+  }
+  return { files: new Set(files), directories, pythonRoots: [...pythonRoots], jsPackages };
+}
+
+/** pytest's `pythonpath` setting (ini or TOML): the directories it puts on sys.path. */
+function pytestPythonPath(text: string): string[] {
+  const match = /^[ \t]*pythonpath[ \t]*=[ \t]*(.*(?:\n[ \t]+\S.*)*)/m.exec(text);
+  if (!match) return [];
+  return match[1]!
+    .split(/[\s,[\]]+/)
+    .map((entry) => entry.replace(/^["']|["']$/g, ''))
+    .filter((entry) => entry !== '' && !entry.startsWith('#'));
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { pythonImports } from '../../src/analysis/imports/python.js';
+import {
+  followImports,
+  importsTestFramework,
+  resolveImports,
+  type ImportIndex,
+} from '../../src/core/code-under-test.js';
+
+function index(files: string[], pythonRoots = [''], jsPackages = new Map()): ImportIndex {
+  const directories = new Set<string>();
+  for (const file of files) {
+    const parts = file.split('/');
+    for (let depth = 1; depth < parts.length; depth += 1)
+      directories.add(parts.slice(0, depth).join('/'));
+  }
+  return { files: new Set(files), directories, pythonRoots, jsPackages };
+}
+const py = (text: string) => ({ language: 'python' as const, imports: pythonImports(text) });
+const js = (...specifiers: string[]) => ({ language: 'javascript' as const, specifiers });
+
+describe('resolveImports', () => {
+  it('resolves Python modules, their packages, submodules named after from, and relative imports', () => {
+    const repo = index([
+      'app/__init__.py',
+      'app/models.py',
+      'app/views/__init__.py',
+      'app/views/home.py',
+      'tests/test_app.py',
+    ]);
+    expect(
+      resolveImports(
+        'tests/test_app.py',
+        py('from app.views import home\nimport app.models'),
+        repo,
+      ),
+    ).toEqual(['app/__init__.py', 'app/views/__init__.py', 'app/views/home.py', 'app/models.py']);
+    expect(resolveImports('app/views/home.py', py('from ..models import User'), repo)).toEqual([
+      'app/models.py',
+    ]);
+  });
+
+  it('finds modules of a namespace package and on a configured root, not the standard library', () => {
+    const repo = index(['svc/text.py', 'src/shop/__init__.py', 'tests/t.py'], ['', 'src']);
+    expect(
+      resolveImports('tests/t.py', py('import os\nfrom svc.text import slug\nimport shop'), repo),
+    ).toEqual(['svc/text.py', 'src/shop/__init__.py']);
+  });
+
+  it('resolves JS relative specifiers with extensions, index files, TS sources and self-references', () => {
+    const packages = new Map([
+      ['shop', { directory: 'packages/shop', entries: ['./lib/main.js'] }],
+    ]);
+    const repo = index(
+      ['app/a.js', 'app/b/index.ts', 'src/c.ts', 'packages/shop/lib/main.js', 'test/x.test.js'],
+      [''],
+      packages,
+    );
+    expect(
+      resolveImports(
+        'test/x.test.js',
+        js('../app/a', '../app/b', '../src/c.js', 'shop', 'left-pad', '../../outside.js'),
+        repo,
+      ),
+    ).toEqual(['app/a.js', 'app/b/index.ts', 'src/c.ts', 'packages/shop/lib/main.js']);
+  });
+});
+
+describe('followImports', () => {
+  it('takes what the tests reach as code, and a reached module that imports a test framework as support', async () => {
+    const texts = new Map([
+      ['tests/test_a.py', 'from app.core import run\nfrom app.checks import assert_ok\n'],
+      ['app/__init__.py', ''],
+      ['app/core.py', 'from .util import helper\n'],
+      ['app/util.py', ''],
+      ['app/checks.py', 'import pytest\nfrom app.core import run\n'],
+      ['app/unused.py', ''],
+    ]);
+    const repo = index([...texts.keys()]);
+    const reached = await followImports(
+      ['tests/test_a.py'],
+      repo,
+      async (files) => new Map(files.filter((f) => texts.has(f)).map((f) => [f, texts.get(f)!])),
+      (_file, text) => py(text),
+    );
+    expect(Object.fromEntries(reached.code)).toEqual({
+      'app/__init__.py': 'imported by tests/test_a.py',
+      'app/core.py': 'imported by tests/test_a.py',
+      'app/util.py': 'imported by app/core.py, reached from tests/test_a.py',
+    });
+    expect([...reached.support.keys()]).toEqual(['app/checks.py']);
+  });
+
+  it('does not call a product module that uses node:assert test support', () => {
+    expect(importsTestFramework(js('node:assert', './x.js'))).toBe(false);
+    expect(importsTestFramework(js('vitest'))).toBe(true);
+    expect(importsTestFramework(py('import unittest.mock'))).toBe(true);
+    expect(importsTestFramework(py('import doctest'))).toBe(false);
+  });
+});

@@ -1,0 +1,68 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { makeRepo, type TempRepo } from './git-repo.js';
+import { callTool, connect, dataOf, textOf } from './mcp.js';
+
+/**
+ * A task on any repository layout, for the code-under-test tests: the base's files are committed on
+ * `main`, the Player's written on the task branch, and one Coach turn asks for an approval citing
+ * `evidence`. The task asks for one thing, AC-001.
+ */
+export const LAYOUT_TASK = 'TASK-021';
+
+export interface LayoutTask {
+  repo: TempRepo;
+  /** run_independent_tests, then record_verdict approve (extra arguments merged in). */
+  approve(args?: Record<string, unknown>): Promise<{
+    run: Record<string, any>;
+    result: CallToolResult;
+    text: string;
+    evaluation: Record<string, any> | undefined;
+  }>;
+  close(): Promise<void>;
+}
+
+export async function layoutTask(options: {
+  base: Record<string, string>;
+  player: Record<string, string>;
+  criterion: string;
+  evidence: Record<string, unknown>[];
+}): Promise<LayoutTask> {
+  const repo = makeRepo({
+    ...options.base,
+    [`.guardkit/tasks/backlog/${LAYOUT_TASK}.md`]: `---\nid: ${LAYOUT_TASK}\ntitle: Layout task\nstatus: in_progress\n---\n## Acceptance Criteria\n- [ ] AC-001: ${options.criterion}\n`,
+  });
+  repo.git('checkout', '-q', '-b', `autobuild/${LAYOUT_TASK}`);
+  for (const [file, content] of Object.entries(options.player)) repo.write(file, content);
+  const { client, close } = await connect({ roots: [repo.dir] });
+  const call = (name: string, args: Record<string, unknown>) =>
+    callTool(client, name, { worktree: repo.dir, task_id: LAYOUT_TASK, ...args });
+  const written = Object.keys(options.player);
+  await call('record_player_report', {
+    turn: 1,
+    report: {
+      files_modified: written,
+      tests_written: written.filter((file) => /test/.test(file)),
+      tests_passed: true,
+      requirements_addressed: ['AC-001'],
+    },
+  });
+  return {
+    repo,
+    close: async () => {
+      await close();
+      repo.remove();
+    },
+    async approve(args = {}) {
+      const run = dataOf(await call('run_independent_tests', {}));
+      const result = await call('record_verdict', {
+        turn: 1,
+        decision: 'approve',
+        rationale: 'done',
+        evidence: options.evidence,
+        ...args,
+      });
+      const data = result.structuredContent as Record<string, any> | undefined;
+      return { run, result, text: textOf(result), evaluation: data?.evaluation };
+    },
+  };
+}
