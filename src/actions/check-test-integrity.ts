@@ -254,7 +254,7 @@ export async function integrityAgainstBase(
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
-    hidden_files: await hiddenFiles(worktree, taskId),
+    hidden_files: await hiddenFiles(worktree, taskId, base),
     product_code: productCode,
   });
   return {
@@ -271,10 +271,14 @@ export async function integrityAgainstBase(
  * virtualenv and its pytest plugins, which would run the Player's code in every run (as the trusted runs
  * refuse them).
  */
-async function hiddenFiles(worktree: string, taskId: string | undefined): Promise<string[]> {
+async function hiddenFiles(
+  worktree: string,
+  taskId: string | undefined,
+  base: string,
+): Promise<string[]> {
   const [runnerFiles, planted] = await Promise.all([
     hiddenRunnerFiles(worktree),
-    plantedEnvironment(worktree, taskId),
+    plantedEnvironment(worktree, taskId, base),
   ]);
   const siteHooks = planted
     .map((item) => item.file)

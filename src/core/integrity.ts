@@ -179,6 +179,10 @@ export function explainWithTrustedRun(
       const successors = (finding.replaced_by ?? []).map(
         (item) => `\`${item.test}\` ${item.how} to \`${item.as}\` in ${item.file}`,
       );
+      // An acknowledged failure is not harm, but the explanation must not say the test passes.
+      const retired = evidence.regressions
+        .filter((regression) => concerns(finding, regression.test))
+        .map((regression) => `\`${regression.test}\` ${regression.outcome}`);
       return {
         ...finding,
         severity: 'info',
@@ -186,7 +190,9 @@ export function explainWithTrustedRun(
         trusted_run: {
           outcome: 'explained',
           detail:
-            "the base's tests and config ran against this code and every base test that passed at the base still passes" +
+            (retired.length > 0
+              ? `the base's tests and config ran against this code: ${listed(retired)} in the trusted run, which the Coach acknowledged as a criterion's change; every other base test that passed at the base still passes`
+              : "the base's tests and config ran against this code and every base test that passed at the base still passes") +
             (successors.length > 0
               ? `; in the Player's run ${listed(successors)} ${successors.length === 1 ? 'passes' : 'pass'}`
               : ''),
@@ -249,7 +255,8 @@ function lostTests(finding: IntegrityFinding, evidence: TrustedRunEvidence): str
     finding.not_replaced ??
     (finding.kind === 'test_deleted' && !finding.replaced_by && finding.test ? [finding.test] : []);
   const carried = (test: string) =>
-    acknowledges(evidence.acknowledged, test) || !passedAtBase(finding.file, test, evidence);
+    acknowledged(evidence.acknowledged, finding.file, test) ||
+    !passedAtBase(finding.file, test, evidence);
   const lost = notReplaced.filter((test) => !carried(test)).map((test) => `\`${test}\``);
   for (const successor of finding.replaced_by ?? []) {
     const outcome = successorOutcome(successor, evidence.candidate_tests);
@@ -273,6 +280,17 @@ function concerns(finding: IntegrityFinding, testId: string): boolean {
   if (finding.test === undefined) return testId.startsWith(finding.file);
   // Matched as test evidence is: the id itself, or its tail after a separator.
   return findTestId(finding.test.split(/\.| > /).at(-1)!, [testId]) !== undefined;
+}
+
+/**
+ * Whether the Coach acknowledged a gone test a finding names by its bare name: an acknowledgement may
+ * give the name or the full id (`tests/t.py::test_x`), which must then be of the finding's file.
+ */
+function acknowledged(entries: string[], file: string, test: string): boolean {
+  return (
+    acknowledges(entries, test) ||
+    entries.some((entry) => findTestId(test, [entry]) !== undefined && entry.startsWith(file))
+  );
 }
 
 /** Whether an acknowledgement names this test id, matched as test evidence is. */

@@ -1,4 +1,5 @@
 import { matchCriterion } from './criterion-match.js';
+import { enclosingTest } from './enclosing-test.js';
 import type { AcceptanceCriterion } from './task.js';
 import { isCompletePromise, type CompletionPromise } from './task-work-results.js';
 import { isTestSideFile } from './test-paths.js';
@@ -199,14 +200,20 @@ function checkEvidence(
     problems.push('evidence needs a file (with line/snippet) or a passed test');
   else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined))
     problems.push('line/snippet need a file to be checked against');
-  // Code in a test file or test helper can say anything without the product doing it.
+  // Code in a test file or test helper can say anything without the product doing it: a place
+  // inside a test counts as that test, which must have passed; anywhere else it never counts.
+  const cited =
+    file !== undefined && test === undefined && isTestSideFile(file)
+      ? citedTest(file, item, context.files)
+      : undefined;
   if (
     file !== undefined &&
     isTestSideFile(file) &&
+    cited === undefined &&
     (item.line !== undefined || nonBlank(item.snippet) !== undefined)
   )
     problems.push(
-      `${file} is a test-side file (tests, test helpers, test config): a file/line/snippet there never shows the product does it; cite the product code, or cite a test that passed`,
+      `${file}${item.line !== undefined ? `:${item.line}` : ''} is not inside a test (a test helper, fixture or config, or outside every test function): a file/line/snippet there never shows the product does it; cite the product code, a line inside a test, or a test that passed`,
     );
   else if (file !== undefined)
     problems.push(
@@ -218,8 +225,13 @@ function checkEvidence(
         context.code_only?.get(file) ?? undefined,
       ),
     );
-  if (test !== undefined) {
-    const outcome = checkTest(test, context.passed_tests, context.latest_run_lists_tests ?? true);
+  const checked = test ?? cited;
+  if (checked !== undefined) {
+    const outcome = checkTest(
+      checked,
+      inFile(context.passed_tests, test === undefined ? file : undefined),
+      context.latest_run_lists_tests ?? true,
+    );
     if (!outcome.ok) problems.push(outcome.problem);
     else {
       matchedTest = outcome.id;
@@ -241,6 +253,28 @@ function checkEvidence(
     ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
     ...(matchedTest !== undefined ? { matched_test: matchedTest } : {}),
   };
+}
+
+/** The test enclosing a cited line (or the first line of a cited snippet) of a test file. */
+function citedTest(
+  file: string,
+  item: EvidenceInput,
+  files: ReadonlyMap<string, string | null>,
+): string | undefined {
+  const content = files.get(file);
+  if (!content) return undefined;
+  const snippet = nonBlank(item.snippet)?.split('\n')[0]?.trim();
+  const line =
+    item.line ??
+    (snippet ? splitLines(content).findIndex((text) => text.includes(snippet)) + 1 : 0);
+  return line > 0 ? enclosingTest(file, content, line) : undefined;
+}
+
+/** Passed ids of one file when the runner's ids name files (pytest, vitest, jest); else all. */
+function inFile(ids: string[] | null, file: string | undefined): string[] | null {
+  if (ids === null || file === undefined) return ids;
+  const own = ids.filter((id) => id.startsWith(`${file}::`) || id.startsWith(`${file} > `));
+  return own.length > 0 ? own : ids;
 }
 
 function fileProblems(

@@ -151,7 +151,7 @@ async function serves(entry: Entry, request: TreeRunsRequest): Promise<boolean> 
   // Planted after the snapshots were made (a .bin shim the fingerprint does not cover): judge anew.
   if (
     prepared.planted.length === 0 &&
-    (await plantedEnvironment(request.worktree, request.taskId)).length > 0
+    (await plantedEnvironment(request.worktree, request.taskId, request.baseCommit)).length > 0
   )
     return false;
   const covered = (acknowledged: string[] = [], file: string) =>

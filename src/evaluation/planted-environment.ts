@@ -10,6 +10,8 @@ import {
   startUpSurfaces,
   type PytestPluginDistribution,
 } from '../repo/runner-loaded.js';
+import { readAtCommit } from '../repo/git.js';
+import { declaredPytestPlugins } from '../core/product-code.js';
 
 export interface PlantedFile {
   /** Worktree-relative. */
@@ -38,8 +40,12 @@ const RE_PIN = 'a person accepts the environment as it is now with coachgate tas
 export async function plantedEnvironment(
   worktree: string,
   taskId?: string,
+  baseCommit?: string,
 ): Promise<PlantedFile[]> {
-  const sincePin = await changesSincePin(worktree, taskId);
+  const [sincePin, ownPlugins] = await Promise.all([
+    changesSincePin(worktree, taskId),
+    baseCommit ? projectPytestPlugins(worktree, baseCommit) : new Set<string>(),
+  ]);
   const found: PlantedFile[] = [];
   for (const file of await siteHookFiles(worktree)) {
     const interpreter = file.endsWith('/bin/python');
@@ -52,7 +58,8 @@ export async function plantedEnvironment(
     if (problem) found.push({ file, problem });
   }
   for (const distribution of await pytestPluginDistributions(worktree)) {
-    const problem = await pluginProblem(worktree, distribution, sincePin);
+    const own = distribution.modules.every((module) => ownPlugins.has(module));
+    const problem = await pluginProblem(worktree, distribution, sincePin, own);
     if (problem) found.push(problem);
   }
   found.push(...(await binShims(worktree)));
@@ -85,6 +92,8 @@ async function pluginProblem(
   worktree: string,
   distribution: PytestPluginDistribution,
   sincePin: (file: string) => string | undefined,
+  /** The project's own plugin, declared by the base: loaded from the trusted snapshot's copy. */
+  own: boolean,
 ): Promise<PlantedFile | undefined> {
   const plugin = `a pytest plugin (${distribution.modules.join(', ')})`;
   const autoload = "pytest's plugin autoload imports it into every run";
@@ -99,6 +108,9 @@ async function pluginProblem(
       problem: `${plugin}: this installed file differs from the sha256 its RECORD lists: ${autoload}`,
     };
   }
+  // An editable install of the project itself points at the worktree by design; the snapshots put
+  // their own copy of the package first on sys.path, so the base's tests load the snapshot's plugin.
+  if (own) return undefined;
   if (!VIRTUALENVS.includes(distribution.directory.split('/')[0]!)) {
     return {
       file: entryPoints,
@@ -112,6 +124,16 @@ async function pluginProblem(
         problem: `${plugin} whose module loads from the worktree (${inWorktree}), outside the virtualenv: ${autoload}`,
       }
     : undefined;
+}
+
+/** The modules the base's manifests register as pytest plugins (`pytest11` entry points). */
+async function projectPytestPlugins(worktree: string, baseCommit: string): Promise<Set<string>> {
+  const [pyproject, setupCfg, setupPy] = await Promise.all(
+    ['pyproject.toml', 'setup.cfg', 'setup.py'].map((file) =>
+      readAtCommit(worktree, baseCommit, file),
+    ),
+  );
+  return new Set(declaredPytestPlugins({ pyproject, setupCfg, setupPy }));
 }
 
 /**

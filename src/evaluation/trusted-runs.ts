@@ -102,7 +102,7 @@ export function isNamedAsTest(file: string): boolean {
  */
 export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<PreparedRuns> {
   const { worktree, baseCommit, config } = request;
-  const planted = await plantedEnvironment(worktree, request.taskId);
+  const planted = await plantedEnvironment(worktree, request.taskId, baseCommit);
   const added = await addedTestFiles(worktree, baseCommit);
   const selection = await trustedSelection(worktree, baseCommit, request.acknowledgedPaths);
   const prepared: PreparedRuns = {

@@ -1054,6 +1054,25 @@ describe('explainWithTrustedRun', () => {
     expect(judge(passing, { acknowledged: ['test_negative'] })[1]).toEqual(['info', 'explained']);
   });
 
+  it('retires a test acknowledged by its full id, and says it failed rather than that it passes', () => {
+    const regressions = [{ test: 'tests/test_cart.py::test_negative', outcome: 'failed' as const }];
+    const acknowledged = ['tests/test_cart.py::test_negative'];
+    const [, retired] = explainWithTrustedRun([gone, deleted], {
+      regressions,
+      acknowledged,
+      candidate_tests: [],
+    });
+    expect(retired).toMatchObject({ severity: 'info', trusted_run: { outcome: 'explained' } });
+    expect(retired!.trusted_run!.detail).toMatch(
+      /`tests\/test_cart\.py::test_negative` failed in the trusted run, which the Coach acknowledged/,
+    );
+    // An id of another file does not retire it.
+    expect(judge([], { acknowledged: ['tests/test_other.py::test_negative'] })[1]).toEqual([
+      'must_fix',
+      'not_replaced',
+    ]);
+  });
+
   it('does not ask a gone test that did not pass at the base (deselected, skipped) to be carried on', () => {
     const atBase = (ids: string[]) => judge([], { gone_from_player_run: ids })[1];
     expect(atBase([])).toEqual(['info', 'explained']);

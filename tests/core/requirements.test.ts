@@ -339,18 +339,51 @@ describe('criterion status and totals', () => {
     });
   });
 
-  it('never counts a file/line/snippet in a test-side file as evidence', () => {
-    const report = evaluate({
-      coach_evidence: [
-        { criterion: 'AC-001', test: 'test_greeting' },
-        { criterion: 'AC-002', file: 'src/greet.py', line: 4, snippet: 'raise ValueError(' },
-        { criterion: 'AC-003', file: 'tests/test_greet.py', snippet: 'def test_greeting' },
-      ],
+  it('counts a line inside a test as that test, and never a helper, fixture or config line', () => {
+    const tests = [
+      'import pytest',
+      '',
+      '',
+      '@pytest.fixture',
+      'def name():',
+      '    return "Ada"',
+      '',
+      '',
+      'def test_greeting(name):',
+      '    result = greet(name)',
+      '    assert result == "Hello, Ada!"',
+      '',
+      '',
+      'def test_shout():',
+      '    assert shout("a") == "A!"',
+      '',
+    ].join('\n');
+    const files = new Map<string, string | null>([
+      ['src/greet.py', GREET_PY],
+      ['tests/test_greet.py', tests],
+      ['tests/helpers.py', 'def check(x):\n    assert x\n'],
+    ]);
+    const check = (item: Omit<EvidenceInput, 'criterion'>) =>
+      evaluate({ files, coach_evidence: [{ criterion: 'AC-001', ...item }] }).criteria[0]!
+        .evidence[0]!;
+    // Inside test_greeting, which passed: verified through that test.
+    expect(check({ file: 'tests/test_greet.py', line: 11 })).toMatchObject({
+      valid: true,
+      matched_test: 'tests/test_greet.py::test_greeting',
     });
-    expect(report.missing).toEqual(['AC-003']);
-    expect(report.criteria[2]!.evidence[0]!.problem).toMatch(
-      /tests\/test_greet\.py is a test-side file .* never shows the product does it/,
+    expect(check({ file: 'tests/test_greet.py', snippet: 'def test_greeting' }).valid).toBe(true);
+    // Inside test_shout, which did not pass: the test's own problem.
+    expect(check({ file: 'tests/test_greet.py', line: 15 }).problem).toMatch(
+      /test test_shout did not pass in the latest run/,
     );
+    // A fixture, a helper module: never.
+    for (const item of [
+      { file: 'tests/test_greet.py', line: 6 },
+      { file: 'tests/helpers.py', snippet: 'assert x' },
+    ])
+      expect(check(item).problem).toMatch(
+        /is not inside a test .* never shows the product does it/,
+      );
   });
 
   it('is never met for a task without criteria', () => {

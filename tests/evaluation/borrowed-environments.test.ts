@@ -364,6 +364,53 @@ describe.skipIf(!hasVenv)(
       expect(honest.result.isError, honest.text).toBeFalsy();
     }, 240_000);
 
+    it('approves a project that is itself a pytest plugin, installed editable as pip lays it out', async () => {
+      // The base declares the plugin (pytest11) and its module; pip's PEP 660 editable install puts a
+      // .pth naming the worktree and the dist-info in the virtualenv: the project's own plugin.
+      const plugin = 'import pytest\n\n\n@pytest.fixture\ndef two():\n    return 2\n';
+      const pyproject = [
+        '[project]',
+        'name = "calc"',
+        'version = "1.0"',
+        '[project.entry-points.pytest11]',
+        'calcplug = "calcplug"',
+        '[tool.setuptools]',
+        'py-modules = ["calc", "calcplug"]',
+        '[tool.pytest.ini_options]',
+        'testpaths = ["tests"]',
+        'pythonpath = ["."]',
+        '',
+      ].join('\n');
+      project = await pythonTask(
+        { 'calc.py': GOOD_CALC },
+        { '.gitignore': '.venv/\n', 'pyproject.toml': pyproject, 'calcplug.py': plugin },
+        {},
+        (repo) => {
+          makeVenv(repo.dir);
+          const site = path.join(repo.dir, sitePackages(repo.dir));
+          const distInfo = path.join(site, 'calc-1.0.dist-info');
+          mkdirSync(distInfo, { recursive: true });
+          writeFileSync(
+            path.join(distInfo, 'METADATA'),
+            'Metadata-Version: 2.1\nName: calc\nVersion: 1.0\n',
+          );
+          writeFileSync(
+            path.join(distInfo, 'entry_points.txt'),
+            '[pytest11]\ncalcplug = calcplug\n',
+          );
+          const pth = `${repo.dir}\n`;
+          writeFileSync(path.join(site, '__editable__.calc-1.0.pth'), pth);
+          const hash = createHash('sha256').update(pth).digest('base64url');
+          writeFileSync(
+            path.join(distInfo, 'RECORD'),
+            `__editable__.calc-1.0.pth,sha256=${hash},${pth.length}\ncalc-1.0.dist-info/RECORD,,\n`,
+          );
+        },
+      );
+      const approved = await project.approve();
+      expect(approved.result.isError, approved.text).toBeFalsy();
+    }, 240_000);
+
     it("refuses one registered from the worktree through an editable install's .pth; approves without it", async () => {
       project = await pythonTask(
         { 'calc.py': BROKEN_CALC },

@@ -149,7 +149,7 @@ describe.skipIf(!hasPytest)('default-deny with pytest (pytest installed)', () =>
       evidence: [{ criterion: 'AC-001', file: 'tests/test_divide.py', snippet }],
     });
     expect(refused.result.isError).toBe(true);
-    expect(refused.text).toMatch(/tests\/test_divide\.py is a test-side file/);
+    expect(refused.text).toMatch(/tests\/test_divide\.py is not inside a test/);
     const honest = await approve({ evidence: [{ criterion: 'AC-001', file: 'calc.py', snippet }] });
     expect(honest.result.isError, honest.text).toBeFalsy();
   }, 240_000);
