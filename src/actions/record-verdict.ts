@@ -7,7 +7,12 @@ import type { EvidenceInput } from '../core/requirements.js';
 import { renderReview } from '../core/review.js';
 import { failingTests, type RunRecord } from '../core/run-record.js';
 import { detectStall, type StallReport } from '../core/stall.js';
-import type { AcknowledgedLeftOut, VerdictIssue, VerdictLogEntry } from '../core/verdict-entry.js';
+import type {
+  AcknowledgedFinding,
+  AcknowledgedLeftOut,
+  VerdictIssue,
+  VerdictLogEntry,
+} from '../core/verdict-entry.js';
 import { beadReviewPath } from '../repo/beads.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
@@ -41,6 +46,7 @@ export interface VerdictRequest {
   evidence?: EvidenceInput[];
   acknowledged_changes?: AcknowledgedChange[];
   acknowledged_left_out?: AcknowledgedLeftOut[];
+  acknowledged_findings?: AcknowledgedFinding[];
 }
 
 export interface VerdictOptions {
@@ -105,6 +111,7 @@ export async function recordVerdict(
       ...(request.evidence ? { evidence: request.evidence } : {}),
       issues: request.issues ?? [],
       acknowledged_changes: request.acknowledged_changes ?? [],
+      acknowledged_findings: request.acknowledged_findings ?? [],
       task,
       task_status: turn.state.status,
       evaluated,
@@ -314,6 +321,9 @@ async function recordDecision(verdict: VerdictInProgress): Promise<VerdictResult
     ...(request.acknowledged_left_out?.length
       ? { acknowledged_left_out: request.acknowledged_left_out }
       : {}),
+    ...(request.acknowledged_findings?.length
+      ? { acknowledged_findings: request.acknowledged_findings }
+      : {}),
     recorded_at: new Date().toISOString(),
     verdict_log_head: log.chain.head_sha256,
   };
@@ -377,6 +387,7 @@ function entry(
 ): NewVerdictLogEntry {
   const acknowledged = request.acknowledged_changes ?? [];
   const leftOut = request.acknowledged_left_out ?? [];
+  const findings = request.acknowledged_findings ?? [];
   return {
     turn: request.turn,
     decision: request.decision,
@@ -387,6 +398,7 @@ function entry(
     issues,
     ...(acknowledged.length > 0 ? { acknowledged_changes: acknowledged } : {}),
     ...(leftOut.length > 0 ? { acknowledged_left_out: leftOut } : {}),
+    ...(findings.length > 0 ? { acknowledged_findings: findings } : {}),
     ...extra,
   };
 }

@@ -39,6 +39,7 @@ export interface EvidenceRequest {
   evidence?: EvidenceInput[];
   issues: ApprovalFacts['verdict_issues'];
   acknowledged_changes: AcknowledgedChange[];
+  acknowledged_findings: ApprovalFacts['acknowledged_findings'];
   task: LoadedTask;
   task_status: ApprovalFacts['task_status'];
   evaluated: EvaluatedRun | undefined;
@@ -140,6 +141,7 @@ export async function gatherVerdictEvidence(
     honesty: report.found && report.results ? report.honesty : null,
     evaluation,
     acknowledged_changes: request.acknowledged_changes,
+    acknowledged_findings: request.acknowledged_findings,
     links_into_store: links,
     mirror_tampering: request.tampering.map(describeTampering),
     base_moved: scope.base_moved ? { task_id: taskId, ...scope.base_moved } : null,

@@ -34,6 +34,8 @@ export interface ApprovalFacts {
   /** The server's trusted runs for the current tree and latest run; null when none was made for them. */
   evaluation: EvaluationFacts | null;
   acknowledged_changes: AcknowledgedChange[];
+  /** harness_reach findings the Coach acknowledged as honest (file, and line when given). */
+  acknowledged_findings?: { file: string; line?: number }[];
   /** Worktree files that are links into the store, which the tree fingerprint cannot vouch for. */
   links_into_store: string[];
   /** Edits found in the worktree mirror of the server's records, described. */
@@ -115,7 +117,13 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
           : {}),
       })
     : facts.integrity;
-  for (const finding of integrity.filter((item) => item.severity === 'must_fix')) {
+  const honest = (finding: ExplainedFinding) =>
+    finding.kind === 'harness_reach' &&
+    (facts.acknowledged_findings ?? []).some(
+      (item) =>
+        item.file === finding.file && (item.line === undefined || item.line === finding.line),
+    );
+  for (const finding of integrity.filter((item) => item.severity === 'must_fix' && !honest(item))) {
     const confirmed = finding.trusted_run ? ` (${finding.trusted_run.detail})` : '';
     reasons.push(
       `test integrity: ${finding.kind} in ${finding.file}${finding.line ? `:${finding.line}` : ''} — ${finding.detail}${confirmed}. Send feedback to undo it.`,

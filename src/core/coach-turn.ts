@@ -3,6 +3,7 @@ import { EvaluationSchema } from './evaluation-record.js';
 import { FailureClassSchema, RunStatusSchema } from './run-record.js';
 import {
   AcknowledgedChangeSchema,
+  AcknowledgedFindingSchema,
   AcknowledgedLeftOutSchema,
   VerdictIssueSchema,
 } from './verdict-entry.js';
@@ -82,6 +83,10 @@ export const CoachTurnRecordSchema = z
       .array(AcknowledgedLeftOutSchema)
       .optional()
       .describe('Left-out changes the Coach acknowledged, which the trusted runs then took.'),
+    acknowledged_findings: z
+      .array(AcknowledgedFindingSchema)
+      .optional()
+      .describe('harness_reach findings the Coach acknowledged as honest, with why.'),
     recorded_at: z.string(),
     verdict_log_head: z
       .string()

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { findTestId } from './requirements.js';
 import { testDataFindings } from './test-data.js';
 import { isTestFile } from './test-paths.js';
+import { harnessReachFindings } from './harness-reach.js';
 import { runnerDetectionFindings } from './runner-detection.js';
 import {
   matchSuccessors,
@@ -76,6 +77,7 @@ export type IntegrityFindingKind =
   | 'test_data_changed'
   | 'hidden_from_git'
   | 'runner_detection'
+  | 'harness_reach'
   | 'base_test_fails';
 
 export interface IntegrityFinding {
@@ -347,6 +349,7 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
       ...taskFileModified(input.files, input.task_file),
       ...testsCountDropped(input.tests_at_base, input.tests_now),
       ...runnerDetectionFindings(input.product_code ?? []),
+      ...harnessReachFindings(input.product_code ?? []),
       ...testDataFindings(input.files),
       ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
         kind: 'hidden_from_git',

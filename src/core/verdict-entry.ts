@@ -56,6 +56,23 @@ export const AcknowledgedLeftOutSchema = z.object({
 
 export type AcknowledgedLeftOut = z.infer<typeof AcknowledgedLeftOutSchema>;
 
+export const AcknowledgedFindingSchema = z.object({
+  file: z.string().min(1).describe('The file of a harness_reach finding (check_test_integrity).'),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("The finding's line; without it, every harness_reach finding in the file."),
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .describe('Why the product honestly does this (a logging library that wraps stdout).'),
+});
+
+export type AcknowledgedFinding = z.infer<typeof AcknowledgedFindingSchema>;
+
 /** SHA-256 hex of nothing yet: the `prev_sha256` of the first line. */
 export const CHAIN_START = '0'.repeat(64);
 
@@ -87,6 +104,10 @@ export const VerdictLogEntrySchema = z
       .array(AcknowledgedLeftOutSchema)
       .optional()
       .describe('Left-out changes the Coach acknowledged, which the trusted runs then took.'),
+    acknowledged_findings: z
+      .array(AcknowledgedFindingSchema)
+      .optional()
+      .describe('harness_reach findings the Coach acknowledged as honest, with why.'),
     stall_reason: z.string().nullable().optional(),
     run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
     preexisting_failures: z

@@ -172,7 +172,7 @@ export async function trustedSelection(
  * A source file that is neither a test, test support nor tooling by its path: if the Player changed
  * it, it is meant to run, and something should judge it.
  */
-function isSource(file: string): boolean {
+export function isSource(file: string): boolean {
   const name = path.posix.basename(file);
   return (
     importLanguage(file) !== undefined &&
@@ -180,6 +180,9 @@ function isSource(file: string): boolean {
     !isTestFile(file) &&
     !isTestSideFile(file) &&
     !isTestConfigFile(file) &&
+    // Test modules by the names unittest, Django and in-package suites use (tests.py, testsuite/).
+    !/^(?:tests?|\w+_tests)\.py$/.test(name) &&
+    !file.split('/').includes('testsuite') &&
     !/[.-](?:config|setup|workspace)\.[cm]?[jt]sx?$/.test(name) &&
     !/^(?:setup|noxfile|conftest|fabfile|tasks)\.py$/.test(name)
   );

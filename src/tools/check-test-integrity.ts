@@ -17,6 +17,7 @@ const findingKind = z.enum([
   'test_data_changed',
   'hidden_from_git',
   'runner_detection',
+  'harness_reach',
   'base_test_fails',
 ]);
 

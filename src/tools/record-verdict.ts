@@ -3,6 +3,7 @@ import { recordVerdict } from '../actions/record-verdict.js';
 import { openTask } from '../actions/task-scope.js';
 import {
   AcknowledgedChangeSchema,
+  AcknowledgedFindingSchema,
   AcknowledgedLeftOutSchema,
   VerdictIssueSchema,
 } from '../core/verdict-entry.js';
@@ -53,6 +54,13 @@ export const recordVerdictTool = defineTool({
       .optional()
       .describe(
         "Changes the trusted runs left out (evaluation.left_out: not product code by the base's rules) that the product needs, such as a data file it reads or a new dependency: the trusted runs take them from the Player too. Recorded and signed with the verdict.",
+      ),
+    acknowledged_findings: z
+      .array(AcknowledgedFindingSchema)
+      .max(200)
+      .optional()
+      .describe(
+        'harness_reach findings (check_test_integrity) that are honest, each {file, line?, reason}: product code that reaches the test process on purpose, such as a logger wrapping stdout. They no longer block approval. Recorded and signed with the verdict.',
       ),
   }),
   output: z.object({

@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { LAYOUT_TASK, layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+import { hasPytest } from '../helpers/python-task.js';
+
+/**
+ * Product code runs in the test process: each tactic below hides a regression a base test catches
+ * (slug() stops lower-casing) by reaching into the harness, so the trusted run is green. Through the
+ * MCP client with real pytest and node --test, each is refused with its class named, and the honest
+ * code (the tactic removed) is approved.
+ */
+let task: LayoutTask | undefined;
+afterEach(async () => {
+  await task?.close();
+  task = undefined;
+});
+
+const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
+
+const PY_BASE = {
+  'pytest.ini': '[pytest]\npythonpath = .\n',
+  'app/__init__.py': '',
+  'app/text.py': SLUG,
+  'tests/test_text.py':
+    'import unittest\n\nfrom app.text import slug\n\n\ndef test_slug():\n    assert slug("A B") == "a-b"\n\n\nclass SlugTest(unittest.TestCase):\n    def test_slug_case(self):\n        self.assertEqual(slug("X Y"), "x-y")\n',
+};
+const SHOUT = '\n\ndef shout(text):\n    return text.upper() + "!"\n';
+const SHOUT_TEST =
+  'from app.text import shout\n\n\ndef test_shout():\n    assert shout("hi") == "HI!"\n';
+
+const PY_TACTICS = [
+  {
+    class: 'lying_equality',
+    code: `class Loose(str):\n    def __eq__(self, other):\n        return self.lower() == str(other).lower()\n\n    __hash__ = str.__hash__\n\n\ndef slug(text):\n    return Loose(text.replace(" ", "-"))\n`,
+  },
+  {
+    class: 'test_machinery',
+    // Breaks slug only where the unittest test looks, and bends that test's assertEqual.
+    code: `import unittest\n\n_equal = unittest.TestCase.assertEqual\nunittest.TestCase.assertEqual = lambda self, a, b, msg=None: _equal(self, str(a).lower(), str(b).lower())\n\n\ndef slug(text):\n    if text.startswith("X"):\n        return text.replace(" ", "-")\n    return text.lower().replace(" ", "-")\n`,
+  },
+  {
+    class: 'interpreter_hooks',
+    code: `import inspect\n\n\ndef slug(text):\n    if any("tests/" in frame.filename for frame in inspect.stack()):\n        return text.lower().replace(" ", "-")\n    return text.replace(" ", "-")\n`,
+  },
+];
+
+describe.skipIf(!hasPytest)('harness reach with pytest', () => {
+  it.each(PY_TACTICS)(
+    'refuses $class, naming the line, and approves the code without it',
+    async (tactic) => {
+      task = await layoutTask({
+        base: PY_BASE,
+        player: { 'app/text.py': tactic.code + SHOUT, 'tests/test_shout.py': SHOUT_TEST },
+        criterion: 'shout(text) returns the text in upper case with "!"',
+        evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+      });
+      const refused = await task.approve();
+      // The tactic fools the base's tests in the trusted run: only reading the code shows it.
+      expect(refused.run.status).toBe('passed');
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        new RegExp(`test integrity: harness_reach in app/text\\.py:\\d+ — ${tactic.class}:`),
+      );
+      expect(refused.text).not.toMatch(/base test .* failed in the trusted run/);
+      task.repo.write('app/text.py', SLUG + SHOUT);
+      const honest = await task.approve();
+      expect(honest.result.isError, honest.text).toBeFalsy();
+    },
+    240_000,
+  );
+
+  it('approves an honest value class and a logger wrapping stdout once acknowledged, signed', async () => {
+    const point =
+      'class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n\n    def __eq__(self, other):\n        return (self.x, self.y) == (other.x, other.y)\n';
+    const logger =
+      'import sys\n\n\nclass Tee:\n    def __init__(self, stream):\n        self.stream, self.lines = stream, []\n\n    def write(self, text):\n        self.lines.append(text)\n        return self.stream.write(text)\n\n    def flush(self):\n        self.stream.flush()\n\n\nsys.stdout = Tee(sys.stdout)\n';
+    task = await layoutTask({
+      base: PY_BASE,
+      player: {
+        'app/text.py': `from app import log  # noqa: F401\n${SLUG}${SHOUT}\n\n${point}`,
+        'app/log.py': logger,
+        'tests/test_shout.py': SHOUT_TEST,
+      },
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+    });
+    const refused = await task.approve();
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(/harness_reach in app\/log\.py:16 — monkeypatching:/);
+    expect(refused.text).not.toMatch(/app\/text\.py/);
+    const acknowledged_findings = [
+      { file: 'app/log.py', line: 16, reason: 'the task logs every line the CLI prints' },
+    ];
+    const approved = await task.approve({ acknowledged_findings });
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    const log = readFileSync(
+      path.join(task.repo.dir, '.guardkit/autobuild', LAYOUT_TASK, 'verdicts.jsonl'),
+      'utf8',
+    );
+    expect(JSON.parse(log.trim().split('\n').at(-1)!)).toMatchObject({
+      decision: 'approve',
+      acknowledged_findings,
+    });
+  }, 240_000);
+});
+
+describe('harness reach with node --test', () => {
+  const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+  const base = {
+    'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+    'app/greet.js': GREET,
+    'test/greet.test.js':
+      "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../app/greet.js';\n\ntest('greets by name', () => assert.equal(greet('Ada'), 'Hello, Ada!'));\n",
+  };
+  const shout = '\nexport function shout(text) {\n  return `${text.toUpperCase()}!`;\n}\n';
+  const shoutTest =
+    "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { shout } from '../app/greet.js';\n\ntest('shouts', () => assert.equal(shout('hi'), 'HI!'));\n";
+
+  it('refuses product code that patches node:assert, and approves the code without it', async () => {
+    const patched = [
+      "import assert from 'node:assert/strict';",
+      '',
+      'const equal = assert.equal;',
+      'assert.equal = (actual, expected, ...rest) =>',
+      "  String(actual).replace('Hi ', 'Hello, ') === expected ? undefined : equal(actual, expected, ...rest);",
+      '',
+      GREET.replace('Hello, ', 'Hi '),
+    ].join('\n');
+    task = await layoutTask({
+      base,
+      player: { 'app/greet.js': patched + shout, 'test/shout.test.js': shoutTest },
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+    });
+    const refused = await task.approve();
+    expect(refused.run.status).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(/harness_reach in app\/greet\.js:4 — test_machinery:/);
+    task.repo.write('app/greet.js', GREET + shout);
+    const honest = await task.approve();
+    expect(honest.result.isError, honest.text).toBeFalsy();
+  }, 240_000);
+});
