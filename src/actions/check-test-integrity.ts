@@ -11,12 +11,12 @@ import {
 } from '../core/integrity.js';
 import type { RunRecord } from '../core/run-record.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
-import { plantedEnvironment } from '../evaluation/planted-environment.js';
+import { EDITED_INSTALL, plantedEnvironment } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
 import { changedSince, listAtCommit, readAtCommit } from '../repo/git.js';
-import { baseProductCode } from '../evaluation/product-code.js';
+import { baseProductCode, isSource } from '../evaluation/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';
@@ -244,7 +244,10 @@ export async function integrityAgainstBase(
       }),
     );
   const files = await versions(relevant);
-  const productCode = await versions(changed.filter(product.isProductCode));
+  // Every changed source file that is not a test: a module the Player added is loaded by its code.
+  const productCode = await versions(
+    changed.filter((file) => product.isProductCode(file) || isSource(file)),
+  );
   const counts = taskId ? await testCounts(worktree, taskId) : {};
   const findings = findIntegrityIssues({
     files,
@@ -280,7 +283,10 @@ async function hiddenFiles(
     hiddenRunnerFiles(worktree),
     plantedEnvironment(worktree, taskId, base),
   ]);
+  // An installed file edited in place is not hidden code to commit: the approval refuses it as a
+  // planted environment, with how to reinstall it.
   const siteHooks = planted
+    .filter((item) => !item.problem.startsWith(EDITED_INSTALL))
     .map((item) => item.file)
     .filter((file) => file.includes('/site-packages/') || /\.(?:dist|egg)-info\//.test(file));
   return [...runnerFiles, ...siteHooks];

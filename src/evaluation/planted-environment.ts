@@ -6,6 +6,7 @@ import {
   pthDirectories,
   pytestPluginDistributions,
   VIRTUALENVS,
+  installedRecords,
   siteHookFiles,
   startUpSurfaces,
   type PytestPluginDistribution,
@@ -62,8 +63,32 @@ export async function plantedEnvironment(
     const problem = await pluginProblem(worktree, distribution, sincePin, own);
     if (problem) found.push(problem);
   }
+  found.push(...(await editedInstalls(worktree, found)));
   found.push(...(await binShims(worktree)));
   return found;
+}
+
+/** How an edited installed file's problem starts (check_test_integrity reports those apart). */
+export const EDITED_INSTALL = 'an installed file of';
+
+/**
+ * Every installed distribution of the project's virtualenvs verified by content: a module of the test
+ * process (pytest itself, an assertion helper, any dependency) edited in place no longer matches the
+ * sha256 its RECORD lists. Files already named by another finding are not named twice.
+ */
+async function editedInstalls(worktree: string, found: PlantedFile[]): Promise<PlantedFile[]> {
+  const edited: PlantedFile[] = [];
+  for (const record of await installedRecords(worktree)) {
+    const directory = path.posix.dirname(path.posix.dirname(record));
+    const file = await fileDifferingFromRecord(worktree, { record, directory });
+    if (!file || found.some((item) => item.file === file)) continue;
+    const name = path.posix.basename(path.posix.dirname(record)).replace(/-[^-]+\.dist-info$/, '');
+    edited.push({
+      file,
+      problem: `${EDITED_INSTALL} ${name} no longer matches the sha256 its RECORD lists (edited in place): code in the test process is not the package that was installed. Restore it (pip install --force-reinstall ${name})`,
+    });
+  }
+  return edited;
 }
 
 /**
@@ -142,7 +167,7 @@ async function projectPytestPlugins(worktree: string, baseCommit: string): Promi
  */
 async function fileDifferingFromRecord(
   worktree: string,
-  distribution: PytestPluginDistribution,
+  distribution: Pick<PytestPluginDistribution, 'record' | 'directory'>,
 ): Promise<string | undefined> {
   if (!distribution.record) return undefined;
   const record = await readFile(path.join(worktree, distribution.record), 'utf8').catch(() => '');
@@ -150,11 +175,30 @@ async function fileDifferingFromRecord(
     const match = /^([^,]+),sha256=([A-Za-z0-9_-]+),/.exec(line);
     if (!match || match[1]!.startsWith('..')) continue;
     const file = `${distribution.directory}/${match[1]}`;
-    const content = await readFile(path.join(worktree, file)).catch(() => undefined);
-    if (content && createHash('sha256').update(content).digest('base64url') !== match[2])
-      return file;
+    const digest = await contentDigest(path.join(worktree, file));
+    if (digest !== undefined && digest !== match[2]) return file;
   }
   return undefined;
+}
+
+/**
+ * Digests by inode, size and change time: a write always moves ctime, which no user can set back, so
+ * an unchanged key is unchanged content and a virtualenv is hashed once per server process.
+ */
+const digests = new Map<string, { key: string; digest: string }>();
+
+/** A file's sha256 as RECORD writes it (urlsafe base64, no padding); undefined when it is missing. */
+async function contentDigest(file: string): Promise<string | undefined> {
+  const info = await lstat(file).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  const key = `${info.ino}:${info.size}:${info.ctimeMs}`;
+  const known = digests.get(file);
+  if (known?.key === key) return known.digest;
+  const content = await readFile(file).catch(() => undefined);
+  if (!content) return undefined;
+  const digest = createHash('sha256').update(content).digest('base64url');
+  digests.set(file, { key, digest });
+  return digest;
 }
 
 /**

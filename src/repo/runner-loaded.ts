@@ -161,6 +161,19 @@ export async function pytestPluginDistributions(
   return found;
 }
 
+/** The RECORD files of every distribution installed in the project's virtualenvs (worktree-relative). */
+export async function installedRecords(worktree: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const sitePackages of await sitePackagesDirectories(worktree)) {
+    for (const name of await readdir(path.join(worktree, sitePackages)).catch(() => [])) {
+      const record = `${sitePackages}/${name}/RECORD`;
+      if (name.endsWith('.dist-info') && (await lstat(path.join(worktree, record)).catch(() => 0)))
+        found.push(record);
+    }
+  }
+  return found;
+}
+
 /** The absolute directories the `.pth` files of a site-packages directory add to `sys.path`. */
 export async function pthDirectories(sitePackages: string): Promise<string[]> {
   const found: string[] = [];
