@@ -109,7 +109,10 @@ function judged(
         )
       : [],
     diverging_new_tests: runs.new_tests
-      ? divergingNewTests(candidateTests, runs.new_tests.tests, selection)
+      ? divergingNewTests(candidateTests, runs.new_tests.tests, selection, {
+          byFile: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner),
+          baseline: baseline.tests,
+        })
       : [],
   };
 }
@@ -143,16 +146,20 @@ function divergingNewTests(
   candidate: EvaluationRequest['candidateTests'],
   judged: TestCaseResult[],
   selection: TrustedSelection,
+  ids: { byFile: boolean; baseline: TestCaseResult[] },
 ): Evaluation['diverging_new_tests'] {
   const outcomes = new Map(judged.map((test) => [test.id, test.status]));
   const loaded = selection.left_out.map((item) => item.file).filter(isRunnerLoadedFile);
   const responsible = loaded.length > 0 ? loaded : selection.left_out.map((item) => item.file);
+  // Where ids name no file (node --test, mocha), the Player's tests are the ids the base lacks; one
+  // the new-tests run does not have at all cannot be told from a renamed base test, so it is not judged.
+  const atBase = new Set(ids.baseline.map((test) => test.id));
+  const isNew = ids.byFile
+    ? (id: string) => selection.new_tests.some((file) => id.startsWith(file))
+    : (id: string) => !atBase.has(id) && outcomes.has(id);
   return candidate
     .filter(
-      (test) =>
-        test.status === 'passed' &&
-        selection.new_tests.some((file) => test.id.startsWith(file)) &&
-        outcomes.get(test.id) !== 'passed',
+      (test) => test.status === 'passed' && isNew(test.id) && outcomes.get(test.id) !== 'passed',
     )
     .map((test) => ({
       test: test.id,

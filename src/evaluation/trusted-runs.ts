@@ -123,7 +123,6 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
     const command = await detectTestCommand(base.dir, config).catch(() =>
       detectTestCommand(worktree, config),
     );
-    const byFile = RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner);
     // Runs of the Player's tests are limited to their files when the runner allows it: the rest of
     // the suite is the base's, and the baseline ran it.
     const takesFiles = fileLimitArguments(command) !== undefined;
@@ -154,7 +153,8 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
         ? make(trustedSnapshot(worktree, baseCommit, selection))
         : undefined,
       playerTestSide.length > 0 ? make(failToPassSnapshot(worktree, baseCommit)) : undefined,
-      byFile && newTestFiles.length > 0
+      // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
+      newTestFiles.length > 0
         ? make(trustedSnapshot(worktree, baseCommit, selection, true))
         : undefined,
     ]);

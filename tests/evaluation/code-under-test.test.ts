@@ -277,3 +277,38 @@ describe('code under test with node --test, no manifest fields', () => {
     240_000,
   );
 });
+
+describe("the Player's new tests in the trusted setting, node --test (ids name no file)", () => {
+  it('refuses a new test that passes only through a setup file the Player added to the command', async () => {
+    const greet = 'function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+    const base = {
+      'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
+      'routes/greet.js': `${greet}\nmodule.exports = { greet };\n`,
+      'test/greet.test.js':
+        "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst lib = require('../routes/greet');\n\ntest('greets by name', () => assert.equal(lib.greet('Ada'), 'Hello, Ada!'));\n",
+    };
+    // shout() is wrong; a setup file the Player's own command loads replaces it before the tests.
+    const player = {
+      'routes/greet.js': `${greet}\nfunction shout(text) {\n  return text;\n}\n\nmodule.exports = { greet, shout };\n`,
+      'test/setup.js':
+        "const lib = require('../routes/greet');\nlib.shout = (text) => `${text.toUpperCase()}!`;\n",
+      'package.json': JSON.stringify({
+        scripts: { test: 'node --test --require ./test/setup.js' },
+      }),
+      'test/shout.test.js':
+        "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst lib = require('../routes/greet');\n\ntest('shouts', () => assert.equal(lib.shout('hi'), 'HI!'));\n",
+    };
+    task = await layoutTask({
+      base,
+      player,
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+    });
+    const refused = await task.approve();
+    expect(refused.run.status).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /new test shouts passed in the worktree but failed with the base's test infrastructure.*package\.json/,
+    );
+  }, 240_000);
+});
