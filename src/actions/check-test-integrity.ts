@@ -15,7 +15,8 @@ import { EDITED_INSTALL, plantedEnvironment } from '../evaluation/planted-enviro
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
-import { changedSince, listAtCommit, readAtCommit } from '../repo/git.js';
+import { changedSince, gitQuery, listAtCommit, readAtCommit } from '../repo/git.js';
+import type { DoctestsRun } from '../core/doctest-examples.js';
 import { baseProductCode, isSource } from '../evaluation/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
@@ -228,7 +229,8 @@ export async function integrityAgainstBase(
     (file) =>
       needsTestFacts(file) || isTestConfigFile(file) || isTestDataFile(file) || file === taskFile,
   );
-  const product = await baseProductCode(worktree, base, await listAtCommit(worktree, base, ['.']));
+  const baseFiles = await listAtCommit(worktree, base, ['.']);
+  const product = await baseProductCode(worktree, base, baseFiles);
   const versions = (files: string[]): Promise<FileVersions[]> =>
     Promise.all(
       files.map(async (file) => {
@@ -259,6 +261,7 @@ export async function integrityAgainstBase(
     ...counts,
     hidden_files: await hiddenFiles(worktree, taskId, base),
     product_code: productCode,
+    doctests_run: await doctestsRun(worktree, base, baseFiles, productCode),
   });
   return {
     base_commit: base,
@@ -268,6 +271,34 @@ export async function integrityAgainstBase(
     ...counts,
   };
 }
+
+/**
+ * Which doctests the base runs, asked only when a changed product file had examples at the base:
+ * Python's when its config or tests name them (one `git grep` of the base commit), Rust's when a
+ * crate has a library (cargo test runs its doc tests).
+ */
+async function doctestsRun(
+  worktree: string,
+  base: string,
+  baseFiles: readonly string[],
+  productCode: readonly FileVersions[],
+): Promise<DoctestsRun> {
+  const withExamples = productCode.filter(
+    (file) => file.base !== undefined && /^\s*(?:>>>|\/\/[/!]\s*```)/m.test(file.base),
+  );
+  const python =
+    withExamples.some((file) => file.path.endsWith('.py')) &&
+    (await gitQuery(worktree, ['grep', '-l', '-E', '-e', DOCTEST_RUNNERS, base, '--']).then(
+      (found) => found.trim() !== '',
+      () => false, // exit 1: no match
+    ));
+  const rust =
+    withExamples.some((file) => file.path.endsWith('.rs')) &&
+    baseFiles.some((file) => file === 'src/lib.rs' || file.endsWith('/src/lib.rs'));
+  return { python, rust };
+}
+
+const DOCTEST_RUNNERS = '--doctest-(modules|glob)|DocTestSuite|doctest\\.testmod';
 
 /**
  * Ignored files the runner loads: test-side code and config, and the site hooks of the project's own

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { findTestId } from './requirements.js';
 import { testDataFindings } from './test-data.js';
 import { isTestFile } from './test-paths.js';
+import { doctestFindings, type DoctestsRun } from './doctest-examples.js';
 import { harnessReachFindings } from './harness-reach.js';
 import { runnerDetectionFindings } from './runner-detection.js';
 import {
@@ -78,6 +79,7 @@ export type IntegrityFindingKind =
   | 'hidden_from_git'
   | 'runner_detection'
   | 'harness_reach'
+  | 'doctest_changed'
   | 'base_test_fails';
 
 export interface IntegrityFinding {
@@ -201,6 +203,16 @@ export function explainWithTrustedRun(
         },
       };
     }
+    if (finding.kind === 'doctest_changed' && acknowledges(evidence.acknowledged, finding.test!)) {
+      return {
+        ...finding,
+        severity: 'info',
+        trusted_run: {
+          outcome: 'explained',
+          detail: 'the Coach acknowledged this example as a change a criterion asks for',
+        },
+      };
+    }
     if (finding.kind === 'skip_added' || finding.kind === 'focus_added') {
       return {
         ...finding,
@@ -315,6 +327,8 @@ export interface IntegrityInput {
   hidden_files?: string[];
   /** Product code (by the base's rules) the Player changed, base and now. */
   product_code?: FileVersions[];
+  /** Which doctests the base runs (their examples in product code are base tests). */
+  doctests_run?: DoctestsRun;
 }
 
 const NARROWING_KEYS =
@@ -337,6 +351,8 @@ const NARROWING_FLAGS = new Set([
   '--passWithNoTests',
 ]);
 
+const NO_DOCTESTS: DoctestsRun = { python: false, rust: false };
+
 export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
   const { compared, deleted } = pairTestFiles(input.files, input.facts);
   const findings = withSuccessors(
@@ -350,6 +366,7 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
       ...testsCountDropped(input.tests_at_base, input.tests_now),
       ...runnerDetectionFindings(input.product_code ?? []),
       ...harnessReachFindings(input.product_code ?? []),
+      ...doctestFindings(input.product_code ?? [], input.doctests_run ?? NO_DOCTESTS),
       ...testDataFindings(input.files),
       ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
         kind: 'hidden_from_git',

@@ -18,6 +18,7 @@ const findingKind = z.enum([
   'hidden_from_git',
   'runner_detection',
   'harness_reach',
+  'doctest_changed',
   'base_test_fails',
 ]);
 

@@ -201,6 +201,46 @@ describe.skipIf(!hasPytest)('honest changes on a layout the rules know', () => {
   }, 240_000);
 });
 
+describe.skipIf(!hasPytest)(
+  'doctests in product code are base tests (pytest --doctest-modules)',
+  () => {
+    const documented = (expected: string, body: string) =>
+      `def slug(text):\n    """Lower-case, dashes.\n\n    >>> slug("A B")\n    '${expected}'\n    """\n    ${body}\n`;
+    const GOOD = 'return text.lower().replace(" ", "-")';
+    const base = {
+      'pytest.ini': '[pytest]\naddopts = --doctest-modules\npythonpath = .\n',
+      'app/__init__.py': '',
+      'app/text.py': documented('a-b', GOOD),
+      'tests/test_text.py':
+        'from app.text import slug\n\n\ndef test_spaces():\n    assert slug("x") == "x"\n',
+    };
+    const criterion = 'shout(text) returns the text in upper case with "!"';
+
+    it('refuses a weakened doctest example, and approves once the Coach acknowledges it', async () => {
+      const broken = documented('A-B', 'return text.replace(" ", "-")');
+      task = await layoutTask({
+        base,
+        player: {
+          'app/text.py': broken + SHOUT,
+          'tests/test_shout.py': pythonTests('app.text').shout,
+        },
+        criterion,
+        evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+      });
+      const refused = await task.approve();
+      expect(refused.run.status).toBe('passed'); // the weakened example passes on the broken code
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        /test integrity: doctest_changed in app\/text\.py:4 — a doctest example of `slug`/,
+      );
+      const acknowledged = await task.approve({
+        acknowledged_changes: [{ test: 'slug', criterion: 'AC-001', reason: 'slugs keep case' }],
+      });
+      expect(acknowledged.result.isError, acknowledged.text).toBeFalsy();
+    }, 240_000);
+  },
+);
+
 const GREET = 'function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 const SHOUT_JS = '\nfunction shout(text) {\n  return `${text.toUpperCase()}!`;\n}\n';
 /** The module in ESM or CommonJS, and a node:test file loading it the same way. */
