@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { connect } from './helpers/mcp.js';
 import { CLI } from './helpers/cli.js';
+import { makeRepo } from './helpers/git-repo.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGES = [
@@ -192,6 +193,32 @@ describe('the docs match the server and the CLI', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("the README loop's first step runs as written: the task is committed and pinned", () => {
+    const loop = read('README.md').split('## Run your first loop')[1]!;
+    const script = /```sh\n([\s\S]*?)```/.exec(loop)![1]!.replace(/^ {3}/gm, '');
+    const repo = makeRepo({ 'README.md': '# project\n' });
+    try {
+      // `coachgate` as an installed bin: a shim on PATH that starts the package's bundle.
+      const bin = path.join(repo.dir, '.bin');
+      mkdirSync(bin);
+      writeFileSync(
+        path.join(bin, 'coachgate'),
+        `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`,
+        { mode: 0o755 },
+      );
+      const run = spawnSync('bash', ['-euc', script], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}` },
+      });
+      expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
+      expect(run.stdout).toMatch(/TASK-001: wrote .*\ncommitted [0-9a-f]{12}\nbase pinned to/);
+      expect(repo.git('status', '--porcelain', '--', '.guardkit/tasks')).toBe('');
+    } finally {
+      repo.remove();
+    }
   });
 
   it('the README stays short enough to finish', () => {
