@@ -2,6 +2,7 @@ import {
   firstErrorStatement,
   firstLineMatching,
   firstProjectLocation,
+  projectLocations,
   quoteLine,
 } from './report/locate.js';
 import {
@@ -12,6 +13,7 @@ import {
   type ModuleOwner,
 } from './report/missing-module.js';
 import { visibleLines } from './report/text.js';
+import { isTestSideFile } from '../core/test-paths.js';
 import { stepFailureClass } from './step-failure.js';
 import type { FailureClass, RunStatus, TestCounts } from './report/types.js';
 
@@ -379,6 +381,24 @@ function codeClass(output: ScannedOutput, facts: FailureFacts): FailureClassific
   return {
     failure_class: 'code',
     reason: statement ? `Tests failed: "${statement}"${where}.` : `Tests failed${where}.`,
-    advice: `Fix the code at ${location ?? 'the first failing location named in the summary'} (the first failure), then re-run the tests.`,
+    advice: codeAdvice(location, output.text),
   };
+}
+
+/**
+ * Where to look first. A location in a test is the failing assertion, not the thing to fix: the
+ * code under test it reached (the first product frame after it, when the traceback has one) is.
+ */
+function codeAdvice(location: string | undefined, text: string): string {
+  if (!location)
+    return 'Fix the code at the first failing location named in the summary, then re-run the tests.';
+  if (!isTestSideFile(location.replace(/:\d+$/, '')))
+    return `Fix the code at ${location} (the first failure), then re-run the tests.`;
+  const locations = projectLocations(text);
+  const product = locations
+    .slice(locations.indexOf(location) + 1)
+    .find((item) => !isTestSideFile(item.replace(/:\d+$/, '')));
+  return product
+    ? `The first failure is the test's assertion at ${location}; the code under test it reached is at ${product}. Fix the code there (not the test), then re-run the tests.`
+    : `The first failure is the test's assertion at ${location}: fix the code under test it checks (not the test), then re-run the tests.`;
 }

@@ -154,3 +154,28 @@ function limitArguments(command: TestCommand, files: string[]): string[] {
 function shellQuote(word: string): string {
   return /^[\w./=:@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * The command as the user would type it: coachgate's in-process reporters for pytest and unittest
+ * are wrapper scripts in a temporary directory (`python3 /tmp/…/coachgate_pytest.py report.jsonl
+ * …`), shown as the `python3 -m pytest …` they stand for. The run record keeps the argv as run.
+ */
+export function commandAsTyped(argv: readonly string[]): string {
+  const [python, script, , ...rest] = argv;
+  const module =
+    script && path.basename(script) === PYTEST_REPORTER_FILE
+      ? 'pytest'
+      : script && path.basename(script) === UNITTEST_REPORTER_FILE
+        ? 'unittest'
+        : undefined;
+  if (!module || !python) return argv.join(' ');
+  const args = module === 'pytest' ? dropTrailing(rest, ['-p', 'no:cacheprovider']) : rest;
+  return [python, '-m', module, ...args].join(' ');
+}
+
+function dropTrailing(args: string[], tail: string[]): string[] {
+  const at = args.length - tail.length;
+  return at >= 0 && tail.every((item, index) => args[at + index] === item)
+    ? args.slice(0, at)
+    : args;
+}

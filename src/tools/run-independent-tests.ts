@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commandAsTyped } from '../runner/invocation.js';
 import { describeSandbox } from '../core/sandbox-policy.js';
 import { MAX_TIMEOUT_S, runIndependentTests } from '../actions/run-independent-tests.js';
 import { RunRecordSchema } from '../core/run-record.js';
@@ -59,7 +60,7 @@ export const runIndependentTestsTool = defineTool({
         ),
     });
     const { counts } = run;
-    const headline = `${run.status.toUpperCase()}: ${counts.passed} passed, ${counts.failed} failed, ${counts.errors} errors, ${counts.skipped} skipped in ${(run.duration_ms / 1000).toFixed(1)} s (${run.command.join(' ')}).`;
+    const headline = `${run.status.toUpperCase()}: ${counts.passed} passed, ${counts.failed} failed, ${counts.errors} errors, ${counts.skipped} skipped in ${(run.duration_ms / 1000).toFixed(1)} s (${commandAsTyped(run.command)}).`;
     const detail =
       run.status === 'passed'
         ? ''

@@ -116,6 +116,9 @@ describe('run_independent_tests with pytest', () => {
     expect(stored.tree_hash).toBe(data.tree_hash);
     expect(readFileSync(data.log_path, 'utf8')).toMatch(/1 passed/);
     expect(textOf(result)).toMatch(/^PASSED: 1 passed, 0 failed/);
+    // The command as the user would type it; the record keeps the reporter wrapper that ran.
+    expect(textOf(result)).toMatch(/ s \(\S*python3? -m pytest\)\./);
+    expect(stored.command[1]).toMatch(/coachgate_pytest\.py$/);
   });
 
   it('puts the first assertion error and the result line in the summary', async () => {
@@ -894,7 +897,22 @@ describe('run_independent_tests summaries lead with the first failing test', () 
     expect(errorPart).toMatch(/E\s+AssertionError: assert 'Hi, Ada' == 'Hello, Ada!'/);
     expect(errorPart).toMatch(/E\s+- Hello, Ada!\nE\s+\+ Hi, Ada/);
     expect(errorPart).toMatch(/^tests\/test_greet\.py:4: AssertionError$/m);
-    expect(data.advice).toMatch(/^Fix the code at tests\/test_greet\.py:4 /);
+    expect(data.advice).toMatch(
+      /^The first failure is the test's assertion at tests\/test_greet\.py:4: fix the code under test/,
+    );
+  });
+
+  it('pytest: a failure raised in the product names the product frame as the code to fix', async () => {
+    const repo = project({
+      'app/__init__.py': '',
+      'app/greet.py': 'def greet(name):\n    return "Hello, " + name.title() + "!"\n',
+      'tests/test_greet.py':
+        'from app.greet import greet\n\ndef test_greets():\n    assert greet(None) == "Hello, !"\n',
+    });
+    const data = dataOf(await run(repo));
+    expect(data.advice).toMatch(
+      /^The first failure is the test's assertion at tests\/test_greet\.py:4; the code under test it reached is at app\/greet\.py:2\./,
+    );
   });
 
   it.skipIf(!onPath('cargo'))(
@@ -975,7 +993,9 @@ describe('run_independent_tests summaries lead with the first failing test', () 
         /^=== RUN {3}TestDoubles\n\s+mathx\/add_test\.go:13: Add\(2, 2\) = 4, want 5\n--- FAIL: TestDoubles/m,
       );
       expect(data.summary).not.toContain('"Action"');
-      expect(data.advice).toMatch(/^Fix the code at mathx\/add_test\.go:13 /);
+      expect(data.advice).toMatch(
+        /^The first failure is the test's assertion at mathx\/add_test\.go:13/,
+      );
     },
     300_000,
   );

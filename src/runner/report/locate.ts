@@ -23,17 +23,19 @@ const LIBRARY_PATH =
 
 /** The earliest `file:line` in the output that is not in a library or the runtime. */
 export function firstProjectLocation(output: string): string | undefined {
-  let best: { index: number; location: string } | undefined;
+  return projectLocations(output)[0];
+}
+
+/** Every `file:line` outside libraries and the runtime, in the order the output names them. */
+export function projectLocations(output: string): string[] {
+  const found: { index: number; location: string }[] = [];
   for (const pattern of LOCATION_PATTERNS) {
     for (const match of output.matchAll(pattern)) {
       const [, file = '', line = ''] = match;
-      if (LIBRARY_PATH.test(file)) continue;
-      if (best === undefined || match.index < best.index)
-        best = { index: match.index, location: `${file}:${line}` };
-      break;
+      if (!LIBRARY_PATH.test(file)) found.push({ index: match.index, location: `${file}:${line}` });
     }
   }
-  return best?.location;
+  return found.sort((a, b) => a.index - b.index).map((item) => item.location);
 }
 
 /** The first line that states an error, without pytest's `E` prefix, at most `limit` characters. */
