@@ -45,6 +45,8 @@ export interface IntegrityCheck extends Omit<IntegrityReport, 'findings'> {
   trusted_evaluation?: TrustedEvaluationSummary | null;
   /** Where the dynamic verdict came from, or why the findings are static only. */
   dynamic_verdict: DynamicVerdict;
+  /** Where the call's time went: reading the changes, and waiting on the trusted runs. */
+  took?: { total_ms: number; static_ms: number; trusted_runs_ms: number };
 }
 
 export interface DynamicVerdict {
@@ -96,15 +98,29 @@ export async function checkTestIntegrity(
     };
   }
   // A task is judged against its pinned base; a moved base is reported, not followed.
+  const started = Date.now();
   const scope = await openTask(worktree, taskId, baseRef);
-  const report = await integrityAgainstBase(scope, taskId);
-  const judged = await trustedRuns(scope, options);
+  // The static reading and the trusted runs are independent: one waits while the other works.
+  const elapsed = <T>(work: Promise<T>) =>
+    work.then((value) => ({ value, ms: Date.now() - started }));
+  const [statics, dynamics] = await Promise.all([
+    elapsed(integrityAgainstBase(scope, taskId)),
+    elapsed(trustedRuns(scope, options)),
+  ]);
+  const report = statics.value;
+  const judged = dynamics.value;
+  const took = {
+    total_ms: Date.now() - started,
+    static_ms: statics.ms,
+    trusted_runs_ms: dynamics.ms,
+  };
   if (judged.state === 'not_run') {
     return {
       ...report,
       base_moved: scope.base_moved,
       trusted_evaluation: null,
       dynamic_verdict: { state: 'not_run', detail: `${STATIC_ONLY}: ${judged.why}` },
+      took,
     };
   }
   const { evaluation, run_id, acknowledged, candidate_tests } = judged;
@@ -144,6 +160,7 @@ export async function checkTestIntegrity(
           ? `judged by the trusted runs an approval attempt made of run ${run_id}, which describes this tree`
           : `judged by trusted runs made now from run ${run_id} (base tests and config on this code; the Player's tests in their own run): ${report.must_fix} static must_fix, ${mustFix} after running`,
     },
+    took,
   };
 }
 

@@ -115,6 +115,12 @@ export const checkTestIntegrityTool = defineTool({
       .describe(
         'The trusted runs the findings were judged by, when they describe the current tree; null when there are none (findings are then static only, dynamic_verdict says why).',
       ),
+    took: z
+      .object({ total_ms: z.number(), static_ms: z.number(), trusted_runs_ms: z.number() })
+      .optional()
+      .describe(
+        "Where the call's time went: reading the changes (static) and the trusted runs (made now, or read from an approval attempt), which run side by side.",
+      ),
     dynamic_verdict: z
       .object({
         state: z.enum(['from_approval', 'evaluated', 'not_run']),
@@ -152,15 +158,23 @@ export const checkTestIntegrityTool = defineTool({
         (finding) =>
           `- ${finding.severity} ${finding.kind} ${finding.file}${finding.line ? `:${finding.line}` : ''}: ${finding.detail}${finding.trusted_run ? ` [trusted run: ${finding.trusted_run.outcome} — ${finding.trusted_run.detail}]` : ''}`,
       );
+    const took = report.took
+      ? `${report.findings.length === 0 ? ' ' : '\n'}Took ${seconds(report.took.total_ms)}: ${seconds(report.took.static_ms)} reading the changes, ${seconds(report.took.trusted_runs_ms)} ${report.dynamic_verdict.state === 'evaluated' ? 'running the trusted runs' : 'finding the trusted runs'}, side by side.`
+      : '';
     return {
       data: report,
       summary:
-        report.findings.length === 0
+        (report.findings.length === 0
           ? `No test-integrity findings against ${report.base_commit.slice(0, 12)} (${report.files_checked.length} changed test/config file(s) checked).`
-          : `${report.trusted_evaluation ? `Judged with the trusted runs of ${report.trusted_evaluation.run_id}. ` : `${capitalised(report.dynamic_verdict.detail)}. `}${report.base_moved ? `BASE MOVED since the task was pinned (now ${report.base_moved.resolved.slice(0, 12)}). ` : ''}${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`,
+          : `${report.trusted_evaluation ? `Judged with the trusted runs of ${report.trusted_evaluation.run_id}. ` : `${capitalised(report.dynamic_verdict.detail)}. `}${report.base_moved ? `BASE MOVED since the task was pinned (now ${report.base_moved.resolved.slice(0, 12)}). ` : ''}${report.findings.length} finding(s), ${report.must_fix} must_fix, against ${report.base_commit.slice(0, 12)}:\n${lines.join('\n')}`) +
+        took,
     };
   },
 });
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
 
 function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -171,6 +171,11 @@ describe.skipIf(!hasPytest)(
       );
       const { data, text } = await checkedIntegrity();
       expect(data.dynamic_verdict.state, text).toBe('evaluated');
+      // The summary says where the time went: the static reading and the runs, side by side.
+      expect(text).toMatch(
+        /Took \d+\.\d s: \d+\.\d s reading the changes, \d+\.\d s running the trusted runs/,
+      );
+      expect(data.took.total_ms).toBeGreaterThanOrEqual(data.took.trusted_runs_ms);
       expect(successors(data.findings)).toEqual([
         'test_add_many moved to test_add_many',
         'test_add_negative moved to test_add_negative',
