@@ -2,6 +2,7 @@
  * The dashboard's view of one repository, built as a pure function over records the server already read
  * and verified (src/dashboard/read.ts): no I/O here, so every rule of the page is testable on plain data.
  */
+import path from 'node:path';
 import { analyzeGraph, type DependencyEdge, type GraphCycle } from '../core/graph.js';
 import type { CoachTurnRecord } from '../core/coach-turn.js';
 import type { PlayerTurnRecord } from '../core/player-report.js';
@@ -10,6 +11,7 @@ import { taskState } from '../core/task-state.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
 import type { taskStatus } from '../actions/task-status.js';
 import type { Tampering } from '../records/mirrored.js';
+import type { RepositoryWorktree } from './worktrees.js';
 
 export type TaskStatusView = Awaited<ReturnType<typeof taskStatus>>;
 
@@ -20,6 +22,10 @@ export type Checked<T> =
 /** Everything read for one task: `status` is task_status's own view (strikes, stall, chain, tampering). */
 export interface TaskRecords {
   id: string;
+  /** The worktree the task runs in: its mirror and its tree are the ones compared. */
+  worktree: RepositoryWorktree;
+  /** Whether the state directory holds records of the task; a mirror alone proves nothing. */
+  signed: boolean;
   /** Why the task could not be opened (no pinned base, no key, no task file at the base). */
   problem?: string;
   status?: TaskStatusView;
@@ -88,15 +94,39 @@ export interface TurnView {
     feedback: string;
     issues: VerdictLogEntry['issues'];
     run_id: string | null;
-    trusted_run: NonNullable<CoachTurnRecord['validation_results']['evaluation']> | null;
+    trusted_run: Evaluation | null;
+    /** The trusted run's `passing_on_base_code`, split by whether a test's id names a Player's file. */
+    passing_on_base_code: PassingOnBaseCode | null;
     stall_reason: string | null;
     signature: SignatureView;
   } | null;
 }
 
+type Evaluation = NonNullable<CoachTurnRecord['validation_results']['evaluation']>;
+
+/**
+ * The tests that passed when the Player's tests ran on the base code. The list holds the base's own
+ * tests too (from the baseline), so only the ids that name a file the Player added or changed are the
+ * Player's: those pass without the change. The others are the base's, or ids that name no file.
+ */
+export interface PassingOnBaseCode {
+  in_player_files: string[];
+  others: string[];
+}
+
+export interface WorktreeView {
+  path: string;
+  /** `this checkout`, or the path relative to it (absolute when outside it). */
+  label: string;
+  branch: string | null;
+  this_checkout: boolean;
+}
+
 export interface TaskView {
   id: string;
   title: string;
+  worktree: WorktreeView;
+  signed: boolean;
   status: string;
   problem: string | null;
   block_reason: string | null;
@@ -125,8 +155,13 @@ export interface GraphView {
 
 export interface Dashboard {
   root: string;
+  /** The state directory read: the page names it, since another one holds other records. */
+  state_directory: string;
   key_id: string | null;
   generated_at: string;
+  /** Set when the state directory has no records of this repository at all. */
+  notice: string | null;
+  worktrees: WorktreeView[];
   counts: Record<string, number>;
   tampered_tasks: string[];
   graph: GraphView;
@@ -135,8 +170,10 @@ export interface Dashboard {
 
 export interface DashboardInput {
   root: string;
+  state_directory: string;
   key_id: string | null;
   generated_at: string;
+  worktrees: RepositoryWorktree[];
   graph: { nodes: string[]; edges: DependencyEdge[]; problems: string[] };
   tasks: TaskRecords[];
 }
@@ -145,14 +182,19 @@ export interface DashboardInput {
 export const NOT_STARTED = 'not started';
 
 export function buildDashboard(input: DashboardInput): Dashboard {
-  const tasks = input.tasks.map(taskView);
+  const tasks = input.tasks.map((records) => taskView(records, input.root));
   const statusOf = new Map(tasks.map((task) => [task.id, task.status]));
   const counts: Record<string, number> = {};
   for (const task of tasks) counts[task.status] = (counts[task.status] ?? 0) + 1;
   return {
     root: input.root,
+    state_directory: input.state_directory,
     key_id: input.key_id,
     generated_at: input.generated_at,
+    notice: tasks.some((task) => task.signed)
+      ? null
+      : `No signed records for this repository in ${input.state_directory}.`,
+    worktrees: input.worktrees.map((worktree) => worktreeView(worktree, input.root)),
     counts,
     tampered_tasks: tasks.filter((task) => task.mirror_tampering.length > 0).map((task) => task.id),
     graph: graphView(input.graph, statusOf),
@@ -160,7 +202,7 @@ export function buildDashboard(input: DashboardInput): Dashboard {
   };
 }
 
-export function taskView(records: TaskRecords): TaskView {
+export function taskView(records: TaskRecords, root: string): TaskView {
   const status = records.status;
   const entries = records.entries.map((item) => item.entry);
   const turns = turnNumbers(records).map((turn) => turnView(turn, records));
@@ -168,6 +210,8 @@ export function taskView(records: TaskRecords): TaskView {
   return {
     id: records.id,
     title: status?.title ?? records.id,
+    worktree: worktreeView(records.worktree, root),
+    signed: records.signed,
     status: status?.status ?? (entries.length > 0 ? taskState(entries).status : 'unknown'),
     problem: records.problem ?? null,
     block_reason: status?.block_reason ?? null,
@@ -184,6 +228,17 @@ export function taskView(records: TaskRecords): TaskView {
       run.state === 'problem' ? [{ name: run.name, problem: run.problem }] : [],
     ),
   };
+}
+
+export function worktreeView(worktree: RepositoryWorktree, root: string): WorktreeView {
+  return { ...worktree, label: worktreeLabel(root, worktree.path) };
+}
+
+/** How the page names a worktree: relative to the opened checkout when inside it. */
+export function worktreeLabel(root: string, worktree: string): string {
+  const relative = path.relative(root, worktree);
+  if (relative === '') return 'this checkout';
+  return relative.startsWith('..') || path.isAbsolute(relative) ? worktree : relative;
 }
 
 function turnNumbers(records: TaskRecords): number[] {
@@ -257,6 +312,7 @@ function turnView(turn: number, records: TaskRecords): TurnView {
           run_id:
             verdict.entry.run_id ?? coachRecord?.validation_results.latest_run?.run_id ?? null,
           trusted_run: coachRecord?.validation_results.evaluation ?? null,
+          passing_on_base_code: passingOnBaseCode(coachRecord?.validation_results.evaluation),
           stall_reason: verdict.entry.stall_reason ?? null,
           signature: signatureView(verdict.entry, verdict.signature_problem),
         }
@@ -283,6 +339,26 @@ function playerView(turn: number, records: TaskRecords): TurnView['player'] {
   }
   const problem = records.status?.turns.find((item) => item.turn === turn)?.player;
   return problem && 'problem' in problem ? { problem: problem.problem } : null;
+}
+
+/**
+ * Splits `passing_on_base_code` by the files the Player added or changed (those the trusted runs took
+ * or left out): a test id starting with one is the Player's, as the trusted runs themselves tell them.
+ */
+export function passingOnBaseCode(
+  evaluation: Evaluation | null | undefined,
+): PassingOnBaseCode | null {
+  if (!evaluation) return null;
+  const files = [
+    ...evaluation.taken_from_player,
+    ...evaluation.taken_by_acknowledgement,
+    ...evaluation.left_out.filter((item) => item.change !== 'deleted').map((item) => item.file),
+  ];
+  const inPlayerFiles = (id: string) => files.some((file) => id.startsWith(file));
+  return {
+    in_player_files: evaluation.passing_on_base_code.filter(inPlayerFiles),
+    others: evaluation.passing_on_base_code.filter((id) => !inPlayerFiles(id)),
+  };
 }
 
 /** Each turn's failing set against the previous turn that had a run: what newly fails, what was fixed. */

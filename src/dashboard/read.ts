@@ -1,7 +1,8 @@
 /**
  * Reads what the dashboard shows, without writing anything: the server's own copies through the readers
  * every decision uses (signatures and the hash chain verified there), task_status for strikes, stall and
- * tampering, and the task files for the dependency graph.
+ * tampering, and the task files for the dependency graph. Each task is read in the worktree it runs in,
+ * as its own tool calls name it, so its mirror and its tree are the ones its loop writes.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -14,42 +15,64 @@ import { CoachTurnRecordSchema, type CoachTurnRecord } from '../core/coach-turn.
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
 import { existingSigningKey, keyOf, signatureProblem, type SigningKey } from '../records/keys.js';
-import { mirrorTampering } from '../records/mirrored.js';
+import { mirrorTampering, stateRecordNames } from '../records/mirrored.js';
 import { coachTurnNumbers, readCoachTurn } from '../records/coach-turns.js';
 import type { JsonFile } from '../records/files.js';
 import { playerTurnNumbers, readPlayerTurn } from '../records/player-turns.js';
 import { readRun, runsDirectory, storedRunIds } from '../records/runs.js';
+import { stateRoot } from '../records/state-directory.js';
 import { readVerdictLog } from '../records/verdict-log.js';
 import { buildDashboard, type Checked, type Dashboard, type TaskRecords } from './model.js';
+import { repositoryWorktrees, worktreeOfTask, type RepositoryWorktree } from './worktrees.js';
 
-export async function readDashboard(worktree: string): Promise<Dashboard> {
+export async function readDashboard(root: string): Promise<Dashboard> {
   // Only an existing key: creating one would write, and without one nothing here was signed.
   const key = await existingSigningKey();
-  const [graph, ids] = await Promise.all([taskGraph(worktree), tasksWithRecords(worktree)]);
+  const worktrees = await repositoryWorktrees(root);
+  const [graph, ids] = await Promise.all([taskGraph(root), tasksOfWorktrees(worktrees)]);
   const tasks: TaskRecords[] = [];
-  for (const id of ids) tasks.push(await readTaskRecords(worktree, id, key));
+  for (const id of ids)
+    tasks.push(await readTaskRecords(await worktreeOfTask(worktrees, id), id, key));
   return buildDashboard({
-    root: worktree,
+    root,
+    state_directory: stateRoot(),
     key_id: key?.key_id ?? null,
     generated_at: new Date().toISOString(),
+    worktrees,
     graph,
     tasks,
   });
 }
 
+/** Tasks of the whole repository: the server's copy is shared, each worktree's mirror is its own. */
+async function tasksOfWorktrees(worktrees: RepositoryWorktree[]): Promise<string[]> {
+  const lists = await Promise.all(worktrees.map((worktree) => tasksWithRecords(worktree.path)));
+  return [...new Set(lists.flat())].sort();
+}
+
 async function readTaskRecords(
-  worktree: string,
+  place: RepositoryWorktree,
   id: string,
   key: SigningKey | undefined,
 ): Promise<TaskRecords> {
+  const worktree = place.path;
+  const empty = { id, worktree: place, entries: [], player_turns: [], coach_turns: [], runs: [] };
+  // A mirror without a signed copy beside it was written under another state directory (another
+  // HOME, another clone's server) or by hand: there is nothing to compare it with, so no tampering.
+  if ((await stateRecordNames(worktree, id)).length === 0)
+    return {
+      ...empty,
+      signed: false,
+      problem:
+        `No signed records of this task in ${stateRoot()}: only a worktree's mirror has it, and ` +
+        'nothing in a mirror alone is shown or checked.',
+      mirror_tampering: [],
+    };
   const unread = async (problem: string): Promise<TaskRecords> => ({
-    id,
+    ...empty,
+    signed: true,
     problem,
     mirror_tampering: await mirrorTampering(worktree, id),
-    entries: [],
-    player_turns: [],
-    coach_turns: [],
-    runs: [],
   });
   if (!key)
     return unread(
@@ -58,7 +81,7 @@ async function readTaskRecords(
   const scope = await viewTask(worktree, id);
   if (!scope)
     return unread(
-      "The server has no records of this task: the files exist only in the worktree's mirror.",
+      'The server has no pinned base for this task: its records cannot be opened as task_status does.',
     );
   let status;
   try {
@@ -71,6 +94,8 @@ async function readTaskRecords(
   const log = await readVerdictLog(worktree, id);
   return {
     id,
+    worktree: place,
+    signed: true,
     status,
     mirror_tampering: status.mirror_tampering,
     entries: log.entries.map((entry) => ({
@@ -116,15 +141,18 @@ function coachTurn(file: JsonFile<unknown>): JsonFile<CoachTurnRecord> {
 export const LOG_TAIL_BYTES = 64 * 1024;
 
 /**
- * The last LOG_TAIL_BYTES of a stored run's log. Only runs the server stored (by its own run order) are
- * served, only as regular files, never through a symbolic link planted in the worktree.
+ * The last LOG_TAIL_BYTES of a stored run's log, from the worktree the task runs in. Only runs the
+ * server stored (by its own run order) are served, only as regular files, never through a symbolic
+ * link planted in the worktree.
  */
 export async function readRunLog(
-  worktree: string,
+  root: string,
   taskId: string,
   runId: string,
 ): Promise<{ text: string; truncated: boolean; bytes: number } | undefined> {
   assertTaskId(taskId);
+  // The server writes a run's log into the worktree the run ran in, beside that worktree's mirror.
+  const worktree = (await worktreeOfTask(await repositoryWorktrees(root), taskId)).path;
   if (!(await storedRunIds(worktree, taskId)).includes(runId)) return undefined;
   const file = path.join(runsDirectory(worktree, taskId), `${runId}.log`);
   const handle = await open(

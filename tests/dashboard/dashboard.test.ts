@@ -1,30 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BLOCKED, CLI, HTML_TEST_NAME, HTML_TITLE } from '../helpers/dashboard-repo.js';
 import {
-  BLOCKED,
-  CLI,
-  dashboardRepository,
-  HTML_TEST_NAME,
-  HTML_TITLE,
-} from '../helpers/dashboard-repo.js';
+  IN_WORKTREE,
+  IN_WORKTREE_PATH,
+  tamperWithMirror,
+  worktreeFlowRepository,
+} from './worktree-flow.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../docs/images/dashboard.png', import.meta.url));
 const TURNS_SCREENSHOT = fileURLToPath(
   new URL('../../docs/images/dashboard-turns.png', import.meta.url),
+);
+const WORKTREES_SCREENSHOT = fileURLToPath(
+  new URL('../../docs/images/dashboard-worktrees.png', import.meta.url),
 );
 
 /** The page polls every 2 s and the machine may be busy: give the page time. */
@@ -32,7 +27,28 @@ const POLL = { timeout: 30_000 };
 
 let worktree: string;
 let url: string;
-let ui: ChildProcess;
+const started: ChildProcess[] = [];
+
+/** `coachgate ui --port 0` on the repository; resolves to the URL it prints first. */
+async function startUi(...options: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'ui', '--root', worktree, '--port', '0', ...options],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  started.push(child);
+  const printed = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`coachgate ui exited with ${code}`)));
+  });
+  return { child, url: printed };
+}
 
 /** Every file under a directory with its size and mtime: what "nothing was written" compares. */
 function snapshot(directory: string): string[] {
@@ -67,23 +83,17 @@ function get(
   });
 }
 
+async function dashboardJson(): Promise<any> {
+  return JSON.parse((await get('api/dashboard')).body);
+}
+
 beforeAll(async () => {
-  worktree = await dashboardRepository();
-  ui = spawn(process.execPath, [CLI, 'ui', '--root', worktree, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    ui.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]!);
-    });
-    ui.once('exit', (code) => reject(new Error(`coachgate ui exited with ${code}`)));
-  });
+  worktree = await worktreeFlowRepository();
+  ({ url } = await startUi());
 }, 400_000);
 
 afterAll(() => {
-  ui?.kill('SIGTERM');
+  for (const child of started) child.kill('SIGTERM');
 });
 
 describe('coachgate ui: the JSON endpoint over a recorded loop', () => {
@@ -92,6 +102,8 @@ describe('coachgate ui: the JSON endpoint over a recorded loop', () => {
     const response = await get('api/dashboard');
     expect(response.status).toBe(200);
     const data = JSON.parse(response.body);
+    expect(data.state_directory).toBe(process.env.COACHGATE_STATE_DIR);
+    expect(data.notice).toBeNull();
     const greet = data.tasks.find((task: any) => task.id === 'TASK-GREET-001');
     expect(greet.status).toBe('approved');
     expect(greet.turns.map((turn: any) => turn.turn)).toEqual([1, 2]);
@@ -114,14 +126,8 @@ describe('coachgate ui: the JSON endpoint over a recorded loop', () => {
       { now: [HTML_TEST_NAME], added: [], fixed: ['shouts'] },
       { now: expect.arrayContaining(['whispers']), added: ['whispers'], fixed: [] },
     ]);
-    // The mirror says approve; the server's signed copy (and so the page) says feedback.
-    expect(blocked.turns[0].coach.decision).toBe('feedback');
-    expect(blocked.mirror_tampering).toContainEqual({
-      file: `.guardkit/autobuild/${BLOCKED}/verdicts.jsonl`,
-      entry: 'line 1 (seq 1)',
-      difference: 'field decision: server "feedback", mirror "approve"',
-    });
-    expect(data.tampered_tasks).toEqual([BLOCKED]);
+    // Nothing was edited: no task of any worktree is tampered.
+    expect(data.tampered_tasks).toEqual([]);
     expect(data.graph.cycles).toEqual([
       {
         nodes: ['TASK-CYCLE-A', 'TASK-CYCLE-B'],
@@ -129,6 +135,48 @@ describe('coachgate ui: the JSON endpoint over a recorded loop', () => {
       },
     ]);
     expect(data.graph.nodes.find((node: any) => node.id === BLOCKED).column).toBe(1);
+  });
+
+  it('opened on the main checkout, shows the task run in its own worktree with its live state', async () => {
+    const data = await dashboardJson();
+    expect(data.worktrees.map((item: any) => [item.label, item.this_checkout])).toEqual([
+      ['this checkout', true],
+      [IN_WORKTREE_PATH, false],
+    ]);
+    const task = data.tasks.find((item: any) => item.id === IN_WORKTREE);
+    expect(task).toMatchObject({
+      signed: true,
+      status: 'in_progress',
+      worktree: { label: IN_WORKTREE_PATH, branch: `autobuild/${IN_WORKTREE}` },
+      mirror_tampering: [],
+      latest_run: { status: 'passed', fresh: true },
+      base_moved: null,
+    });
+    expect(task.turns.map((turn: any) => turn.coach?.decision ?? null)).toEqual(['feedback', null]);
+    const greet = data.tasks.find((item: any) => item.id === 'TASK-GREET-001');
+    expect(greet.worktree.label).toBe('this checkout');
+  });
+
+  it('reports tampering only while a mirror record really differs from the signed copy', async () => {
+    const restore = tamperWithMirror(worktree, BLOCKED);
+    try {
+      await expect
+        .poll(async () => (await dashboardJson()).tampered_tasks, POLL)
+        .toEqual([BLOCKED]);
+      const blocked = (await dashboardJson()).tasks.find((task: any) => task.id === BLOCKED);
+      // The mirror says approve; the server's signed copy (and so the page) says feedback.
+      expect(blocked.turns[0].coach.decision).toBe('feedback');
+      expect(blocked.mirror_tampering).toEqual([
+        {
+          file: `.guardkit/autobuild/${BLOCKED}/verdicts.jsonl`,
+          entry: 'line 1 (seq 1)',
+          difference: 'field decision: server "feedback", mirror "approve"',
+        },
+      ]);
+    } finally {
+      restore();
+    }
+    await expect.poll(async () => (await dashboardJson()).tampered_tasks, POLL).toEqual([]);
   });
 
   it('serves a bounded run log only for runs the server stored', async () => {
@@ -139,6 +187,13 @@ describe('coachgate ui: the JSON endpoint over a recorded loop', () => {
     expect(JSON.parse(log.body).text).toContain('shouts');
     const planted = await get(`api/log?task=${BLOCKED}&run=..%2F..%2F..%2Fpackage`);
     expect(planted.status).toBe(404);
+    // A worktree task's logs are in its worktree, where its runs ran.
+    const inWorktree = data.tasks.find((task: any) => task.id === IN_WORKTREE).turns[0].runs[0];
+    const worktreeLog = await get(
+      `api/log?task=${IN_WORKTREE}&run=${encodeURIComponent(inWorktree.run_id)}`,
+    );
+    expect(worktreeLog.status).toBe(200);
+    expect(JSON.parse(worktreeLog.body).text).toContain('says goodbye by name');
   });
 
   it('is read-only, loopback-checked and sends a strict CSP', async () => {
@@ -155,99 +210,182 @@ describe('coachgate ui: the JSON endpoint over a recorded loop', () => {
     expect(
       (await get('api/dashboard', { headers: { Origin: 'http://evil.example' } })).status,
     ).toBe(403);
-    // Neither the state nor the (tampered) mirror changed: the page never repairs or writes.
+    // Neither the state nor any mirror changed: the page never repairs or writes.
     expect(snapshot(process.env.COACHGATE_STATE_DIR!)).toEqual(state);
     expect(snapshot(path.join(worktree, '.guardkit'))).toEqual(mirror);
   });
 });
 
+/** Headless Debian Chromium with a fresh profile, no network of its own. */
+async function launchChromium() {
+  const { chromium } = await import('playwright-core');
+  return chromium.launchPersistentContext(
+    mkdtempSync(path.join(os.tmpdir(), 'coachgate-chromium-')),
+    {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1280, height: 900 },
+    },
+  );
+}
+
+type Context = Awaited<ReturnType<typeof launchChromium>>;
+
+/** A page that records console errors, page errors and requests to any other origin. */
+async function watchedPage(context: Context, origin: string) {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('request', (sent) => {
+    if (!sent.url().startsWith(origin)) problems.push(`request off the origin: ${sent.url()}`);
+  });
+  return { page, problems };
+}
+
 describe.skipIf(!existsSync(CHROMIUM))(
   `coachgate ui in headless Chromium (skipped when ${CHROMIUM} is missing)`,
   () => {
-    it('shows the loop, the tampering and HTML test names as text, and updates live', async () => {
-      const { chromium } = await import('playwright-core');
-      const context = await chromium.launchPersistentContext(
-        mkdtempSync(path.join(os.tmpdir(), 'coachgate-chromium-')),
-        {
-          executablePath: CHROMIUM,
-          headless: true,
-          args: [
-            '--headless',
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-          viewport: { width: 1280, height: 900 },
-        },
+    let context: Context;
+    beforeAll(async () => {
+      context = await launchChromium();
+    }, 240_000);
+    afterAll(async () => {
+      await context?.close();
+    });
+
+    it('shows a healthy worktree-flow repository without stray text or a banner', async () => {
+      const { page, problems } = await watchedPage(context, url);
+      await page.goto(url);
+      const board = page.locator('.board');
+      await expect.poll(() => board.count(), POLL).toBe(1);
+      // Absent sections leave nothing behind: no "null", no text directly in <main> (3: a text node).
+      const main = page.locator('main');
+      expect(await main.innerText()).not.toMatch(/\bnull\b|\bundefined\b|\[object Object\]|NaN/);
+      const looseText = (node: { childNodes: Iterable<{ nodeType: number }> }) =>
+        [...node.childNodes].filter((child) => child.nodeType === 3).length;
+      expect(await main.evaluate(looseText)).toBe(0);
+      expect(await page.locator('.alert').count()).toBe(0);
+      expect(await page.locator('.notice').count()).toBe(0);
+      expect(await page.locator('#where').textContent()).toContain(
+        `state ${process.env.COACHGATE_STATE_DIR}`,
       );
+
+      // The task run in .guardkit/worktrees/… is listed, with where it runs and its live state.
+      expect(await board.locator('.worktrees').textContent()).toContain(
+        `${IN_WORKTREE_PATH} (autobuild/${IN_WORKTREE})`,
+      );
+      const card = page.locator(`.task-card[data-task="${IN_WORKTREE}"]`);
+      expect(await card.locator('.task-where').textContent()).toBe(`in ${IN_WORKTREE_PATH}`);
+      expect(await card.locator('.chip.bad').count()).toBe(0);
+      expect(
+        await page.locator('.task-card[data-task="TASK-GREET-001"] .task-where').textContent(),
+      ).toBe('in this checkout');
+      await card.click();
+      const detail = page.locator(`[data-detail="${IN_WORKTREE}"]`);
+      await expect.poll(() => detail.count(), POLL).toBe(1);
+      const facts = await detail.locator('.facts').textContent();
+      expect(facts).toContain(`worktree${IN_WORKTREE_PATH} (autobuild/${IN_WORKTREE})`);
+      expect(facts).toMatch(/latest runpassed \(1 passed, 0 failed, 0 skipped\)/);
+      expect(facts).not.toMatch(/stale|base moved/);
+      expect(await detail.locator('.turn').count()).toBe(2);
+      mkdirSync(path.dirname(WORKTREES_SCREENSHOT), { recursive: true });
+      await page.screenshot({ path: WORKTREES_SCREENSHOT, fullPage: true });
+      expect(problems).toEqual([]);
+    }, 240_000);
+
+    it('shows the loop and HTML test names as text; the banner only while a mirror record differs', async () => {
+      const { page, problems } = await watchedPage(context, url);
+      await page.goto(url);
+      // The blocked task is selected first: its failing test named with HTML is text, not an image.
+      const detail = page.locator(`[data-detail="${BLOCKED}"]`);
+      await expect.poll(() => detail.count(), POLL).toBe(1);
+      expect(await detail.locator('h2').textContent()).toContain(HTML_TITLE);
+      expect(await detail.locator('.failing li', { hasText: HTML_TEST_NAME }).count()).toBe(3);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('b').count()).toBe(0);
+      expect(await page.title()).toBe('coachgate dashboard');
+      expect(await detail.locator('.facts').textContent()).toMatch(/strikes3 \/ 3/);
+      expect(await page.locator('.node.in-cycle').count()).toBe(2);
+      expect(await page.locator('.chart .bar.failed').count()).toBeGreaterThanOrEqual(3);
+
+      await page.locator('.task-card[data-task="TASK-GREET-001"]').click();
+      const greet = page.locator('[data-detail="TASK-GREET-001"]');
+      await expect.poll(() => greet.count(), POLL).toBe(1);
+      const turns = greet.locator('.turn');
+      expect(await turns.count()).toBe(2);
+      expect(await turns.nth(0).locator('.refused').textContent()).toMatch(
+        /Approval refused by the server.*has status "failed"/,
+      );
+      expect(await turns.nth(0).locator('.verdict').textContent()).toContain('Feedback');
+      expect(await turns.nth(1).locator('.verdict').textContent()).toContain('Approved');
+      // The trusted run's list of tests passing on the base code holds the base's tests too.
+      const trusted = await turns.nth(1).locator('.trusted').textContent();
+      expect(trusted).toContain("tests in the Player's files that pass on the base code:");
+      expect(trusted).toContain('other tests that pass on the base code');
+      expect(trusted).not.toContain('new tests');
+      expect(await greet.locator('.sig.bad-text').count()).toBe(0);
+      mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+      await greet.screenshot({ path: TURNS_SCREENSHOT });
+      await turns.nth(0).locator('details.run summary').click();
+      await turns
+        .nth(0)
+        .getByRole('button', { name: /Show the log/ })
+        .click();
+      await expect
+        .poll(() => turns.nth(0).locator('.log pre').textContent(), POLL)
+        .toContain('trims names before greeting');
+
+      // A real edit of a mirror record raises the banner; restoring it clears it without a reload.
+      const alert = page.locator('.alert[role=alert]');
+      expect(await alert.count()).toBe(0);
+      const restore = tamperWithMirror(worktree, BLOCKED);
       try {
-        const page = await context.newPage();
-        const problems: string[] = [];
-        page.on('console', (message) => {
-          if (message.type() === 'error') problems.push(message.text());
-        });
-        page.on('pageerror', (error) => problems.push(error.message));
-        const offsite: string[] = [];
-        page.on('request', (sent) => {
-          if (!sent.url().startsWith(url)) offsite.push(sent.url());
-        });
-        await page.goto(url);
-        const alert = page.locator('.alert[role=alert]');
         await expect.poll(() => alert.textContent(), POLL).toContain('Worktree mirror tampered');
         expect(await alert.textContent()).toContain(
           'line 1 (seq 1): field decision: server "feedback", mirror "approve"',
         );
-        // The blocked task is selected first: its failing test named with HTML is text, not an image.
-        const detail = page.locator(`[data-detail="${BLOCKED}"]`);
-        await expect.poll(() => detail.count(), POLL).toBe(1);
-        expect(await detail.locator('h2').textContent()).toContain(HTML_TITLE);
-        expect(await detail.locator('.failing li', { hasText: HTML_TEST_NAME }).count()).toBe(3);
-        expect(await page.locator('img').count()).toBe(0);
-        expect(await page.locator('b').count()).toBe(0);
-        expect(await page.title()).toBe('coachgate dashboard');
-        expect(await detail.locator('.facts').textContent()).toMatch(/strikes3 \/ 3/);
-        expect(await page.locator('.node.in-cycle').count()).toBe(2);
-        expect(await page.locator('.chart .bar.failed').count()).toBeGreaterThanOrEqual(3);
-
-        await page.locator('.task-card[data-task="TASK-GREET-001"]').click();
-        const greet = page.locator('[data-detail="TASK-GREET-001"]');
-        await expect.poll(() => greet.count(), POLL).toBe(1);
-        const turns = greet.locator('.turn');
-        expect(await turns.count()).toBe(2);
-        expect(await turns.nth(0).locator('.refused').textContent()).toMatch(
-          /Approval refused by the server.*has status "failed"/,
-        );
-        expect(await turns.nth(0).locator('.verdict').textContent()).toContain('Feedback');
-        expect(await turns.nth(1).locator('.verdict').textContent()).toContain('Approved');
-        expect(await greet.locator('.sig.bad-text').count()).toBe(0);
-        mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-        await greet.screenshot({ path: TURNS_SCREENSHOT });
-        await turns.nth(0).locator('details.run summary').click();
-        await turns
-          .nth(0)
-          .getByRole('button', { name: /Show the log/ })
-          .click();
-        await expect
-          .poll(() => turns.nth(0).locator('.log pre').textContent(), POLL)
-          .toContain('trims names before greeting');
-
         await page.locator(`.task-card[data-task="${BLOCKED}"]`).click();
+        expect(await page.locator('.task-card .chip.bad', { hasText: 'tampered' }).count()).toBe(1);
         await page.screenshot({ path: SCREENSHOT, fullPage: true });
-
-        // Restoring the mirror clears the alert without a reload.
-        const mirror = path.join(worktree, '.guardkit', 'autobuild', BLOCKED, 'verdicts.jsonl');
-        const text = readFileSync(mirror, 'utf8');
-        writeFileSync(mirror, text.replace('"decision":"approve"', '"decision":"feedback"'));
-        await expect.poll(() => alert.count(), POLL).toBe(0);
-        expect(problems).toEqual([]);
-        expect(offsite).toEqual([]);
       } finally {
-        await context.close();
+        restore();
       }
+      await expect.poll(() => alert.count(), POLL).toBe(0);
+      expect(problems).toEqual([]);
+    }, 240_000);
+
+    it('under another state directory, says it holds no signed records rather than "tampered"', async () => {
+      const other = mkdtempSync(path.join(os.tmpdir(), 'coachgate-other-state-'));
+      const elsewhere = await startUi('--state-dir', other);
+      const { page, problems } = await watchedPage(context, elsewhere.url);
+      await page.goto(elsewhere.url);
+      const notice = page.locator('.notice[role=status]');
+      await expect
+        .poll(() => notice.textContent(), POLL)
+        .toContain(`No signed records for this repository in ${other}`);
+      expect(await page.locator('#where').textContent()).toContain(`state ${other}`);
+      expect(await page.locator('.alert').count()).toBe(0);
+      expect(await page.locator('.chip', { hasText: 'tampered' }).count()).toBe(0);
+      // The tasks found in the mirrors are listed as not signed.
+      expect(await page.locator(`.task-card[data-task="${IN_WORKTREE}"] .chip`).textContent()).toBe(
+        'not signed',
+      );
+      expect(await page.locator('main').innerText()).not.toMatch(/\bnull\b|\bundefined\b/);
+      elsewhere.child.kill('SIGTERM');
+      expect(problems).toEqual([]);
     }, 240_000);
   },
 );

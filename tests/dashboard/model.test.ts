@@ -4,10 +4,14 @@ import type { VerdictLogEntry } from '../../src/core/verdict-entry.js';
 import {
   buildDashboard,
   graphView,
+  passingOnBaseCode,
   runTurn,
   taskView,
+  worktreeLabel,
+  type DashboardInput,
   type TaskRecords,
 } from '../../src/dashboard/model.js';
+import { parseWorktreeList } from '../../src/dashboard/worktrees.js';
 
 let seq = 0;
 function entry(fields: Partial<VerdictLogEntry> & Pick<VerdictLogEntry, 'turn' | 'recorded_at'>) {
@@ -67,9 +71,13 @@ function run(id: string, started_at: string, failing: string[], passed = 2): Run
   };
 }
 
+const MAIN = { path: '/repo', branch: 'main', this_checkout: true };
+
 function records(fields: Partial<TaskRecords>): TaskRecords {
   return {
     id: 'T-1',
+    worktree: MAIN,
+    signed: true,
     mirror_tampering: [],
     entries: [],
     player_turns: [],
@@ -128,6 +136,7 @@ describe('dashboard model: turns', () => {
           { state: 'problem', name: 'r4.json', problem: 'run r4 has an invalid signature' },
         ],
       }),
+      '/repo',
     );
     expect(view.turns.map((turn) => turn.failing)).toEqual([
       { now: ['a', 'b'], added: [], fixed: [] },
@@ -168,6 +177,7 @@ describe('dashboard model: turns', () => {
         ],
         player_turns: [playerTurn(1, '2026-01-01T00:00:00Z')],
       }),
+      '/repo',
     );
     const [turn] = view.turns;
     expect(turn!.refused[0]!.reasons).toHaveLength(2);
@@ -183,6 +193,16 @@ describe('dashboard model: turns', () => {
     expect(turn!.player).toMatchObject({ files: ['a.js', 'b.js'], notes: 'did it' });
   });
 });
+
+const input: DashboardInput = {
+  root: '/repo',
+  state_directory: '/state',
+  key_id: 'k1',
+  generated_at: 'now',
+  worktrees: [MAIN],
+  graph: { nodes: [], edges: [], problems: [] },
+  tasks: [],
+};
 
 describe('dashboard model: graph and board', () => {
   it('places tasks in waves, tasks without records as not started', () => {
@@ -236,10 +256,7 @@ describe('dashboard model: graph and board', () => {
 
   it('counts tasks by status and names the tampered ones', () => {
     const dashboard = buildDashboard({
-      root: '/repo',
-      key_id: 'k1',
-      generated_at: 'now',
-      graph: { nodes: [], edges: [], problems: [] },
+      ...input,
       tasks: [
         records({
           id: 'T-1',
@@ -255,5 +272,92 @@ describe('dashboard model: graph and board', () => {
       ['T-1', 'blocked'],
       ['T-2', 'unknown'],
     ]);
+  });
+});
+
+describe('dashboard model: worktrees and state directories', () => {
+  it('reads `git worktree list --porcelain`, leaving out a bare repository', () => {
+    const listed = [
+      'worktree /repo',
+      'HEAD 1111111111111111111111111111111111111111',
+      'branch refs/heads/main',
+      '',
+      'worktree /repo/.guardkit/worktrees/TASK-001',
+      'HEAD 2222222222222222222222222222222222222222',
+      'branch refs/heads/autobuild/TASK-001',
+      '',
+      'worktree /elsewhere',
+      'HEAD 3333333333333333333333333333333333333333',
+      'detached',
+      '',
+      'worktree /bare.git',
+      'bare',
+      '',
+    ].join('\n');
+    expect(parseWorktreeList(listed)).toEqual([
+      { path: '/repo', branch: 'main' },
+      { path: '/repo/.guardkit/worktrees/TASK-001', branch: 'autobuild/TASK-001' },
+      { path: '/elsewhere', branch: null },
+    ]);
+  });
+
+  it('says which worktree each task runs in, relative to the opened checkout', () => {
+    const worktree = {
+      path: '/repo/.guardkit/worktrees/TASK-001',
+      branch: 'autobuild/TASK-001',
+      this_checkout: false,
+    };
+    const dashboard = buildDashboard({
+      ...input,
+      worktrees: [MAIN, worktree],
+      tasks: [records({ id: 'TASK-001', worktree }), records({ id: 'TASK-000' })],
+    });
+    expect(dashboard.tasks.map((task) => [task.id, task.worktree.label])).toEqual([
+      ['TASK-001', '.guardkit/worktrees/TASK-001'],
+      ['TASK-000', 'this checkout'],
+    ]);
+    expect(dashboard.worktrees.map((item) => item.label)).toEqual([
+      'this checkout',
+      '.guardkit/worktrees/TASK-001',
+    ]);
+    expect(worktreeLabel('/repo/.guardkit/worktrees/T', '/repo')).toBe('/repo');
+    expect(dashboard.notice).toBeNull();
+  });
+
+  it('names the state directory when it holds no records of the repository', () => {
+    const dashboard = buildDashboard({
+      ...input,
+      tasks: [records({ signed: false, problem: 'only in the mirror' })],
+    });
+    expect(dashboard.state_directory).toBe('/state');
+    expect(dashboard.notice).toBe('No signed records for this repository in /state.');
+    expect(dashboard.tampered_tasks).toEqual([]);
+    expect(dashboard.tasks[0]!.signed).toBe(false);
+  });
+
+  it("splits the tests passing on the base code into the Player's files and the others", () => {
+    const split = passingOnBaseCode({
+      taken_from_player: ['src/slug.py'],
+      taken_by_acknowledgement: [],
+      left_out: [
+        { file: 'tests/test_new.py', change: 'added' },
+        { file: 'tests/test_gone.py', change: 'deleted' },
+      ],
+      passing_on_base_code: [
+        'tests/test_new.py::test_trivial',
+        'tests/test_slug.py::test_existing',
+        'tests/test_gone.py::test_kept_elsewhere',
+        'a test named without its file',
+      ],
+    } as unknown as Parameters<typeof passingOnBaseCode>[0]);
+    expect(split).toEqual({
+      in_player_files: ['tests/test_new.py::test_trivial'],
+      others: [
+        'tests/test_slug.py::test_existing',
+        'tests/test_gone.py::test_kept_elsewhere',
+        'a test named without its file',
+      ],
+    });
+    expect(passingOnBaseCode(null)).toBeNull();
   });
 });

@@ -91,8 +91,11 @@ function askForToken() {
 
 function render() {
   const data = state.data;
-  document.getElementById('where').textContent =
-    `${data.root} · ${data.key_id ? `server key ${data.key_id}` : 'no signing key'}`;
+  document.getElementById('where').textContent = [
+    data.root,
+    `state ${data.state_directory}`,
+    data.key_id ? `server key ${data.key_id}` : 'no signing key',
+  ].join(' · ');
   const tasks = data.tasks;
   if (!state.selected || !tasks.some((task) => task.id === state.selected)) {
     const fromHash = decodeURIComponent(location.hash.replace(/^#task=/, ''));
@@ -100,15 +103,30 @@ function render() {
     state.selected = tasks.some((task) => task.id === fromHash) ? fromHash : (first?.id ?? null);
   }
   rememberOpen();
-  document
-    .getElementById('main')
-    .replaceChildren(
-      tamperingBanner(data),
-      board(data),
-      graph(data.graph),
-      taskDetail(tasks.find((task) => task.id === state.selected)),
-    );
+  // replaceChildren would show a null as the text "null": absent sections are left out.
+  const sections = [
+    notice(data),
+    tamperingBanner(data),
+    board(data),
+    graph(data.graph),
+    taskDetail(tasks.find((task) => task.id === state.selected)),
+  ];
+  document.getElementById('main').replaceChildren(...sections.filter(Boolean));
   restoreOpen();
+}
+
+/** No records of this repository in the state directory read: most likely another one was meant. */
+function notice(data) {
+  if (!data.notice) return null;
+  return el('section', { class: 'notice', attrs: { role: 'status' } }, [
+    el('h2', { text: data.notice }),
+    el('p', {
+      text:
+        'Records are signed and kept per state directory. Start the dashboard with the one the MCP ' +
+        'server uses (coachgate ui --state-dir DIR); a mirror under .guardkit/autobuild/ alone proves ' +
+        'nothing, so nothing in it is shown as evidence or compared.',
+    }),
+  ]);
 }
 
 function tamperingBanner(data) {
@@ -143,6 +161,12 @@ function board(data) {
     .filter((column) => column.tasks.length > 0);
   return el('section', { class: 'board' }, [
     el('h2', { text: 'Tasks' }),
+    data.worktrees.length > 1
+      ? el('p', {
+          class: 'muted worktrees',
+          text: `Worktrees: ${data.worktrees.map(worktreeText).join(' · ')}`,
+        })
+      : null,
     el(
       'div',
       { class: 'columns' },
@@ -159,7 +183,13 @@ function board(data) {
   ]);
 }
 
+function worktreeText(worktree) {
+  return worktree.branch ? `${worktree.label} (${worktree.branch})` : worktree.label;
+}
+
 function taskCard(task) {
+  // With several worktrees, each card says where its task runs.
+  const where = state.data.worktrees.length > 1;
   const button = el(
     'button',
     {
@@ -169,6 +199,7 @@ function taskCard(task) {
     [
       el('span', { class: 'task-id', text: task.id }),
       el('span', { class: 'task-title', text: task.title }),
+      where ? el('span', { class: 'task-where', text: `in ${task.worktree.label}` }) : null,
       el('span', { class: 'chips' }, [
         strikes(task),
         task.stall?.stalled
@@ -180,7 +211,9 @@ function taskCard(task) {
         task.verdict_chain && !task.verdict_chain.intact
           ? el('span', { class: 'chip bad', text: 'chain broken' })
           : null,
-        task.problem ? el('span', { class: 'chip warn', text: 'unreadable' }) : null,
+        task.problem
+          ? el('span', { class: 'chip warn', text: task.signed ? 'unreadable' : 'not signed' })
+          : null,
       ]),
     ],
   );
@@ -361,6 +394,7 @@ function taskDetail(task) {
     ]);
   const facts = [
     ['status', label(task.status)],
+    ['worktree', worktreeText(task.worktree)],
     ['strikes', task.max_strikes === null ? '–' : `${task.strikes} / ${task.max_strikes}`],
     [
       'stall',
@@ -730,7 +764,7 @@ function coachBlock(turn) {
       coach.stall_reason
         ? el('p', { class: 'bad-text', text: `stall: ${coach.stall_reason}` })
         : null,
-      trustedRun(coach.trusted_run),
+      trustedRun(coach.trusted_run, coach.passing_on_base_code),
       coach.feedback ? feedback(coach.feedback) : null,
       signature(coach.signature),
     ]),
@@ -738,13 +772,16 @@ function coachBlock(turn) {
   return blocks;
 }
 
-function trustedRun(evaluation) {
+function trustedRun(evaluation, onBase) {
   if (!evaluation) return null;
+  const names = (items) => (items.length === 0 ? 'none' : items.join(', '));
   const lines = [
     `base tests on the base code: ${evaluation.baseline ? `${evaluation.baseline.status}, ${evaluation.baseline.tests_total} tests` : 'not run'}`,
     `base tests on the Player's code: ${evaluation.trusted ? `${evaluation.trusted.status}, ${evaluation.trusted.tests_total} tests` : 'not run'}`,
     `regressions: ${evaluation.regressions.length === 0 ? 'none' : evaluation.regressions.map((item) => `${item.test} (${item.outcome})`).join(', ')}`,
-    `new tests that pass on the base code: ${evaluation.passing_on_base_code.length === 0 ? 'none' : evaluation.passing_on_base_code.join(', ')}`,
+    // The list holds the base's own tests too: only ids naming a Player's file are the Player's.
+    `tests in the Player's files that pass on the base code: ${names(onBase.in_player_files)}`,
+    `other tests that pass on the base code (the base's, or ids naming no file): ${names(onBase.others)}`,
   ];
   if (evaluation.uncollected_test_files.length > 0)
     lines.push(`never collected: ${evaluation.uncollected_test_files.join(', ')}`);
