@@ -55,6 +55,8 @@ export interface EvaluationFacts {
     message?: string;
   }[];
   uncollected_test_files: string[];
+  /** The base's test files, data and config a run of the Player's code changed or removed. */
+  test_files_written?: string[];
   /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
   preexisting_failures: string[];
   /** The trusted runs took none of the Player's changed code: they judged nothing of theirs. */
@@ -191,6 +193,10 @@ function evaluationReasons(
       `new test ${item.test} passed in the worktree but ${item.trusted_outcome === 'missing' ? 'did not run' : item.trusted_outcome === 'skipped' ? 'was skipped' : item.trusted_outcome === 'error' ? 'errored' : 'failed'} with the base's test infrastructure on your code${item.responsible.length > 0 ? `: responsible is what the trusted run left out, ${listed(item.responsible)}` : ''}. Fix: make the test pass without changing the test setup (conftest, setup files, runner config).`,
     );
   }
+  if (evaluation.test_files_written?.length)
+    reasons.push(
+      `the code under test wrote into the base's test files during the trusted runs: ${listed(evaluation.test_files_written)}. The base's tests, data and config judge the code; it must not change them. Find the write (a path under the tests, a golden file) and remove it.`,
+    );
   for (const file of evaluation.uncollected_test_files) {
     reasons.push(
       `test file ${file} was added but contributes no test to the candidate run: the runner never collects it. Fix: move or rename it where the base's test config collects tests.`,

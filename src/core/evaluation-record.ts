@@ -77,6 +77,12 @@ export const EvaluationSchema = z.object({
     .array(z.string())
     .describe("Tests that pass when the Player's tests run on the base code."),
   uncollected_test_files: z.array(z.string()),
+  test_files_written: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "The base's test files, test data and test config that a run of the Player's code (trusted, new-tests) changed or removed: the product wrote into its own judge.",
+    ),
   diverging_new_tests: z
     .array(
       z.object({

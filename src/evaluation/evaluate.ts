@@ -103,6 +103,12 @@ function judged(
       ? { gone_from_player_run: goneFromPlayerRun(baseline.tests, candidateTests) }
       : {}),
     passing_on_base_code: runs.passing_on_base_code,
+    test_files_written: [
+      ...new Set([
+        ...(runs.trusted?.wrote_test_files ?? []),
+        ...(runs.new_tests?.wrote_test_files ?? []),
+      ]),
+    ],
     uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner)
       ? runs.added_tests.filter(
           (file) => isNamedAsTest(file) && !candidateTests.some((test) => test.id.startsWith(file)),

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { realpath, stat } from 'node:fs/promises';
 import type { Config } from '../core/config.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
+import { isTestDataFile } from '../core/test-data.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
@@ -19,6 +20,7 @@ import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
 import { trustedSelection, type TrustedSelection } from './product-code.js';
 import { baseSnapshot, failToPassSnapshot, trustedSnapshot, type Snapshot } from './snapshot.js';
+import { watchFiles } from './test-file-watch.js';
 
 /** What the trusted runs are made from: the worktree as it is, the pinned base, the base's config. */
 export interface TrustedRunsRequest {
@@ -35,6 +37,8 @@ export interface SnapshotRun {
   tests: TestCaseResult[];
   /** The sandbox the run had; absent when the baseline (maybe cached) stood in for it. */
   sandbox?: SandboxInForce;
+  /** The base's test files, data and config the run changed or removed (runs of the Player's code). */
+  wrote_test_files?: string[];
 }
 
 /** The server-made runs of one tree, before they are compared with a candidate run. */
@@ -200,8 +204,8 @@ export async function executeTrustedRuns(
   if (!work) return result;
   try {
     const { command } = work;
-    const run = (snapshot: Snapshot, name: string, files?: string[]) =>
-      runIn(snapshot, withFiles(command, files), name, prepared, hooks);
+    const run = (snapshot: Snapshot, name: string, files?: string[], watched = false) =>
+      runIn(snapshot, withFiles(command, files), name, prepared, hooks, watched);
     const key = { baseCommit: request.baseCommit, command, environment: work.environment };
     const cached = await readBaseline(request.worktree, key);
     const baselineRun: Promise<BaselineRun> = cached
@@ -222,9 +226,11 @@ export async function executeTrustedRuns(
     };
     const [baseline, trusted, limitedRun, newTests] = await Promise.all([
       baselineRun,
-      work.trusted ? run(work.trusted, 'trusted') : baselineRun,
+      work.trusted ? run(work.trusted, 'trusted', undefined, true) : baselineRun,
       work.failToPass ? run(work.failToPass, 'fail-to-pass', work.failToPassFiles) : baselineRun,
-      work.newTests ? run(work.newTests.snapshot, 'new-tests', work.newTests.files) : undefined,
+      work.newTests
+        ? run(work.newTests.snapshot, 'new-tests', work.newTests.files, true)
+        : undefined,
     ]);
     stopped();
     let failToPass = limitedRun;
@@ -246,11 +252,20 @@ export async function executeTrustedRuns(
         status: trusted.status,
         tests: trusted.tests,
         ...('sandbox' in trusted && trusted.sandbox ? { sandbox: trusted.sandbox } : {}),
+        ...('wrote_test_files' in trusted ? { wrote_test_files: trusted.wrote_test_files } : {}),
       },
       passing_on_base_code: onBaseCode
         .filter((test) => test.status === 'passed')
         .map((test) => test.id),
-      ...(newTests ? { new_tests: { status: newTests.status, tests: newTests.tests } } : {}),
+      ...(newTests
+        ? {
+            new_tests: {
+              status: newTests.status,
+              tests: newTests.tests,
+              wrote_test_files: newTests.wrote_test_files ?? [],
+            },
+          }
+        : {}),
     };
   } finally {
     await prepared.remove();
@@ -297,6 +312,8 @@ async function runIn(
   name: string,
   prepared: PreparedRuns,
   hooks: RunHooks,
+  /** A run of the Player's code beside the base's tests: what it writes into them is named. */
+  watched: boolean,
 ): Promise<SnapshotRun & { timed_out: boolean; cancelled: boolean }> {
   const { request, selection } = prepared;
   // Each snapshot is its own directory, so the queue may run them side by side within its limit.
@@ -315,7 +332,10 @@ async function runIn(
     // As a stored run's log: no link on the way, and a worktree deleted meanwhile is not re-created.
     const logPath = await prepareRunLog(request.worktree, request.taskId, `${newRunId()}-${name}`);
     const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
-    return runTests({
+    const written = watched
+      ? await watchFiles(snapshot.dir, baseTestFiles(selection))
+      : async () => [];
+    const outcome = await runTests({
       command,
       environment,
       cwd: snapshot.dir,
@@ -328,7 +348,16 @@ async function runIn(
       signal: hooks.signal,
       onProgress: hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
     });
+    return watched ? { ...outcome, wrote_test_files: await written() } : outcome;
   });
+}
+
+/** The base's test files, test data and test config that a snapshot holds unchanged from the base. */
+function baseTestFiles(selection: TrustedSelection): string[] {
+  const taken = new Set([...selection.code, ...selection.acknowledged]);
+  return [...selection.base_files].filter(
+    (file) => !taken.has(file) && (isTestSideFile(file) || isTestDataFile(file)),
+  );
 }
 
 /**

@@ -70,6 +70,45 @@ describe.skipIf(!hasPytest)('harness reach with pytest', () => {
     240_000,
   );
 
+  it("names the base's test data the code under test rewrote in the trusted run", async () => {
+    const rewriting = [
+      'import json',
+      'import os',
+      '',
+      '_expected = os.path.join(os.path.dirname(__file__), "..", "tests", "expected.json")',
+      'with open(_expected, "w") as handle:',
+      '    json.dump({"slug": "A-B"}, handle)',
+      '',
+      '',
+      'def slug(text):',
+      '    return text.replace(" ", "-")',
+      '',
+    ].join('\n');
+    task = await layoutTask({
+      base: {
+        ...PY_BASE,
+        'tests/expected.json': '{"slug": "a-b"}\n',
+        'tests/test_text.py':
+          'import json\nfrom pathlib import Path\n\nfrom app.text import slug\n\n\ndef test_slug():\n    expected = json.loads((Path(__file__).parent / "expected.json").read_text())\n    assert slug("A B") == expected["slug"]\n',
+      },
+      // The edited data file is left out of the trusted runs; the product puts it back at import,
+      // writing what the worktree already holds, so the Player's own run leaves the tree clean.
+      player: {
+        'app/text.py': rewriting + SHOUT,
+        'tests/expected.json': '{"slug": "A-B"}',
+        'tests/test_shout.py': SHOUT_TEST,
+      },
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+    });
+    const refused = await task.approve();
+    expect(refused.run).toMatchObject({ status: 'passed', tree_clean: true });
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /the code under test wrote into the base's test files during the trusted runs: tests\/expected\.json/,
+    );
+  }, 240_000);
+
   it('approves an honest value class and a logger wrapping stdout once acknowledged, signed', async () => {
     const point =
       'class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n\n    def __eq__(self, other):\n        return (self.x, self.y) == (other.x, other.y)\n';
