@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadTypeScript } from '../analysis/typescript-parser.js';
 import { importLanguage, type CodeUnderTest } from '../core/code-under-test.js';
 import { isFixtureOnlyConftest } from '../core/fixture-conftest.js';
+import { runnerSetupFiles } from '../core/runner-setup-files.js';
 import {
   isOutsideSource,
   manifestPaths,
@@ -11,7 +12,13 @@ import {
   type ProductCode,
 } from '../core/product-code.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
-import { changedSince, listAtCommit, listWorkingFiles, readAtCommit } from '../repo/git.js';
+import {
+  changedSince,
+  listAtCommit,
+  listWorkingFiles,
+  readAtCommit,
+  readManyAtCommit,
+} from '../repo/git.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { baseCodeUnderTest, worktreeCodeUnderTest } from './code-under-test.js';
 
@@ -59,25 +66,52 @@ export async function baseProductCode(
   baseFiles: readonly string[],
 ): Promise<BaseCode> {
   const manifests = new Map<string, string>();
-  const [reach] = await Promise.all([
+  const [reach, setupFiles] = await Promise.all([
     baseCodeUnderTest(worktree, baseCommit, baseFiles),
+    baseSetupFiles(worktree, baseCommit, baseFiles),
     ...manifestPaths(baseFiles).map(async (file) => {
       const text = await readAtCommit(worktree, baseCommit, file);
       if (text !== undefined) manifests.set(file, await asPlainJson(file, text));
     }),
   ]);
-  return withReach(productCode(baseFiles, manifests), reach);
+  return withReach(productCode(baseFiles, manifests), reach, setupFiles);
 }
 
-function withReach(declared: ProductCode, reach: CodeUnderTest): BaseCode {
+/** What the base's runner configuration loads around every test (src/core/runner-setup-files.ts). */
+async function baseSetupFiles(
+  worktree: string,
+  baseCommit: string,
+  baseFiles: readonly string[],
+): Promise<Set<string>> {
+  const configs = baseFiles.filter(
+    (file) =>
+      !isOutsideSource(file) &&
+      /(?:^|\/)(?:(?:vitest|vite|jest)\.config\.[cm]?[jt]s|\.mocharc\.(?:js|cjs|json|ya?ml)|package\.json|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)$/.test(
+        file,
+      ),
+  );
+  const texts = await readManyAtCommit(worktree, baseCommit, configs);
+  return new Set(runnerSetupFiles(texts, new Set(baseFiles)));
+}
+
+function withReach(
+  declared: ProductCode,
+  reach: CodeUnderTest,
+  setupFiles: ReadonlySet<string>,
+): BaseCode {
+  // A file the runner's config loads around every test is test support, even in a source root.
   const reasonFor = (file: string) =>
-    declared.isProductCode(file) ? declaredReason(declared, file) : reach.code.get(file);
+    setupFiles.has(file)
+      ? undefined
+      : declared.isProductCode(file)
+        ? declaredReason(declared, file)
+        : reach.code.get(file);
   return {
     roots: [...declared.roots, ...reachedRoots(declared, reach)],
     pythonImportRoots: declared.pythonImportRoots,
     isProductCode: (file) => reasonFor(file) !== undefined,
     reasonFor,
-    isTestSupport: (file) => reach.support.has(file),
+    isTestSupport: (file) => reach.support.has(file) || setupFiles.has(file),
   };
 }
 

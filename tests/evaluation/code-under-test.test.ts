@@ -1,3 +1,5 @@
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasPytest } from '../helpers/python-task.js';
 import { layoutTask, type LayoutTask } from '../helpers/layout-task.js';
@@ -350,5 +352,40 @@ describe("the Player's new tests in the trusted setting, node --test (ids name n
     expect(refused.text).toMatch(
       /new test shouts passed in the worktree but failed with the base's test infrastructure.*package\.json/,
     );
+  }, 240_000);
+});
+
+describe("test support named by the runner config stays the base's, even inside src/ (vitest)", () => {
+  it('refuses a weakened setupFiles matcher in src/support together with broken code', async () => {
+    const matcher = (check: string) =>
+      `import { expect } from 'vitest';\n\nexpect.extend({\n  toGreet(received, name) {\n    return { pass: ${check}, message: () => \`\${received} does not greet \${name}\` };\n  },\n});\n`;
+    const lib = (greeting: string) =>
+      `export function greet(name) {\n  return \`${greeting}\${name}!\`;\n}\n`;
+    const base = {
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
+      '.gitignore': 'node_modules/\n',
+      'vitest.config.js':
+        "export default { test: { setupFiles: ['./src/support/matchers.js'] } };\n",
+      'src/support/matchers.js': matcher('received === `Hello, ${name}!`'),
+      'src/lib.js': lib('Hello, '),
+      'test/lib.test.js':
+        "import { expect, test } from 'vitest';\nimport { greet } from '../src/lib.js';\n\ntest('greets by name', () => expect(greet('Ada')).toGreet('Ada'));\n",
+    };
+    task = await layoutTask({
+      base,
+      player: {
+        'src/lib.js': lib('Hi '),
+        'src/support/matchers.js': matcher('received.includes(name)'),
+      },
+      criterion: 'greet keeps working',
+      evidence: [{ criterion: 'AC-001', file: 'src/lib.js', snippet: 'return' }],
+      beforePin: (repo) =>
+        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+    });
+    const refused = await task.approve();
+    expect(refused.run.status).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(/base test .*greets by name passed at the base but failed/);
+    expect(refused.text).toMatch(/took these changes from the base.*src\/support\/matchers\.js/);
   }, 240_000);
 });

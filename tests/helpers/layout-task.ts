@@ -26,6 +26,8 @@ export async function layoutTask(options: {
   player: Record<string, string>;
   criterion: string;
   evidence: Record<string, unknown>[];
+  /** Runs before the first tool call, which pins the task's base (e.g. to link node_modules). */
+  beforePin?: (repo: TempRepo) => void;
 }): Promise<LayoutTask> {
   const repo = makeRepo({
     ...options.base,
@@ -33,6 +35,7 @@ export async function layoutTask(options: {
   });
   repo.git('checkout', '-q', '-b', `autobuild/${LAYOUT_TASK}`);
   for (const [file, content] of Object.entries(options.player)) repo.write(file, content);
+  options.beforePin?.(repo);
   const { client, close } = await connect({ roots: [repo.dir] });
   const call = (name: string, args: Record<string, unknown>) =>
     callTool(client, name, { worktree: repo.dir, task_id: LAYOUT_TASK, ...args });
