@@ -8,7 +8,9 @@ import path from 'node:path';
  * parsed in the server). Lines are flushed after each test, so a killed run leaves the finished
  * tests' lines (and at most one partial line, which the parser leaves out).
  * Messages are the ones the JUnit path shows: pytest's `E   ` lines, else the whole report text; a
- * skip's reason.
+ * skip's reason. The test harness (unittest's assertions, pytest's helpers, the builtins) is read
+ * before anything is imported and after each test: a replaced one is reported once, after the test
+ * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys
@@ -30,10 +32,39 @@ def skip_message(longrepr):
 
 PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"}\n'
 
+def harness_state():
+    # What judges a test: unittest's assertions, pytest's helpers, the builtins. Taken before the
+    # tests or the code under test are imported; a later change is named after the test it ended.
+    import builtins, unittest
+    state = {}
+    for name in dir(unittest.TestCase):
+        if name.startswith(('assert', 'fail')):
+            state['unittest.TestCase.' + name] = id(getattr(unittest.TestCase, name))
+    for name, value in vars(builtins).items():
+        if not name.startswith('_') or name == '__import__':
+            state['builtins.' + name] = id(value)
+    return state
+
+def pytest_helpers(state):
+    import pytest
+    for name in ('raises', 'approx', 'fail', 'skip', 'xfail', 'warns', 'importorskip'):
+        state['pytest.' + name] = id(getattr(pytest, name, None))
+    return state
+
 class CoachgateReporter:
     def __init__(self, report, version):
         self.report = report
         self.version = version
+        self.harness = pytest_helpers(harness_state())
+        self.changed = set()
+
+    def check_harness(self, nodeid):
+        now = pytest_helpers(harness_state())
+        changed = sorted(name for name, value in self.harness.items()
+                         if now.get(name) != value and name not in self.changed)
+        if changed:
+            self.changed.update(changed)
+            self.emit({'event': 'harness', 'nodeid': nodeid, 'changed': changed})
 
     def emit(self, record, flush=True):
         self.write(json.dumps(record) + '\n', flush)
@@ -50,6 +81,8 @@ class CoachgateReporter:
         when, outcome = report.when, report.outcome
         # A test's lines reach the file once it is over: a run killed later keeps them whole.
         flush = when == 'teardown'
+        if when == 'teardown':
+            self.check_harness(report.nodeid)
         if outcome == 'passed' and when == 'setup':
             return  # it decides nothing (JUnit ignores it too): one line fewer per test
         xfail = getattr(report, 'wasxfail', None)

@@ -56,8 +56,18 @@ describe.skipIf(!hasPytest)('harness reach with pytest', () => {
         evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
       });
       const refused = await task.approve();
-      // The tactic fools the base's tests in the trusted run: only reading the code shows it.
-      expect(refused.run.status).toBe('passed');
+      // The tactic fools the base's tests; reading the code shows it, and where it replaces the
+      // harness itself (unittest's assertEqual), the run's own harness check does too.
+      if (tactic.class === 'test_machinery') {
+        expect(refused.run.status).toBe('failed');
+        expect(refused.run.tests).toContainEqual(
+          expect.objectContaining({
+            id: 'coachgate: test harness changed',
+            status: 'error',
+            message: expect.stringMatching(/unittest\.TestCase\.assertEqual/),
+          }),
+        );
+      } else expect(refused.run.status).toBe('passed');
       expect(refused.result.isError).toBe(true);
       expect(refused.text).toMatch(
         new RegExp(`test integrity: harness_reach in app/text\\.py:\\d+ — ${tactic.class}:`),

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PYTEST_REPORTER_FILE, writePytestReporter } from '../../src/runner/pytest-reporter.js';
 import { countsFromTests } from '../../src/runner/report/counts.js';
-import { parsePytestReportLines } from '../../src/runner/report/pytest-jsonl.js';
+import { HARNESS_CHANGED, parsePytestReportLines } from '../../src/runner/report/pytest-jsonl.js';
 import type { TestCaseResult } from '../../src/runner/report/types.js';
 import {
   junitReport,
@@ -282,6 +282,49 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
       },
     ]);
     expect(junitTests).toEqual([{ ...pluginTests[0], id: 'pytest.py::internal' }]);
+  });
+
+  it('reports a test harness replaced by the code under test as an error case, after the test it changed in', () => {
+    const files: ProjectFiles = {
+      'pkg/__init__.py': '',
+      'pkg/loose.py': [
+        'import builtins',
+        'import unittest',
+        '',
+        'unittest.TestCase.assertEqual = lambda self, a, b, msg=None: None',
+        'builtins.round = lambda value: 3',
+        '',
+      ].join('\n'),
+      'tests/test_a.py': [
+        'import builtins',
+        'import unittest',
+        '',
+        'def test_restored(monkeypatch):',
+        '    monkeypatch.setattr(builtins, "input", lambda prompt: "y")',
+        '',
+        'class LooseTest(unittest.TestCase):',
+        '    def test_loose(self):',
+        '        import pkg.loose',
+        '        self.assertEqual(1, 2)',
+        '',
+      ].join('\n'),
+    };
+    const plugin = runInProject(files, (_dir, report) => [
+      'python3',
+      reporter,
+      report,
+      '-p',
+      'no:cacheprovider',
+    ]);
+    const tests = parsePytestReportLines(plugin.report!);
+    expect(tests).toContainEqual({ id: 'tests/test_a.py::test_restored', status: 'passed' });
+    expect(tests.find((test) => test.id === HARNESS_CHANGED)).toEqual({
+      id: HARNESS_CHANGED,
+      status: 'error',
+      message: expect.stringMatching(
+        /^replaced while tests\/test_a\.py::LooseTest::test_loose ran .*: builtins\.round, unittest\.TestCase\.assertEqual\./,
+      ),
+    });
   });
 
   it('exits as python -m pytest does: 0, 1, 2, 3, 4 and 5', () => {

@@ -13,7 +13,11 @@ type ReportLine =
       message?: string;
     }
   | { event: 'collect'; nodeid: string; outcome: string; message?: string }
-  | { event: 'internal'; message?: string };
+  | { event: 'internal'; message?: string }
+  | { event: 'harness'; nodeid: string; changed: string[] };
+
+/** The case a changed test harness becomes: an error no test id can hide. */
+export const HARNESS_CHANGED = 'coachgate: test harness changed';
 
 /** What one JUnit `<testcase>` would hold: its outcome elements, in the order pytest added them. */
 interface TestCase {
@@ -50,6 +54,11 @@ export function parsePytestReportLines(text: string): TestCaseResult[] {
     if (record.event === 'collect') {
       const status = record.outcome === 'failed' ? 'error' : 'skipped';
       openCase(record.nodeid).outcomes.push({ status, message: record.message });
+    } else if (record.event === 'harness') {
+      openCase(HARNESS_CHANGED).outcomes.push({
+        status: 'error',
+        message: `replaced while ${record.nodeid} ran (by the code under test or the tests): ${record.changed.join(', ')}. The assertions and builtins that judge the tests must stay as they are.`,
+      });
     } else if (record.event === 'internal') {
       openCase('pytest internal error').outcomes.push({ status: 'error', message: record.message });
     } else if (record.event === 'test') {
