@@ -11,6 +11,8 @@ export interface ProductCode {
   /** One line per source root, e.g. `python: src/calc/ (pyproject.toml)`, for the Coach to read. */
   roots: string[];
   isProductCode(file: string): boolean;
+  /** The `roots` line that makes `file` product code, if one does. */
+  rootOf(file: string): string | undefined;
   /**
    * Directories (repository-relative, '' for the root) Python imports the product from: a snapshot's
    * run puts its own copies first on sys.path, ahead of any editable install pointing at the worktree.
@@ -91,12 +93,16 @@ export function productCode(
   const unique = [
     ...new Map(roots.map((root) => [`${root.ecosystem} ${root.path}`, root])).values(),
   ];
+  const describe = (root: SourceRoot) =>
+    `${root.ecosystem}: ${root.path === '' ? '.' : root.path}${root.isFile ? '' : '/'} (${root.source})`;
+  const rootOf = (file: string) => {
+    const root = unique.find((item) => inRoot(item, file) && acceptedName(item, file));
+    return root && describe(root);
+  };
   return {
-    roots: unique.map(
-      (root) =>
-        `${root.ecosystem}: ${root.path === '' ? '.' : root.path}${root.isFile ? '' : '/'} (${root.source})`,
-    ),
-    isProductCode: (file) => unique.some((root) => inRoot(root, file) && acceptedName(root, file)),
+    roots: unique.map(describe),
+    isProductCode: (file) => rootOf(file) !== undefined,
+    rootOf,
     pythonImportRoots: [
       ...new Set(
         unique.filter((root) => root.ecosystem === 'python').map((root) => root.importRoot ?? ''),

@@ -101,26 +101,19 @@ function withReach(
 ): BaseCode {
   // A file the runner's config loads around every test is test support, even in a source root.
   const reasonFor = (file: string) =>
-    setupFiles.has(file)
-      ? undefined
-      : declared.isProductCode(file)
-        ? declaredReason(declared, file)
-        : reach.code.get(file);
+    setupFiles.has(file) ? undefined : (fromRoot(declared.rootOf(file)) ?? reach.code.get(file));
   return {
     roots: [...declared.roots, ...reachedRoots(declared, reach)],
     pythonImportRoots: declared.pythonImportRoots,
     isProductCode: (file) => reasonFor(file) !== undefined,
+    rootOf: (file) => (setupFiles.has(file) ? undefined : declared.rootOf(file)),
     reasonFor,
     isTestSupport: (file) => reach.support.has(file) || setupFiles.has(file),
   };
 }
 
-function declaredReason(declared: ProductCode, file: string): string {
-  const root = declared.roots.find((line) => {
-    const where = /^\w+: (.*?)\/? \(/.exec(line)?.[1];
-    return where === '.' || where === file || (where !== undefined && file.startsWith(`${where}/`));
-  });
-  return root ? `under ${root}` : 'declared by the manifests';
+function fromRoot(root: string | undefined): string | undefined {
+  return root && `under ${root}`;
 }
 
 /** The reached files no manifest declares, by directory: `python: app/ (3 files the base's tests import)`. */
