@@ -1,7 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { chmodSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mergeRecordMismatch } from '../src/actions/gate-merge.js';
+import { approvedFiles, changedApprovedFiles } from '../src/repo/worktrees.js';
 import { connect } from './helpers/mcp.js';
-import type { TempRepo } from './helpers/git-repo.js';
+import { makeRepo, type TempRepo } from './helpers/git-repo.js';
 import { approveGreeting, greetingProject } from './helpers/node-project.js';
 import { runGate } from './helpers/gate-cli.js';
 import { CLI as cli } from './helpers/cli.js';
@@ -46,5 +50,56 @@ describe('coachgate gate (for hooks and CI)', () => {
     );
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/No task file for TASK-404/);
+  });
+});
+
+describe('after the merge: the approved files and the merge record', () => {
+  it('lists what the approved commit changed, and tells which of those files changed since', async () => {
+    repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'run.sh': 'echo\n', 'same.txt': 's\n' });
+    const base = repo.git('rev-parse', 'HEAD');
+    repo.write('a.txt', 'approved a\n');
+    rmSync(path.join(repo.dir, 'b.txt'));
+    repo.write('c.txt', 'new c\n');
+    chmodSync(path.join(repo.dir, 'run.sh'), 0o755);
+    repo.write('.guardkit/autobuild/TASK-001/review.md', 'records are not the work\n');
+    const approved = repo.commit('the approved work');
+    const files = await approvedFiles(repo.dir, base, approved);
+    expect(files.map((file) => [file.path, file.mode])).toEqual([
+      ['a.txt', '100644'],
+      ['b.txt', null],
+      ['c.txt', '100644'],
+      ['run.sh', '100755'],
+    ]);
+    expect(files[0]!.blob).toBe(repo.git('rev-parse', `${approved}:a.txt`));
+    expect(await changedApprovedFiles(repo.dir, files)).toEqual([]);
+
+    // Files the task did not touch may change; each approved one is checked by content and mode.
+    repo.write('same.txt', 'a later, unrelated change\n');
+    expect(await changedApprovedFiles(repo.dir, files)).toEqual([]);
+    repo.write('a.txt', 'edited after the merge\n');
+    repo.write('b.txt', 'deleted by the task, back again\n');
+    chmodSync(path.join(repo.dir, 'run.sh'), 0o644);
+    rmSync(path.join(repo.dir, 'c.txt'));
+    expect(await changedApprovedFiles(repo.dir, files)).toEqual([
+      'a.txt',
+      'b.txt',
+      'c.txt',
+      'run.sh',
+    ]);
+  });
+
+  it('a merge record vouches only for its own task, approving run and tree', () => {
+    const run = { run_id: 'R2', tree_hash: 'T2' };
+    const record = { task_id: 'TASK-001', run_id: 'R2', tree_hash: 'T2' };
+    expect(mergeRecordMismatch(record, 'TASK-001', run)).toBeNull();
+    expect(mergeRecordMismatch(record, 'TASK-002', run)).toBe(
+      'records the merge of TASK-001, not TASK-002',
+    );
+    expect(mergeRecordMismatch({ ...record, run_id: 'R1' }, 'TASK-001', run)).toBe(
+      'names run R1, not the approving run R2',
+    );
+    expect(mergeRecordMismatch({ ...record, tree_hash: 'T1' }, 'TASK-001', run)).toBe(
+      'records another tree than the approving run R2 fingerprinted',
+    );
   });
 });

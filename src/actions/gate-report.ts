@@ -79,12 +79,21 @@ function testsRow({ task, approval }: GateDecision): GateRow {
       details: [],
     };
   const counts = `${run.counts.passed} passed, ${run.counts.failed} failed, ${run.counts.errors} errors`;
-  const fresh = run.fresh ? 'current tree' : 'STALE: the tree changed since this run';
+  // After the merge the run describes the approved files, which the gate compared one by one.
+  const merged =
+    approval?.run_id === run.run_id && approval.merged?.changed_files.length === 0
+      ? approval.merged
+      : null;
+  const fresh = run.fresh
+    ? 'current tree'
+    : merged
+      ? `approved tree, merged in ${merged.merge_commit.slice(0, 12)}`
+      : 'STALE: the tree changed since this run';
   // The approval guard's rule: failures the base already had do not fail the tests.
   const preexistingOnly = approval?.run_id === run.run_id && approval.run_preexisting_only;
   return {
     label: 'Tests',
-    state: (run.status === 'passed' || preexistingOnly) && run.fresh ? 'pass' : 'fail',
+    state: (run.status === 'passed' || preexistingOnly) && (run.fresh || merged) ? 'pass' : 'fail',
     detail: `${run.status}: ${counts} (${run.run_id}, ${fresh})${preexistingOnly ? '; every failure is pre-existing (fails at the base too)' : ''}`,
     details: run.sandbox_warning
       ? [run.sandbox_warning]

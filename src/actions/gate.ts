@@ -1,6 +1,5 @@
 import type { GateCheck } from '../core/gate-report.js';
 import { readFile } from 'node:fs/promises';
-import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
 import { taskState } from '../core/task-state.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
 import {
@@ -8,7 +7,6 @@ import {
   onlyPreexistingFailures,
   type AcknowledgedChange,
 } from '../core/approval-guard.js';
-import { treeFingerprint } from '../repo/fingerprint.js';
 import { linksIntoStore } from '../repo/runner-loaded.js';
 import { loadTask } from '../repo/tasks.js';
 import {
@@ -18,17 +16,27 @@ import {
   signatureProblem,
   type TrustedKey,
 } from '../records/keys.js';
+import type { MergeRecord } from '../records/merge-record.js';
 import {
   describeTampering,
   mirrorTampering,
   readStateCopy,
   stateRecordNames,
   taskRecordFile,
-  type MirroredFile,
 } from '../records/mirrored.js';
 import { artifactNames } from '../records/mirror-paths.js';
 import { parseVerdictLog } from '../records/verdict-log.js';
 import { gateChecks } from './gate-checks.js';
+import {
+  approvedTreeReasons,
+  describeMerge,
+  mergedApproval,
+  movedByTheMerge,
+  readApprovingRun,
+  type CheckedMerge,
+  type MergedApproval,
+  type ReadRecord,
+} from './gate-merge.js';
 import type { TaskScope } from './task-scope.js';
 import { taskStatus } from './task-status.js';
 
@@ -52,13 +60,18 @@ export interface ApprovalTerms {
   preexisting_failures: string[];
   /** Whether the approving run failed with pre-existing failures alone. */
   run_preexisting_only: boolean;
+  /** After `worktree finish`: the merge whose approved tree the approval was checked against. */
+  merged: MergedApproval | null;
 }
 
 /**
  * For hooks and CI: a task passes only when its last verdict is a signed approval, the verdict history is
- * intact and signed, the approving run is signed, passed and still matches the tree. With the server's
- * state directory the server's copy is checked (and the mirror compared with it); without it (CI, a fresh
- * clone) the worktree mirror alone is checked against `coachgate.trusted_keys`, else the local key.
+ * intact and signed, the approving run is signed, passed and still describes the code: before the merge
+ * the worktree is the tree the run fingerprinted; after `worktree finish` merged it, the signed merge
+ * record names the files the task changed and each must still hold its approved content. With the
+ * server's state directory the server's copy is checked (and the mirror compared with it); without it
+ * (CI, a fresh clone) the worktree mirror alone is checked against `coachgate.trusted_keys`, else the
+ * local key.
  */
 export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
   await loadTask(scope.worktree, scope.taskId, scope.base.commit); // an unknown task is a caller mistake
@@ -67,7 +80,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
   const fromState = (await stateRecordNames(scope.worktree, scope.taskId)).includes(
     artifactNames.verdictLog,
   );
-  const read = async (file: MirroredFile) =>
+  const read: ReadRecord = async (file) =>
     fromState ? readStateCopy(file) : readText(file.mirror);
   const logFile = await taskRecordFile(scope.worktree, scope.taskId, artifactNames.verdictLog);
   const log = parseVerdictLog((await read(logFile)) ?? '', keys);
@@ -86,12 +99,16 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
           acknowledged_changes: approval.acknowledged_changes ?? [],
           preexisting_failures: approval.preexisting_failures ?? [],
           run_preexisting_only: false,
+          merged: null,
         }
       : null;
+  let merge: MergeRecord | null = null;
   if (approval && terms) {
     const checked = await approvingRunReasons(scope, approval, keys, read);
     reasons.push(...checked.reasons);
     terms.run_preexisting_only = checked.preexisting_only;
+    merge = checked.merge?.record ?? null;
+    terms.merged = checked.merge && mergedApproval(checked.merge.record, checked.merge.changed);
   }
   reasons.push(...(await linksIntoStore(scope.worktree)).map(linkIntoStoreReason));
   if (fromState) {
@@ -101,7 +118,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
       ),
     );
   }
-  if (scope.base_moved)
+  if (scope.base_moved && !(await movedByTheMerge(scope, scope.base_moved, merge)))
     reasons.push(
       `the base moved since the task was pinned (pinned ${scope.base_moved.pinned}, now ${scope.base_moved.resolved})`,
     );
@@ -116,7 +133,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     task: await taskStatus(scope),
     checks,
     approval: terms,
-    verified_with: `${fromState ? "the server's state copy" : 'the worktree mirror alone (no state directory for this clone)'}, ${description}`,
+    verified_with: `${fromState ? "the server's state copy" : 'the worktree mirror alone (no state directory for this clone)'}, ${description}${merge ? `; ${describeMerge(merge)}` : ''}`,
   };
 }
 
@@ -124,38 +141,27 @@ async function approvingRunReasons(
   scope: TaskScope,
   approval: VerdictLogEntry,
   keys: TrustedKey[],
-  read: (file: MirroredFile) => Promise<string | undefined>,
-): Promise<{ reasons: string[]; preexisting_only: boolean }> {
+  read: ReadRecord,
+): Promise<{ reasons: string[]; preexisting_only: boolean; merge: CheckedMerge | null }> {
   const entry = `verdicts.jsonl seq ${approval.seq} (approve, turn ${approval.turn})`;
-  const refused = (reason: string) => ({ reasons: [reason], preexisting_only: false });
+  const refused = (reason: string) => ({ reasons: [reason], preexisting_only: false, merge: null });
   if (!approval.run_id) return refused(`${entry} names no approving run`);
-  const file = await taskRecordFile(
-    scope.worktree,
-    scope.taskId,
-    `${artifactNames.runsDirectory}/${approval.run_id}.json`,
-  );
-  const text = await read(file);
-  if (text === undefined) return refused(`the approving run ${file.display} is missing`);
-  let run: RunRecord;
-  try {
-    run = RunRecordSchema.parse(JSON.parse(text));
-  } catch (error) {
-    return refused(
-      `the approving run ${file.display} is unreadable: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
+  const found = await readApprovingRun(scope, approval.run_id, read);
+  if ('problem' in found) return refused(found.problem);
+  const { run, display } = found;
   const reasons: string[] = [];
   const unsigned = signatureProblem(run, keys);
-  if (unsigned) reasons.push(`the approving run ${file.display} ${unsigned}`);
+  if (unsigned) reasons.push(`the approving run ${display} ${unsigned}`);
   // As in the approval guard: a red run made only of failures the base already had is an honest run.
   const preexistingOnly = onlyPreexistingFailures(run, approval.preexisting_failures ?? []);
   if (run.status !== 'passed' && !preexistingOnly)
     reasons.push(`the approving run ${run.run_id} has status ${run.status}`);
-  if (run.tree_hash !== (await treeFingerprint(scope.worktree)))
-    reasons.push(
-      `the worktree changed after run ${run.run_id}: the approval no longer describes the code`,
-    );
-  return { reasons, preexisting_only: preexistingOnly };
+  const tree = await approvedTreeReasons(scope, run, keys, read);
+  return {
+    reasons: [...reasons, ...tree.reasons],
+    preexisting_only: preexistingOnly,
+    merge: tree.merge,
+  };
 }
 
 /** `coachgate.trusted_keys` from the base config when pinned; otherwise the local key, said so. */

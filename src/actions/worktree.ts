@@ -14,6 +14,7 @@ import {
 import { pathExists } from '../records/files.js';
 import { taskDirectory } from '../records/mirror-paths.js';
 import { gateDecision } from './gate.js';
+import { recordTaskMerge } from './gate-merge.js';
 import { openTask } from './task-scope.js';
 
 export interface WorktreeStart extends TaskWorktree {
@@ -72,6 +73,11 @@ export async function finishTaskWorktree(
   await commitWorktree(target.path, `${taskId}: approved by coachgate`);
   const merge = await mergeTaskBranch(repository, target);
   if (!merge.merged) return { ...target, outcome: 'conflict', conflicts: merge.conflicts };
+  // Signed while the approved worktree still exists: the gate on the merged branch checks through it.
+  await recordTaskMerge(target.path, taskId, {
+    commit: merge.commit,
+    base_branch: target.base_branch,
+  });
   // The records (verdict log, review, runs) outlive the worktree: they are the audit trail of the merge.
   const records = taskDirectory(repository, taskId);
   if (await pathExists(taskDirectory(target.path, taskId)))

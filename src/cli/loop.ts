@@ -122,13 +122,13 @@ async function worktreeCommand(args: string[], print: Print): Promise<number> {
     }
     case 'finish': {
       let result = await finishTaskWorktree(repository, values.task, values['auto-merge'] === true);
-      if (
-        result.outcome === 'not_confirmed' &&
-        (await confirm(`Merge ${result.branch} into ${result.base_branch}? [y/N] `))
-      ) {
+      const asked = result.outcome === 'not_confirmed' && process.stdin.isTTY === true;
+      if (asked && (await confirm(`Merge ${result.branch} into ${result.base_branch}? [y/N] `))) {
         result = await finishTaskWorktree(repository, values.task, true);
       }
-      print(describeFinish(result));
+      print(
+        describeFinish(result, { asked, command: autoMergeCommand(values.task, values.worktree) }),
+      );
       return result.outcome === 'merged' ? 0 : 1;
     }
     case 'preserve': {
@@ -145,7 +145,11 @@ async function worktreeCommand(args: string[], print: Print): Promise<number> {
   }
 }
 
-function describeFinish(result: WorktreeFinish): string {
+/** `asked`: whether the terminal prompt was shown (else there was none); `command` merges unasked. */
+function describeFinish(
+  result: WorktreeFinish,
+  confirmation: { asked: boolean; command: string },
+): string {
   switch (result.outcome) {
     case 'merged':
       // The records are the audit trail of the merge: committed, CI's `coachgate gate` can check them.
@@ -156,12 +160,27 @@ function describeFinish(result: WorktreeFinish): string {
       ].join('\n');
     case 'conflict':
       return `not merged: ${result.branch} conflicts with ${result.base_branch} in ${result.conflicts.join(', ')}. The merge was aborted; nothing changed. Resolve in ${result.path}, then finish again.`;
+    case 'not_confirmed':
+      // Without a terminal (CI, a script, an agent's shell) there is no one to ask: say so, and how.
+      return [
+        `not merged: ${result.task_id} passes the gate, but the merge was not confirmed (pass --auto-merge, or merge: true): ${confirmation.asked ? 'the answer at the prompt was not yes' : 'there is no terminal to ask on'}.`,
+        `To merge ${result.branch} into ${result.base_branch} without asking: ${confirmation.command}`,
+        `Nothing changed; the worktree is kept at ${result.path}.`,
+      ].join('\n');
     default:
       return [
         `not merged: ${result.task_id} (worktree kept at ${result.path})`,
         ...result.reasons.map((reason) => `  - ${reason}`),
       ].join('\n');
   }
+}
+
+/** The finish command as the user typed it, with --auto-merge: what merges without a terminal. */
+function autoMergeCommand(taskId: string, worktree: string | undefined): string {
+  const word = (text: string) =>
+    /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+  const where = worktree === undefined ? '' : ` --worktree ${word(worktree)}`;
+  return `coachgate worktree finish --task ${word(taskId)}${where} --auto-merge`;
 }
 
 /** Asks on the terminal; without one (CI, hooks) the answer is no, so only --auto-merge merges unattended. */

@@ -6,6 +6,7 @@ import { StoredEvaluationSchema } from '../core/evaluation-record.js';
 import { RunRecordSchema } from '../core/run-record.js';
 import { TaskWorkResultsSchema } from '../core/task-work-results.js';
 import { VerdictLogEntrySchema } from '../core/verdict-entry.js';
+import { MergeRecordSchema } from './merge-record.js';
 import { PinnedBaseSchema } from './pinned-base.js';
 
 /**
@@ -22,6 +23,7 @@ export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'out
   'run-evaluation.schema.json': { schema: StoredEvaluationSchema, io: 'output' },
   'verdict-log-entry.schema.json': { schema: VerdictLogEntrySchema, io: 'output' },
   'pinned-base.schema.json': { schema: PinnedBaseSchema, io: 'output' },
+  'merge-record.schema.json': { schema: MergeRecordSchema, io: 'output' },
 };
 
 export function jsonSchemaText(name: string): string {

@@ -28,6 +28,7 @@ export const artifactNames = {
   verdictLog: 'verdicts.jsonl',
   review: 'review.md',
   runsDirectory: 'runs',
+  mergeRecord: 'merged.json',
 };
 
 /** Turn numbers of files named like `player_turn_<N>.json`, ascending. */

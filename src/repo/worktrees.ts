@@ -1,10 +1,11 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { appendFile, lstat, mkdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { assertTaskId } from '../core/task-id.js';
 import { pathExists } from '../records/files.js';
-import { STORE_PREFIX } from '../records/mirror-paths.js';
-import { git } from './git.js';
+import { isServerWritten, STORE_PREFIX } from '../records/mirror-paths.js';
+import { git, gitQuery } from './git.js';
 
 /** GuardKit's layout: one worktree per task under the repository, on its own branch. */
 export const WORKTREES_DIRECTORY = '.guardkit/worktrees';
@@ -179,4 +180,103 @@ async function excludeWorktrees(repository: string): Promise<void> {
     exclude,
     `${text && !text.endsWith('\n') ? '\n' : ''}/${WORKTREES_DIRECTORY}/\n`,
   );
+}
+
+const PARALLEL_READS = 16;
+
+/** A file as the approved commit left it: git's mode and blob id, both null when the task deleted it. */
+export interface ApprovedFile {
+  path: string;
+  mode: string | null;
+  blob: string | null;
+}
+
+/**
+ * The files `commit` changed against `base`, as `commit` has them: what merging the task branch brings
+ * into the base branch. coachgate's own records and submodules are left out, as the tree fingerprint
+ * leaves them out. `diff-tree --raw` compares stored blob ids and never converts content, so no filter,
+ * textconv or external diff the repository configures is run.
+ */
+export async function approvedFiles(
+  repository: string,
+  base: string,
+  commit: string,
+): Promise<ApprovedFile[]> {
+  const fields = (
+    await gitQuery(repository, [
+      'diff-tree',
+      '-r',
+      '-z',
+      '--raw',
+      '--no-renames',
+      '--no-ext-diff',
+      '--no-textconv',
+      base,
+      commit,
+    ])
+  ).split('\0');
+  const files: ApprovedFile[] = [];
+  // -z --raw: ":<old mode> <new mode> <old blob> <new blob> <status>", then the path, NUL-separated.
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const [, oldMode, newMode, , blob, status] = fields[index]!.split(/[: ]/);
+    const file = fields[index + 1]!;
+    if (isServerWritten(file) || oldMode === '160000' || newMode === '160000') continue;
+    const deleted = status === 'D';
+    files.push({ path: file, mode: deleted ? null : newMode!, blob: deleted ? null : blob! });
+  }
+  return files;
+}
+
+/**
+ * The approved files whose working copy is no longer what the approved commit had: edited, deleted,
+ * re-created after a deletion, or with another mode. Hashed here as git would store the file without
+ * filters (see changedSince): a clean filter is the repository's program.
+ */
+export async function changedApprovedFiles(
+  worktree: string,
+  files: readonly ApprovedFile[],
+): Promise<string[]> {
+  const changed: string[] = [];
+  // In batches, as changedSince reads: a task may have changed thousands of files.
+  for (let start = 0; start < files.length; start += PARALLEL_READS) {
+    const batch = files.slice(start, start + PARALLEL_READS);
+    const current = await Promise.all(
+      batch.map((file) => workingBlob(path.join(worktree, file.path))),
+    );
+    batch.forEach((file, index) => {
+      const now = current[index];
+      const approved = file.blob === null ? undefined : `${file.mode} ${file.blob}`;
+      if (now !== approved) changed.push(file.path);
+    });
+  }
+  return changed;
+}
+
+async function workingBlob(file: string): Promise<string | undefined> {
+  const info = await lstat(file).catch(() => undefined);
+  if (info?.isSymbolicLink()) return `120000 ${blobId(Buffer.from(await readlink(file)))}`;
+  if (!info?.isFile()) return undefined;
+  return `${info.mode & 0o111 ? '100755' : '100644'} ${blobId(await readFile(file))}`;
+}
+
+function blobId(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+}
+
+/** Whether `ancestor` is `commit` or in its history; false when either is unknown (a shallow clone). */
+export async function isAncestor(
+  repository: string,
+  ancestor: string,
+  commit: string,
+): Promise<boolean> {
+  return gitQuery(repository, ['merge-base', '--is-ancestor', ancestor, commit]).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The parents of `commit`, first parent first. */
+export async function commitParents(repository: string, commit: string): Promise<string[]> {
+  const line = await gitQuery(repository, ['rev-list', '--parents', '-n', '1', commit, '--']);
+  return line.trim().split(' ').slice(1);
 }
