@@ -15,6 +15,38 @@ afterEach(async () => {
   task = undefined;
 });
 
+/**
+ * Both directions on one layout: the honest change is approved, taking `code` for the reason
+ * given; the tactic (the code broken, the base test weakened to match) fools the Player's own run
+ * and is refused with `refusal`.
+ */
+async function approvedThenRefused(options: {
+  base: Record<string, string>;
+  honest: Record<string, string>;
+  tactic: Record<string, string>;
+  evidence: Record<string, unknown>[];
+  taken: Record<string, unknown>;
+  refusal: RegExp;
+}): Promise<void> {
+  const criterion = 'shout(text) returns the text in upper case with "!"';
+  const { base, evidence } = options;
+  task = await layoutTask({ base, player: options.honest, criterion, evidence });
+  const approved = await task.approve();
+  expect(approved.result.isError, approved.text).toBeFalsy();
+  expect(approved.evaluation).toMatchObject({ ...options.taken, vacuous: false });
+  await task.close();
+  task = await layoutTask({
+    base,
+    player: { ...options.honest, ...options.tactic },
+    criterion,
+    evidence,
+  });
+  const refused = await task.approve();
+  expect(refused.run.status).toBe('passed');
+  expect(refused.result.isError).toBe(true);
+  expect(refused.text).toMatch(options.refusal);
+}
+
 const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
 const SHOUT = '\n\ndef shout(text):\n    return text.upper() + "!"\n';
 const pythonTests = (module: string) => ({
@@ -23,7 +55,12 @@ const pythonTests = (module: string) => ({
   shout: `from ${module} import shout\n\n\ndef test_shout():\n    assert shout("hi") == "HI!"\n`,
 });
 
-const PYTHON_LAYOUTS = [
+const PYTHON_LAYOUTS: {
+  name: string;
+  code: string;
+  module: string;
+  base: Record<string, string>;
+}[] = [
   {
     name: 'an app package with only pytest.ini and requirements.txt',
     code: 'app/text.py',
@@ -57,38 +94,21 @@ describe.skipIf(!hasPytest)('code under test with pytest, no manifest', () => {
     async (layout) => {
       const tests = pythonTests(layout.module);
       const base = { ...layout.base, [layout.code]: SLUG, 'tests/test_text.py': tests.base };
-      const honest = { [layout.code]: SLUG + SHOUT, 'tests/test_shout.py': tests.shout };
-      task = await layoutTask({
+      await approvedThenRefused({
         base,
-        player: honest,
-        criterion: 'shout(text) returns the text in upper case with "!"',
-        evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
-      });
-      const approved = await task.approve();
-      expect(approved.result.isError, approved.text).toBeFalsy();
-      expect(approved.evaluation).toMatchObject({
-        taken_from_player: [layout.code],
-        taken_because: [{ file: layout.code, reason: 'imported by tests/test_text.py' }],
-        vacuous: false,
-      });
-      await task.close();
-
-      task = await layoutTask({
-        base,
-        player: {
-          ...honest,
+        honest: { [layout.code]: SLUG + SHOUT, 'tests/test_shout.py': tests.shout },
+        tactic: {
           [layout.code]: SLUG.replace('.lower()', '') + SHOUT,
           'tests/test_text.py': tests.weakened,
         },
-        criterion: 'shout(text) returns the text in upper case with "!"',
         evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+        taken: {
+          taken_from_player: [layout.code],
+          taken_because: [{ file: layout.code, reason: 'imported by tests/test_text.py' }],
+        },
+        refusal:
+          /base test tests\/test_text\.py::test_slug passed at the base but failed in the trusted run/,
       });
-      const refused = await task.approve();
-      expect(refused.run.status).toBe('passed'); // the weakened test fooled the Player's own run
-      expect(refused.result.isError).toBe(true);
-      expect(refused.text).toMatch(
-        /base test tests\/test_text\.py::test_slug passed at the base but failed in the trusted run/,
-      );
     },
     240_000,
   );
@@ -286,35 +306,20 @@ describe('code under test with node --test, no manifest fields', () => {
         [layout.code]: GREET + style.exports('greet'),
         'test/greet.test.js': jsTest(layout, 'greet', greets('Hello, Ada!')),
       };
-      const honest = {
-        [layout.code]: GREET + SHOUT_JS + style.exports('greet, shout'),
-        'test/shout.test.js': jsTest(layout, 'shout', SHOUTS),
-      };
-      const criterion = 'shout(text) returns the text in upper case with "!"';
-      const evidence = [{ criterion: 'AC-001', test: 'shouts' }];
-      task = await layoutTask({ base, player: honest, criterion, evidence });
-      const approved = await task.approve();
-      expect(approved.result.isError, approved.text).toBeFalsy();
-      expect(approved.evaluation).toMatchObject({
-        taken_from_player: [layout.code],
-        vacuous: false,
-      });
-      await task.close();
-
-      task = await layoutTask({
+      await approvedThenRefused({
         base,
-        player: {
-          ...honest,
+        honest: {
+          [layout.code]: GREET + SHOUT_JS + style.exports('greet, shout'),
+          'test/shout.test.js': jsTest(layout, 'shout', SHOUTS),
+        },
+        tactic: {
           [layout.code]: GREET.replace('Hello, ', 'Hi ') + SHOUT_JS + style.exports('greet, shout'),
           'test/greet.test.js': jsTest(layout, 'greet', greets('Hi Ada!')),
         },
-        criterion,
-        evidence,
+        evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+        taken: { taken_from_player: [layout.code] },
+        refusal: /base test .*greets by name passed at the base but failed/,
       });
-      const refused = await task.approve();
-      expect(refused.run.status).toBe('passed');
-      expect(refused.result.isError).toBe(true);
-      expect(refused.text).toMatch(/base test .*greets by name passed at the base but failed/);
     },
     240_000,
   );

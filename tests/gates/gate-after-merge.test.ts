@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MergeRecord } from '../../src/records/merge-record.js';
-import { callTool, connect, dataOf } from '../helpers/mcp.js';
+import { connect } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { runGate } from '../helpers/gate-cli.js';
-import { BAD_GREET, GOOD_GREET, GREET_EVIDENCE, GREET_TESTS } from '../helpers/node-project.js';
+import { approveGreeting, BAD_GREET, GOOD_GREET, GREET_TESTS } from '../helpers/node-project.js';
 import { CLI as cli } from '../helpers/cli.js';
 
 let repo: TempRepo;
@@ -26,22 +26,11 @@ async function approveInWorktree(worktree: string): Promise<string> {
   repo.write('.guardkit/worktrees/TASK-001/src/greet.js', GOOD_GREET);
   repo.write('.guardkit/worktrees/TASK-001/test/greet.test.js', GREET_TESTS);
   const { client, close } = await connect({ roots: [repo.dir] });
-  const task = { worktree, task_id: 'TASK-001' };
   try {
-    await callTool(client, 'record_player_report', {
-      ...task,
-      turn: 1,
-      report: { tests_passed: true, files_created: ['src/greet.js', 'test/greet.test.js'] },
-    });
-    dataOf(await callTool(client, 'run_independent_tests', task));
-    const verdict = await callTool(client, 'record_verdict', {
-      ...task,
-      turn: 1,
-      decision: 'approve',
-      rationale: 'verified',
-      evidence: GREET_EVIDENCE,
-    });
-    return dataOf<{ status: string }>(verdict).status;
+    return await approveGreeting(client, worktree, 'TASK-001', [
+      'src/greet.js',
+      'test/greet.test.js',
+    ]);
   } finally {
     await close();
   }

@@ -49,15 +49,20 @@ export const GREET_EVIDENCE = [
 ];
 
 /**
- * One honest turn on TASK-042 through MCP: the Player's report, the server's own run, the Coach's
- * approval with GREET_EVIDENCE. Returns the task status record_verdict reports.
+ * One honest turn on a task (TASK-042 by default) through MCP: the Player's report, the server's own
+ * run, the Coach's approval with GREET_EVIDENCE. Returns the task status record_verdict reports.
  */
-export async function approveGreeting(client: Client, worktree: string): Promise<string> {
-  const task = { worktree, task_id: 'TASK-042' };
+export async function approveGreeting(
+  client: Client,
+  worktree: string,
+  taskId = 'TASK-042',
+  filesCreated = ['src/greet.js'],
+): Promise<string> {
+  const task = { worktree, task_id: taskId };
   await callTool(client, 'record_player_report', {
     ...task,
     turn: 1,
-    report: { tests_passed: true, files_created: ['src/greet.js'] },
+    report: { tests_passed: true, files_created: filesCreated },
   });
   await callTool(client, 'run_independent_tests', task);
   const verdict = await callTool(client, 'record_verdict', {
