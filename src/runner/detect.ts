@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { CallerError } from '../core/errors.js';
 import { readRegularFile } from '../repo/read-text.js';
+import { chainCommands, type ChainCommand } from './chain.js';
 
 /** Which report the command will leave behind, so the right parser reads it. */
 export type ReportKind = 'junit' | 'go-json' | 'cargo' | 'text';
@@ -29,13 +30,24 @@ export interface TestCommand {
    * (through the package manager, or to the shell command).
    */
   scriptRunner?: ScriptRunner;
+  /**
+   * The runner inside the chain of the script or `toolchain.test`, when another command ends it
+   * (`eslint . && vitest run && tsc --noEmit`): reporter arguments are inserted after its command.
+   */
+  chainStep?: ChainStep;
   /** The package script the package manager runs, as written. */
   script?: string;
+  /** `packageManager` from package.json (`pnpm@9.15.0`) when it names the manager that runs the script. */
+  packageManager?: string;
   /** Test files (relative to the project) the run is limited to; absent: the whole suite. */
   files?: string[];
 }
 
 export type ScriptRunner = 'vitest' | 'jest' | 'mocha' | 'ava' | 'tape' | 'tap' | 'uvu';
+/** A runner's command in a chain, where in the command line its own arguments end. */
+export interface ChainStep extends ChainCommand {
+  runner: ScriptRunner;
+}
 export type PackageManager = 'npm' | 'pnpm' | 'yarn';
 
 /**
@@ -65,12 +77,14 @@ export async function detectTestCommand(
   }
   if (config.toolchain?.test) {
     const scriptRunner = lastCommandRunner(config.toolchain.test);
+    const chainStep = scriptRunner ? undefined : runnerInChain(config.toolchain.test);
     return {
       shellCommand: config.toolchain.test,
       detected_by: 'toolchain.test in .guardkit/config.yaml (base commit)',
       runner: 'custom',
       report: 'text',
       ...(scriptRunner ? { scriptRunner } : {}),
+      ...(chainStep ? { chainStep } : {}),
     };
   }
   const files = new Set(await readdir(worktree).catch(() => [] as string[]));
@@ -206,14 +220,16 @@ async function readManifest(
 async function packageManager(
   worktree: string,
   files: Set<string>,
-): Promise<{ name: PackageManager; source: string }> {
+): Promise<{ name: PackageManager; source: string; declared?: string }> {
   const declared = await readManifest(worktree).then(
     (manifest) => manifest.packageManager,
     () => undefined,
   );
   const named = typeof declared === 'string' ? /^(npm|pnpm|yarn)@/.exec(declared)?.[1] : undefined;
-  if (named)
-    return { name: named as PackageManager, source: `packageManager ${declared as string}` };
+  if (named) {
+    const spec = declared as string;
+    return { name: named as PackageManager, source: `packageManager ${spec}`, declared: spec };
+  }
   if (files.has('pnpm-lock.yaml')) return { name: 'pnpm', source: 'pnpm-lock.yaml' };
   if (files.has('yarn.lock')) return { name: 'yarn', source: 'yarn.lock' };
   return { name: 'npm', source: 'default' };
@@ -246,7 +262,7 @@ async function packageTestScript(worktree: string): Promise<TestScript | undefin
  */
 function nodeCommand(
   { script, hooks }: TestScript,
-  manager: { name: PackageManager; source: string },
+  manager: { name: PackageManager; source: string; declared?: string },
 ): TestCommand {
   const words = script.split(/\s+/);
   const plain = hooks.length === 0 && !/[|&;<>()$`"'\\*?]/.test(script);
@@ -278,6 +294,7 @@ function nodeCommand(
     };
   }
   const scriptRunner = lastCommandRunner(script);
+  const chainStep = scriptRunner ? undefined : runnerInChain(script);
   const via = manager.source === 'default' ? '' : ` (${manager.source})`;
   return {
     argv: [manager.name, 'test'],
@@ -286,6 +303,8 @@ function nodeCommand(
     report: 'text',
     script,
     ...(scriptRunner ? { scriptRunner } : {}),
+    ...(chainStep ? { chainStep } : {}),
+    ...(manager.declared ? { packageManager: manager.declared } : {}),
   };
 }
 
@@ -314,6 +333,20 @@ export function lastCommandRunner(script: string): ScriptRunner | undefined {
       ?.trim() ?? '';
   if (/[|<>`#]|\$\(|&$/.test(last)) return undefined;
   return commandRunner(last);
+}
+
+/**
+ * The one runner of a chain (`pnpm lint && vitest run --coverage`, `jest && npm run check:type:ts`),
+ * when its command takes arguments at its end. Undefined with two runners (their reports would
+ * compete), a runner behind a pipe or redirection, or a line that is not a plain chain.
+ */
+export function runnerInChain(line: string): ChainStep | undefined {
+  const commands = chainCommands(line) ?? [];
+  const runners = commands.flatMap((command) => {
+    const runner = commandRunner(command.text);
+    return runner ? [{ ...command, runner }] : [];
+  });
+  return runners.length === 1 && runners[0]!.simple ? runners[0] : undefined;
 }
 
 /** The runner a command starts, looking through prefixes and their options (`c8 -r lcov mocha`). */

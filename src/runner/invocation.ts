@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
+import { insertAfter } from './chain.js';
 import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
@@ -15,6 +16,8 @@ export interface Invocation {
   channels: ReportChannel[];
   /** What coachgate added to obtain per-test ids, for env.notes. */
   notes: string[];
+  /** The script shell to write (executable) before the run, when the package manager needs one. */
+  scriptShell?: { file: string; content: string };
 }
 import { commandShellArgv, defaultPython, loginShellArgv, shellLabel } from './platform.js';
 
@@ -27,6 +30,8 @@ export function buildInvocation(
   environment: RunEnvironment,
   reportDirectory: string,
   loginShell: boolean,
+  /** The shell the package manager runs scripts with: the user's `script-shell`, else `sh`. */
+  userScriptShell = 'sh',
 ): Invocation {
   const junit = path.join(reportDirectory, 'junit.xml');
   const env = { ...environment.env };
@@ -34,6 +39,7 @@ export function buildInvocation(
   let channels: ReportChannel[] = [];
   let argv: string[] | undefined;
   let shellCommand = command.shellCommand;
+  let scriptShell: Invocation['scriptShell'];
   const fileArgs = command.files ? limitArguments(command, command.files) : [];
   if (command.argv) {
     const [program, ...rest] = command.argv;
@@ -132,6 +138,18 @@ export function buildInvocation(
         `appended to the script's last command (${command.scriptRunner}): ${appended.join(' ')}`,
       );
     }
+    if (wrapped.insertArgs.length > 0 && command.chainStep) {
+      const inserted = inChain(command, wrapped.insertArgs, reportDirectory, userScriptShell);
+      shellCommand = inserted.shellCommand ?? shellCommand;
+      if (inserted.scriptShell) {
+        // npm reads its variables whatever their case: the user's own would compete with ours.
+        for (const name of Object.keys(env))
+          if (name.toLowerCase() === 'npm_config_script_shell') delete env[name];
+        env.npm_config_script_shell = inserted.scriptShell.file;
+        scriptShell = inserted.scriptShell;
+      }
+      notes.push(...inserted.notes);
+    }
     channels = wrapped.channels;
   }
   const shellArgv = loginShell
@@ -139,8 +157,72 @@ export function buildInvocation(
     : shellCommand !== undefined
       ? commandShellArgv(shellCommand)
       : undefined;
-  if (shellArgv) return { argv: shellArgv, shell: shellLabel(shellArgv), env, channels, notes };
-  return { argv: argv!, shell: 'none', env, channels, notes };
+  const extra = scriptShell ? { scriptShell } : {};
+  if (shellArgv)
+    return { argv: shellArgv, shell: shellLabel(shellArgv), env, channels, notes, ...extra };
+  return { argv: argv!, shell: 'none', env, channels, notes, ...extra };
+}
+
+/**
+ * Reporter arguments for the runner inside a chain (`eslint . && vitest run && tsc --noEmit`): the one
+ * command line is rewritten, the arguments inserted after the runner's own and the rest left as
+ * written, so the shell still runs every command, in order, with its own exit-status rules; coachgate
+ * never runs the steps itself. `toolchain.test` is that line. A package script is run by the package
+ * manager, which must stay in charge (pretest/posttest, its environment, its `> pkg test` lines that
+ * name a failing step), and has no way to take another script. So the manager is given a script
+ * shell (`npm_config_script_shell`, read by npm, pnpm and yarn 1) that runs the rewritten line for
+ * the test script, and every other command line (hooks, nested `npm run lint`) as it comes, under the
+ * shell the user configured. yarn 2+ runs scripts in its own shell: its runs keep counts only.
+ */
+function inChain(
+  command: TestCommand,
+  args: string[],
+  reportDirectory: string,
+  userScriptShell: string,
+): { shellCommand?: string; scriptShell?: Invocation['scriptShell']; notes: string[] } {
+  const step = command.chainStep!;
+  const line = command.shellCommand ?? command.script!;
+  const rewritten = insertAfter(line, step, args.map(shellQuote));
+  const inserted = `inserted after the ${step.runner} command of the chain: ${args.join(' ')}`;
+  if (command.shellCommand !== undefined) return { shellCommand: rewritten, notes: [inserted] };
+  // npm on Windows runs scripts with cmd.exe, which this POSIX script shell cannot stand in for.
+  if (process.platform === 'win32') return { notes: [] };
+  if (yarnBerry(command)) {
+    return {
+      notes: [
+        `yarn 2+ runs scripts in its own shell, so the ${step.runner} command of the chain gets no reporter arguments`,
+      ],
+    };
+  }
+  const file = path.join(reportDirectory, 'script-shell.sh');
+  return {
+    scriptShell: { file, content: scriptShellText(line, rewritten, userScriptShell) },
+    notes: [
+      `${inserted}; the test script runs as \`${rewritten}\` through npm_config_script_shell ` +
+        `(a shell script of coachgate's that runs every other command line as is, under ${userScriptShell})`,
+    ],
+  };
+}
+
+/** yarn 2+ ("berry"), as the project declares it: yarn without a declared release is taken for 1. */
+function yarnBerry(command: TestCommand): boolean {
+  const manager = command.argv?.[0] === 'corepack' ? command.argv[1] : command.argv?.[0];
+  const major = Number(/^yarn@(\d+)\./.exec(command.packageManager ?? '')?.[1] ?? 1);
+  return manager === 'yarn' && major >= 2;
+}
+
+/** The script shell: `script` becomes `rewritten`; anything else runs unchanged under `shell`. */
+function scriptShellText(script: string, rewritten: string, shell: string): string {
+  return [
+    '#!/bin/sh',
+    '# coachgate: the test script with reporter arguments for its runner; other scripts as they are.',
+    `if [ "$1" = -c ] && [ "$2" = ${shellQuote(script)} ]; then`,
+    '  shift 2',
+    `  exec ${shellQuote(shell)} -c ${shellQuote(rewritten)} "$@"`,
+    'fi',
+    `exec ${shellQuote(shell)} "$@"`,
+    '',
+  ].join('\n');
 }
 
 /** The arguments limiting the run to `files`; a command that cannot be limited is a caller's bug. */

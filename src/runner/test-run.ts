@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { readRegularFile } from '../repo/read-text.js';
@@ -8,6 +8,7 @@ import type { ProcessOutcome } from './execute.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { runSandboxed, type SandboxInForce } from '../sandbox/run.js';
 import { buildInvocation } from './invocation.js';
+import { declaredPackageManager, userScriptShell } from './package-manager.js';
 import { OutputCapture } from './output-capture.js';
 import { classifyFailure } from './classify.js';
 import { decideStatus } from './outcome.js';
@@ -74,12 +75,29 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   try {
     if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
-    const invocation = buildInvocation(
+    const manager = await declaredPackageManager(
       spec.command,
       spec.environment,
+      spec.cwd,
+      reportDirectory,
+      spec.signal,
+    );
+    const scriptShell =
+      manager.command.runner === 'npm' && manager.command.chainStep
+        ? await userScriptShell(spec.cwd, manager.environment.env)
+        : undefined;
+    const invocation = buildInvocation(
+      manager.command,
+      manager.environment,
       reportDirectory,
       spec.loginShell,
+      scriptShell,
     );
+    invocation.notes.push(...manager.notes);
+    if (invocation.scriptShell) {
+      const { file, content } = invocation.scriptShell;
+      await writeFile(file, content, { mode: 0o755 });
+    }
     const capture = await OutputCapture.open(spec.logPath, spec.makeLogDirectory ?? true);
     const started = Date.now();
     const ticker =
@@ -91,7 +109,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     let outcome: ProcessOutcome & { sandbox?: SandboxInForce };
     let buildFailure: string | undefined;
     try {
-      const build = await rebuildIfStale(spec, capture);
+      const build = await rebuildIfStale({ ...spec, ...manager }, capture);
       invocation.notes.push(...build.notes);
       buildFailure = build.failure;
       outcome =
@@ -198,7 +216,8 @@ async function rebuildIfStale(
 }> {
   const stale = await staleBuild(spec.cwd);
   if (!stale) return { notes: [] };
-  const manager = spec.command.runner === 'npm' ? spec.command.argv![0]! : 'npm';
+  // The words before `test`: `pnpm`, or `corepack pnpm` when corepack provides it.
+  const manager = spec.command.runner === 'npm' ? spec.command.argv!.slice(0, -1).join(' ') : 'npm';
   const command = spec.buildCommand ?? (stale.hasBuildScript ? `${manager} run build` : undefined);
   const why = `${stale.directory}/ (the package's entry point, git-ignored) is older than ${stale.newerSource}`;
   if (!command) {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { TestCommand } from './detect.js';
+import type { ScriptRunner, TestCommand } from './detect.js';
 
 /** A report file a runner may leave in the report directory, and how it got there. */
 export interface ReportChannel {
@@ -14,14 +14,16 @@ export interface WrapperReporting {
   env: Record<string, string>;
   /** Arguments appended after the wrapper's own, reaching the runner the script ends with. */
   appendArgs: string[];
+  /** Arguments for the runner inside the script's chain, inserted after its command's own. */
+  insertArgs: string[];
   channels: ReportChannel[];
 }
 
 /**
  * Per-test reports through a wrapper (`npm test`, `toolchain.test`, make, tox) without editing the project:
  * variables every pytest and every `node --test` reads whatever starts them, plus reporter arguments
- * appended (through the package manager, or to `toolchain.test`) when the command ends with vitest,
- * jest, mocha or ava. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads
+ * for vitest, jest, mocha or ava: appended (through the package manager, or to `toolchain.test`) when
+ * the command ends with the runner, else inserted after the runner's command in the chain. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads
  * the TAP from its log.
  */
 export function wrapperReporting(command: TestCommand, reportDirectory: string): WrapperReporting {
@@ -30,6 +32,7 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
   const reporting: WrapperReporting = {
     env: { PYTEST_ADDOPTS: `--junitxml=${pytest} -o junit_family=xunit2` },
     appendArgs: [],
+    insertArgs: [],
     channels: [
       {
         file: pytest,
@@ -59,45 +62,70 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
     });
   }
   passThroughTox(reporting.env);
-  const last = command.scriptRunner;
-  if (last === 'vitest') {
-    const file = path.join(reportDirectory, 'wrapped-vitest.xml');
-    reporting.appendArgs = ['--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`];
-    reporting.channels.push({
-      file,
-      format: 'junit',
-      source: 'vitest JUnit report via arguments appended to the script',
-    });
-  } else if (last === 'jest') {
-    const file = path.join(reportDirectory, 'wrapped-jest.json');
-    reporting.appendArgs = ['--json', `--outputFile=${file}`];
-    reporting.channels.push({
-      file,
-      format: 'jest-json',
-      source: 'jest JSON report via --json --outputFile appended to the script',
-    });
-  } else if (last === 'mocha' && !choosesOwnReporter(command)) {
-    const file = path.join(reportDirectory, 'wrapped-mocha.xml');
-    reporting.appendArgs = ['--reporter=xunit', `--reporter-option=output=${file}`];
-    reporting.channels.push({
-      file,
-      format: 'junit',
-      source: 'mocha xunit report via --reporter xunit appended to the script',
-    });
-  } else if (last === 'ava') {
-    // ava prints TAP on stdout with --tap; the run reads it from the log.
-    reporting.appendArgs = ['--tap'];
+  const runner = command.scriptRunner ?? command.chainStep?.runner;
+  const last = command.scriptRunner !== undefined;
+  const step = last ? lastCommand(command) : (command.chainStep?.text ?? '');
+  const flags = runner && runnerFlags(runner, step, reportDirectory, last);
+  if (flags) {
+    if (last) reporting.appendArgs = flags.args;
+    else reporting.insertArgs = flags.args;
+    if (flags.channel) reporting.channels.push(flags.channel);
   }
   return reporting;
 }
 
 /**
- * mocha takes the last --reporter given: a script that picks its own (`mocha --reporter tap`) keeps
+ * The arguments asking `runner` for a report, and where it goes: at the end of the script (`last`),
+ * or after the runner's own command inside the chain.
+ */
+function runnerFlags(
+  runner: ScriptRunner,
+  command: string,
+  reportDirectory: string,
+  last: boolean,
+): { args: string[]; channel?: ReportChannel } | undefined {
+  const via = last ? 'appended to the script' : "inserted after its command in the script's chain";
+  if (runner === 'vitest') {
+    const file = path.join(reportDirectory, 'wrapped-vitest.xml');
+    return {
+      args: ['--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`],
+      channel: { file, format: 'junit', source: `vitest JUnit report via arguments ${via}` },
+    };
+  }
+  if (runner === 'jest') {
+    const file = path.join(reportDirectory, 'wrapped-jest.json');
+    return {
+      args: ['--json', `--outputFile=${file}`],
+      channel: {
+        file,
+        format: 'jest-json',
+        source: `jest JSON report via --json --outputFile ${via}`,
+      },
+    };
+  }
+  if (runner === 'mocha' && !choosesOwnReporter(command)) {
+    const file = path.join(reportDirectory, 'wrapped-mocha.xml');
+    return {
+      args: ['--reporter=xunit', `--reporter-option=output=${file}`],
+      channel: { file, format: 'junit', source: `mocha xunit report via --reporter xunit ${via}` },
+    };
+  }
+  // ava prints TAP on stdout with --tap; the run reads it from the log.
+  if (runner === 'ava') return { args: ['--tap'] };
+  return undefined;
+}
+
+/** The last command of the script or `toolchain.test`, the one arguments appended to it reach. */
+function lastCommand(command: TestCommand): string {
+  return (command.script ?? command.shellCommand ?? '').split(/&&|\|\||;/).pop() ?? '';
+}
+
+/**
+ * mocha takes the last --reporter given: a command that picks its own (`mocha --reporter tap`) keeps
  * it, and its TAP output is read from the log instead.
  */
-function choosesOwnReporter(command: TestCommand): boolean {
-  const last = (command.script ?? command.shellCommand ?? '').split(/&&|\|\||;/).pop() ?? '';
-  return /(?:^|\s)(?:--reporter|-R)\b/.test(last);
+function choosesOwnReporter(command: string): boolean {
+  return /(?:^|\s)(?:--reporter|-R)\b/.test(command);
 }
 
 /**

@@ -122,3 +122,22 @@ export function packageManagerBinDirectory(name: keyof typeof PACKAGE_MANAGERS):
   }
   return directory;
 }
+
+/**
+ * A corepack home (COREPACK_HOME) holding the pinned release of `name`, as `corepack install`
+ * leaves it after a download (the package, plus the `.corepack` file naming its commands), built from
+ * the installed package so no test downloads: corepack then runs it offline.
+ */
+export function corepackHomeWith(name: 'pnpm' | 'yarn', home: string): void {
+  const { package: npmPackage, version } = PACKAGE_MANAGERS[name];
+  const source = path.join(installedPackage(npmPackage, version), 'node_modules', npmPackage);
+  const release = path.join(home, 'v1', name, version);
+  fs.cpSync(source, release, { recursive: true });
+  const { bin } = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+  };
+  fs.writeFileSync(
+    path.join(release, '.corepack'),
+    JSON.stringify({ locator: { name, reference: version }, bin, hash: 'sha512.offline' }),
+  );
+}

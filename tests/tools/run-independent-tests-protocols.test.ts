@@ -223,7 +223,7 @@ describe("runners without a per-test format: counts and failures from the runner
     "const test = require('ava');\ntest('adds', (t) => { t.is(1 + 1, 2); });\n" +
     "test('sums', (t) => { t.is(1 + 1, 3); });\ntest('doubles', (t) => { t.is(2 * 2, 5); });\n";
 
-  it('ava behind npm test gets --tap appended: per-test ids; behind a chain ending elsewhere, counts from its summary', async () => {
+  it('ava behind npm test gets --tap appended, or inserted in a chain: per-test ids; redirected, counts from its summary', async () => {
     const repo = project({ 'package.json': npmProject('ava'), 'test/sum.js': AVA_TEST });
     linkPackages(repo, [['ava', AVA_VERSION]]);
     const tap = await run(repo);
@@ -232,6 +232,18 @@ describe("runners without a per-test format: counts and failures from the runner
     expect(tap).toMatchObject({ status: 'failed', counts: { total: 3, passed: 1, failed: 2 } });
 
     repo.write('package.json', npmProject('ava && echo done'));
+    const chained = await run(repo);
+    expect(chained.command).toEqual(['npm', 'test']);
+    expect(ids(chained)).toEqual(ids(tap));
+    expect(chained).toMatchObject({
+      status: 'failed',
+      exit_code: tap.exit_code,
+      tests_source: "TAP in the run's output (read with tap-parser)",
+    });
+    expect(chained.env.notes.join('\n')).toContain('runs as `ava --tap && echo done`');
+
+    // A redirection: arguments at the command's end would follow it, so nothing is inserted.
+    repo.write('package.json', npmProject('ava 2>&1 && echo done'));
     const plain = await run(repo);
     expect(plain.command).toEqual(['npm', 'test']);
     expect(log(plain)).toMatch(/^\s*2 tests failed$/m);
@@ -448,6 +460,7 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
     expect(typecheck.advice).toMatch(typecheckStep);
     expect(typecheck.advice).toMatch(/src\/bad\.js\(1,\d+\): error TS2352/);
     expect(typecheck.advice).not.toMatch(/eslint|`lint`/);
+    return { unit, typecheck };
   }
 
   it('run-s lint unit typecheck: counts as vitest prints them, each failing script named by npm', async () => {
@@ -484,12 +497,48 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
     expect(parallel.summary).toMatch(/FAIL {2}src\/sum\.test\.js > doubles/);
   }, 300_000);
 
-  it('eslint src && vitest run && tsc: each failing command of the chain named', async () => {
-    const repo = steppedProject('eslint src && vitest run && tsc --noEmit -p .');
-    await eachStepFailing(
+  it('eslint src && vitest run && tsc: vitest ids from the middle of the chain, counts as the raw run, each failing command named', async () => {
+    const script = 'eslint src && vitest run && tsc --noEmit -p .';
+    const repo = steppedProject(script);
+    repo.write('src/sum.test.js', SUM_TEST(5));
+    const raw = spawnSync('npm', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    expect(stripAnsi(raw.stdout)).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+    const data = await run(repo);
+    expect(data.command).toEqual(['npm', 'test']);
+    expect(ids(data)).toEqual([
+      'passed src/sum.test.js > adds',
+      'failed src/sum.test.js > doubles',
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      exit_code: raw.status,
+      counts: { total: 2, passed: 1, failed: 1 },
+      tests_source:
+        "vitest JUnit report via arguments inserted after its command in the script's chain",
+    });
+    const rewritten = data.env.notes.find((note: string) =>
+      note.includes('the test script runs as'),
+    );
+    expect(rewritten).toMatch(
+      /^inserted after the vitest command of the chain: --reporter=default --reporter=junit --outputFile\.junit=\S+; the test script runs as `eslint src && vitest run --reporter=default --reporter=junit --outputFile\.junit=\S+ && tsc --noEmit -p \.` through npm_config_script_shell/,
+    );
+    // npm announces the script as written: the project's own line, not the rewritten one.
+    expect(log(data)).toContain(`> ${script}\n`);
+    repo.git('checkout', '--', 'src/sum.test.js');
+    const { unit, typecheck } = await eachStepFailing(
       repo,
       /^Fix what the `eslint src` command reports/,
       /^Fix what the `tsc --noEmit -p \.` command reports/,
     );
+    expect(ids(unit)).toEqual([
+      'passed src/sum.test.js > adds',
+      'failed src/sum.test.js > doubles',
+    ]);
+    // The type-check after the tests fails the run, the tests' ids kept.
+    expect(ids(typecheck)).toEqual([
+      'passed src/sum.test.js > adds',
+      'passed src/sum.test.js > doubles',
+    ]);
   }, 300_000);
 });

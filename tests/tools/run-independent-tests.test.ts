@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { processesWith } from '../helpers/processes.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import {
+  corepackHomeWith,
   installedPackage,
   JEST_VERSION,
   MOCHA_VERSION,
@@ -365,6 +366,85 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
     expect(data.tests_source).toMatch(/vitest JUnit report/);
   }, 180_000);
 
+  it('jest in the middle of `jest && npm run check:type:ts`: ids and counts as the raw run; a failing type-check after it named', async () => {
+    const repo = project({
+      'package.json': JSON.stringify({
+        name: 'sum',
+        version: '1.0.0',
+        scripts: { test: 'jest && npm run check:type:ts', 'check:type:ts': 'tsc --noEmit -p .' },
+      }),
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, types: [] },
+        include: ['src'],
+      }),
+      'src/greet.ts': 'export const greet = (name: string): string => `Hello, ${name}`;\n',
+      'sum.test.js': JEST_SUM_TEST,
+    });
+    linkModules(repo, installedPackage('jest', JEST_VERSION));
+    const raw = spawnSync('npm', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    expect(raw.stderr).toMatch(/^Tests: +1 failed, 1 passed, 2 total$/m);
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data.command).toEqual(['npm', 'test']);
+    expect(ids(data)).toEqual([
+      'passed sum.test.js > sum > adds',
+      'failed sum.test.js > sum > breaks',
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      exit_code: raw.status,
+      counts: { total: 2, passed: 1, failed: 1 },
+      tests_source:
+        "jest JSON report via --json --outputFile inserted after its command in the script's chain",
+    });
+    expect(data.env.notes.join('\n')).toMatch(
+      /the test script runs as `jest --json --outputFile=\S+wrapped-jest\.json && npm run check:type:ts`/,
+    );
+
+    // The tests pass and the type-check after them fails: the run fails, naming npm's script.
+    repo.write('sum.test.js', JEST_SUM_TEST.replace('toBe(3)', 'toBe(2)'));
+    repo.write('src/greet.ts', 'export const greet: string = 1;\n');
+    const typecheck = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(ids(typecheck)).toEqual([
+      'passed sum.test.js > sum > adds',
+      'passed sum.test.js > sum > breaks',
+    ]);
+    expect(typecheck).toMatchObject({
+      status: 'failed',
+      failure_class: 'lint',
+      exit_code: 2,
+      counts: { total: 2, passed: 2, failed: 0 },
+    });
+    expect(typecheck.advice).toMatch(
+      /^Fix what the `check:type:ts` step \(`tsc --noEmit -p \.`\) reports \(first: src\/greet\.ts\(1,14\): error TS2322/,
+    );
+  }, 180_000);
+
+  it("toolchain.test with vitest inside its chain: the one line rewritten, vitest's arguments after its own", async () => {
+    const repo = project({
+      '.guardkit/config.yaml':
+        'toolchain:\n  test: "echo \'lint && ok\' && vitest run --passWithNoTests && echo done"\n',
+      'package.json': JSON.stringify({ type: 'module' }),
+      'sum.test.js':
+        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\n",
+      'vitest.config.js': 'export default {};\n',
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    expect(data.command).toEqual([
+      'sh',
+      '-c',
+      expect.stringMatching(
+        /^echo 'lint && ok' && vitest run --passWithNoTests --reporter=default --reporter=junit --outputFile\.junit=\S+wrapped-vitest\.xml && echo done$/,
+      ),
+    ]);
+    expect(data).toMatchObject({
+      status: 'passed',
+      tests: [{ id: 'sum.test.js > adds', status: 'passed' }],
+    });
+    expect(readFileSync(data.log_path, 'utf8')).toMatch(/^lint && ok$[\s\S]*^done$/m);
+  }, 180_000);
+
   it('node --test behind npm test with shell syntax: ids through NODE_OPTIONS, noted in env.notes', async () => {
     const repo = project({
       'package.json': JSON.stringify({
@@ -564,31 +644,90 @@ describe('run_independent_tests runs the runner the project uses', () => {
     expect(data.summary).toMatch(/tests\/test_greet\.py", line 13/);
   });
 
-  it('a pnpm project without pnpm installed is an environment failure whose advice is corepack', async () => {
-    const repo = project({
-      'package.json': JSON.stringify({
-        packageManager: 'pnpm@9.15.0',
-        scripts: { test: 'node --test && echo done' },
-      }),
-    });
-    // npm puts this repository's node_modules/.bin (pnpm is a devDependency) on the tests' PATH.
-    const path = process.env.PATH;
-    process.env.PATH = path!
-      .split(':')
+  /**
+   * Runs `body` with no pnpm on the server's PATH (npm puts this repository's node_modules/.bin, where
+   * pnpm is a devDependency, on the tests' PATH) and `variables` set (undefined: removed).
+   */
+  async function withoutPnpm<T>(
+    variables: Record<string, string | undefined>,
+    body: () => Promise<T>,
+  ): Promise<T> {
+    const names = ['PATH', ...Object.keys(variables)];
+    const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
+    const unset = (name: string, value: string | undefined) =>
+      value === undefined ? delete process.env[name] : (process.env[name] = value);
+    process.env.PATH = saved
+      .PATH!.split(path.delimiter)
       .filter((directory) => !directory.endsWith('node_modules/.bin'))
-      .join(':');
-    const data = await run(repo)
-      .then(dataOf)
-      .finally(() => (process.env.PATH = path));
-    expect(data.detected_by).toBe(
-      'package.json scripts.test (node --test && echo done) → pnpm test (packageManager pnpm@9.15.0)',
-    );
-    expect(data.command[0]).toBe('pnpm');
-    if (data.failure_class === 'environment') {
-      expect(data.advice).toMatch(/corepack enable/);
-      expect(data.advice).not.toMatch(/toolchain\.test/);
+      .join(path.delimiter);
+    for (const [name, value] of Object.entries(variables)) unset(name, value);
+    try {
+      return await body();
+    } finally {
+      for (const [name, value] of Object.entries(saved)) unset(name, value);
     }
-  });
+  }
+
+  const PNPM_PROJECT = {
+    'package.json': JSON.stringify({
+      type: 'module',
+      packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm.version}`,
+      scripts: { lint: 'node -e "process.exit(0)"', test: 'pnpm lint && node --test' },
+    }),
+    'pnpm-lock.yaml': "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
+    'test/greet.test.js':
+      "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hi', 'Hi'));\n",
+  };
+
+  it('a pnpm project without pnpm on PATH runs through corepack, which runs the declared release', async () => {
+    const repo = project(PNPM_PROJECT);
+    // corepack's cache in the temp directory, which the sandbox empties, as it empties the home.
+    const home = mkdtempSync(path.join(os.tmpdir(), 'coachgate-corepack-'));
+    try {
+      corepackHomeWith('pnpm', home);
+      const data = await withoutPnpm({ COREPACK_HOME: home }, async () =>
+        dataOf(await run(repo, { timeout_s: 120 })),
+      );
+      expect(data.detected_by).toBe(
+        `package.json scripts.test (pnpm lint && node --test) → pnpm test (packageManager pnpm@${PACKAGE_MANAGERS.pnpm.version})`,
+      );
+      // The nested `pnpm lint` runs too: corepack's shims are on the run's PATH.
+      expect(data).toMatchObject({
+        command: ['corepack', 'pnpm', 'test'],
+        status: 'passed',
+        exit_code: 0,
+        tests: [{ id: 'greets', status: 'passed' }],
+      });
+      expect(data.env.notes).toContain(
+        `pnpm is not on PATH: runs through corepack (pnpm@${PACKAGE_MANAGERS.pnpm.version}, from corepack's cache)`,
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("a pnpm project corepack cannot serve runs the pnpm of the project's devDependencies", async () => {
+    const repo = project(PNPM_PROJECT);
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const home = mkdtempSync(path.join(os.tmpdir(), 'coachgate-corepack-'));
+    try {
+      // An empty cache and a registry that refuses connections: corepack's download fails.
+      const data = await withoutPnpm(
+        { COREPACK_HOME: home, COREPACK_NPM_REGISTRY: 'http://127.0.0.1:9/' },
+        async () => dataOf(await run(repo, { timeout_s: 120 })),
+      );
+      expect(data).toMatchObject({
+        command: ['pnpm', 'test'],
+        status: 'passed',
+        tests: [{ id: 'greets', status: 'passed' }],
+      });
+      expect(data.env.notes.join('\n')).toMatch(
+        /pnpm is not on PATH and corepack could not provide pnpm@[\d.]+ \(corepack install failed: .+\): runs the pnpm of the project's devDependencies \(node_modules\/\.bin\/pnpm\)/,
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('run_independent_tests with the package manager the project names', () => {
@@ -657,6 +796,42 @@ describe('run_independent_tests with the package manager the project names', () 
       });
       expect(data.tests_source).toMatch(/vitest JUnit report via arguments appended/);
       expect(data.summary).toMatch(/breaks[\s\S]*expected 2 to be 3[\s\S]*sum\.test\.js:3:36/);
+    });
+  }, 180_000);
+
+  it('pnpm test running `pnpm lint && vitest run && echo checked`: vitest ids from the middle of the chain', async () => {
+    const script = 'pnpm lint && vitest run && echo checked';
+    const repo = project({
+      'package.json': JSON.stringify({
+        type: 'module',
+        packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm.version}`,
+        scripts: { lint: 'node -e "process.exit(0)"', test: script },
+      }),
+      'pnpm-lock.yaml': "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
+      'sum.test.js':
+        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
+      'vitest.config.js': 'export default {};\n',
+    });
+    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    await withPackageManager('pnpm', async () => {
+      const raw = spawnSync('pnpm', ['test'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: process.env,
+      });
+      expect(stripAnsi(raw.stdout)).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+      const data = dataOf(await run(repo, { timeout_s: 120 }));
+      expect(data.command).toEqual(['pnpm', 'test']);
+      expect(ids(data)).toEqual(['passed sum.test.js > adds', 'failed sum.test.js > breaks']);
+      expect(data).toMatchObject({
+        status: 'failed',
+        failure_class: 'code',
+        exit_code: raw.status,
+        counts: { total: 2, passed: 1, failed: 1 },
+      });
+      expect(data.tests_source).toMatch(/vitest JUnit report via arguments inserted/);
+      // pnpm announces the script as written.
+      expect(stripAnsi(readFileSync(data.log_path, 'utf8'))).toContain(`> ${script}\n`);
     });
   }, 180_000);
 
