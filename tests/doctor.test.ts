@@ -11,8 +11,13 @@ afterAll(() => rmSync(bin, { recursive: true, force: true }));
 it.skipIf(process.platform === 'win32')(
   'coachgate doctor shows the PATH the server sees and what it finds there',
   () => {
-    writeFileSync(path.join(bin, 'pnpm'), '#!/bin/sh\necho 9.9.9\n');
-    chmodSync(path.join(bin, 'pnpm'), 0o755);
+    for (const [name, version] of [
+      ['pnpm', '9.9.9'],
+      ['corepack', '0.34.0'],
+    ]) {
+      writeFileSync(path.join(bin, name!), `#!/bin/sh\necho ${version}\n`);
+      chmodSync(path.join(bin, name!), 0o755);
+    }
     // A GUI host's short PATH: only our directory plus the system basics.
     const output = execFileSync(process.execPath, [cli, 'doctor'], {
       env: { PATH: `${bin}${path.delimiter}/usr/bin${path.delimiter}/bin` },
@@ -24,6 +29,11 @@ it.skipIf(process.platform === 'win32')(
       new RegExp(`pnpm +${bin.replace(/[/\\\\.]/g, '\\$&')}/pnpm +\\(9\\.9\\.9\\)`),
     );
     expect(output).toMatch(/Not found on this PATH: .*yarn/);
+    // yarn is missing, corepack is there: a project that declares yarn runs through it.
+    expect(output).toMatch(/corepack +\S+\/corepack +\(0\.34\.0\)/);
+    expect(output).toMatch(
+      /pnpm\/yarn: a project that declares them in packageManager runs through corepack/,
+    );
     expect(output).toMatch(/"env": \{"PATH"/);
   },
 );

@@ -43,6 +43,8 @@ const TOOLS: { name: string; args: string[] }[] = [
   { name: 'npm', args: ['--version'] },
   { name: 'pnpm', args: ['--version'] },
   { name: 'yarn', args: ['--version'] },
+  // A project whose packageManager names pnpm or yarn runs through it when they are missing.
+  { name: 'corepack', args: ['--version'] },
   { name: defaultPython(), args: ['--version'] },
   ...(process.platform === 'win32' ? [{ name: 'py', args: ['--version'] }] : []),
   { name: 'go', args: ['version'] },
@@ -123,6 +125,12 @@ export function formatDoctorReport(report: DoctorReport): string {
       (tool) =>
         `  ${tool.name.padEnd(8)} ${tool.path ? `${tool.path}${tool.version ? `  (${tool.version})` : ''}` : 'NOT FOUND'}`,
     ),
+    ...(missing.some((name) => name === 'pnpm' || name === 'yarn') && !missing.includes('corepack')
+      ? [
+          'pnpm/yarn: a project that declares them in packageManager runs through corepack, else the ' +
+            "project's own node_modules/.bin; each run's env.notes says which.",
+        ]
+      : []),
     missing.length === 0
       ? 'Everything was found.'
       : `Not found on this PATH: ${missing.join(', ')}. If your MCP host is a GUI app (Claude Desktop), it may start ` +
