@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { PythonImport } from '../analysis/imports/python.js';
 import { isJsFile, isTestFile, isTestSideFile } from './test-paths.js';
 
 /**
@@ -8,6 +7,15 @@ import { isJsFile, isTestFile, isTestSideFile } from './test-paths.js';
  * and the one that holds where no manifest says anything (a Python app with only a pytest.ini, a JS
  * app with its code in app/).
  */
+
+/** One import statement: `import a.b` is `{module: 'a.b', names: []}`; `from . import x` has level 1. */
+export interface PythonImport {
+  module: string;
+  /** Leading dots of a relative import. */
+  level: number;
+  /** Names after `from … import` (they may be submodules); empty for `import a.b`. */
+  names: string[];
+}
 
 /** What a file's imports are resolved against. */
 export interface ImportIndex {

@@ -1,13 +1,5 @@
+import type { PythonImport } from '../../core/code-under-test.js';
 import { stripComment } from '../source-text.js';
-
-/** One import statement: `import a.b` is `{module: 'a.b', names: []}`; `from . import x` has level 1. */
-export interface PythonImport {
-  module: string;
-  /** Leading dots of a relative import. */
-  level: number;
-  /** Names after `from … import` (they may be submodules); empty for `import a.b`. */
-  names: string[];
-}
 
 /**
  * The import statements of a Python module, read from its text: the reach of the tests needs only
