@@ -289,7 +289,10 @@ export async function readManyAtCommit(
   const texts = new Map<string, string>();
   if (named.length === 0) return texts;
   const { execa } = await import('execa');
-  const { stdout } = await execa('git', ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'], {
+  // git itself on the object store, outside the sandbox like every read-only query: cat-file runs
+  // no filter, and the overrides keep the repository's configured programs from running.
+  const config = NO_REPOSITORY_COMMANDS.flatMap((pair) => ['-c', pair]);
+  const { stdout } = await execa('git', [...config, 'cat-file', '--batch'], {
     cwd: worktree,
     input: named.map((file) => `${commit}:${file}`).join('\n') + '\n',
     encoding: 'buffer',

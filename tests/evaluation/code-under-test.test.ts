@@ -88,7 +88,7 @@ const PYTHON_LAYOUTS: {
   },
 ];
 
-describe.skipIf(!hasPytest)('code under test with pytest, no manifest', () => {
+describe.skipIf(!hasPytest)('code under test with pytest, no manifest (pytest installed)', () => {
   it.each(PYTHON_LAYOUTS)(
     '$name: the honest fix is approved, a broken base behaviour is refused',
     async (layout) => {
@@ -148,7 +148,7 @@ describe.skipIf(!hasPytest)('code under test with pytest, no manifest', () => {
   }, 240_000);
 });
 
-describe.skipIf(!hasPytest)('honest changes on a layout the rules know', () => {
+describe.skipIf(!hasPytest)('honest changes on a layout the rules know (pytest installed)', () => {
   const base = {
     'pytest.ini': '[pytest]\npythonpath = .\n',
     'app/__init__.py': '',
@@ -224,7 +224,7 @@ describe.skipIf(!hasPytest)('honest changes on a layout the rules know', () => {
 });
 
 describe.skipIf(!hasPytest)(
-  'doctests in product code are base tests (pytest --doctest-modules)',
+  'doctests in product code are base tests (pytest --doctest-modules; pytest installed)',
   () => {
     const documented = (expected: string, body: string) =>
       `def slug(text):\n    """Lower-case, dashes.\n\n    >>> slug("A B")\n    '${expected}'\n    """\n    ${body}\n`;

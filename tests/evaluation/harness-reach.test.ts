@@ -45,7 +45,7 @@ const PY_TACTICS = [
   },
 ];
 
-describe.skipIf(!hasPytest)('harness reach with pytest', () => {
+describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () => {
   it.each(PY_TACTICS)(
     'refuses $class, naming the line, and approves the code without it',
     async (tactic) => {

@@ -152,14 +152,7 @@ function runThreeWays(files: ProjectFiles, args: string[] = []): Comparison {
     ...args,
   ]);
   const junit = runPytest(files, args);
-  const plugin = runInProject(files, (_dir, report) => [
-    'python3',
-    reporter,
-    report,
-    '-p',
-    'no:cacheprovider',
-    ...args,
-  ]);
+  const plugin = runThroughPlugin(files, args);
   return {
     raw,
     junit,
@@ -167,6 +160,18 @@ function runThreeWays(files: ProjectFiles, args: string[] = []): Comparison {
     junitTests: junitReport(junit),
     pluginTests: plugin.report ? parsePytestReportLines(plugin.report) : [],
   };
+}
+
+/** A run through coachgate's reporter, as run_independent_tests starts pytest. */
+function runThroughPlugin(files: ProjectFiles, args: string[] = []): RealRun {
+  return runInProject(files, (_dir, report) => [
+    'python3',
+    reporter,
+    report,
+    '-p',
+    'no:cacheprovider',
+    ...args,
+  ]);
 }
 
 /** The console text without what differs between any two runs: temp dirs, timings, addresses. */
@@ -309,13 +314,7 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
         '',
       ].join('\n'),
     };
-    const plugin = runInProject(files, (_dir, report) => [
-      'python3',
-      reporter,
-      report,
-      '-p',
-      'no:cacheprovider',
-    ]);
+    const plugin = runThroughPlugin(files);
     const tests = parsePytestReportLines(plugin.report!);
     expect(tests).toContainEqual({ id: 'tests/test_a.py::test_restored', status: 'passed' });
     expect(tests.find((test) => test.id === HARNESS_CHANGED)).toEqual({
