@@ -98,19 +98,22 @@ export function harnessReachFindings(productCode: readonly FileVersions[]): Inte
     if (file.now === undefined || language === undefined) continue;
     const before = new Set((file.base ?? '').split(/\r?\n/).map((line) => line.trim()));
     const lines = file.now.split(/\r?\n/);
-    const added = (index: number) => !before.has(lines[index]!.trim());
+    const added = (index: number) =>
+      !before.has(lines[index]!.trim()) && !COMMENT.test(lines[index]!);
     const found = (index: number, rule: Pick<Rule, 'class' | 'what'>) =>
       findings.push(finding(file.path, index, lines[index]!, rule));
     lines.forEach((text, index) => {
-      if (COMMENT.test(text) || !added(index)) return;
+      if (!added(index)) return;
       const rule = RULES.find((item) => item.language === language && item.pattern.test(text));
       if (rule) found(index, rule);
     });
-    for (const index of moduleTableWrites(lines, file.path))
-      if (added(index)) found(index, MODULE_TABLE);
+    // Rules that read more than one line; a line already named is not named twice.
     const structural = [
       ...(language === 'python'
-        ? pythonEqualityLies(lines).map((index) => [index, EQUALITY] as const)
+        ? [
+            ...moduleTableWrites(lines, file.path).map((index) => [index, MODULE_TABLE] as const),
+            ...pythonEqualityLies(lines).map((index) => [index, EQUALITY] as const),
+          ]
         : []),
       ...importTimePatches(lines, language).map((index) => [index, PATCH] as const),
     ];
