@@ -11,7 +11,7 @@ import {
   startUpSurfaces,
   type PytestPluginDistribution,
 } from '../repo/runner-loaded.js';
-import { readAtCommit } from '../repo/git.js';
+import { readManyAtCommit } from '../repo/git.js';
 import { declaredPytestPlugins } from '../core/product-code.js';
 
 export interface PlantedFile {
@@ -153,12 +153,19 @@ async function pluginProblem(
 
 /** The modules the base's manifests register as pytest plugins (`pytest11` entry points). */
 async function projectPytestPlugins(worktree: string, baseCommit: string): Promise<Set<string>> {
-  const [pyproject, setupCfg, setupPy] = await Promise.all(
-    ['pyproject.toml', 'setup.cfg', 'setup.py'].map((file) =>
-      readAtCommit(worktree, baseCommit, file),
-    ),
+  // One git process for the three (this runs on every check of the environment).
+  const texts = await readManyAtCommit(worktree, baseCommit, [
+    'pyproject.toml',
+    'setup.cfg',
+    'setup.py',
+  ]);
+  return new Set(
+    declaredPytestPlugins({
+      pyproject: texts.get('pyproject.toml'),
+      setupCfg: texts.get('setup.cfg'),
+      setupPy: texts.get('setup.py'),
+    }),
   );
-  return new Set(declaredPytestPlugins({ pyproject, setupCfg, setupPy }));
 }
 
 /**

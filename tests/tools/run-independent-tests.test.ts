@@ -754,12 +754,13 @@ describe('run_independent_tests with the package manager the project names', () 
     }
   }
 
-  it('pnpm test running `pnpm lint && vitest run`: vitest ids and counts as the raw run shows them', async () => {
+  /** A pnpm project whose test script is `script`, one passing and one failing vitest test. */
+  function pnpmVitestProject(script: string): TempRepo {
     const repo = project({
       'package.json': JSON.stringify({
         type: 'module',
         packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm.version}`,
-        scripts: { lint: 'node -e "process.exit(0)"', test: 'pnpm lint && vitest run' },
+        scripts: { lint: 'node -e "process.exit(0)"', test: script },
       }),
       'pnpm-lock.yaml': "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
       'sum.test.js':
@@ -767,6 +768,11 @@ describe('run_independent_tests with the package manager the project names', () 
       'vitest.config.js': 'export default {};\n',
     });
     execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    return repo;
+  }
+
+  it('pnpm test running `pnpm lint && vitest run`: vitest ids and counts as the raw run shows them', async () => {
+    const repo = pnpmVitestProject('pnpm lint && vitest run');
     await withPackageManager('pnpm', async () => {
       const raw = spawnSync('pnpm', ['test'], {
         cwd: repo.dir,
@@ -801,18 +807,7 @@ describe('run_independent_tests with the package manager the project names', () 
 
   it('pnpm test running `pnpm lint && vitest run && echo checked`: vitest ids from the middle of the chain', async () => {
     const script = 'pnpm lint && vitest run && echo checked';
-    const repo = project({
-      'package.json': JSON.stringify({
-        type: 'module',
-        packageManager: `pnpm@${PACKAGE_MANAGERS.pnpm.version}`,
-        scripts: { lint: 'node -e "process.exit(0)"', test: script },
-      }),
-      'pnpm-lock.yaml': "lockfileVersion: '9.0'\n\nimporters:\n\n  .: {}\n",
-      'sum.test.js':
-        "import { test, expect } from 'vitest';\ntest('adds', () => expect(1 + 1).toBe(2));\ntest('breaks', () => expect(1 + 1).toBe(3));\n",
-      'vitest.config.js': 'export default {};\n',
-    });
-    execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
+    const repo = pnpmVitestProject(script);
     await withPackageManager('pnpm', async () => {
       const raw = spawnSync('pnpm', ['test'], {
         cwd: repo.dir,
