@@ -7,11 +7,15 @@ export function isJsFile(filePath: string): boolean {
   return JS_EXTENSION.test(filePath);
 }
 
-/** Files the usual runners collect as tests (pytest, vitest/jest, node --test, go test, cargo's tests/). */
+/**
+ * Files the usual runners collect as tests (pytest, vitest/jest, node --test, go test, cargo's tests/);
+ * `tests.py` is the module Django's and unittest's `test*.py` discovery finds in each app.
+ */
 export function isTestFile(filePath: string): boolean {
   const name = path.posix.basename(filePath);
   const dirs = path.posix.dirname(filePath).split('/');
-  if (name.endsWith('.py')) return name.startsWith('test_') || name.endsWith('_test.py');
+  if (name.endsWith('.py'))
+    return name.startsWith('test_') || name.endsWith('_test.py') || name === 'tests.py';
   if (name.endsWith('_test.go')) return true;
   if (name.endsWith('.rs')) return dirs.includes('tests');
   if (!isJsFile(name)) return false;
