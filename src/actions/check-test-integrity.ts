@@ -208,6 +208,7 @@ async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise
     baseCommit: scope.base.commit,
     config: scope.config,
     candidateTests: run.value.tests,
+    candidateLoaded: run.value.changed_files_loaded,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   }).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));

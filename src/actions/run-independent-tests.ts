@@ -1,7 +1,9 @@
+import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { failingTests, type RunRecord } from '../core/run-record.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { changedSince } from '../repo/git.js';
 import { runBaseline } from '../runner/baseline.js';
 import { detectTestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
@@ -153,6 +155,15 @@ export async function runIndependentTests(
       counts: run.counts,
       tests: run.tests,
       tests_source: run.tests_source,
+      ...(run.loaded_files
+        ? {
+            changed_files_loaded: await changedFilesLoaded(
+              worktree,
+              repo.base.commit,
+              run.loaded_files,
+            ),
+          }
+        : {}),
       summary: run.summary,
       failure_class: run.failure_class,
       advice: run.advice,
@@ -186,4 +197,19 @@ async function reportingProgress(
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * The files changed since the base that the tests' process imported, worktree-relative: what an
+ * evaluation must have judged (src/evaluation/evaluate.ts). Only these are kept, not the whole list,
+ * so the record stays the size of the change.
+ */
+async function changedFilesLoaded(
+  worktree: string,
+  baseCommit: string,
+  loaded: string[],
+): Promise<string[]> {
+  const root = await realpath(worktree);
+  const inside = new Set(loaded.map((file) => path.relative(root, file).split(path.sep).join('/')));
+  return (await changedSince(worktree, baseCommit)).filter((file) => inside.has(file));
 }

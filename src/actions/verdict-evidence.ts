@@ -66,6 +66,7 @@ export async function evaluateLatestRun(
     baseCommit: scope.base.commit,
     config,
     candidateTests: run.value.tests,
+    candidateLoaded: run.value.changed_files_loaded,
     tree,
     acknowledgedPaths,
     ...options,

@@ -63,6 +63,8 @@ export interface EvaluationFacts {
   vacuous?: boolean;
   /** Changed source files no rule took (named when the evaluation is vacuous). */
   unjudged_code?: string[];
+  /** Changed files the Player's run imported that the trusted runs left out (not test-side). */
+  unjudged_loaded?: string[];
   /** Changes the trusted runs took from the base instead of the Player (not product code). */
   left_out: { file: string; change: string }[];
   /** The Player's added tests that passed in the worktree but not with the base's test infrastructure. */
@@ -164,6 +166,10 @@ function evaluationReasons(
       `planted environment: ${item.file} — ${item.problem}. The trusted runs did not start. Remove it (or reinstall the environment from the base's manifests), then ask again.`,
   );
   if (evaluation.vacuous) reasons.push(vacuousReason(evaluation.unjudged_code ?? []));
+  const loaded = (evaluation.unjudged_loaded ?? []).filter(
+    (file) => !(evaluation.vacuous && evaluation.unjudged_code?.includes(file)),
+  );
+  if (loaded.length > 0) reasons.push(unjudgedLoadedReason(loaded));
   for (const regression of evaluation.regressions) {
     if (
       regression.outcome !== 'missing' &&
@@ -209,6 +215,11 @@ function evaluationReasons(
 function vacuousReason(files: string[]): string {
   const first = files[0] ?? 'the file';
   return `vacuous evaluation: the trusted runs took none of your changed code (${listed(files)}): no rule makes it code under test (no manifest declares it and no base test imports it), so the base's tests ran on the base's code and judged nothing of yours. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${first}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
+}
+
+/** The tests ran these files in the Player's run; the trusted runs ran the base's version. */
+function unjudgedLoadedReason(files: string[]): string {
+  return `changed code the tests load was not judged: your run of the tests imported ${listed(files)}, but no rule makes ${files.length === 1 ? 'it' : 'them'} code under test, so the trusted runs used the base's version. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${files[0]}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
 }
 
 function listed(items: string[]): string {

@@ -41,6 +41,12 @@ export const EvaluationSchema = z.object({
     .describe(
       "True when the trusted runs took none of the Player's changed code although it changed source files: they judged nothing of the Player's, and an approval is refused.",
     ),
+  unjudged_loaded: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Changed files the Player's run of the tests imported that the trusted runs left out (not tests or test support): the tests exercise them, the trusted runs judged the base's version, and an approval is refused until they are acknowledged or reverted.",
+    ),
   taken_by_acknowledgement: z
     .array(z.string())
     .describe('Left-out changes the Coach acknowledged, which the trusted runs took.'),

@@ -53,6 +53,12 @@ export const RunRecordSchema = z
       .describe(
         'How the per-test results were obtained; "none" when this run has no per-test results (counts only).',
       ),
+    changed_files_loaded: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Files changed since the base commit whose modules the tests imported (pytest lists them): an approval is refused when the trusted runs took none of their changes' code.",
+      ),
     summary: z
       .string()
       .describe(

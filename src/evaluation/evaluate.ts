@@ -1,7 +1,7 @@
 import { describeSandbox } from '../core/sandbox-policy.js';
 import type { z } from 'zod';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
-import { isRunnerLoadedFile } from '../core/test-paths.js';
+import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { treeRuns, type WaitOptions } from './early-runs.js';
@@ -21,6 +21,8 @@ type Regression = Evaluation['regressions'][number];
 export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
   /** Tests of the latest stored candidate run (the worktree as it is): collection and divergence. */
   candidateTests: Pick<TestCaseResult, 'id' | 'status'>[];
+  /** The files changed since the base that the candidate run's tests imported, where it lists them. */
+  candidateLoaded?: string[];
   /** The worktree's fingerprint, when the caller has just taken it; taken here otherwise. */
   tree?: string;
 }
@@ -39,7 +41,7 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
     { ...request, tree },
     { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) },
   );
-  return judged(runs, request.baseCommit, request.candidateTests);
+  return judged(runs, request.baseCommit, request.candidateTests, request.candidateLoaded);
 }
 
 /** The trusted runs compared with the base's (PASS_TO_PASS) and with the candidate run. */
@@ -47,6 +49,7 @@ function judged(
   runs: TrustedRuns,
   baseCommit: string,
   candidateTests: EvaluationRequest['candidateTests'],
+  candidateLoaded: string[] = [],
 ): Evaluation {
   const { selection, command, baseline, trusted } = runs;
   const evaluation: Evaluation = {
@@ -58,6 +61,7 @@ function judged(
     taken_because: selection.taken_because,
     unjudged_code: selection.unjudged_code,
     vacuous: isVacuous(selection),
+    unjudged_loaded: unjudgedLoaded(selection, candidateLoaded),
     left_out: selection.left_out,
     taken_by_acknowledgement: selection.acknowledged,
     baseline: null,
@@ -129,6 +133,23 @@ export function isVacuous(selection: TrustedSelection): boolean {
     selection.unjudged_code.length > 0 &&
     selection.code.length === 0 &&
     selection.acknowledged.length === 0
+  );
+}
+
+/**
+ * Changed files the Player's own run imported that the trusted runs left out and that are neither
+ * tests nor test support: the tests exercise them, yet the trusted runs ran the base's version.
+ */
+function unjudgedLoaded(selection: TrustedSelection, loaded: readonly string[]): string[] {
+  const leftOut = new Set(
+    selection.left_out.filter((item) => item.change !== 'deleted').map((item) => item.file),
+  );
+  return loaded.filter(
+    (file) =>
+      leftOut.has(file) &&
+      !isTestSideFile(file) &&
+      !selection.test_support.includes(file) &&
+      !selection.new_tests.includes(file),
   );
 }
 

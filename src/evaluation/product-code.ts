@@ -45,6 +45,8 @@ export interface TrustedSelection {
   unjudged_code: string[];
   /** Left-out changes the Coach acknowledged: taken from the Player like code. */
   acknowledged: string[];
+  /** Left-out changes to what the base's tests use as support (never the Player's code). */
+  test_support: string[];
   /** Test files (and their non-infrastructure helpers) the Player added: the new-tests run's extra. */
   new_tests: string[];
   left_out: LeftOutChange[];
@@ -156,6 +158,7 @@ export async function trustedSelection(
     taken_because: [],
     unjudged_code: [],
     acknowledged: [],
+    test_support: [],
     new_tests: [],
     left_out: [],
     base_files: base,
@@ -188,8 +191,9 @@ export async function trustedSelection(
       if (change === 'added' && (isPlayerTest(file) || (await isFixtureConftest(worktree, file))))
         selection.new_tests.push(file);
       selection.left_out.push({ file, change });
-      if (isSource(file) && !product.isTestSupport(file) && !ownReach?.support.has(file))
-        selection.unjudged_code.push(file);
+      if (product.isTestSupport(file) || ownReach?.support.has(file))
+        selection.test_support.push(file);
+      else if (isSource(file)) selection.unjudged_code.push(file);
     }
   }
   return selection;

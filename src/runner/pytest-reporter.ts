@@ -10,7 +10,8 @@ import path from 'node:path';
  * Messages are the ones the JUnit path shows: pytest's `E   ` lines, else the whole report text; a
  * skip's reason. The test harness (unittest's assertions, pytest's helpers, the builtins) is read
  * before anything is imported and after each test: a replaced one is reported once, after the test
- * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts).
+ * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts). The session's last
+ * line lists the files of the modules it imported.
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys
@@ -51,12 +52,54 @@ def pytest_helpers(state):
         state['pytest.' + name] = id(getattr(pytest, name, None))
     return state
 
+LOADED_LIMIT = 20000
+
+def loaded_files():
+    # The files of every module the session imported, but the interpreter's own and installed
+    # packages': the server keeps those inside the worktree, to know which changed files the tests
+    # ran (an evaluation must not approve code the trusted runs never took).
+    prefixes = tuple(os.path.realpath(p) + os.sep for p in
+                     {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+    files = set()
+    for module in list(sys.modules.values()):
+        name = getattr(module, '__file__', None)
+        if isinstance(name, str):
+            real = os.path.realpath(name)
+            if not real.startswith(prefixes) and os.sep + 'site-packages' + os.sep not in real:
+                files.add(real)
+    return sorted(files)[:LOADED_LIMIT]
+
+def plugin_files(config):
+    # Where each plugin registered with pytest comes from: a module's file, or the file of the
+    # module that defines a plugin object's class. Modules a conftest declares in pytest_plugins
+    # are the test setup's own.
+    import types
+    manager = config.pluginmanager
+    plugins = manager.get_plugins()
+    declared = set()
+    for plugin in plugins:
+        names = getattr(plugin, 'pytest_plugins', ()) if isinstance(plugin, types.ModuleType) else ()
+        declared.update([names] if isinstance(names, str) else names)
+    files = set()
+    for plugin in plugins:
+        if manager.get_name(plugin) in declared:
+            continue
+        if not isinstance(plugin, types.ModuleType):
+            owner = plugin if isinstance(plugin, type) else type(plugin)
+            plugin = sys.modules.get(getattr(owner, '__module__', None) or '')
+        name = getattr(plugin, '__file__', None)
+        if isinstance(name, str):
+            files.add(os.path.realpath(name))
+    return files
+
 class CoachgateReporter:
     def __init__(self, report, version):
         self.report = report
         self.version = version
         self.harness = pytest_helpers(harness_state())
         self.changed = set()
+        self.config = None
+        self.plugins = set()
 
     def check_harness(self, nodeid):
         now = pytest_helpers(harness_state())
@@ -65,6 +108,12 @@ class CoachgateReporter:
         if changed:
             self.changed.update(changed)
             self.emit({'event': 'harness', 'nodeid': nodeid, 'changed': changed})
+        # Plugins registered once the session started (conftests, and whatever else hooks into
+        # pytest): the server keeps the ones that are neither tests nor test support.
+        added = plugin_files(self.config) - self.plugins if self.config else set()
+        if added:
+            self.plugins.update(added)
+            self.emit({'event': 'plugins', 'nodeid': nodeid, 'files': sorted(added)})
 
     def emit(self, record, flush=True):
         self.write(json.dumps(record) + '\n', flush)
@@ -74,7 +123,9 @@ class CoachgateReporter:
         if flush:
             self.report.flush()
 
-    def pytest_sessionstart(self):
+    def pytest_sessionstart(self, session):
+        self.config = session.config
+        self.plugins = plugin_files(session.config)
         self.emit({'event': 'start', 'pytest': self.version})
 
     def pytest_runtest_logreport(self, report):
@@ -108,6 +159,9 @@ class CoachgateReporter:
             return
         self.emit({'event': 'collect', 'nodeid': report.nodeid, 'outcome': report.outcome,
                    'message': message})
+
+    def pytest_sessionfinish(self):
+        self.emit({'event': 'loaded', 'files': loaded_files()})
 
     def pytest_internalerror(self, excrepr):
         self.emit({'event': 'internal', 'message': failure_message(str(excrepr))})

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,7 @@ import { goTestText, parseGoTestJson } from './report/go-test-json.js';
 import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
 import { parseTapOutput } from './report/tap.js';
-import { parsePytestReportLines } from './report/pytest-jsonl.js';
+import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import type { ReportChannel } from './wrapper-reports.js';
@@ -62,6 +63,8 @@ export interface TestRunResult extends ProcessOutcome {
   tests_source: string;
   /** What coachgate added to the command or environment to obtain them. */
   notes: string[];
+  /** Absolute paths of the files the tests' process imported, where the reporter lists them (pytest). */
+  loaded_files?: string[];
   /** The sandbox the run had (absent only when nothing was started). */
   sandbox?: SandboxInForce;
 }
@@ -138,7 +141,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
     const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
-    const found =
+    const found: FoundReport | undefined =
       (await readReport(spec.command, invocation.channels, spec.cwd, output)) ??
       (spec.command.report === 'text'
         ? ((await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)) ??
@@ -195,6 +198,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
         : failure.advice,
       output_bytes: capture.bytes,
       tests_source: found?.source ?? 'none',
+      ...(found?.loaded ? { loaded_files: found.loaded } : {}),
       notes: invocation.notes,
     };
   } finally {
@@ -254,13 +258,20 @@ async function rebuildIfStale(
   };
 }
 
+interface FoundReport {
+  tests: TestCaseResult[];
+  source: string;
+  /** The files the tests' process imported, where the reporter lists them. */
+  loaded?: string[];
+}
+
 /** Per-test results and how they were obtained, or undefined when the run left nothing per-test to read. */
 async function readReport(
   command: TestCommand,
   channels: ReportChannel[],
   cwd: string,
   output: string,
-): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
+): Promise<FoundReport | undefined> {
   if (command.report === 'go-json')
     return { tests: parseGoTestJson(output), source: 'go test -json output' };
   if (command.report === 'cargo')
@@ -269,7 +280,9 @@ async function readReport(
     const text = await readFile(channel.file, 'utf8').catch(() => undefined);
     if (!text) continue;
     try {
-      return { tests: parseChannel(channel, text, cwd), source: channel.source };
+      const tests = parseChannel(channel, text, cwd);
+      const loaded = channel.format === 'pytest-jsonl' ? pytestLoadedFiles(text) : undefined;
+      return { tests, source: channel.source, ...(loaded ? { loaded } : {}) };
     } catch {
       // A runner killed mid-write can leave a truncated report: fall back to the summary lines.
     }
@@ -279,7 +292,8 @@ async function readReport(
 
 function parseChannel(channel: ReportChannel, text: string, cwd: string): TestCaseResult[] {
   if (channel.format === 'jest-json') return parseJestJson(text, cwd);
-  if (channel.format === 'pytest-jsonl') return parsePytestReportLines(text);
+  // Python names the plugins' files by their real paths.
+  if (channel.format === 'pytest-jsonl') return parsePytestReportLines(text, realpathSync(cwd));
   return parseJUnitXml(text);
 }
 

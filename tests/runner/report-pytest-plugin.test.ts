@@ -326,6 +326,57 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     });
   });
 
+  it('names code that registers a plugin with the running pytest, not the conftests and plugins the tests declare', () => {
+    const files: ProjectFiles = {
+      'pkg/__init__.py': '',
+      // Reaches the running plugin manager without importing pytest: no static rule sees it.
+      'pkg/hook.py': [
+        'import gc',
+        '',
+        'class Quiet:',
+        '    def pytest_runtest_logreport(self, report):',
+        '        pass',
+        '',
+        'for found in gc.get_objects():',
+        '    if type(found).__name__ == "PytestPluginManager":',
+        '        found.register(Quiet())',
+        '        break',
+        '',
+      ].join('\n'),
+      'pkg/fixtures.py': 'import pytest\n\n@pytest.fixture\ndef word():\n    return "hi"\n',
+      'tests/conftest.py': 'pytest_plugins = ["pkg.fixtures"]\n',
+      'tests/test_a.py':
+        'def test_word(word):\n    assert word == "hi"\n\ndef test_hook():\n    import pkg.hook\n',
+      'tests/test_b.py': 'def test_after():\n    pass\n',
+    };
+    const honest = {
+      ...files,
+      'tests/test_a.py': 'def test_word(word):\n    assert word == "hi"\n',
+    };
+    for (const [project, hooked] of [
+      [files, true],
+      [honest, false],
+    ] as const) {
+      let root = '';
+      const run = runInProject(project, (dir, report) => {
+        root = dir;
+        return ['python3', reporter, report, '-p', 'no:cacheprovider'];
+      });
+      const harness = parsePytestReportLines(run.report!, root).find(
+        (test) => test.id === HARNESS_CHANGED,
+      );
+      if (!hooked) expect(harness).toBeUndefined();
+      else
+        expect(harness).toEqual({
+          id: HARNESS_CHANGED,
+          status: 'error',
+          message: expect.stringMatching(
+            /^registered with pytest while tests\/test_a\.py::test_hook ran .*: pkg\/hook\.py\./,
+          ),
+        });
+    }
+  });
+
   it('exits as python -m pytest does: 0, 1, 2, 3, 4 and 5', () => {
     const expected = { passing: 0, mixed: 1, collection: 2, internal: 3, usage: 4, noTests: 5 };
     for (const [name, code] of Object.entries(expected) as [keyof typeof runs, number][]) {

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { isTestSideFile } from '../../core/test-paths.js';
 import { clipMessage } from './text.js';
 import type { TestCaseResult, TestStatus } from './types.js';
 
@@ -14,7 +16,9 @@ type ReportLine =
     }
   | { event: 'collect'; nodeid: string; outcome: string; message?: string }
   | { event: 'internal'; message?: string }
-  | { event: 'harness'; nodeid: string; changed: string[] };
+  | { event: 'harness'; nodeid: string; changed: string[] }
+  | { event: 'loaded'; files: string[] }
+  | { event: 'plugins'; nodeid: string; files: string[] };
 
 /** The case a changed test harness becomes: an error no test id can hide. */
 export const HARNESS_CHANGED = 'coachgate: test harness changed';
@@ -36,7 +40,7 @@ const STATUS_WEIGHT: Record<TestStatus, number> = { failed: 3, error: 2, skipped
  * under the module's node id. A last line without its newline (the run was killed while writing
  * it) is left out; any other unreadable line makes the report unreadable.
  */
-export function parsePytestReportLines(text: string): TestCaseResult[] {
+export function parsePytestReportLines(text: string, root?: string): TestCaseResult[] {
   const cases: TestCase[] = [];
   const open = new Map<string, TestCase>();
   const failedCalls = new Set<string>();
@@ -59,6 +63,13 @@ export function parsePytestReportLines(text: string): TestCaseResult[] {
         status: 'error',
         message: `replaced while ${record.nodeid} ran (by the code under test or the tests): ${record.changed.join(', ')}. The assertions and builtins that judge the tests must stay as they are.`,
       });
+    } else if (record.event === 'plugins') {
+      const hooked = root === undefined ? [] : codeHookingPytest(record.files, root);
+      if (hooked.length > 0)
+        openCase(HARNESS_CHANGED).outcomes.push({
+          status: 'error',
+          message: `registered with pytest while ${record.nodeid} ran (a plugin from code that is neither a test nor test support): ${hooked.join(', ')}. The code under test must not hook into the test runner.`,
+        });
     } else if (record.event === 'internal') {
       openCase('pytest internal error').outcomes.push({ status: 'error', message: record.message });
     } else if (record.event === 'test') {
@@ -103,6 +114,16 @@ function toResult(testCase: TestCase): TestCaseResult {
   return message ? { ...result, message } : result;
 }
 
+/**
+ * The registered plugins' files that are the repository's code rather than its tests or test support
+ * (conftests, helpers under tests/): installed plugins and the interpreter's are outside `root`.
+ */
+function codeHookingPytest(files: string[], root: string): string[] {
+  return files
+    .map((file) => path.relative(root, file).split(path.sep).join('/'))
+    .filter((file) => !file.startsWith('../') && !path.isAbsolute(file) && !isTestSideFile(file));
+}
+
 /** The lines that end with a newline: a run killed mid-write leaves its last line partial. */
 function completeLines(text: string): string[] {
   const end = text.lastIndexOf('\n');
@@ -112,4 +133,17 @@ function completeLines(text: string): string[] {
         .slice(0, end)
         .split('\n')
         .filter((line) => line !== '');
+}
+
+/**
+ * The absolute paths of the files whose modules the session imported (its last line), or undefined
+ * when the run ended before pytest finished the session.
+ */
+export function pytestLoadedFiles(text: string): string[] | undefined {
+  for (const line of completeLines(text).reverse()) {
+    if (!line.startsWith('{"event": "loaded"')) continue;
+    const record = JSON.parse(line) as Extract<ReportLine, { event: 'loaded' }>;
+    return record.files;
+  }
+  return undefined;
 }

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { hasPytest } from '../helpers/python-task.js';
+import { layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+
+/**
+ * Code the tests load that no import names: a plugin module found by `importlib`. The static walk
+ * cannot reach it, so no rule takes it; the Player's own pytest run lists what it imported, and an
+ * approval whose trusted runs judged the base's version of such a file is refused, through MCP.
+ */
+let task: LayoutTask | undefined;
+afterEach(async () => {
+  await task?.close();
+  task = undefined;
+});
+
+const REGISTRY = [
+  'import importlib',
+  '',
+  '',
+  'def transform(name, text):',
+  '    return importlib.import_module("app.plugins." + name).apply(text)',
+  '',
+].join('\n');
+const base = {
+  'pytest.ini': '[pytest]\npythonpath = .\n',
+  'app/__init__.py': '',
+  'app/registry.py': REGISTRY,
+  'app/plugins/__init__.py': '',
+  'app/plugins/upper.py': 'def apply(text):\n    return text.upper()\n',
+  'tests/test_registry.py':
+    'from app.registry import transform\n\n\ndef test_upper():\n    assert transform("upper", "ab") == "AB"\n',
+};
+const criterion = 'the upper plugin trims the text before upper-casing it';
+const TRIMMED_TEST =
+  'from app.registry import transform\n\n\ndef test_trims():\n    assert transform("upper", " ab ") == "AB"\n';
+
+describe.skipIf(!hasPytest)('changed code the tests load but no import names (pytest)', () => {
+  it('refuses it untaken, naming the file and the acknowledgement; judges it once acknowledged', async () => {
+    task = await layoutTask({
+      base,
+      player: {
+        // Taken (the base's test imports it), so the evaluation is not vacuous.
+        'app/registry.py': `"""Plugins by name."""\n${REGISTRY}`,
+        // Broken, and the base test weakened to match: the Player's run is green.
+        'app/plugins/upper.py': 'def apply(text):\n    return text\n',
+        'tests/test_registry.py': base['tests/test_registry.py'].replace('"AB"', '"ab"'),
+      },
+      criterion,
+      evidence: [{ criterion: 'AC-001', test: 'test_upper' }],
+    });
+    const refused = await task.approve();
+    expect(refused.run.changed_files_loaded).toEqual(
+      expect.arrayContaining(['app/plugins/upper.py', 'app/registry.py']),
+    );
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toContain('changed code the tests load was not judged');
+    expect(refused.text).toContain('"file": "app/plugins/upper.py"');
+    // The taken file is not named as unjudged: only the one the trusted runs left out.
+    expect(refused.text).not.toMatch(/imported app\/registry\.py/);
+
+    // Acknowledged, the file is judged: the base test now fails on the Player's plugin.
+    const judged = await task.approve({
+      acknowledged_left_out: [
+        { file: 'app/plugins/upper.py', reason: 'the plugin the task changes' },
+      ],
+    });
+    expect(judged.result.isError).toBe(true);
+    expect(judged.text).not.toContain('was not judged');
+    expect(judged.text).toMatch(
+      /base test tests\/test_registry\.py::test_upper passed at the base/,
+    );
+  }, 240_000);
+
+  it('approves the honest change to the plugin once the Coach acknowledges it', async () => {
+    task = await layoutTask({
+      base,
+      player: {
+        'app/plugins/upper.py': 'def apply(text):\n    return text.strip().upper()\n',
+        'tests/test_trims.py': TRIMMED_TEST,
+      },
+      criterion,
+      evidence: [{ criterion: 'AC-001', test: 'test_trims' }],
+    });
+    const approved = await task.approve({
+      acknowledged_left_out: [
+        { file: 'app/plugins/upper.py', reason: 'the plugin the task changes' },
+      ],
+    });
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.evaluation).toMatchObject({
+      taken_by_acknowledgement: ['app/plugins/upper.py'],
+      unjudged_loaded: [],
+    });
+  }, 240_000);
+});
