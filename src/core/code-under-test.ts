@@ -26,6 +26,20 @@ export interface ImportIndex {
   pythonRoots: readonly string[];
   /** JS packages of the repository by name (self-references, workspaces): directory and entry files. */
   jsPackages: ReadonlyMap<string, { directory: string; entries: string[] }>;
+  /** Module aliases of the runner and compiler configs, most specific scope first; none if absent. */
+  aliases?: readonly ImportAlias[];
+}
+
+/**
+ * One module alias (tsconfig `paths`, vite/vitest `resolve.alias`, jest `moduleNameMapper`): a
+ * specifier `find` matches, imported from a file under `scope`, names `specifier.replace(find,
+ * replacement)`, a repository-relative path.
+ */
+export interface ImportAlias {
+  /** The config's directory ('' is the repository root): the alias holds for files below it. */
+  scope: string;
+  find: RegExp;
+  replacement: string;
 }
 
 /** The imports of one file, as its language's reader found them. */
@@ -119,6 +133,8 @@ const OUTPUT_TO_SOURCE: Record<string, string[]> = {
 function resolveJavascript(file: string, specifier: string, index: ImportIndex): string[] {
   if (specifier.startsWith('.'))
     return jsFile(path.posix.join(path.posix.dirname(file), specifier), index);
+  const aliased = resolveAlias(file, specifier, index);
+  if (aliased.length > 0) return aliased;
   const parts = specifier.split('/');
   const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
   const found = index.jsPackages.get(name);
@@ -126,6 +142,17 @@ function resolveJavascript(file: string, specifier: string, index: ImportIndex):
   const subpath = specifier.slice(name.length + 1);
   if (subpath) return jsFile(join(found.directory, [subpath]), index);
   return found.entries.flatMap((entry) => jsFile(join(found.directory, [entry]), index));
+}
+
+/** The file the first alias that holds for `file` and matches `specifier` names, if it exists. */
+function resolveAlias(file: string, specifier: string, index: ImportIndex): string[] {
+  for (const alias of index.aliases ?? []) {
+    if (alias.scope !== '' && !file.startsWith(`${alias.scope}/`)) continue;
+    if (!alias.find.test(specifier)) continue;
+    const hit = jsFile(specifier.replace(alias.find, alias.replacement), index);
+    if (hit.length > 0) return hit;
+  }
+  return [];
 }
 
 function jsFile(target: string, index: ImportIndex): string[] {

@@ -460,7 +460,8 @@ function safeToml(text: string | undefined): Record<string, unknown> {
   }
 }
 
-function safeJson(text: string | undefined): unknown {
+/** A JSON text's value; `{}` when absent or malformed (manifests are read, never trusted to parse). */
+export function safeJson(text: string | undefined): unknown {
   try {
     return text ? JSON.parse(text) : {};
   } catch {
@@ -468,7 +469,8 @@ function safeJson(text: string | undefined): unknown {
   }
 }
 
-function record(value: unknown): Record<string, unknown> {
+/** `value` as an object, `{}` when it is none (arrays included). */
+export function record(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {};

@@ -117,7 +117,7 @@ function attributeGroup(source: string, index: number): { texts: string[]; end: 
  * `#[cfg(…)]` that holds only under test (`test`, `all(test, …)`, `any(test, …)`; not `not(test)`), or a
  * test function's own attribute (`#[test]`, `#[tokio::test]`: a path ending in `test`).
  */
-function isTestAttribute(attribute: string): boolean {
+export function isTestAttribute(attribute: string): boolean {
   const code = attribute.replace(/"(?:[^"\\]|\\.)*"/g, '""'); // `feature = "test-utils"` is no test
   if (/^#\s*\[\s*(?:[\w]+\s*::\s*)*test\s*(?:\(|\])/.test(code)) return true;
   return (

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ALIAS_CONFIG, importAliases } from '../analysis/import-aliases.js';
 import { javascriptImports } from '../analysis/imports/javascript.js';
 import { pythonImports } from '../analysis/imports/python.js';
 import { loadTypeScript } from '../analysis/typescript-parser.js';
@@ -65,8 +66,9 @@ async function walk(
     (file) => importLanguage(file) !== undefined && (isTestFile(file) || isTestSideFile(file)),
   );
   if (tests.length === 0) return { code: new Map(), support: new Map() };
-  if (files.some((file) => importLanguage(file) === 'javascript')) await loadTypeScript();
-  const index = await importIndex(files, read);
+  const hasJavascript = files.some((file) => importLanguage(file) === 'javascript');
+  if (hasJavascript) await loadTypeScript();
+  const index = await importIndex(files, read, hasJavascript);
   return followImports(tests, index, read, parseImports);
 }
 
@@ -89,13 +91,17 @@ function parseImports(file: string, text: string): FileImports | undefined {
 async function importIndex(
   files: readonly string[],
   read: (files: string[]) => Promise<Map<string, string>>,
+  hasJavascript: boolean,
 ): Promise<ImportIndex> {
   const directories = new Set<string>();
   for (const file of files)
     for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir))
       directories.add(dir);
-  const configs = files.filter((file) =>
-    /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|package\.json)$/.test(file),
+  const configs = files.filter(
+    (file) =>
+      PYTEST_CONFIG.test(file) ||
+      file.endsWith('package.json') ||
+      (hasJavascript && ALIAS_CONFIG.test(file)),
   );
   const texts = await read(configs);
   const pythonRoots = new Set(
@@ -107,13 +113,24 @@ async function importIndex(
     if (file.endsWith('package.json')) {
       const found = jsPackageEntries(text);
       if (found.name) jsPackages.set(found.name, { directory, entries: found.entries });
-      continue;
     }
-    for (const entry of pytestPythonPath(text))
-      pythonRoots.add(path.posix.normalize(path.posix.join(directory, entry)).replace(/^\.$/, ''));
+    if (PYTEST_CONFIG.test(file))
+      for (const entry of pytestPythonPath(text))
+        pythonRoots.add(
+          path.posix.normalize(path.posix.join(directory, entry)).replace(/^\.$/, ''),
+        );
   }
-  return { files: new Set(files), directories, pythonRoots: [...pythonRoots], jsPackages };
+  const aliases = hasJavascript ? importAliases(texts) : [];
+  return {
+    files: new Set(files),
+    directories,
+    pythonRoots: [...pythonRoots],
+    jsPackages,
+    aliases,
+  };
 }
+
+const PYTEST_CONFIG = /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)$/;
 
 /** pytest's `pythonpath` setting (ini or TOML): the directories it puts on sys.path. */
 function pytestPythonPath(text: string): string[] {

@@ -1,6 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { rustTestModules } from '../analysis/rust-test-modules.js';
 import { loadTypeScript } from '../analysis/typescript-parser.js';
 import { importLanguage, type CodeUnderTest } from '../core/code-under-test.js';
 import { isFixtureOnlyConftest } from '../core/fixture-conftest.js';
@@ -68,15 +69,40 @@ export async function baseProductCode(
   baseFiles: readonly string[],
 ): Promise<BaseCode> {
   const manifests = new Map<string, string>();
-  const [reach, setupFiles] = await Promise.all([
+  const [reach, setupFiles, rustTests] = await Promise.all([
     baseCodeUnderTest(worktree, baseCommit, baseFiles),
     baseSetupFiles(worktree, baseCommit, baseFiles),
+    baseRustTestModules(worktree, baseCommit, baseFiles),
     ...manifestPaths(baseFiles).map(async (file) => {
       const text = await readAtCommit(worktree, baseCommit, file);
       if (text !== undefined) manifests.set(file, await asPlainJson(file, text));
     }),
   ]);
-  return withReach(productCode(baseFiles, manifests), reach, setupFiles);
+  const testOnly = new Set([...setupFiles, ...rustTests]);
+  return withReach(productCode(baseFiles, manifests), reach, testOnly);
+}
+
+/** The base's Rust test modules, per base commit: the base never changes, so it is read once. */
+const rustTestsByBase = new Map<string, Promise<string[]>>();
+
+/** The base's Rust files that hold only tests (src/analysis/rust-test-modules.ts). */
+function baseRustTestModules(
+  worktree: string,
+  baseCommit: string,
+  baseFiles: readonly string[],
+): Promise<string[]> {
+  if (!baseFiles.some((file) => path.posix.basename(file) === 'Cargo.toml'))
+    return Promise.resolve([]);
+  const key = `${baseCommit}\0${path.resolve(worktree)}`;
+  let found = rustTestsByBase.get(key);
+  if (!found) {
+    const sources = baseFiles.filter((file) => file.endsWith('.rs') && !isOutsideSource(file));
+    found = readManyAtCommit(worktree, baseCommit, sources).then(rustTestModules);
+    // A failed read is not cached: the next approval asks git again.
+    found.catch(() => rustTestsByBase.delete(key));
+    rustTestsByBase.set(key, found);
+  }
+  return found;
 }
 
 /** What the base's runner configuration loads around every test (src/core/runner-setup-files.ts). */
@@ -99,18 +125,19 @@ async function baseSetupFiles(
 function withReach(
   declared: ProductCode,
   reach: CodeUnderTest,
-  setupFiles: ReadonlySet<string>,
+  testOnly: ReadonlySet<string>,
 ): BaseCode {
-  // A file the runner's config loads around every test is test support, even in a source root.
+  // A file the runner's config loads around every test, or a Rust test module, is test support,
+  // even in a source root.
   const reasonFor = (file: string) =>
-    setupFiles.has(file) ? undefined : (fromRoot(declared.rootOf(file)) ?? reach.code.get(file));
+    testOnly.has(file) ? undefined : (fromRoot(declared.rootOf(file)) ?? reach.code.get(file));
   return {
     roots: [...declared.roots, ...reachedRoots(declared, reach)],
     pythonImportRoots: declared.pythonImportRoots,
     isProductCode: (file) => reasonFor(file) !== undefined,
-    rootOf: (file) => (setupFiles.has(file) ? undefined : declared.rootOf(file)),
+    rootOf: (file) => (testOnly.has(file) ? undefined : declared.rootOf(file)),
     reasonFor,
-    isTestSupport: (file) => reach.support.has(file) || setupFiles.has(file),
+    isTestSupport: (file) => reach.support.has(file) || testOnly.has(file),
   };
 }
 

@@ -2,7 +2,7 @@ import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasPytest } from '../helpers/python-task.js';
-import { layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+import { approvedThenRefused, layoutTask, type LayoutTask } from '../helpers/layout-task.js';
 
 /**
  * Code under test on layouts no manifest describes, through the MCP client with real pytest and
@@ -14,38 +14,6 @@ afterEach(async () => {
   await task?.close();
   task = undefined;
 });
-
-/**
- * Both directions on one layout: the honest change is approved, taking `code` for the reason
- * given; the tactic (the code broken, the base test weakened to match) fools the Player's own run
- * and is refused with `refusal`.
- */
-async function approvedThenRefused(options: {
-  base: Record<string, string>;
-  honest: Record<string, string>;
-  tactic: Record<string, string>;
-  evidence: Record<string, unknown>[];
-  taken: Record<string, unknown>;
-  refusal: RegExp;
-}): Promise<void> {
-  const criterion = 'shout(text) returns the text in upper case with "!"';
-  const { base, evidence } = options;
-  task = await layoutTask({ base, player: options.honest, criterion, evidence });
-  const approved = await task.approve();
-  expect(approved.result.isError, approved.text).toBeFalsy();
-  expect(approved.evaluation).toMatchObject({ ...options.taken, vacuous: false });
-  await task.close();
-  task = await layoutTask({
-    base,
-    player: { ...options.honest, ...options.tactic },
-    criterion,
-    evidence,
-  });
-  const refused = await task.approve();
-  expect(refused.run.status).toBe('passed');
-  expect(refused.result.isError).toBe(true);
-  expect(refused.text).toMatch(options.refusal);
-}
 
 const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
 const SHOUT = '\n\ndef shout(text):\n    return text.upper() + "!"\n';

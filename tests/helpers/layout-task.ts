@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 import { makeRepo, type TempRepo } from './git-repo.js';
 import { callTool, connect, dataOf, textOf } from './mcp.js';
 
@@ -8,6 +9,9 @@ import { callTool, connect, dataOf, textOf } from './mcp.js';
  * `evidence`. The task asks for one thing, AC-001.
  */
 export const LAYOUT_TASK = 'TASK-021';
+
+/** A source file's text from its lines, keeping the layouts' files readable in 100 columns. */
+export const linesOf = (...lines: string[]) => `${lines.join('\n')}\n`;
 
 export interface LayoutTask {
   repo: TempRepo;
@@ -68,4 +72,41 @@ export async function layoutTask(options: {
       return { run, result, text: textOf(result), evaluation: data?.evaluation };
     },
   };
+}
+
+/**
+ * Both directions on one layout: the honest change is approved, taking what `taken` says; the
+ * tactic (the code broken, the base test weakened to match) fools the Player's own run and is
+ * refused with `refusal`. Each task is closed before the next starts.
+ */
+export async function approvedThenRefused(options: {
+  base: Record<string, string>;
+  honest: Record<string, string>;
+  tactic: Record<string, string>;
+  evidence: Record<string, unknown>[];
+  taken: Record<string, unknown>;
+  refusal: RegExp;
+  criterion?: string;
+  beforePin?: (repo: TempRepo) => void;
+}): Promise<void> {
+  const { base, evidence, beforePin } = options;
+  const criterion = options.criterion ?? 'shout(text) returns the text in upper case with "!"';
+  const honest = await layoutTask({ base, player: options.honest, criterion, evidence, beforePin });
+  try {
+    const approved = await honest.approve();
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.evaluation).toMatchObject({ ...options.taken, vacuous: false });
+  } finally {
+    await honest.close();
+  }
+  const player = { ...options.honest, ...options.tactic };
+  const tactic = await layoutTask({ base, player, criterion, evidence, beforePin });
+  try {
+    const refused = await tactic.approve();
+    expect(refused.run.status, refused.run.summary).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(options.refusal);
+  } finally {
+    await tactic.close();
+  }
 }
