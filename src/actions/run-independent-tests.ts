@@ -164,6 +164,7 @@ export async function runIndependentTests(
             ),
           }
         : {}),
+      ...(run.failures_only ? { failures_only: run.failures_only } : {}),
       summary: run.summary,
       failure_class: run.failure_class,
       advice: run.advice,

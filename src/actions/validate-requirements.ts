@@ -1,4 +1,5 @@
 import { codeOnly } from '../analysis/code-only.js';
+import { ranFiles, type FailuresOnlyRun } from '../core/failures-only-run.js';
 import { toWorktreeRelative } from '../core/paths.js';
 import {
   evaluateRequirements,
@@ -7,6 +8,7 @@ import {
   type RequirementsReport,
 } from '../core/requirements.js';
 import { hasPerTestResults, type RunRecord } from '../core/run-record.js';
+import { listWorkingFiles } from '../repo/git.js';
 import { loadTask, type LoadedTask } from '../repo/tasks.js';
 import { resolveFileInWorktree } from '../repo/workspace.js';
 import type { JsonFile } from '../records/files.js';
@@ -46,6 +48,10 @@ export async function validateRequirements(
   for (const file of filesToRead(evidence, report.claims.completion_promises))
     files.set(file, await readInside(worktree, file));
   const requireEvidence = scope.config.coachgate.require_evidence;
+  const failuresOnly =
+    latest.state === 'ok' && latest.value.failures_only
+      ? await failuresOnlyRun(worktree, latest.value.failures_only)
+      : undefined;
   return {
     ...evaluateRequirements({
       criteria: task.acceptance_criteria,
@@ -65,10 +71,24 @@ export async function validateRequirements(
       passed_tests: passed,
       latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),
       passing_on_base_code: known.passingOnBaseCode ?? null,
+      ...(failuresOnly ? { failures_only: failuresOnly } : {}),
     }),
     require_evidence: requireEvidence,
     latest_run_id: latest.state === 'ok' ? latest.value.run_id : null,
   };
+}
+
+/** A failures-only run's test files, read from the worktree as code (comments blanked). */
+async function failuresOnlyRun(
+  worktree: string,
+  run: NonNullable<RunRecord['failures_only']>,
+): Promise<FailuresOnlyRun> {
+  const files = new Map<string, string>();
+  for (const file of ranFiles(run.files, await listWorkingFiles(worktree))) {
+    const text = await readInside(worktree, file);
+    if (text !== null) files.set(file, await codeOnly(file, text));
+  }
+  return { files, failing: run.failing };
 }
 
 /** The file's text, or null when it is missing or resolves outside the worktree. */

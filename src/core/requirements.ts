@@ -1,5 +1,6 @@
 import { matchCriterion } from './criterion-match.js';
 import { enclosingTest } from './enclosing-test.js';
+import { checkNamedTest, type FailuresOnlyRun } from './failures-only-run.js';
 import type { AcceptanceCriterion } from './task.js';
 import { isCompletePromise, type CompletionPromise } from './task-work-results.js';
 import { isTestSideFile } from './test-paths.js';
@@ -63,6 +64,8 @@ export interface RequirementsInput {
   passed_tests: string[] | null;
   /** False when the latest run has counts only (tests_source "none"): a test id cannot be checked. */
   latest_run_lists_tests?: boolean;
+  /** The latest run names failing tests only (uvu): a cited test is checked against its files. */
+  failures_only?: FailuresOnlyRun;
   /**
    * Ids that passed when the Player's tests ran on the BASE code (the fail-to-pass run); null when no such
    * run was made. A cited test in this list does not exercise the change.
@@ -189,7 +192,12 @@ function checkEvidence(
   source: EvidenceSource,
   context: Pick<
     RequirementsInput,
-    'files' | 'code_only' | 'passed_tests' | 'passing_on_base_code' | 'latest_run_lists_tests'
+    | 'files'
+    | 'code_only'
+    | 'passed_tests'
+    | 'passing_on_base_code'
+    | 'latest_run_lists_tests'
+    | 'failures_only'
   >,
 ): EvidenceCheck {
   const file = nonBlank(item.file);
@@ -231,6 +239,7 @@ function checkEvidence(
       checked,
       inFile(context.passed_tests, test === undefined ? file : undefined),
       context.latest_run_lists_tests ?? true,
+      context.failures_only,
     );
     if (!outcome.ok) problems.push(outcome.problem);
     else {
@@ -319,11 +328,17 @@ function fileProblems(
 
 type TestOutcome = { ok: true; id: string } | { ok: false; problem: string };
 
-/** The id among `ids` that is `test`, or ends with it right after a separator: how a cited test is found. */
+/**
+ * The id among `ids` that is `test`, or ends with it right after a separator: how a cited test is
+ * found. mocha's TAP joins a test's titles with spaces (`sum adds`) where its xunit and spec ids
+ * use ` > ` (`sum > adds`): the whole path cited either way finds it.
+ */
 export function findTestId(test: string, ids: readonly string[]): string | undefined {
+  const spaced = (id: string) => id.split(' > ').join(' ');
   return (
     ids.find((id) => id === test) ??
-    ids.find((id) => TEST_ID_SEPARATORS.some((separator) => id.endsWith(separator + test)))
+    ids.find((id) => TEST_ID_SEPARATORS.some((separator) => id.endsWith(separator + test))) ??
+    ids.find((id) => spaced(id) === spaced(test))
   );
 }
 
@@ -332,12 +347,14 @@ function checkTest(
   test: string,
   passedTests: readonly string[] | null,
   runListsTests: boolean,
+  failuresOnly: FailuresOnlyRun | undefined,
 ): TestOutcome {
   if (passedTests === null)
     return {
       ok: false,
       problem: 'no stored test run for this task: run run_independent_tests first',
     };
+  if (!runListsTests && failuresOnly) return checkNamedTest(test, failuresOnly);
   if (!runListsTests) {
     return {
       ok: false,

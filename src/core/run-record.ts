@@ -53,6 +53,22 @@ export const RunRecordSchema = z
       .describe(
         'How the per-test results were obtained; "none" when this run has no per-test results (counts only).',
       ),
+    failures_only: z
+      .object({
+        files: z
+          .array(z.string())
+          .describe(
+            'The test files the runner ran, as it named them (uvu: relative to its directory).',
+          ),
+        failing: z
+          .array(z.string())
+          .describe('Every failing test it named (`name`, `suite > name`).'),
+      })
+      .optional()
+      .describe(
+        'Present when the runner names failing tests only (uvu): `tests` is empty, and a test ' +
+          'cited by name is checked as not failing and written in one of these files.',
+      ),
     changed_files_loaded: z
       .array(z.string())
       .optional()

@@ -20,6 +20,8 @@ import { goTestText, parseGoTestJson } from './report/go-test-json.js';
 import { parseJestJson } from './report/jest-json.js';
 import { parseJUnitXml } from './report/junit.js';
 import { parseTapOutput } from './report/tap.js';
+import { parseMochaSpecOutput } from './report/mocha-spec.js';
+import { uvuFailuresOnly, type UvuFailuresOnly } from './report/uvu.js';
 import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
@@ -65,6 +67,8 @@ export interface TestRunResult extends ProcessOutcome {
   notes: string[];
   /** Absolute paths of the files the tests' process imported, where the reporter lists them (pytest). */
   loaded_files?: string[];
+  /** A run whose runner names failing tests only (uvu): the files it ran and the tests that failed. */
+  failures_only?: UvuFailuresOnly;
   /** The sandbox the run had (absent only when nothing was started). */
   sandbox?: SandboxInForce;
 }
@@ -145,13 +149,16 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       (await readReport(spec.command, invocation.channels, spec.cwd, output)) ??
       (spec.command.report === 'text'
         ? ((await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)) ??
-          (capture.tap.found ? await tapInLog(spec.logPath) : undefined))
+          (capture.tap.found ? await tapInLog(spec.logPath) : undefined) ??
+          (await mochaSpecInLog(spec.logPath)))
         : undefined);
     // go's JSON stream is read for the ids; the summary and the classifier read the text go would print.
     const text =
       spec.command.report === 'go-json' ? goTestText(output, await goModulePath(spec.cwd)) : output;
     const report = found?.tests;
     const tests = report ?? [];
+    const failuresOnly = report ? undefined : uvuFailuresOnly(text);
+    if (failuresOnly) invocation.notes.push(FAILURES_ONLY_NOTE);
     const counts = report
       ? countsFromTests(report)
       : (countsFromSummaryLines(text) ?? {
@@ -200,6 +207,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       tests_source: found?.source ?? 'none',
       ...(found?.loaded ? { loaded_files: found.loaded } : {}),
       notes: invocation.notes,
+      ...(failuresOnly ? { failures_only: failuresOnly } : {}),
     };
   } finally {
     await rm(reportDirectory, { recursive: true, force: true });
@@ -297,8 +305,11 @@ function parseChannel(channel: ReportChannel, text: string, cwd: string): TestCa
   return parseJUnitXml(text);
 }
 
-/** A log larger than this is not searched for TAP: the run keeps its counts from the summary lines. */
-const MAX_TAP_LOG_BYTES = 64 * 1024 * 1024;
+/**
+ * A log larger than this is not searched for TAP or mocha's spec tree: the run keeps its counts
+ * from the summary lines.
+ */
+const MAX_LOG_BYTES = 64 * 1024 * 1024;
 
 /**
  * Per-test results from TAP the command printed (tape, node-tap, ava --tap, mocha's and node's tap
@@ -307,10 +318,26 @@ const MAX_TAP_LOG_BYTES = 64 * 1024 * 1024;
 async function tapInLog(
   logPath: string,
 ): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
-  const log = await readRegularFile(logPath, MAX_TAP_LOG_BYTES).catch(() => undefined);
+  const log = await readRegularFile(logPath, MAX_LOG_BYTES).catch(() => undefined);
   const tests = log === undefined ? undefined : parseTapOutput(log);
   return tests && { tests, source: "TAP in the run's output (read with tap-parser)" };
 }
+
+/**
+ * Per-test results from mocha's spec reporter, kept because the user's script chose it (mocha takes
+ * one reporter: asking for another would change what the user sees). The whole log, as for TAP.
+ */
+async function mochaSpecInLog(
+  logPath: string,
+): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
+  const log = await readRegularFile(logPath, MAX_LOG_BYTES).catch(() => undefined);
+  const tests = log === undefined ? undefined : parseMochaSpecOutput(log);
+  return tests && { tests, source: "mocha's spec output in the run's log (its tree of suites)" };
+}
+
+const FAILURES_ONLY_NOTE =
+  'uvu names failing tests only: passing tests are not listed; a test cited by name is checked ' +
+  'as not failing and written in a test file this run ran (failures_only)';
 
 /** The module path go.mod declares, which prefixes every package id in `go test -json`. */
 async function goModulePath(cwd: string): Promise<string | undefined> {

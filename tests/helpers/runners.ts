@@ -16,6 +16,10 @@ const CACHE = path.join(REPOSITORY_ROOT, '.tmp', 'runners');
 export const NODE_RELEASES = { 22: '22.23.3', 24: '24.21.0' } as const;
 export const JEST_VERSION = '30.5.2';
 export const MOCHA_VERSION = '12.0.3';
+export const UVU_VERSION = '0.5.6';
+// ava 7+ needs Node 22; 6.4 is the newest that runs on Node 20.
+export const AVA_VERSION = '6.4.1';
+export const TAPE_VERSION = '5.10.2';
 /**
  * Package managers a project can name in `packageManager` (a project naming them must get these exact
  * versions), with the npm package that ships each: yarn 2+ ("berry") is `@yarnpkg/cli-dist`.
@@ -140,4 +144,25 @@ export function corepackHomeWith(name: 'pnpm' | 'yarn', home: string): void {
     path.join(release, '.corepack'),
     JSON.stringify({ locator: { name, reference: version }, bin, hash: 'sha512.offline' }),
   );
+}
+
+/** A project's node_modules holding the pinned packages, linked from their cached installs (bins too). */
+export function linkPackages(project: { dir: string }, packages: Array<[string, string]>): void {
+  const modules = path.join(project.dir, 'node_modules');
+  fs.mkdirSync(path.join(modules, '.bin'), { recursive: true });
+  for (const [name, version] of packages) {
+    const installed = path.join(installedPackage(name, version), 'node_modules');
+    for (const entry of fs.readdirSync(installed)) {
+      const target = path.join(modules, entry);
+      // A shared install's own caches (vite's `.vite-temp`) are not the project's to write.
+      if (entry.startsWith('.') && entry !== '.bin') continue;
+      if (entry === '.bin') {
+        for (const bin of fs.readdirSync(path.join(installed, '.bin'))) {
+          const link = path.join(modules, '.bin', bin);
+          if (!fs.existsSync(link))
+            fs.symlinkSync(fs.realpathSync(path.join(installed, '.bin', bin)), link);
+        }
+      } else if (!fs.existsSync(target)) fs.symlinkSync(path.join(installed, entry), target);
+    }
+  }
 }

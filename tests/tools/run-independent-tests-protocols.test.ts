@@ -10,13 +10,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
-import { installedPackage, MOCHA_VERSION } from '../helpers/runners.js';
+import {
+  AVA_VERSION,
+  linkPackages,
+  MOCHA_VERSION,
+  TAPE_VERSION,
+  UVU_VERSION,
+} from '../helpers/runners.js';
 import { stripAnsi } from '../../src/runner/report/text.js';
 
-const UVU_VERSION = '0.5.6';
-// ava 7+ needs Node 22; 6.4 is the newest that runs on Node 20.
-const AVA_VERSION = '6.4.1';
-const TAPE_VERSION = '5.10.2';
 const NYC_VERSION = '18.0.0';
 const NODE_TAP_VERSION = '21.8.0';
 // npm-run-all2 (the maintained fork of npm-run-all: `npm-run-all`, `run-s`, `run-p`); 9 needs Node 22.
@@ -39,27 +41,6 @@ function project(files: Record<string, string>): TempRepo {
   });
   repos.push(repo);
   return repo;
-}
-
-/** node_modules holding the pinned packages, each from its cached install (bins included). */
-function linkPackages(repo: TempRepo, packages: Array<[string, string]>): void {
-  const modules = path.join(repo.dir, 'node_modules');
-  fs.mkdirSync(path.join(modules, '.bin'), { recursive: true });
-  for (const [name, version] of packages) {
-    const installed = path.join(installedPackage(name, version), 'node_modules');
-    for (const entry of fs.readdirSync(installed)) {
-      const target = path.join(modules, entry);
-      // A shared install's own caches (vite's `.vite-temp`) are not the project's to write.
-      if (entry.startsWith('.') && entry !== '.bin') continue;
-      if (entry === '.bin') {
-        for (const bin of fs.readdirSync(path.join(installed, '.bin'))) {
-          const link = path.join(modules, '.bin', bin);
-          if (!fs.existsSync(link))
-            fs.symlinkSync(fs.realpathSync(path.join(installed, '.bin', bin)), link);
-        }
-      } else if (!fs.existsSync(target)) fs.symlinkSync(path.join(installed, entry), target);
-    }
-  }
 }
 
 async function run(repo: TempRepo) {

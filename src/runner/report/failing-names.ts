@@ -1,9 +1,8 @@
 import { visibleLines } from './text.js';
+import { uvuFailureName } from './uvu.js';
 
 /** Lines on which a runner names a failing test, each capturing the name as printed. */
 const FAILING_TEST_LINES: readonly RegExp[] = [
-  // uvu: `FAIL  "name"`.
-  /^\s*FAIL\s+"(.+)"\s*$/,
   // ava's default reporter: `✘ [fail]: name`.
   /^\s*✘ \[fail\]: (.+?)\s*$/,
   // TAP: `not ok 2 - name`, without a `# TODO`/`# time=` directive.
@@ -37,8 +36,9 @@ export function failingTestNames(output: string): string[] {
   const mochaCounter = lines.findIndex((line) => MOCHA_COUNTER.test(line));
   for (const [index, line] of lines.entries()) {
     const mochaName = index < mochaCounter ? MOCHA_FAILING_TEST.exec(line)?.[1] : undefined;
-    if (mochaName) {
-      names.add(mochaName);
+    const named = mochaName ?? uvuFailureName(line);
+    if (named) {
+      names.add(named);
       continue;
     }
     for (const pattern of FAILING_TEST_LINES) {
