@@ -62,6 +62,11 @@ export function insertAfter(line: string, command: ChainCommand, words: string[]
   return `${line.slice(0, command.end)} ${words.join(' ')}${line.slice(command.end)}`;
 }
 
+/** Single-quotes one word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return /^[\w./=:@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The index of the `"` closing the one at `open`, or -1; a substitution inside is refused (-1). */
 function closingDoubleQuote(line: string, open: number): number {
   for (let at = open + 1; at < line.length; at += 1) {

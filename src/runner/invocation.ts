@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
-import { insertAfter } from './chain.js';
+import { insertAfter, shellQuote } from './chain.js';
 import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
@@ -129,6 +129,14 @@ export function buildInvocation(
     notes.push(
       `coachgate adds ${Object.keys(wrapped.env).join(', ')}: report flags so a wrapped pytest or node --test writes per-test results, passed through tox 3`,
     );
+    if (wrapped.pathFirst.length > 0) {
+      env.PATH = [...wrapped.pathFirst, env.PATH ?? ''].filter(Boolean).join(path.delimiter);
+      notes.push(
+        'coachgate puts python/python3/coverage shims first on PATH: a `-m unittest` they start ' +
+          'records per-test results (sitecustomize on PYTHONPATH for that process only); ' +
+          'anything else runs untouched',
+      );
+    }
     const appended = [...wrapped.appendArgs, ...fileArgs];
     if (appended.length > 0) {
       // npm needs `--` to pass arguments to the script; pnpm and yarn pass them as they are.
@@ -230,11 +238,6 @@ function limitArguments(command: TestCommand, files: string[]): string[] {
   const limit = fileLimitArguments(command);
   if (!limit) throw new Error(`a ${command.runner} run cannot be limited to test files`);
   return limit(files);
-}
-
-/** Single-quotes one word for a POSIX shell. */
-function shellQuote(word: string): string {
-  return /^[\w./=:@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

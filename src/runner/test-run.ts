@@ -25,6 +25,7 @@ import { uvuFailuresOnly, type UvuFailuresOnly } from './report/uvu.js';
 import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
+import { writeUnittestShims } from './unittest-shims.js';
 import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
@@ -81,6 +82,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   const reportDirectory = await mkdtemp(path.join(os.tmpdir(), 'coachgate-report-'));
   try {
     if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
+    if (['npm', 'custom'].includes(spec.command.runner))
+      await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
     const manager = await declaredPackageManager(
       spec.command,

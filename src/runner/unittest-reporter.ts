@@ -2,32 +2,33 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * A small `python -m unittest` stand-in that also writes a JUnit report: same discovery, same
- * arguments, same console output (verbosity 2), same exit codes. It runs the project's own loader,
- * so `load_tests()` (doctests, custom suites) is honoured, unlike pytest. Ids are unittest ids
- * (`package.module.Class.test_name`), which `python -m unittest <id>` selects.
+ * unittest's results recorded beside the result class's own work, shared by the direct reporter and
+ * the wrapped-run hook (unittest-shims.ts). The report is written when the run stops, merged with
+ * what earlier unittest runs of the same command wrote (`python -m unittest a && … b`).
+ * `RecordingMixin.report_path` names the file.
  */
-const REPORTER_SOURCE = String.raw`
-import os, sys, traceback, unittest
+export const UNITTEST_RECORDING_SOURCE = String.raw`
+import os, traceback, unittest
 from xml.sax.saxutils import quoteattr, escape
 
-sys.path.insert(0, os.getcwd())
-report_path, args = sys.argv[1], sys.argv[2:]
+REPORT_OPEN = '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="">\n'
+REPORT_CLOSE = '</testsuite></testsuites>\n'
 
-class RecordingResult(unittest.TextTestResult):
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        self.cases = []
+class RecordingMixin:
+    report_path = None
     def record(self, test, outcome, text=None, err=None):
         # The exception line (with unittest's diff) first: it is what a short message should show.
         lead = ''.join(traceback.format_exception_only(*err[:2])).strip() if err else (text or '')
-        self.cases.append((test.id(), outcome, lead + '\n' + (text or '') if err else text))
+        cases = self.__dict__.setdefault('recorded_cases', [])
+        cases.append((test.id(), outcome, lead + '\n' + (text or '') if err else text))
     def addSuccess(self, test):
         super().addSuccess(test); self.record(test, None)
     def addFailure(self, test, err):
-        super().addFailure(test, err); self.record(test, 'failure', self._exc_info_to_string(err, test), err)
+        super().addFailure(test, err)
+        self.record(test, 'failure', self._exc_info_to_string(err, test), err)
     def addError(self, test, err):
-        super().addError(test, err); self.record(test, 'error', self._exc_info_to_string(err, test), err)
+        super().addError(test, err)
+        self.record(test, 'error', self._exc_info_to_string(err, test), err)
     def addSkip(self, test, reason):
         super().addSkip(test, reason); self.record(test, 'skipped', reason)
     def addExpectedFailure(self, test, err):
@@ -39,19 +40,48 @@ class RecordingResult(unittest.TextTestResult):
         if err is not None:
             kind = 'failure' if issubclass(err[0], test.failureException) else 'error'
             self.record(subtest, kind, self._exc_info_to_string(err, test), err)
+    def stopTestRun(self):
+        super().stopTestRun()
+        write_report(self.report_path, self.__dict__.get('recorded_cases', []))
+
+def write_report(report_path, cases):
+    previous = ''
+    if os.path.exists(report_path):
+        with open(report_path, encoding='utf-8') as report:
+            previous = report.read()
+    whole = previous.startswith(REPORT_OPEN) and previous.endswith(REPORT_CLOSE)
+    with open(report_path, 'w', encoding='utf-8') as report:
+        report.write(REPORT_OPEN + (previous[len(REPORT_OPEN):-len(REPORT_CLOSE)] if whole else ''))
+        for test_id, outcome, text in cases:
+            report.write('<testcase name=%s>' % quoteattr(test_id))
+            if outcome:
+                first = (text or '').strip().split('\n')[0]
+                body = escape(text or '')
+                message = quoteattr(first[:300])
+                report.write('<%s message=%s>%s</%s>' % (outcome, message, body, outcome))
+            report.write('</testcase>\n')
+        report.write(REPORT_CLOSE)
+`;
+
+/**
+ * A small `python -m unittest` stand-in that also writes a JUnit report: same discovery, same
+ * arguments, same console output (verbosity 2), same exit codes. It runs the project's own loader,
+ * so `load_tests()` (doctests, custom suites) is honoured, unlike pytest. Ids are unittest ids
+ * (`package.module.Class.test_name`), which `python -m unittest <id>` selects.
+ */
+const REPORTER_SOURCE = String.raw`
+import os, sys
+sys.path.insert(0, os.getcwd())
+${UNITTEST_RECORDING_SOURCE}
+RecordingMixin.report_path, args = sys.argv[1], sys.argv[2:]
+
+class RecordingResult(RecordingMixin, unittest.TextTestResult):
+    pass
 
 runner = unittest.TextTestRunner(resultclass=RecordingResult, verbosity=2)
-program = unittest.main(module=None, argv=['python -m unittest'] + args, testRunner=runner, exit=False)
+argv = ['python -m unittest'] + args
+program = unittest.main(module=None, argv=argv, testRunner=runner, exit=False)
 result = program.result
-with open(report_path, 'w', encoding='utf-8') as report:
-    report.write('<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="">\n')
-    for test_id, outcome, text in result.cases:
-        report.write('<testcase name=%s>' % quoteattr(test_id))
-        if outcome:
-            first = (text or '').strip().split('\n')[0]
-            report.write('<%s message=%s>%s</%s>' % (outcome, quoteattr(first[:300]), escape(text or ''), outcome))
-        report.write('</testcase>\n')
-    report.write('</testsuite></testsuites>\n')
 if result.testsRun == 0 and not result.skipped:
     sys.exit(5)
 sys.exit(0 if result.wasSuccessful() else 1)

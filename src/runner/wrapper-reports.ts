@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ScriptRunner, TestCommand } from './detect.js';
+import { unittestShims } from './unittest-shims.js';
 
 /** A report file a runner may leave in the report directory, and how it got there. */
 export interface ReportChannel {
@@ -17,6 +18,8 @@ export interface WrapperReporting {
   /** Arguments for the runner inside the script's chain, inserted after its command's own. */
   insertArgs: string[];
   channels: ReportChannel[];
+  /** Directories put first on PATH (the unittest shims). */
+  pathFirst: string[];
 }
 
 /**
@@ -33,6 +36,7 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
     env: { PYTEST_ADDOPTS: `--junitxml=${pytest} -o junit_family=xunit2` },
     appendArgs: [],
     insertArgs: [],
+    pathFirst: [],
     channels: [
       {
         file: pytest,
@@ -70,6 +74,13 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
     if (last) reporting.appendArgs = flags.args;
     else reporting.insertArgs = flags.args;
     if (flags.channel) reporting.channels.push(flags.channel);
+  }
+  // unittest reads no option or variable a wrapper passes on: shims reach it (POSIX shells),
+  // read after the runner the command names.
+  if (process.platform !== 'win32') {
+    const shims = unittestShims(reportDirectory);
+    reporting.pathFirst.push(shims.bin);
+    reporting.channels.push(shims.channel);
   }
   return reporting;
 }
