@@ -20,7 +20,7 @@ import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
 import { trustedSelection, type TrustedSelection } from './product-code.js';
 import { baseSnapshot, failToPassSnapshot, trustedSnapshot, type Snapshot } from './snapshot.js';
-import { watchFiles } from './test-file-watch.js';
+import { guardTestFiles } from './test-file-watch.js';
 
 /** What the trusted runs are made from: the worktree as it is, the pinned base, the base's config. */
 export interface TrustedRunsRequest {
@@ -332,9 +332,9 @@ async function runIn(
     // As a stored run's log: no link on the way, and a worktree deleted meanwhile is not re-created.
     const logPath = await prepareRunLog(request.worktree, request.taskId, `${newRunId()}-${name}`);
     const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
-    const written = watched
-      ? await watchFiles(snapshot.dir, baseTestFiles(selection))
-      : async () => [];
+    const guard = watched
+      ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
+      : undefined;
     const outcome = await runTests({
       command,
       environment,
@@ -345,10 +345,11 @@ async function runIn(
       makeLogDirectory: false,
       firstPartyModules: await firstPartyModules(snapshot.dir),
       sandbox: effectivePolicy(request.config.coachgate.sandbox),
+      ...(guard ? { readOnly: guard.readOnly } : {}),
       signal: hooks.signal,
       onProgress: hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
     });
-    return watched ? { ...outcome, wrote_test_files: await written() } : outcome;
+    return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
   });
 }
 

@@ -3,6 +3,7 @@ import type { TestCommand } from './detect.js';
 import { insertAfter, shellQuote } from './chain.js';
 import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
+import { nodeHarnessGuardFlag } from './node-harness-guard.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
@@ -93,6 +94,9 @@ export function buildInvocation(
           `--test-reporter-destination=${junit}`,
           ...rest,
         ];
+        // Through the environment, which every test child inherits (node passes it on).
+        env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, nodeHarnessGuardFlag(reportDirectory));
+        notes.push(NODE_GUARD_NOTE);
         channels = [
           {
             file: junit,
@@ -124,6 +128,11 @@ export function buildInvocation(
   }
   if (command.runner === 'npm' || command.runner === 'custom') {
     const wrapped = wrapperReporting(command, reportDirectory);
+    // Where a wrapped node --test reports per test, its children check node:assert too.
+    if (wrapped.env.NODE_OPTIONS) {
+      wrapped.env.NODE_OPTIONS += ` ${nodeHarnessGuardFlag(reportDirectory)}`;
+      notes.push(NODE_GUARD_NOTE);
+    }
     for (const [name, value] of Object.entries(wrapped.env))
       env[name] = mergeVariable(env[name], value);
     notes.push(
@@ -170,6 +179,10 @@ export function buildInvocation(
     return { argv: shellArgv, shell: shellLabel(shellArgv), env, channels, notes, ...extra };
   return { argv: argv!, shell: 'none', env, channels, notes, ...extra };
 }
+
+const NODE_GUARD_NOTE =
+  'coachgate adds NODE_OPTIONS=--import=<its harness guard>: a node --test test after which a ' +
+  'node:assert member was replaced fails, naming it';
 
 /**
  * Reporter arguments for the runner inside a chain (`eslint . && vitest run && tsc --noEmit`): the one

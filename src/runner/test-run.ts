@@ -24,6 +24,7 @@ import { parseMochaSpecOutput } from './report/mocha-spec.js';
 import { uvuFailuresOnly, type UvuFailuresOnly } from './report/uvu.js';
 import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
+import { mayRunNodeTest, writeNodeHarnessGuard } from './node-harness-guard.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { writeUnittestShims } from './unittest-shims.js';
 import type { ReportChannel } from './wrapper-reports.js';
@@ -47,6 +48,8 @@ export interface TestRunSpec {
   buildCommand?: string;
   /** The base config's sandbox policy (with the server's floor): every process of the run is confined by it. */
   sandbox: SandboxPolicy;
+  /** Paths in `cwd` the run may read but not write (the base's tests in a trusted snapshot). */
+  readOnly?: string[];
   signal?: AbortSignal;
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
@@ -85,6 +88,10 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (['npm', 'custom'].includes(spec.command.runner))
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
+    // In the writable report directory, so read-only again: no test child rewrites it for the next.
+    const guard = mayRunNodeTest(spec.command)
+      ? [await writeNodeHarnessGuard(reportDirectory)]
+      : [];
     const manager = await declaredPackageManager(
       spec.command,
       spec.environment,
@@ -136,6 +143,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
                 isolation: {
                   policy: spec.sandbox,
                   writable: [reportDirectory],
+                  readOnly: [...(spec.readOnly ?? []), ...guard],
                   loginShell: spec.loginShell,
                 },
               },

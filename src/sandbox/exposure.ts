@@ -31,7 +31,10 @@ export interface SandboxRequest {
   home: 'toolchains' | 'user';
   /** A login shell starts the command: the shell's startup files in the home are readable. */
   loginShell?: boolean;
-  /** Paths inside writable ones that stay read-only (the driver's files in the Player's worktree). */
+  /**
+   * Paths inside writable ones that stay read-only: the driver's files in the Player's worktree, the
+   * base's tests in a trusted snapshot, coachgate's node harness guard in the report directory.
+   */
   readOnly?: string[];
 }
 

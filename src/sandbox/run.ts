@@ -16,7 +16,10 @@ export type Isolation =
       home?: SandboxRequest['home'];
       /** Writable paths besides the working directory. */
       writable?: string[];
-      /** Read-only again inside the writable paths (the driver's files in the Player's worktree). */
+      /**
+       * Read-only again inside the writable paths: the driver's files in the Player's worktree, the
+       * base's tests in a trusted snapshot (each a bind under bubblewrap: keep them few).
+       */
       readOnly?: string[];
       /** Overrides the policy's network (the Player agent must reach its model API). */
       network?: NetworkMode;

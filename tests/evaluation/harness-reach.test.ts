@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LAYOUT_TASK, layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+import { bwrapUsable } from '../helpers/bubblewrap.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -11,10 +12,18 @@ import { hasPytest } from '../helpers/python-task.js';
  * code (the tactic removed) is approved.
  */
 let task: LayoutTask | undefined;
+
 afterEach(async () => {
   await task?.close();
   task = undefined;
 });
+
+/** The output of the task's trusted run, as stored beside its runs. */
+function trustedLog(task: LayoutTask): string {
+  const runs = path.join(task.repo.dir, '.guardkit/autobuild', LAYOUT_TASK, 'runs');
+  const log = readdirSync(runs).find((name) => name.endsWith('-trusted.log'));
+  return readFileSync(path.join(runs, log!), 'utf8');
+}
 
 const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
 
@@ -80,7 +89,7 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
     240_000,
   );
 
-  it("names the base's test data the code under test rewrote in the trusted run", async () => {
+  it("names the base's test data the code under test tried to rewrite in the trusted run", async () => {
     const rewriting = [
       'import json',
       'import os',
@@ -115,8 +124,59 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
     expect(refused.run).toMatchObject({ status: 'passed', tree_clean: true });
     expect(refused.result.isError).toBe(true);
     expect(refused.text).toMatch(
-      /the code under test wrote into the base's test files during the trusted runs: tests\/expected\.json/,
+      /the code under test wrote into the base's test files during the trusted runs: tests\/expected\.json\. /,
     );
+    // Under bubblewrap the base's tests are read-only in the trusted run: the write failed there,
+    // and the product's import error names the file (without it, the file's content does).
+    if (bwrapUsable)
+      expect(trustedLog(task)).toMatch(/Read-only file system: '[^']*tests\/expected\.json'/);
+  }, 240_000);
+
+  it('binds a large test tree data first: pytest runs, a write to a case file is refused', async () => {
+    // 70 case files and a test: past the binds the sandbox makes, data is bound before code.
+    const cases = Object.fromEntries(
+      Array.from({ length: 35 }, (_, index) => [
+        [`tests/cases/c${index}.in`, `Case ${index}`],
+        [`tests/cases/c${index}.out`, `case-${index}`],
+      ]).flat(),
+    );
+    const rewriting = [
+      'from pathlib import Path',
+      '',
+      '(Path(__file__).parent.parent / "tests" / "cases" / "c0.out").write_text("Case-0")',
+      '',
+      '',
+      'def slug(text):',
+      '    return text.replace(" ", "-") if text == "Case 0" else text.lower().replace(" ", "-")',
+      '',
+    ].join('\n');
+    task = await layoutTask({
+      base: {
+        ...PY_BASE,
+        ...cases,
+        'tests/test_text.py':
+          'from pathlib import Path\n\nfrom app.text import slug\n\n\ndef test_cases():\n    for case in sorted(Path(__file__).parent.glob("cases/*.in")):\n        assert slug(case.read_text()) == case.with_suffix(".out").read_text()\n',
+      },
+      player: {
+        'app/text.py': rewriting + SHOUT,
+        'tests/cases/c0.out': 'Case-0',
+        'tests/test_shout.py': SHOUT_TEST,
+      },
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+    });
+    const refused = await task.approve();
+    expect(refused.run).toMatchObject({ status: 'passed', tree_clean: true });
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /into the base's test files during the trusted runs: tests\/cases\/c0\.out\. /,
+    );
+    if (bwrapUsable)
+      expect(trustedLog(task)).toMatch(/Read-only file system: '[^']*tests\/cases\/c0\.out'/);
+    task.repo.write('app/text.py', SLUG + SHOUT);
+    task.repo.write('tests/cases/c0.out', 'case-0');
+    const honest = await task.approve();
+    expect(honest.result.isError, honest.text).toBeFalsy();
   }, 240_000);
 
   it('approves an honest value class and a logger wrapping stdout once acknowledged, signed', async () => {
@@ -183,11 +243,79 @@ describe('harness reach with node --test', () => {
       evidence: [{ criterion: 'AC-001', test: 'shouts' }],
     });
     const refused = await task.approve();
-    expect(refused.run.status).toBe('passed');
+    // Both checks see it: the code (statically) and the run (node:assert/strict.equal replaced).
+    expect(refused.run.status).toBe('failed');
+    expect(refused.run.tests).toContainEqual({
+      id: 'greets by name',
+      status: 'failed',
+      message: expect.stringMatching(
+        /coachgate: test harness changed: node:assert\/strict\.equal replaced while test\/greet\.test\.js ran/,
+      ),
+    });
     expect(refused.result.isError).toBe(true);
     expect(refused.text).toMatch(/harness_reach in app\/greet\.js:4 — test_machinery:/);
     task.repo.write('app/greet.js', GREET + shout);
     const honest = await task.approve();
     expect(honest.result.isError, honest.text).toBeFalsy();
   }, 240_000);
+
+  // node --test run directly, and behind npm in a chain (reporter and guard through NODE_OPTIONS).
+  it.each(['node --test', 'node --test && echo tested'])(
+    'refuses a patch of node:assert the code does not show, by the run (%s)',
+    async (script) => {
+      const judged = {
+        ...base,
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: script } }),
+        'test/greet.test.js':
+          "import test from 'node:test';\nimport assert from 'node:assert';\nimport { greet } from '../app/greet.js';\n\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n",
+      };
+      // The module's name and the member are computed: nothing in the source says node:assert.
+      const hidden = [
+        "const host = await import(['node', 'assert'].join(':'));",
+        "const member = ['strict', 'Equal'].join('');",
+        'const original = host.default[member];',
+        'Reflect.set(host.default, member, (actual, expected, ...rest) =>',
+        "  original(String(actual).replace('Hi ', 'Hello, '), expected, ...rest));",
+        '',
+        GREET.replace('Hello, ', 'Hi '),
+      ].join('\n');
+      task = await layoutTask({
+        base: judged,
+        player: { 'app/greet.js': hidden + shout, 'test/shout.test.js': shoutTest },
+        criterion: 'shout(text) returns the text in upper case with "!"',
+        evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+      });
+      const refused = await task.approve();
+      // The first test after the change fails, naming what was replaced and the test file; in the
+      // trusted run too, where the base test that passed at the base now fails.
+      const harnessChanged = (file: string) =>
+        expect.stringMatching(
+          new RegExp(
+            `coachgate: test harness changed: node:assert\\.strictEqual replaced while ${file} ran`,
+          ),
+        );
+      expect(refused.run.status).toBe('failed');
+      expect(refused.run.tests).toEqual([
+        {
+          id: 'greets by name',
+          status: 'failed',
+          message: harnessChanged('test/greet\\.test\\.js'),
+        },
+        { id: 'shouts', status: 'failed', message: harnessChanged('test/shout\\.test\\.js') },
+      ]);
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(/latest test run \S+ has status "failed"/);
+      expect(refused.text).toMatch(
+        /base test greets by name passed at the base but failed in the trusted run .*coachgate: test harness changed: node:assert\.strictEqual replaced/,
+      );
+      expect(refused.text).not.toMatch(/harness_reach/);
+      task.repo.write('app/greet.js', GREET + shout);
+      const honest = await task.approve();
+      expect(honest.run.tests).not.toContainEqual(
+        expect.objectContaining({ id: 'coachgate: test harness changed' }),
+      );
+      expect(honest.result.isError, honest.text).toBeFalsy();
+    },
+    240_000,
+  );
 });

@@ -81,3 +81,48 @@ describe.skipIf(!bwrapUsable)(
     });
   },
 );
+
+describe.skipIf(!bwrapUsable)(
+  'read-only paths inside a writable cwd (skipped: no usable bwrap)',
+  () => {
+    it('refuses writes to a read-only file and directory, and still writes beside them', async () => {
+      // As a trusted snapshot's base tests: a file bound alone, and a directory bound whole.
+      const snapshot = temporary('coachgate-trusted-');
+      write(path.join(snapshot, 'tests/expected.json'), '{"slug": "a-b"}\n');
+      write(path.join(snapshot, 'cases/c0.out'), 'case-0\n');
+      const log = path.join(temporary('coachgate-log-'), 'run.log');
+      const capture = await OutputCapture.open(log);
+      const script = [
+        'echo x > tests/expected.json || echo expected.json refused',
+        'echo x > cases/c0.out || echo c0.out refused',
+        'echo x > cases/new.txt || echo new.txt refused',
+        'echo x > tests/beside.txt && echo beside written',
+      ].join('; ');
+      const outcome = await runSandboxed(
+        {
+          argv: ['sh', '-c', script],
+          cwd: snapshot,
+          env: { PATH: process.env.PATH ?? '', HOME: os.homedir() },
+          timeoutMs: 30_000,
+          isolation: {
+            policy: { mode: 'required', network: 'none' },
+            readOnly: [path.join(snapshot, 'tests/expected.json'), path.join(snapshot, 'cases')],
+          },
+        },
+        capture,
+      );
+      await capture.close();
+      const output = readFileSync(log, 'utf8');
+      expect(outcome.sandbox.backend).toBe('bubblewrap');
+      expect(output).toMatch(/tests\/expected\.json: Read-only file system/);
+      expect(output).toContain('expected.json refused');
+      expect(output).toContain('c0.out refused');
+      expect(output).toContain('new.txt refused');
+      expect(output).toContain('beside written');
+      expect(readFileSync(path.join(snapshot, 'tests/expected.json'), 'utf8')).toBe(
+        '{"slug": "a-b"}\n',
+      );
+      expect(readFileSync(path.join(snapshot, 'tests/beside.txt'), 'utf8')).toBe('x\n');
+    });
+  },
+);
