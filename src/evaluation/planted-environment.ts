@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { lstat, open, readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { lstat, open, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { readPinnedBase } from '../records/pinned-base.js';
+import { readPinnedBase, readPinnedNodeModules, type PinnedBase } from '../records/pinned-base.js';
+import { fileDigest } from '../repo/file-digest.js';
 import {
   pthDirectories,
   pytestPluginDistributions,
@@ -13,6 +13,7 @@ import {
 } from '../repo/runner-loaded.js';
 import { readManyAtCommit } from '../repo/git.js';
 import { declaredPytestPlugins } from '../core/product-code.js';
+import { nodeModulesProblems } from './node-modules-integrity.js';
 
 export interface PlantedFile {
   /** Worktree-relative. */
@@ -29,8 +30,9 @@ const RE_PIN = 'a person accepts the environment as it is now with coachgate tas
 /**
  * Things in the borrowed environment that would run the Player's code inside the server's trusted runs:
  * an interpreter that is not a real Python installation, site hooks that execute at start-up, pytest
- * plugins (entry points pytest's autoload imports), and node_modules/.bin entries that are not the links
- * npm installs. Listed so the refusal names each file.
+ * plugins (entry points pytest's autoload imports), installed files edited in place (a virtualenv's
+ * against its RECORD, node_modules against the pin and package-lock.json) and node_modules/.bin entries
+ * that do not run a verified package's own command. Listed so the refusal names each file.
  *
  * The files' shapes are always judged: hooks with import lines, plugins whose module loads from the
  * worktree. With `taskId`, so are the start-up surfaces recorded when the task's base was pinned,
@@ -43,8 +45,9 @@ export async function plantedEnvironment(
   taskId?: string,
   baseCommit?: string,
 ): Promise<PlantedFile[]> {
+  const pin = taskId ? await readPinnedBase(worktree, taskId).catch(() => undefined) : undefined;
   const [sincePin, ownPlugins] = await Promise.all([
-    changesSincePin(worktree, taskId),
+    changesSincePin(worktree, pin?.environment),
     baseCommit ? projectPytestPlugins(worktree, baseCommit) : new Set<string>(),
   ]);
   const found: PlantedFile[] = [];
@@ -64,8 +67,23 @@ export async function plantedEnvironment(
     if (problem) found.push(problem);
   }
   found.push(...(await editedInstalls(worktree, found)));
-  found.push(...(await binShims(worktree)));
+  found.push(...(await borrowedNodeModules(worktree, taskId, pin)));
   return found;
+}
+
+/** node_modules judged by content, against the pin's record of it when there is one. */
+async function borrowedNodeModules(
+  worktree: string,
+  taskId: string | undefined,
+  pin: PinnedBase | undefined,
+): Promise<PlantedFile[]> {
+  let pinned: Record<string, string> | undefined;
+  try {
+    pinned = pin && taskId ? await readPinnedNodeModules(worktree, taskId, pin) : undefined;
+  } catch (error) {
+    return [{ file: 'node_modules', problem: (error as Error).message }];
+  }
+  return nodeModulesProblems(worktree, pinned);
 }
 
 /** How an edited installed file's problem starts (check_test_integrity reports those apart). */
@@ -98,11 +116,8 @@ async function editedInstalls(worktree: string, found: PlantedFile[]): Promise<P
  */
 async function changesSincePin(
   worktree: string,
-  taskId: string | undefined,
+  pinned: PinnedBase['environment'],
 ): Promise<(file: string) => string | undefined> {
-  const pinned = taskId
-    ? (await readPinnedBase(worktree, taskId).catch(() => undefined))?.environment
-    : undefined;
   if (!pinned) return () => undefined;
   const now = await startUpSurfaces(worktree);
   return (file) => {
@@ -182,30 +197,10 @@ async function fileDifferingFromRecord(
     const match = /^([^,]+),sha256=([A-Za-z0-9_-]+),/.exec(line);
     if (!match || match[1]!.startsWith('..')) continue;
     const file = `${distribution.directory}/${match[1]}`;
-    const digest = await contentDigest(path.join(worktree, file));
+    const digest = await fileDigest(path.join(worktree, file));
     if (digest !== undefined && digest !== match[2]) return file;
   }
   return undefined;
-}
-
-/**
- * Digests by inode, size and change time: a write always moves ctime, which no user can set back, so
- * an unchanged key is unchanged content and a virtualenv is hashed once per server process.
- */
-const digests = new Map<string, { key: string; digest: string }>();
-
-/** A file's sha256 as RECORD writes it (urlsafe base64, no padding); undefined when it is missing. */
-async function contentDigest(file: string): Promise<string | undefined> {
-  const info = await lstat(file).catch(() => undefined);
-  if (!info?.isFile()) return undefined;
-  const key = `${info.ino}:${info.size}:${info.ctimeMs}`;
-  const known = digests.get(file);
-  if (known?.key === key) return known.digest;
-  const content = await readFile(file).catch(() => undefined);
-  if (!content) return undefined;
-  const digest = createHash('sha256').update(content).digest('base64url');
-  digests.set(file, { key, digest });
-  return digest;
 }
 
 /**
@@ -269,23 +264,4 @@ async function siteHookProblem(worktree: string, file: string): Promise<string |
   return /^\s*import[\s\t]/m.test(content)
     ? 'a .pth file whose import line runs in every Python start-up'
     : undefined;
-}
-
-/** npm installs .bin entries as links into node_modules; a regular file or a link elsewhere was planted. */
-async function binShims(worktree: string): Promise<PlantedFile[]> {
-  const bin = path.join(worktree, 'node_modules', '.bin');
-  const modules = path.join(worktree, 'node_modules');
-  const found: PlantedFile[] = [];
-  for (const name of await readdir(bin).catch(() => [] as string[])) {
-    const file = path.join(bin, name);
-    const info = await lstat(file);
-    const target = info.isSymbolicLink() ? path.resolve(bin, await readlink(file)) : undefined;
-    if (!target || !target.startsWith(modules + path.sep) || target.startsWith(bin + path.sep)) {
-      found.push({
-        file: `node_modules/.bin/${name}`,
-        problem: 'not a link npm installed into node_modules',
-      });
-    }
-  }
-  return found;
 }

@@ -1,0 +1,237 @@
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
+import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { BASE_LIB, BROKEN_LIB, GOOD_LIB } from '../helpers/node-task.js';
+import { installedPackage } from '../helpers/runners.js';
+import { nodeModulesProblems } from '../../src/evaluation/node-modules-integrity.js';
+import { taskStateDirectory } from '../../src/records/state-directory.js';
+import { filesHashed } from '../../src/repo/file-digest.js';
+import { nodeModulesContent } from '../../src/repo/node-modules.js';
+
+/**
+ * The borrowed node_modules verified by content (issue 28, items 3 and 4): real `npm ci` of chai
+ * from its real lockfile in a temp repository, the task's base pinned with node_modules installed,
+ * and the Player editing the assertion library in place or planting a runner binary, through the
+ * MCP client.
+ */
+const CHAI = '4.5.0';
+const MS = '2.1.3'; // the dependency an honest Player adds with npm install
+const TASK = 'TASK-028';
+const TASK_FILE = `---
+id: ${TASK}
+title: Shout
+status: in_progress
+---
+## Acceptance Criteria
+- [ ] AC-001: shout(text) returns the text in upper case with "!"
+`;
+const chaiTest = (body: string) =>
+  `import chai from 'chai';\nimport test from 'node:test';\nimport * as lib from '../src/lib.js';\n\nconst { expect } = chai;\n\n${body}\n`;
+const BASE_TEST = chaiTest(
+  "test('greets by name', () => expect(lib.greet('Ada')).to.equal('Hello, Ada!'));",
+);
+const SHOUT_TEST = chaiTest("test('shouts', () => expect(lib.shout('hi')).to.equal('HI!'));");
+const CHAI_ASSERTIONS = 'node_modules/chai/lib/chai/core/assertions.js';
+
+let repo: TempRepo | undefined;
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  repo?.remove();
+  repo = undefined;
+  close = undefined;
+});
+
+const npm = (dir: string, ...args: string[]) =>
+  execFileSync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+
+/**
+ * A node --test project whose base test asserts with chai, installed by `npm ci` from chai's real
+ * lockfile before the task's base is pinned; on the task branch with the Player's `lib` written.
+ */
+async function chaiProject(lib: string) {
+  const installed = installedPackage('chai', CHAI);
+  installedPackage('ms', MS); // in npm's cache, for the Player's offline npm install
+  const manifest = {
+    name: 'shop',
+    version: '1.0.0',
+    type: 'module',
+    scripts: { test: 'node --test' },
+    dependencies: { chai: CHAI },
+  };
+  repo = makeRepo({
+    'package.json': JSON.stringify(manifest, null, 2),
+    '.gitignore': 'node_modules/\n',
+    'src/lib.js': BASE_LIB,
+    'test/lib.test.js': BASE_TEST,
+    [`.guardkit/tasks/backlog/${TASK}.md`]: TASK_FILE,
+  });
+  copyFileSync(path.join(installed, 'package-lock.json'), path.join(repo.dir, 'package-lock.json'));
+  npm(repo.dir, 'ci');
+  repo.commit('lockfile');
+  repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
+  repo.write('src/lib.js', lib);
+  repo.write('test/shout.test.js', SHOUT_TEST);
+  const connection = await connect({ roots: [repo.dir] });
+  close = connection.close;
+  const call = (name: string, args: Record<string, unknown>) =>
+    callTool(connection.client, name, { worktree: repo!.dir, task_id: TASK, ...args });
+  // The first call pins the base, and node_modules as it is now.
+  await call('record_player_report', {
+    turn: 1,
+    report: {
+      files_modified: ['src/lib.js', 'test/shout.test.js'],
+      tests_written: ['test/shout.test.js'],
+      tests_passed: true,
+      requirements_addressed: ['AC-001'],
+    },
+  });
+  return async () => {
+    const run = dataOf(await call('run_independent_tests', {}));
+    const result = await call('record_verdict', {
+      turn: 1,
+      decision: 'approve',
+      rationale: 'done',
+      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+    });
+    return { run, result, text: textOf(result) };
+  };
+}
+
+/** Files babel-loader and vitest write into node_modules during ordinary runs. */
+function writeToolCaches(dir: string, text: string) {
+  for (const file of ['.cache/babel-loader/x.json', '.vite/vitest/results.json']) {
+    mkdirSync(path.dirname(path.join(dir, 'node_modules', file)), { recursive: true });
+    writeFileSync(path.join(dir, 'node_modules', file), text);
+  }
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+describe('node_modules verified by content against the pinned base and package-lock.json', () => {
+  it('refuses chai edited in place to swallow the regression, naming the file; approves it restored', async () => {
+    const approve = await chaiProject(BROKEN_LIB);
+    // The pin, out of the Player's reach, recorded node_modules by content.
+    const state = await taskStateDirectory(repo!.dir, TASK);
+    const pin = JSON.parse(readFileSync(path.join(state, 'pinned-base.json'), 'utf8'));
+    const recorded = JSON.parse(readFileSync(path.join(state, 'pinned-node-modules.json'), 'utf8'));
+    expect(pin.node_modules.files).toBe(Object.keys(recorded).length);
+    expect(recorded).toHaveProperty([CHAI_ASSERTIONS]);
+    const file = path.join(repo!.dir, CHAI_ASSERTIONS);
+    const original = readFileSync(file, 'utf8');
+    // Only the regressing greet()'s failure is swallowed: every other assertion still holds.
+    const swallowing = original.replace(
+      '          val === obj\n',
+      "          (val === obj || String(obj).startsWith('Hi '))\n",
+    );
+    expect(swallowing).not.toBe(original);
+    writeFileSync(file, swallowing);
+
+    const refused = await approve();
+    expect(refused.run.status).toBe('passed'); // the edited library fooled the Player's own run
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      new RegExp(
+        `planted environment: ${escaped(CHAI_ASSERTIONS)} — a file of the installed package chai changed since the base was pinned \\(edited in place\\).*Restore it \\(npm ci\\)`,
+      ),
+    );
+
+    writeFileSync(file, original);
+    repo!.write('src/lib.js', GOOD_LIB);
+    const honest = await approve();
+    expect(honest.result.isError, honest.text).toBeFalsy();
+  }, 240_000);
+
+  it('refuses a runner binary planted as a package of its own (in no lockfile, not at the pin)', async () => {
+    const approve = await chaiProject(BROKEN_LIB);
+    // `node --test` finds node_modules/.bin first on PATH: a fake `node` that reports every test
+    // passed.
+    const planted = path.join(repo!.dir, 'node_modules/fast-node');
+    mkdirSync(planted);
+    writeFileSync(
+      path.join(planted, 'package.json'),
+      JSON.stringify({ name: 'fast-node', version: '1.0.0', bin: { node: 'cli.sh' } }),
+    );
+    writeFileSync(
+      path.join(planted, 'cli.sh'),
+      '#!/bin/sh\necho "TAP version 13"\necho "# pass 2"\n',
+    );
+    chmodSync(path.join(planted, 'cli.sh'), 0o755);
+    mkdirSync(path.join(repo!.dir, 'node_modules/.bin'), { recursive: true });
+    symlinkSync('../fast-node/cli.sh', path.join(repo!.dir, 'node_modules/.bin/node'));
+
+    const refused = await approve();
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /planted environment: node_modules\/\.bin\/node — a runner binary from node_modules\/fast-node, a package neither installed when the base was pinned nor listed by package-lock\.json/,
+    );
+    expect(refused.text).toMatch(
+      /node_modules\/fast-node\/package\.json — an installed package \(fast-node@1\.0\.0\) that package-lock\.json does not list/,
+    );
+  }, 240_000);
+
+  it("refuses when the pin's node_modules record was rewritten (emptied to match an edited tree)", async () => {
+    const approve = await chaiProject(GOOD_LIB);
+    const state = await taskStateDirectory(repo!.dir, TASK);
+    writeFileSync(path.join(state, 'pinned-node-modules.json'), '{}');
+    const refused = await approve();
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /planted environment: node_modules — The pinned node_modules record .* is missing or altered; re-pin with coachgate task pin-base/,
+    );
+  }, 240_000);
+
+  it('approves an honest turn whose new dependency the Player installed with npm install', async () => {
+    const approve = await chaiProject(GOOD_LIB);
+    // The Player's shout() uses a new dependency, added to package.json and installed by npm.
+    npm(repo!.dir, 'install', '--save-exact', `ms@${MS}`);
+    repo!.write(
+      'src/lib.js',
+      `import ms from 'ms';\n\n${GOOD_LIB}\nexport const second = () => ms('1s');\n`,
+    );
+    const approved = await approve();
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(dataOf(approved.result).evaluation.trusted.status).toBe('passed');
+  }, 240_000);
+});
+
+describe('verification of an unchanged node_modules', () => {
+  it('is answered from the digest cache, tool caches left out; one edited file is hashed and named alone', async () => {
+    repo = makeRepo({});
+    const installed = installedPackage('chai', CHAI);
+    for (const file of ['package.json', 'package-lock.json'])
+      copyFileSync(path.join(installed, file), path.join(repo.dir, file));
+    npm(repo.dir, 'ci');
+    writeToolCaches(repo.dir, '{}');
+    const pinned = await nodeModulesContent(repo.dir);
+    const files = Object.keys(pinned!).length;
+    expect(files).toBeGreaterThan(50);
+
+    // What tools rewrite there during honest runs and builds is out of scope.
+    writeToolCaches(repo.dir, '{"rewritten":true}');
+    const before = filesHashed();
+    expect(await nodeModulesProblems(repo.dir, pinned)).toEqual([]);
+    expect(filesHashed() - before).toBe(0); // every digest from the cache
+
+    const file = path.join(repo.dir, CHAI_ASSERTIONS);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}\n// edited\n`);
+    const again = filesHashed();
+    const found = await nodeModulesProblems(repo.dir, pinned);
+    expect(filesHashed() - again).toBe(1);
+    expect(found.map((item) => item.file)).toEqual([CHAI_ASSERTIONS]);
+  }, 240_000);
+});
