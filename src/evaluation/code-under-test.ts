@@ -57,14 +57,33 @@ export function worktreeCodeUnderTest(
   return walk(workingFiles, read);
 }
 
+/**
+ * Every base file that one of `starts` reaches through its imports (the starts themselves only when
+ * another start imports them): which modules the product's own code uses, asked only when a
+ * source root holds a module that imports a test framework (src/evaluation/product-code.ts).
+ */
+export async function baseReachFrom(
+  worktree: string,
+  baseCommit: string,
+  baseFiles: readonly string[],
+  starts: readonly string[],
+): Promise<Set<string>> {
+  const read = (files: string[]) => readManyAtCommit(worktree, baseCommit, files);
+  const reach = await walk(baseFiles, read, starts);
+  return new Set([...reach.code.keys(), ...reach.support.keys()]);
+}
+
 async function walk(
   allFiles: readonly string[],
   read: (files: string[]) => Promise<Map<string, string>>,
+  from?: readonly string[],
 ): Promise<CodeUnderTest> {
   const files = allFiles.filter((file) => !isOutsideSource(file));
-  const tests = files.filter(
-    (file) => importLanguage(file) !== undefined && (isTestFile(file) || isTestSideFile(file)),
-  );
+  const tests =
+    from ??
+    files.filter(
+      (file) => importLanguage(file) !== undefined && (isTestFile(file) || isTestSideFile(file)),
+    );
   if (tests.length === 0) return { code: new Map(), support: new Map() };
   const hasJavascript = files.some((file) => importLanguage(file) === 'javascript');
   if (hasJavascript) await loadTypeScript();

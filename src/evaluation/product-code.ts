@@ -21,7 +21,7 @@ import {
   readManyAtCommit,
 } from '../repo/git.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
-import { baseCodeUnderTest, worktreeCodeUnderTest } from './code-under-test.js';
+import { baseCodeUnderTest, baseReachFrom, worktreeCodeUnderTest } from './code-under-test.js';
 
 /** A path the Player changed that the trusted runs took from the base instead. */
 export interface LeftOutChange {
@@ -78,8 +78,57 @@ export async function baseProductCode(
       if (text !== undefined) manifests.set(file, await asPlainJson(file, text));
     }),
   ]);
-  const testOnly = new Set([...setupFiles, ...rustTests]);
-  return withReach(productCode(baseFiles, manifests), reach, testOnly);
+  const declared = productCode(baseFiles, manifests);
+  const supportInRoots = await testSupportInRoots(
+    { worktree, baseCommit, baseFiles },
+    declared,
+    reach,
+    [...manifests.values()],
+  );
+  const testOnly = new Set([...setupFiles, ...rustTests, ...supportInRoots]);
+  return withReach(declared, reach, testOnly);
+}
+
+/**
+ * Test support inside a source root: a module the base's tests reach that imports a test framework,
+ * that no other module of the product imports, that is not a package's `__init__.py` and that no
+ * manifest names (an entry point such as a pytest plugin, an `exports` subpath). An assertion
+ * helper the package keeps for its tests stays the base's; `click.testing` (no test framework) and
+ * `numpy.testing` (imported by its package) stay code. The product's imports are walked only when
+ * such a module exists.
+ */
+async function testSupportInRoots(
+  base: { worktree: string; baseCommit: string; baseFiles: readonly string[] },
+  declared: ProductCode,
+  reach: CodeUnderTest,
+  manifestTexts: string[],
+): Promise<string[]> {
+  // Loosely, by the file's stem as a word (`pytest_foo.plugin`, `./dist/testing.js`): a name too
+  // many keeps a module code, which is the safe side.
+  const named = (file: string) => {
+    const stem = path.posix.basename(file).replace(/\.[^.]+$/, '');
+    const word = new RegExp(`\\b${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
+    return manifestTexts.some((text) => word.test(text));
+  };
+  const candidates = [...reach.support.keys()].filter(
+    (file) =>
+      declared.rootOf(file) !== undefined &&
+      !isTestFile(file) &&
+      !isTestSideFile(file) &&
+      path.posix.basename(file) !== '__init__.py' &&
+      !named(file),
+  );
+  if (candidates.length === 0) return [];
+  const starts = base.baseFiles.filter(
+    (file) =>
+      declared.rootOf(file) !== undefined &&
+      importLanguage(file) !== undefined &&
+      !reach.support.has(file) &&
+      !isTestFile(file) &&
+      !isTestSideFile(file),
+  );
+  const used = await baseReachFrom(base.worktree, base.baseCommit, base.baseFiles, starts);
+  return candidates.filter((file) => !used.has(file));
 }
 
 /** The base's Rust test modules, per base commit: the base never changes, so it is read once. */

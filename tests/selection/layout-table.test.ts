@@ -321,3 +321,58 @@ describe.each([
     },
   );
 });
+
+describe('test support inside a source root', () => {
+  const HELPER =
+    'import pytest\n\n\ndef assert_total(values, expected):\n    assert sum(values) == expected\n';
+  const base = (extra: Record<string, string>) => ({
+    'pyproject.toml': pyproject('[tool.setuptools.packages.find]\nwhere = ["src"]\n'),
+    'src/shop/__init__.py': '',
+    'src/shop/cart.py': PY_CODE,
+    'tests/test_cart.py':
+      'from shop.cart import total\nfrom shop.checks import assert_total\n\n\ndef test_total():\n    assert_total([1, 2], total([1, 2]))\n',
+    ...extra,
+  });
+
+  async function selected(files: Record<string, string>, changed: string[]) {
+    const repo = makeRepo(files, 'coachgate-support-');
+    repos.push(repo);
+    const commit = repo.git('rev-parse', 'HEAD');
+    for (const file of changed) repo.write(file, edited(file, files[file]!));
+    return trustedSelection(repo.dir, commit);
+  }
+
+  it('keeps an assertion helper only the tests import the base’s, and takes the code', async () => {
+    const selection = await selected(base({ 'src/shop/checks.py': HELPER }), [
+      'src/shop/checks.py',
+      'src/shop/cart.py',
+    ]);
+    expect(selection.code).toEqual(['src/shop/cart.py']);
+    expect(selection.test_support).toEqual(['src/shop/checks.py']);
+  });
+
+  it.each([
+    ['the package imports it', { 'src/shop/__init__.py': 'from . import checks\n' }],
+    [
+      'a manifest names it (a pytest plugin)',
+      {
+        'pyproject.toml': pyproject(
+          '[project.entry-points.pytest11]\nshop = "shop.checks"\n[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+        ),
+      },
+    ],
+  ])('keeps it code when %s', async (_why, extra) => {
+    const selection = await selected(base({ 'src/shop/checks.py': HELPER, ...extra }), [
+      'src/shop/checks.py',
+    ]);
+    expect(selection.code).toEqual(['src/shop/checks.py']);
+  });
+
+  it('keeps a testing module without a test framework code (click.testing)', async () => {
+    const runner = 'def invoke(values):\n    return sum(values)\n';
+    const selection = await selected(base({ 'src/shop/checks.py': runner }), [
+      'src/shop/checks.py',
+    ]);
+    expect(selection.code).toEqual(['src/shop/checks.py']);
+  });
+});
