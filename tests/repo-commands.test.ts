@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { changedSince } from '../src/repo/git.js';
-import type { TempRepo } from './helpers/git-repo.js';
+import { makeRepo, type TempRepo } from './helpers/git-repo.js';
 import { callTool, connect, dataOf } from './helpers/mcp.js';
 import { GOOD_GREET, greetingProject } from './helpers/node-project.js';
 import { CLI as cli } from './helpers/cli.js';
@@ -116,5 +116,33 @@ describe('git never runs what the repository configures', () => {
     );
     expect(await changedSince(repo.dir, base)).toEqual(['package.json', 'test/greet.test.js']);
     expect(existsSync(hostile.marker)).toBe(false);
+  });
+});
+
+describe('changedSince on large files and the server store', () => {
+  it('hashes a large file as it streams, and leaves out what it is told to', async () => {
+    const large = 'x'.repeat(6 * 1024 * 1024);
+    const repo = makeRepo({ 'data/big.txt': large, 'src/a.py': 'A = 1\n' });
+    try {
+      const base = repo.git('rev-parse', 'HEAD');
+      expect(await changedSince(repo.dir, base)).toEqual([]);
+      repo.write('data/big.txt', `${large}y`);
+      repo.write('.guardkit/autobuild/TASK-1/runs/1.log', large);
+      repo.write('src/a.py', 'A = 2\n');
+      expect(await changedSince(repo.dir, base)).toEqual([
+        '.guardkit/autobuild/TASK-1/runs/1.log',
+        'data/big.txt',
+        'src/a.py',
+      ]);
+      expect(await changedSince(repo.dir, base, { skipPrefix: '.guardkit/autobuild/' })).toEqual([
+        'data/big.txt',
+        'src/a.py',
+      ]);
+      expect(await changedSince(repo.dir, base, { among: ['src/a.py', 'src/b.py'] })).toEqual([
+        'src/a.py',
+      ]);
+    } finally {
+      repo.remove();
+    }
   });
 });

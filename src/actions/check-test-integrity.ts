@@ -240,7 +240,7 @@ export async function integrityAgainstBase(
   const taskFile = taskId
     ? await findTaskFile(worktree, taskId, base).catch(() => undefined)
     : undefined;
-  const changed = (await changedSince(worktree, base)).filter(
+  const changed = (await changedSince(worktree, base, { skipPrefix: STORE_PREFIX })).filter(
     (file) => !file.startsWith(STORE_PREFIX),
   );
   const relevant = changed.filter(

@@ -212,5 +212,5 @@ async function changedFilesLoaded(
 ): Promise<string[]> {
   const root = await realpath(worktree);
   const inside = new Set(loaded.map((file) => path.relative(root, file).split(path.sep).join('/')));
-  return (await changedSince(worktree, baseCommit)).filter((file) => inside.has(file));
+  return changedSince(worktree, baseCommit, { among: [...inside] });
 }

@@ -239,7 +239,7 @@ export async function trustedSelection(
     left_out: [],
     base_files: base,
   };
-  const changed = (await changedSince(worktree, baseCommit)).filter(
+  const changed = (await changedSince(worktree, baseCommit, { skipPrefix: STORE_PREFIX })).filter(
     (file) => !file.startsWith(STORE_PREFIX),
   );
   // The Player's own tree is walked only when a changed source file is not the base's code: a

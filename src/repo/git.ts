@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -207,7 +208,15 @@ export async function listWorkingFiles(worktree: string): Promise<string[]> {
 }
 
 /** Paths that differ between `commit` and the working tree, committed, staged, unstaged or untracked. */
-export async function changedSince(worktree: string, commit: string): Promise<string[]> {
+export async function changedSince(
+  worktree: string,
+  commit: string,
+  /** Only these paths are compared (`among`), and none under `skipPrefix` (the server's store). */
+  options: { among?: readonly string[]; skipPrefix?: string } = {},
+): Promise<string[]> {
+  const among = options.among && new Set(options.among);
+  const wanted = (file: string) =>
+    (!options.skipPrefix || !file.startsWith(options.skipPrefix)) && (!among || among.has(file));
   // Content is hashed here, as git stores it, rather than by `git diff`: git reads racily clean files back
   // through the repository's clean filters, which are the Player's programs.
   const base = new Map<string, string>();
@@ -215,10 +224,12 @@ export async function changedSince(worktree: string, commit: string): Promise<st
     await git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit])
   ).split('\0')) {
     const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(entry);
-    if (match && match[1] !== '160000') base.set(match[3]!, `${match[1]} ${match[2]}`);
+    if (match && match[1] !== '160000' && wanted(match[3]!))
+      base.set(match[3]!, `${match[1]} ${match[2]}`);
   }
-  const working = await listWorkingFiles(worktree);
-  const changed = new Set([...base.keys()].filter((file) => !working.includes(file)));
+  const working = (await listWorkingFiles(worktree)).filter(wanted);
+  const present = new Set(working);
+  const changed = new Set([...base.keys()].filter((file) => !present.has(file)));
   for (let start = 0; start < working.length; start += PARALLEL_READS) {
     const batch = working.slice(start, start + PARALLEL_READS);
     const entries = await Promise.all(batch.map((file) => blobEntry(path.join(worktree, file))));
@@ -235,10 +246,21 @@ async function blobEntry(file: string): Promise<string | undefined> {
     const info = await lstat(file);
     if (info.isSymbolicLink()) return `120000 ${blobId(Buffer.from(await readlink(file)))}`;
     if (!info.isFile()) return undefined;
-    return `${info.mode & 0o111 ? '100755' : '100644'} ${blobId(await readFile(file))}`;
+    const mode = info.mode & 0o111 ? '100755' : '100644';
+    // A large file (a run's log, a data set) is hashed as it streams, never held whole.
+    if (info.size > STREAMED_BLOB_BYTES) return `${mode} ${await streamedBlobId(file, info.size)}`;
+    return `${mode} ${blobId(await readFile(file))}`;
   } catch {
     return undefined;
   }
+}
+
+const STREAMED_BLOB_BYTES = 4 * 1024 * 1024;
+
+async function streamedBlobId(file: string, size: number): Promise<string> {
+  const hash = createHash('sha1').update(`blob ${size}\0`);
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 function blobId(content: Buffer): string {
