@@ -261,6 +261,67 @@ const JAVASCRIPT: Layout[] = [
   },
 ];
 
+const PRICE_TEST = (from: string) =>
+  `import { expect, test } from 'vitest';\nimport { total } from '${from}';\ntest('total', () => expect(total([1, 2])).toBe(3));\n`;
+
+const ALIASES: Layout[] = [
+  {
+    name: 'tsconfig paths in an extended tsconfig',
+    base: {
+      'package.json': '{"name": "shop", "type": "module"}\n',
+      'tsconfig.base.json':
+        '{ "compilerOptions": { "baseUrl": ".", "paths": { "@/*": ["app/*"] } } }\n',
+      'tsconfig.json': '{ "extends": "./tsconfig.base.json" }\n',
+      'app/cart.ts': JS_CODE_ESM,
+      'test/cart.test.ts': PRICE_TEST('@/cart'),
+    },
+    product: 'app/cart.ts',
+    test: 'test/cart.test.ts',
+    because: /imported by test\/cart\.test\.ts/,
+  },
+  {
+    name: 'vitest resolve.alias',
+    base: {
+      'package.json': '{"name": "shop", "type": "module"}\n',
+      'vitest.config.js':
+        "import path from 'node:path';\nexport default { resolve: { alias: { '~': path.resolve(__dirname, 'app') } } };\n",
+      'app/cart.ts': JS_CODE_ESM,
+      'test/cart.test.ts': PRICE_TEST('~/cart'),
+    },
+    product: 'app/cart.ts',
+    test: 'test/cart.test.ts',
+    because: /imported by test\/cart\.test\.ts/,
+  },
+  {
+    name: 'jest moduleNameMapper in package.json',
+    base: {
+      'package.json': JSON.stringify({
+        name: 'shop',
+        jest: { moduleNameMapper: { '^@/(.*)$': '<rootDir>/app/$1' } },
+      }),
+      'app/cart.js': 'exports.total = (values) => values.reduce((a, b) => a + b, 0);\n',
+      'test/cart.test.js':
+        "const { total } = require('@/cart');\ntest('total', () => expect(total([1, 2])).toBe(3));\n",
+    },
+    product: 'app/cart.js',
+    test: 'test/cart.test.js',
+    because: /imported by test\/cart\.test\.js/,
+  },
+  {
+    name: 'npm workspaces: a package imported by its name from another workspace',
+    base: {
+      'package.json': '{"name": "root", "private": true, "workspaces": ["packages/*"]}\n',
+      'packages/core/package.json': '{"name": "@acme/core", "type": "module"}\n',
+      'packages/core/index.js': JS_CODE_ESM,
+      'packages/app/package.json': '{"name": "@acme/app", "type": "module"}\n',
+      'packages/app/test/total.test.js': JS_TEST_ESM('@acme/core'),
+    },
+    product: 'packages/core/index.js',
+    test: 'packages/app/test/total.test.js',
+    because: /./,
+  },
+];
+
 const RUST: Layout[] = [
   {
     name: 'single crate with an integration test',
@@ -300,6 +361,7 @@ function edited(file: string, content: string): string {
 describe.each([
   ['Python', PYTHON],
   ['JS/TS', JAVASCRIPT],
+  ['JS/TS module aliases and workspaces', ALIASES],
   ['Rust', RUST],
 ])('the layout table, %s', (_language, layouts) => {
   it.each(layouts.map((layout) => [layout.name, layout] as const))(
