@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSy
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shoutTaskFile } from '../helpers/node-task.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import {
@@ -31,14 +32,7 @@ afterEach(async () => {
 });
 
 const TASK = 'TASK-018';
-const TASK_FILE = `---
-id: ${TASK}
-title: Shout
-status: in_progress
----
-## Acceptance Criteria
-- [ ] AC-001: shout(text) returns the text in upper case with "!"
-`;
+const TASK_FILE = shoutTaskFile(TASK);
 
 async function session(files: string[]) {
   const connection = await connect({ roots: [repo!.dir] });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
-import { BASE_LIB, BROKEN_LIB, GOOD_LIB } from '../helpers/node-task.js';
+import { BASE_LIB, BROKEN_LIB, GOOD_LIB, shoutTaskFile } from '../helpers/node-task.js';
 import { installedPackage } from '../helpers/runners.js';
 import { nodeModulesProblems } from '../../src/evaluation/node-modules-integrity.js';
 import { taskStateDirectory } from '../../src/records/state-directory.js';
@@ -27,14 +27,7 @@ import { nodeModulesContent } from '../../src/repo/node-modules.js';
 const CHAI = '4.5.0';
 const MS = '2.1.3'; // the dependency an honest Player adds with npm install
 const TASK = 'TASK-028';
-const TASK_FILE = `---
-id: ${TASK}
-title: Shout
-status: in_progress
----
-## Acceptance Criteria
-- [ ] AC-001: shout(text) returns the text in upper case with "!"
-`;
+const TASK_FILE = shoutTaskFile(TASK);
 const chaiTest = (body: string) =>
   `import chai from 'chai';\nimport test from 'node:test';\nimport * as lib from '../src/lib.js';\n\nconst { expect } = chai;\n\n${body}\n`;
 const BASE_TEST = chaiTest(

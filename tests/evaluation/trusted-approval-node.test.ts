@@ -2,6 +2,7 @@ import { readFileSync, symlinkSync, mkdirSync, writeFileSync, chmodSync } from '
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shoutTaskFile } from '../helpers/node-task.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 
@@ -15,14 +16,7 @@ afterEach(async () => {
   repo?.remove();
 });
 
-const TASK_FILE = `---
-id: ${TASK}
-title: Shout
-status: in_progress
----
-## Acceptance Criteria
-- [ ] AC-001: shout(text) returns the text in upper case with "!"
-`;
+const TASK_FILE = shoutTaskFile(TASK);
 const BASE_LIB = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 const SHOUT = '\nexport function shout(text) {\n  return `${text.toUpperCase()}!`;\n}\n';
 const BASE_TEST = [

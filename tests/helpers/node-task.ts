@@ -8,14 +8,16 @@ import { callTool, connect, dataOf, textOf } from './mcp.js';
  * written on the task branch on top of the base.
  */
 export const NODE_TASK = 'TASK-008';
-const TASK_FILE = `---
-id: ${NODE_TASK}
+/** The task file of a task that asks for `shout`, under any id. */
+export const shoutTaskFile = (id: string) => `---
+id: ${id}
 title: Shout
 status: in_progress
 ---
 ## Acceptance Criteria
 - [ ] AC-001: shout(text) returns the text in upper case with "!"
 `;
+const TASK_FILE = shoutTaskFile(NODE_TASK);
 export const BASE_LIB = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 export const GOOD_LIB = `${BASE_LIB}\nexport function shout(text) {\n  return \`\${text.toUpperCase()}!\`;\n}\n`;
 export const BROKEN_LIB = GOOD_LIB.replace('Hello, ', 'Hi ');
