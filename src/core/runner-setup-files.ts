@@ -16,7 +16,9 @@ export function runnerSetupFiles(
     const directory = path.posix.dirname(config) === '.' ? '' : path.posix.dirname(config);
     const named = /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)$/.test(config)
       ? pytestPlugins(text)
-      : jsSetupNames(text);
+      : path.posix.basename(config) === 'package.json'
+        ? packageJsonSetupNames(text)
+        : jsSetupNames(text);
     for (const name of named) {
       const file = resolveName(directory, name, files);
       if (file) found.add(file);
@@ -32,6 +34,33 @@ function jsSetupNames(text: string): string[] {
   return [...text.matchAll(JS_KEYS)].flatMap(([, value]) =>
     [...value!.matchAll(/["']([^"']+)["']/g)].map((match) => match[1]!),
   );
+}
+
+/** Setup keys of the runners' sections only: `exports` conditions also say `require`. */
+const PACKAGE_SETUP_KEYS: Record<string, string[]> = {
+  jest: ['setupFiles', 'setupFilesAfterEnv', 'globalSetup', 'globalTeardown'],
+  mocha: ['require'],
+  ava: ['require'],
+};
+
+function packageJsonSetupNames(text: string): string[] {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const names: string[] = [];
+  for (const [section, keys] of Object.entries(PACKAGE_SETUP_KEYS)) {
+    const settings = (manifest as Record<string, unknown> | null)?.[section];
+    if (typeof settings !== 'object' || settings === null) continue;
+    for (const key of keys) {
+      const value = (settings as Record<string, unknown>)[key];
+      for (const name of Array.isArray(value) ? value : [value])
+        if (typeof name === 'string') names.push(name);
+    }
+  }
+  return names;
 }
 
 function pytestPlugins(text: string): string[] {

@@ -276,6 +276,28 @@ export async function trustedSelection(
 }
 
 /**
+ * Words of directory names that hold documentation, examples, scripts, benchmarks or tests
+ * (`docs/conf.py`, `typing-examples/`, `benchmarks/`, `typing_tests/`): code there is not what the
+ * package ships, and an upstream commit that changes only it is honest work, not a vacuous one
+ * (measured by scripts/bench-selection-commits.mjs). Code the tests load there is still judged
+ * (unjudged_loaded), and code they import is taken.
+ */
+const NOT_SHIPPED = new Set([
+  'doc',
+  'docs',
+  'example',
+  'examples',
+  'script',
+  'scripts',
+  'bench',
+  'benchmark',
+  'benchmarks',
+  'test',
+  'tests',
+  'testing',
+]);
+
+/**
  * A source file that is neither a test, test support nor tooling by its path: if the Player changed
  * it, it is meant to run, and something should judge it.
  */
@@ -290,6 +312,10 @@ export function isSource(file: string): boolean {
     // Test modules by the names unittest, Django and in-package suites use (tests.py, testsuite/).
     !/^(?:tests?|\w+_tests)\.py$/.test(name) &&
     !file.split('/').includes('testsuite') &&
+    !file
+      .split('/')
+      .slice(0, -1)
+      .some((directory) => directory.split(/[-_.]/).some((word) => NOT_SHIPPED.has(word))) &&
     !/[.-](?:config|setup|workspace)\.[cm]?[jt]sx?$/.test(name) &&
     !/^(?:setup|noxfile|conftest|fabfile|tasks)\.py$/.test(name)
   );

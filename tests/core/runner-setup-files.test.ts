@@ -26,6 +26,21 @@ describe('runnerSetupFiles', () => {
     ]);
   });
 
+  it("reads package.json's runner sections only: an exports condition named require is the entry", () => {
+    const configs = new Map([
+      [
+        'package.json',
+        JSON.stringify({
+          main: './lib/defu.cjs',
+          exports: { '.': { import: './dist/defu.mjs', require: './lib/defu.cjs' } },
+          mocha: { require: './src/matchers.js' },
+        }),
+      ],
+    ]);
+    const withEntry = new Set([...files, 'lib/defu.cjs']);
+    expect(runnerSetupFiles(configs, withEntry)).toEqual(['src/matchers.js']);
+  });
+
   it("finds pytest's -p plugins of the repository, not disabled or installed ones", () => {
     const configs = new Map([
       [

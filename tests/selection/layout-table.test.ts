@@ -438,3 +438,33 @@ describe('test support inside a source root', () => {
     expect(selection.code).toEqual(['src/shop/checks.py']);
   });
 });
+
+describe('changes that are not the shipped code', () => {
+  it.each([
+    'docs/conf.py',
+    'examples/split.js',
+    'scripts/generate.py',
+    'benchmarks/middleware.js',
+    'typing_tests/baseline.py',
+  ])(
+    '%s alone is not a vacuous evaluation (honest upstream commits change these)',
+    async (file) => {
+      const content = /\.py$/.test(file) ? 'A = 1\n' : 'export const a = 1;\n';
+      const repo = makeRepo(
+        {
+          'pytest.ini': '[pytest]\n',
+          'app/cart.py': PY_CODE,
+          'tests/test_cart.py': PY_TEST('app.cart'),
+          [file]: content,
+        },
+        'coachgate-shipped-',
+      );
+      repos.push(repo);
+      const base = repo.git('rev-parse', 'HEAD');
+      repo.write(file, edited(file, content));
+      const selection = await trustedSelection(repo.dir, base);
+      expect(selection.unjudged_code).toEqual([]);
+      expect(selection.left_out).toEqual([{ file, change: 'modified' }]);
+    },
+  );
+});
