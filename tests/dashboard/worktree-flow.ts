@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -110,8 +110,13 @@ export function editFirstVerdict(
   const text = readFileSync(mirror, 'utf8');
   const lines = text.split('\n');
   lines[0] = lines[0]!.replace(`"decision":"${from}"`, `"decision":"${to}"`);
-  writeFileSync(mirror, lines.join('\n'));
-  return () => writeFileSync(mirror, text);
+  // Replaced whole (a rename), as an editor saves: the page polls, and must never read it half written.
+  const replace = (content: string) => {
+    writeFileSync(`${mirror}.edit`, content);
+    renameSync(`${mirror}.edit`, mirror);
+  };
+  replace(lines.join('\n'));
+  return () => replace(text);
 }
 
 /** A real edit of a mirror record: the first verdict, a feedback in the server's copy, approves. */
