@@ -193,10 +193,14 @@ async function fileDifferingFromRecord(
 ): Promise<string | undefined> {
   if (!distribution.record) return undefined;
   const record = await readFile(path.join(worktree, distribution.record), 'utf8').catch(() => '');
+  // The distribution's console scripts are listed from site-packages (`../../../bin/pytest`): a
+  // runner started by name must be the one installed, so those inside the virtualenv count too.
+  const virtualenv = `${distribution.directory.split('/')[0]}/`;
   for (const line of record.split('\n')) {
     const match = /^([^,]+),sha256=([A-Za-z0-9_-]+),/.exec(line);
-    if (!match || match[1]!.startsWith('..')) continue;
-    const file = `${distribution.directory}/${match[1]}`;
+    if (!match) continue;
+    const file = path.posix.normalize(`${distribution.directory}/${match[1]}`);
+    if (!file.startsWith(virtualenv)) continue;
     const digest = await fileDigest(path.join(worktree, file));
     if (digest !== undefined && digest !== match[2]) return file;
   }
