@@ -35,6 +35,11 @@ export interface TestCommand {
    * (`eslint . && vitest run && tsc --noEmit`): reporter arguments are inserted after its command.
    */
   chainStep?: ChainStep;
+  /**
+   * The script line `chainStep` is in, when the test script reaches it through the package manager
+   * (`"test": "npm run test:unit"`): the manager runs that line in a shell of its own.
+   */
+  chainLine?: string;
   /** The package script the package manager runs, as written. */
   script?: string;
   /** `packageManager` from package.json (`pnpm@9.15.0`) when it names the manager that runs the script. */
@@ -239,6 +244,8 @@ interface TestScript {
   script: string;
   /** `pretest`/`posttest` scripts the package manager runs around it. */
   hooks: string[];
+  /** Every script of package.json, by name. */
+  scripts: Record<string, string>;
 }
 
 async function packageTestScript(worktree: string): Promise<TestScript | undefined> {
@@ -248,7 +255,10 @@ async function packageTestScript(worktree: string): Promise<TestScript | undefin
     // npm's placeholder script fails by design; it is not a test command.
     if (typeof script !== 'string' || /no test specified/.test(script)) return undefined;
     const hooks = ['pretest', 'posttest'].filter((hook) => typeof scripts?.[hook] === 'string');
-    return { script: script.trim(), hooks };
+    const named = Object.entries(scripts ?? {}).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    );
+    return { script: script.trim(), hooks, scripts: Object.fromEntries(named) };
   } catch {
     return undefined;
   }
@@ -261,7 +271,7 @@ async function packageTestScript(worktree: string): Promise<TestScript | undefin
  * appended. A `pretest` or `posttest` script is part of what `npm test` does, so it goes through npm too.
  */
 function nodeCommand(
-  { script, hooks }: TestScript,
+  { script, hooks, scripts }: TestScript,
   manager: { name: PackageManager; source: string; declared?: string },
 ): TestCommand {
   const words = script.split(/\s+/);
@@ -294,7 +304,8 @@ function nodeCommand(
     };
   }
   const scriptRunner = lastCommandRunner(script);
-  const chainStep = scriptRunner ? undefined : runnerInChain(script);
+  const nested = scriptRunner || runnerInChain(script) ? undefined : scriptRunAway(script, scripts);
+  const chainStep = scriptRunner ? undefined : (nested?.step ?? runnerInChain(script));
   const via = manager.source === 'default' ? '' : ` (${manager.source})`;
   return {
     argv: [manager.name, 'test'],
@@ -304,9 +315,39 @@ function nodeCommand(
     script,
     ...(scriptRunner ? { scriptRunner } : {}),
     ...(chainStep ? { chainStep } : {}),
+    ...(nested ? { chainLine: nested.line } : {}),
     ...(manager.declared ? { packageManager: manager.declared } : {}),
   };
 }
+
+/** `npm run x`, `npm run-script x`, `pnpm [run] x`, `yarn [run] x`: the one script a line runs. */
+const RUN_SCRIPT = /^(?:npm\s+run(?:-script)?|pnpm(?:\s+run)?|yarn(?:\s+run)?)\s+([\w:.-]+)$/;
+
+/**
+ * The runner a test script reaches by running other scripts (`"test": "npm run unit"`, `npm run lint
+ * && npm run unit`, up to three deep), with the script line it is in: the package manager runs that
+ * line through the same script shell, which gives the runner its report flags there. Only when
+ * exactly one runner is reached (two reports would compete).
+ */
+function scriptRunAway(
+  script: string,
+  scripts: Record<string, string>,
+  depth = 0,
+): { line: string; step: ChainStep } | undefined {
+  if (depth >= 3) return undefined;
+  const reached = (chainCommands(script) ?? []).flatMap((command) => {
+    const name = RUN_SCRIPT.exec(command.text)?.[1];
+    const next = name && !LIFECYCLE.has(name) ? scripts[name]?.trim() : undefined;
+    if (next === undefined) return [];
+    const step = runnerInChain(next);
+    const found = step ? { line: next, step } : scriptRunAway(next, scripts, depth + 1);
+    return found ? [found] : [];
+  });
+  return reached.length === 1 ? reached[0] : undefined;
+}
+
+/** Scripts the package manager runs around the test script itself: never where its runner is. */
+const LIFECYCLE = new Set(['test', 'pretest', 'posttest']);
 
 const SCRIPT_RUNNERS: readonly ScriptRunner[] = [
   'vitest',

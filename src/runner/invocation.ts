@@ -202,7 +202,7 @@ function inChain(
   userScriptShell: string,
 ): { shellCommand?: string; scriptShell?: Invocation['scriptShell']; notes: string[] } {
   const step = command.chainStep!;
-  const line = command.shellCommand ?? command.script!;
+  const line = command.shellCommand ?? command.chainLine ?? command.script!;
   const rewritten = insertAfter(line, step, args.map(shellQuote));
   const inserted = `inserted after the ${step.runner} command of the chain: ${args.join(' ')}`;
   if (command.shellCommand !== undefined) return { shellCommand: rewritten, notes: [inserted] };
@@ -219,7 +219,7 @@ function inChain(
   return {
     scriptShell: { file, content: scriptShellText(line, rewritten, userScriptShell) },
     notes: [
-      `${inserted}; the test script runs as \`${rewritten}\` through npm_config_script_shell ` +
+      `${inserted}; the ${command.chainLine ? 'script it runs' : 'test script'} runs as \`${rewritten}\` through npm_config_script_shell ` +
         `(a shell script of coachgate's that runs every other command line as is, under ${userScriptShell})`,
     ],
   };

@@ -478,6 +478,28 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
     expect(parallel.summary).toMatch(/FAIL {2}src\/sum\.test\.js > doubles/);
   }, 300_000);
 
+  it('npm run lint && npm run unit: the runner one script away gets its flags, ids and counts as the raw run', async () => {
+    const repo = steppedProject('npm run lint && npm run unit && npm run typecheck');
+    repo.write('src/sum.test.js', SUM_TEST(5));
+    const raw = spawnSync('npm', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    const data = await run(repo);
+    expect(ids(data)).toEqual([
+      'passed src/sum.test.js > adds',
+      'failed src/sum.test.js > doubles',
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      exit_code: raw.status,
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    expect(data.env.notes).toContainEqual(
+      expect.stringMatching(/the script it runs runs as `vitest run --reporter=default /),
+    );
+    // npm announces each script as written.
+    expect(log(data)).toContain('> vitest run\n');
+  }, 300_000);
+
   it('eslint src && vitest run && tsc: vitest ids from the middle of the chain, counts as the raw run, each failing command named', async () => {
     const script = 'eslint src && vitest run && tsc --noEmit -p .';
     const repo = steppedProject(script);
