@@ -69,19 +69,23 @@ def loaded_files():
                 files.add(real)
     return sorted(files)[:LOADED_LIMIT]
 
-def plugin_files(config):
-    # Where each plugin registered with pytest comes from: a module's file, or the file of the
-    # module that defines a plugin object's class. Modules a conftest declares in pytest_plugins
-    # are the test setup's own.
+def new_plugin_files(config, known):
+    # Where each plugin registered with pytest since the last call comes from (ids in known are
+    # looked at once): a module's file, or the file of the module that defines a plugin object's
+    # class. Modules a conftest declares in pytest_plugins are the test setup's own.
     import types
     manager = config.pluginmanager
     plugins = manager.get_plugins()
+    fresh = [plugin for plugin in plugins if id(plugin) not in known]
+    if not fresh:
+        return set()
+    known.update(id(plugin) for plugin in fresh)
     declared = set()
     for plugin in plugins:
         names = getattr(plugin, 'pytest_plugins', ()) if isinstance(plugin, types.ModuleType) else ()
         declared.update([names] if isinstance(names, str) else names)
     files = set()
-    for plugin in plugins:
+    for plugin in fresh:
         if manager.get_name(plugin) in declared:
             continue
         if not isinstance(plugin, types.ModuleType):
@@ -99,7 +103,7 @@ class CoachgateReporter:
         self.harness = pytest_helpers(harness_state())
         self.changed = set()
         self.config = None
-        self.plugins = set()
+        self.known_plugins = set()
 
     def check_harness(self, nodeid):
         now = pytest_helpers(harness_state())
@@ -110,9 +114,8 @@ class CoachgateReporter:
             self.emit({'event': 'harness', 'nodeid': nodeid, 'changed': changed})
         # Plugins registered once the session started (conftests, and whatever else hooks into
         # pytest): the server keeps the ones that are neither tests nor test support.
-        added = plugin_files(self.config) - self.plugins if self.config else set()
+        added = new_plugin_files(self.config, self.known_plugins) if self.config else set()
         if added:
-            self.plugins.update(added)
             self.emit({'event': 'plugins', 'nodeid': nodeid, 'files': sorted(added)})
 
     def emit(self, record, flush=True):
@@ -125,7 +128,7 @@ class CoachgateReporter:
 
     def pytest_sessionstart(self, session):
         self.config = session.config
-        self.plugins = plugin_files(session.config)
+        new_plugin_files(session.config, self.known_plugins)
         self.emit({'event': 'start', 'pytest': self.version})
 
     def pytest_runtest_logreport(self, report):
