@@ -25,6 +25,25 @@ function trustedLog(task: LayoutTask): string {
   return readFileSync(path.join(runs, log!), 'utf8');
 }
 
+/**
+ * The Player's own run is clean, and the approval is refused naming the base's test file the
+ * product wrote. Under bubblewrap that file is read-only in the trusted run: the write failed there,
+ * and the runtime's error names it (without the sandbox, the file's content does).
+ */
+async function expectRefusedForWriting(task: LayoutTask, file: string): Promise<void> {
+  const refused = await task.approve();
+  expect(refused.run).toMatchObject({ status: 'passed', tree_clean: true });
+  expect(refused.result.isError).toBe(true);
+  const named = file.replace(/[.]/g, '\\.');
+  expect(refused.text).toMatch(
+    new RegExp(
+      `the code under test wrote into the base's test files during the trusted runs: ${named}\\. `,
+    ),
+  );
+  if (bwrapUsable)
+    expect(trustedLog(task)).toMatch(new RegExp(`Read-only file system: '[^']*${named}'`));
+}
+
 const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
 
 const PY_BASE = {
@@ -120,16 +139,7 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
       criterion: 'shout(text) returns the text in upper case with "!"',
       evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
     });
-    const refused = await task.approve();
-    expect(refused.run).toMatchObject({ status: 'passed', tree_clean: true });
-    expect(refused.result.isError).toBe(true);
-    expect(refused.text).toMatch(
-      /the code under test wrote into the base's test files during the trusted runs: tests\/expected\.json\. /,
-    );
-    // Under bubblewrap the base's tests are read-only in the trusted run: the write failed there,
-    // and the product's import error names the file (without it, the file's content does).
-    if (bwrapUsable)
-      expect(trustedLog(task)).toMatch(/Read-only file system: '[^']*tests\/expected\.json'/);
+    await expectRefusedForWriting(task, 'tests/expected.json');
   }, 240_000);
 
   it('binds a large test tree data first: pytest runs, a write to a case file is refused', async () => {
@@ -165,14 +175,7 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
       criterion: 'shout(text) returns the text in upper case with "!"',
       evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
     });
-    const refused = await task.approve();
-    expect(refused.run).toMatchObject({ status: 'passed', tree_clean: true });
-    expect(refused.result.isError).toBe(true);
-    expect(refused.text).toMatch(
-      /into the base's test files during the trusted runs: tests\/cases\/c0\.out\. /,
-    );
-    if (bwrapUsable)
-      expect(trustedLog(task)).toMatch(/Read-only file system: '[^']*tests\/cases\/c0\.out'/);
+    await expectRefusedForWriting(task, 'tests/cases/c0.out');
     task.repo.write('app/text.py', SLUG + SHOUT);
     task.repo.write('tests/cases/c0.out', 'case-0');
     const honest = await task.approve();
