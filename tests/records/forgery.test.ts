@@ -226,7 +226,9 @@ describe.each(TRANSPORTS)('forged records against the server (MCP over %s)', (tr
     );
     // A baseline cache that says the base had fewer tests (hiding a test-count drop).
     const cacheDir = path.join(repo.dir, '.guardkit/autobuild/.baseline-cache');
-    const cacheName = readdirSync(cacheDir)[0]!;
+    // The runner's baseline, not the trusted runs' (`evaluation-…`), which an early baseline run
+    // beside the candidate run may have written too.
+    const cacheName = readdirSync(cacheDir).find((name) => !name.startsWith('evaluation-'))!;
     const cachePath = path.join(cacheDir, cacheName);
     const cacheText = readFileSync(cachePath, 'utf8');
     const cache = JSON.parse(cacheText);
