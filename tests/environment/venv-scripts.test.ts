@@ -17,16 +17,19 @@ const hasVenv = (() => {
 })();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!hasVenv)("a virtualenv's console scripts, by their RECORD", () => {
-  it('accepts the scripts pip installed, and names one edited in place', async () => {
-    expect(await plantedEnvironment(dir)).toEqual([]);
-    // A runner started by name (`pip`, `pytest`) that is not the one installed.
-    appendFileSync(path.join(dir, '.venv/bin/pip3'), '\n# planted\n');
-    expect(await plantedEnvironment(dir)).toEqual([
-      {
-        file: '.venv/bin/pip3',
-        problem: expect.stringMatching(/^an installed file of pip no longer matches the sha256/),
-      },
-    ]);
-  });
-});
+describe.skipIf(!hasVenv)(
+  `a virtualenv's console scripts, by their RECORD${hasVenv ? '' : ' — skipped: python3 -m venv unavailable'}`,
+  () => {
+    it('accepts the scripts pip installed, and names one edited in place', async () => {
+      expect(await plantedEnvironment(dir)).toEqual([]);
+      // A runner started by name (`pip`, `pytest`) that is not the one installed.
+      appendFileSync(path.join(dir, '.venv/bin/pip3'), '\n# planted\n');
+      expect(await plantedEnvironment(dir)).toEqual([
+        {
+          file: '.venv/bin/pip3',
+          problem: expect.stringMatching(/^an installed file of pip no longer matches the sha256/),
+        },
+      ]);
+    });
+  },
+);

@@ -76,41 +76,44 @@ describe('a JS workspace package imported by name from another workspace (node -
   }, 240_000);
 });
 
-describe.skipIf(!hasPytest)('a Python service in a subfolder with its own pytest.ini', () => {
-  const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
-  const SHOUT = '\n\ndef shout(text):\n    return text.upper() + "!"\n';
-  const test = (name: string, body: string) =>
-    `from app.text import ${name}\n\n\ndef test_${name}():\n    assert ${body}\n`;
+describe.skipIf(!hasPytest)(
+  `a Python service in a subfolder with its own pytest.ini${hasPytest ? '' : ' — skipped: no pytest'}`,
+  () => {
+    const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
+    const SHOUT = '\n\ndef shout(text):\n    return text.upper() + "!"\n';
+    const test = (name: string, body: string) =>
+      `from app.text import ${name}\n\n\ndef test_${name}():\n    assert ${body}\n`;
 
-  it('services/api/app imported from services/api/tests: approved, then refused', async () => {
-    await approvedThenRefused({
-      base: {
-        '.guardkit/config.yaml': 'toolchain:\n  test: python -m pytest services/api\n',
-        'services/api/pytest.ini': '[pytest]\ntestpaths = tests\npythonpath = .\n',
-        'services/api/requirements.txt': 'fastapi\n',
-        'services/api/app/__init__.py': '',
-        'services/api/app/text.py': SLUG,
-        'services/api/tests/test_text.py': test('slug', 'slug("A B") == "a-b"'),
-      },
-      honest: {
-        'services/api/app/text.py': SLUG + SHOUT,
-        'services/api/tests/test_shout.py': test('shout', 'shout("hi") == "HI!"'),
-      },
-      tactic: {
-        'services/api/app/text.py': SLUG.replace('.lower()', '') + SHOUT,
-        'services/api/tests/test_text.py': test('slug', 'slug("A B") == "A-B"'),
-      },
-      evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
-      taken: {
-        taken_from_player: ['services/api/app/text.py'],
-        taken_because: [
-          {
-            file: 'services/api/app/text.py',
-            reason: 'imported by services/api/tests/test_text.py',
-          },
-        ],
-      },
-      refusal: REFUSED,
-    });
-  }, 240_000);
-});
+    it('services/api/app imported from services/api/tests: approved, then refused', async () => {
+      await approvedThenRefused({
+        base: {
+          '.guardkit/config.yaml': 'toolchain:\n  test: python -m pytest services/api\n',
+          'services/api/pytest.ini': '[pytest]\ntestpaths = tests\npythonpath = .\n',
+          'services/api/requirements.txt': 'fastapi\n',
+          'services/api/app/__init__.py': '',
+          'services/api/app/text.py': SLUG,
+          'services/api/tests/test_text.py': test('slug', 'slug("A B") == "a-b"'),
+        },
+        honest: {
+          'services/api/app/text.py': SLUG + SHOUT,
+          'services/api/tests/test_shout.py': test('shout', 'shout("hi") == "HI!"'),
+        },
+        tactic: {
+          'services/api/app/text.py': SLUG.replace('.lower()', '') + SHOUT,
+          'services/api/tests/test_text.py': test('slug', 'slug("A B") == "A-B"'),
+        },
+        evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+        taken: {
+          taken_from_player: ['services/api/app/text.py'],
+          taken_because: [
+            {
+              file: 'services/api/app/text.py',
+              reason: 'imported by services/api/tests/test_text.py',
+            },
+          ],
+        },
+        refusal: REFUSED,
+      });
+    }, 240_000);
+  },
+);

@@ -402,6 +402,26 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
   const LINT_ERROR = 'const unused = 1;\n';
   const TYPE_ERROR = 'export const n = /** @type {number} */ ("x");\n';
 
+  /** `doubles` failing: run_independent_tests gives ids, and counts and exit as `npm test` raw. */
+  async function failingTestLikeRawRun(repo: TempRepo) {
+    repo.write('src/sum.test.js', SUM_TEST(5));
+    const raw = spawnSync('npm', ['test'], { cwd: repo.dir, encoding: 'utf8' });
+    expect(stripAnsi(raw.stdout)).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
+    const data = await run(repo);
+    expect(data.command).toEqual(['npm', 'test']);
+    expect(ids(data)).toEqual([
+      'passed src/sum.test.js > adds',
+      'failed src/sum.test.js > doubles',
+    ]);
+    expect(data).toMatchObject({
+      status: 'failed',
+      failure_class: 'code',
+      exit_code: raw.status,
+      counts: { total: 2, passed: 1, failed: 1 },
+    });
+    return data;
+  }
+
   /** Each step failing in turn: lint before the tests, the tests, the type-check after them. */
   async function eachStepFailing(repo: TempRepo, lintStep: RegExp, typecheckStep: RegExp) {
     repo.write(
@@ -480,19 +500,7 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
 
   it('npm run lint && npm run unit: the runner one script away gets its flags, ids and counts as the raw run', async () => {
     const repo = steppedProject('npm run lint && npm run unit && npm run typecheck');
-    repo.write('src/sum.test.js', SUM_TEST(5));
-    const raw = spawnSync('npm', ['test'], { cwd: repo.dir, encoding: 'utf8' });
-    const data = await run(repo);
-    expect(ids(data)).toEqual([
-      'passed src/sum.test.js > adds',
-      'failed src/sum.test.js > doubles',
-    ]);
-    expect(data).toMatchObject({
-      status: 'failed',
-      failure_class: 'code',
-      exit_code: raw.status,
-      counts: { total: 2, passed: 1, failed: 1 },
-    });
+    const data = await failingTestLikeRawRun(repo);
     expect(data.env.notes).toContainEqual(
       expect.stringMatching(/the script it runs runs as `vitest run --reporter=default /),
     );
@@ -503,23 +511,10 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
   it('eslint src && vitest run && tsc: vitest ids from the middle of the chain, counts as the raw run, each failing command named', async () => {
     const script = 'eslint src && vitest run && tsc --noEmit -p .';
     const repo = steppedProject(script);
-    repo.write('src/sum.test.js', SUM_TEST(5));
-    const raw = spawnSync('npm', ['test'], { cwd: repo.dir, encoding: 'utf8' });
-    expect(stripAnsi(raw.stdout)).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
-    const data = await run(repo);
-    expect(data.command).toEqual(['npm', 'test']);
-    expect(ids(data)).toEqual([
-      'passed src/sum.test.js > adds',
-      'failed src/sum.test.js > doubles',
-    ]);
-    expect(data).toMatchObject({
-      status: 'failed',
-      failure_class: 'code',
-      exit_code: raw.status,
-      counts: { total: 2, passed: 1, failed: 1 },
-      tests_source:
-        "vitest JUnit report via arguments inserted after its command in the script's chain",
-    });
+    const data = await failingTestLikeRawRun(repo);
+    expect(data.tests_source).toBe(
+      "vitest JUnit report via arguments inserted after its command in the script's chain",
+    );
     const rewritten = data.env.notes.find((note: string) =>
       note.includes('the test script runs as'),
     );
