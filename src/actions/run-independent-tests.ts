@@ -98,7 +98,7 @@ export async function runIndependentTests(
     let run: TestRunResult;
     let treeAfter: string;
     try {
-      run = await runTests({ ...spec, cwd: worktree, logPath });
+      run = await runTests({ ...spec, cwd: worktree, logPath, listLoaded: true });
       treeAfter = await treeFingerprint(worktree);
     } catch (error) {
       // A run that could not be made or read (a worktree deleted under it) leaves no trusted run waiting.

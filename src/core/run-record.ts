@@ -73,7 +73,7 @@ export const RunRecordSchema = z
       .array(z.string())
       .optional()
       .describe(
-        "Files changed since the base commit whose modules the tests imported (pytest lists them): an approval is refused when the trusted runs took none of their changes' code.",
+        "Files changed since the base commit whose modules the tests imported (listed by pytest's reporter, and by coachgate's recorder in node --test and mocha processes): an approval is refused when the trusted runs took none of their changes' code.",
       ),
     summary: z
       .string()

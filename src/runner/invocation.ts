@@ -4,6 +4,7 @@ import { insertAfter, shellQuote } from './chain.js';
 import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
 import { nodeHarnessGuardFlag } from './node-harness-guard.js';
+import { nodeLoadedFlag } from './node-loaded-files.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
@@ -33,6 +34,8 @@ export function buildInvocation(
   loginShell: boolean,
   /** The shell the package manager runs scripts with: the user's `script-shell`, else `sh`. */
   userScriptShell = 'sh',
+  /** Node test processes list what they load (src/runner/node-loaded-files.ts). */
+  listLoaded = false,
 ): Invocation {
   const junit = path.join(reportDirectory, 'junit.xml');
   const env = { ...environment.env };
@@ -95,7 +98,10 @@ export function buildInvocation(
           ...rest,
         ];
         // Through the environment, which every test child inherits (node passes it on).
-        env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, nodeHarnessGuardFlag(reportDirectory));
+        env.NODE_OPTIONS = mergeVariable(
+          env.NODE_OPTIONS,
+          nodeTestFlags(reportDirectory, listLoaded),
+        );
         notes.push(NODE_GUARD_NOTE);
         channels = [
           {
@@ -128,9 +134,10 @@ export function buildInvocation(
   }
   if (command.runner === 'npm' || command.runner === 'custom') {
     const wrapped = wrapperReporting(command, reportDirectory);
-    // Where a wrapped node --test reports per test, its children check node:assert too.
+    // Where a wrapped node --test reports per test, its children check node:assert too, and a
+    // wrapped node --test or mocha lists what it loads.
     if (wrapped.env.NODE_OPTIONS) {
-      wrapped.env.NODE_OPTIONS += ` ${nodeHarnessGuardFlag(reportDirectory)}`;
+      wrapped.env.NODE_OPTIONS += ` ${nodeTestFlags(reportDirectory, listLoaded)}`;
       notes.push(NODE_GUARD_NOTE);
     }
     for (const [name, value] of Object.entries(wrapped.env))
@@ -181,8 +188,15 @@ export function buildInvocation(
 }
 
 const NODE_GUARD_NOTE =
-  'coachgate adds NODE_OPTIONS=--import=<its harness guard>: a node --test test after which a ' +
-  'node:assert member was replaced fails, naming it';
+  'coachgate adds NODE_OPTIONS=--import=<its harness guard> (and, in your run, an --import listing ' +
+  'what the node --test or mocha processes load): a node --test test after which a node:assert ' +
+  'member was replaced fails, naming it';
+
+/** What every node process of the run loads first: the assert guard, the loaded-file recorder. */
+function nodeTestFlags(reportDirectory: string, listLoaded: boolean): string {
+  const guard = nodeHarnessGuardFlag(reportDirectory);
+  return listLoaded ? `${guard} ${nodeLoadedFlag(reportDirectory)}` : guard;
+}
 
 /**
  * Reporter arguments for the runner inside a chain (`eslint . && vitest run && tsc --noEmit`): the one

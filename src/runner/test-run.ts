@@ -25,6 +25,7 @@ import { uvuFailuresOnly, type UvuFailuresOnly } from './report/uvu.js';
 import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
 import { mayRunNodeTest, writeNodeHarnessGuard } from './node-harness-guard.js';
+import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { writeUnittestShims } from './unittest-shims.js';
 import type { ReportChannel } from './wrapper-reports.js';
@@ -53,6 +54,11 @@ export interface TestRunSpec {
   signal?: AbortSignal;
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
+  /**
+   * Lists the files node test processes load (pytest's reporter always does): the Player's run
+   * needs it, the trusted runs do not, and on Node 20 it costs a loader thread per test file.
+   */
+  listLoaded?: boolean;
 }
 
 export interface TestRunResult extends ProcessOutcome {
@@ -69,7 +75,10 @@ export interface TestRunResult extends ProcessOutcome {
   tests_source: string;
   /** What coachgate added to the command or environment to obtain them. */
   notes: string[];
-  /** Absolute paths of the files the tests' process imported, where the reporter lists them (pytest). */
+  /**
+   * Absolute paths of the files the tests' processes imported, where they are listed (pytest's
+   * reporter; node --test and mocha through the node recorder).
+   */
   loaded_files?: string[];
   /** A run whose runner names failing tests only (uvu): the files it ran and the tests that failed. */
   failures_only?: UvuFailuresOnly;
@@ -89,9 +98,12 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
     // In the writable report directory, so read-only again: no test child rewrites it for the next.
-    const guard = mayRunNodeTest(spec.command)
-      ? [await writeNodeHarnessGuard(reportDirectory)]
-      : [];
+    const nodeTest = mayRunNodeTest(spec.command);
+    const listLoaded = nodeTest && spec.listLoaded === true;
+    const guard = [
+      ...(nodeTest ? [await writeNodeHarnessGuard(reportDirectory)] : []),
+      ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
+    ];
     const manager = await declaredPackageManager(
       spec.command,
       spec.environment,
@@ -109,6 +121,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       reportDirectory,
       spec.loginShell,
       scriptShell,
+      listLoaded,
     );
     invocation.notes.push(...manager.notes);
     if (invocation.scriptShell) {
@@ -167,6 +180,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const text =
       spec.command.report === 'go-json' ? goTestText(output, await goModulePath(spec.cwd)) : output;
     const report = found?.tests;
+    const loaded =
+      found?.loaded ?? (listLoaded ? await readNodeLoadedFiles(reportDirectory) : undefined);
     const tests = report ?? [];
     const failuresOnly = report ? undefined : uvuFailuresOnly(text);
     if (failuresOnly) invocation.notes.push(FAILURES_ONLY_NOTE);
@@ -216,7 +231,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
         : failure.advice,
       output_bytes: capture.bytes,
       tests_source: found?.source ?? 'none',
-      ...(found?.loaded ? { loaded_files: found.loaded } : {}),
+      ...(loaded ? { loaded_files: loaded } : {}),
       notes: invocation.notes,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),
     };

@@ -1,6 +1,8 @@
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasPytest } from '../helpers/python-task.js';
-import { layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
 
 /**
  * Code the tests load that no import names: a plugin module found by `importlib`. The static walk
@@ -92,4 +94,91 @@ describe.skipIf(!hasPytest)('changed code the tests load but no import names (py
       unjudged_loaded: [],
     });
   }, 240_000);
+});
+
+/**
+ * The same through node's runners, which list nothing themselves: coachgate's recorder, loaded
+ * first in every test process, lists what `node --test` children (ES modules) and mocha (CommonJS)
+ * load. The plugin is reached by a computed import or require that no static walk follows.
+ */
+const NODE_REGISTRY = linesOf(
+  'export async function transform(name, text) {',
+  "  const plugin = await import('./plugins/' + name + '.js');",
+  '  return plugin.apply(text);',
+  '}',
+);
+const NODE_TEST = linesOf(
+  "import test from 'node:test';",
+  "import assert from 'node:assert/strict';",
+  "import { transform } from '../app/registry.js';",
+  '',
+  "test('upper', async () => assert.equal(await transform('upper', 'ab'), 'AB'));",
+);
+const MOCHA_REGISTRY = linesOf(
+  'exports.transform = (name, text) => require(`./plugins/${name}`).apply(text);',
+);
+const MOCHA_TEST = linesOf(
+  "const assert = require('node:assert/strict');",
+  "const { transform } = require('../app/registry');",
+  '',
+  "it('upper', () => assert.equal(transform('upper', 'ab'), 'AB'));",
+);
+const nodeLayouts = {
+  'node --test (ES modules)': {
+    base: {
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+      '.gitignore': 'node_modules/\n',
+      'app/registry.js': NODE_REGISTRY,
+      'app/plugins/upper.js': 'export const apply = (text) => text.toUpperCase();\n',
+      'test/registry.test.js': NODE_TEST,
+    },
+    broken: { 'app/plugins/upper.js': 'export const apply = (text) => text;\n' },
+    test: 'test/registry.test.js',
+    id: 'upper',
+  },
+  'mocha (CommonJS)': {
+    base: {
+      'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
+      '.gitignore': 'node_modules/\n',
+      'app/registry.js': MOCHA_REGISTRY,
+      'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
+      'test/registry.spec.js': MOCHA_TEST,
+    },
+    broken: { 'app/plugins/upper.js': 'exports.apply = (text) => text;\n' },
+    test: 'test/registry.spec.js',
+    id: 'upper',
+  },
+};
+
+describe('changed code the tests load but no import names (node --test, mocha)', () => {
+  it.each(Object.entries(nodeLayouts))(
+    '%s: refuses the untaken plugin broken under a weakened test, naming the file',
+    async (_name, layout) => {
+      task = await layoutTask({
+        base: layout.base,
+        player: {
+          // Taken (the base's test imports it), so the evaluation is not vacuous.
+          'app/registry.js': `// Plugins by name.\n${layout.base['app/registry.js']}`,
+          ...layout.broken,
+          [layout.test]: layout.base[layout.test as keyof typeof layout.base].replace(
+            "'AB'",
+            "'ab'",
+          ),
+        },
+        criterion,
+        evidence: [{ criterion: 'AC-001', test: layout.id }],
+        beforePin: (repo) =>
+          symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+      });
+      const refused = await task.approve();
+      expect(refused.run.status, refused.run.summary).toBe('passed');
+      expect(refused.run.changed_files_loaded).toEqual(
+        expect.arrayContaining(['app/plugins/upper.js', layout.test]),
+      );
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toContain('changed code the tests load was not judged');
+      expect(refused.text).toContain('"file": "app/plugins/upper.js"');
+    },
+    240_000,
+  );
 });

@@ -1,0 +1,105 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const RECORDER_FILE = 'coachgate-node-loaded.mjs';
+const HOOKS_FILE = 'coachgate-node-loaded-hooks.mjs';
+
+/**
+ * The files a node test process loads from outside `node_modules`, listed so the server knows which
+ * of the Player's changed files the tests ran (an evaluation must not approve code the trusted runs
+ * never took: src/evaluation/evaluate.ts). pytest's reporter lists `sys.modules`; node has no such
+ * list, so a module loaded first in every node process of the run (`--import` through NODE_OPTIONS)
+ * records them: ES modules through a loader hook (`module.registerHooks` where Node has it, else
+ * `module.register`, whose hooks run on a thread of their own), CommonJS ones from the require
+ * cache when the process exits. It arms only in test processes: `node --test` children (node sets
+ * NODE_TEST_CONTEXT for them) and mocha's (its program is mocha's own file or its `.bin` link);
+ * npm, tsc and the other programs of the run load it and do nothing. Each process appends to a list
+ * of its own in the report directory.
+ */
+const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
+const program = (process.argv[1] || '').split('\\').join('/');
+const mocha = /\/mocha\/|\/_?mocha(\.js)?$/.test(program);
+if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha) {
+  const { appendFileSync } = await import('node:fs');
+  const { default: Module, register, registerHooks } = await import('node:module');
+  const list = new URL('./loaded-' + process.pid + '.txt', import.meta.url);
+  const own = (url) => url.startsWith('file:') && !url.includes('/node_modules/');
+  if (registerHooks) {
+    registerHooks({
+      load(url, context, next) {
+        if (own(url)) appendFileSync(list, url + '\n');
+        return next(url, context);
+      },
+    });
+  } else if (register) {
+    register(new URL('./${HOOKS_FILE}', import.meta.url), {
+      data: { list: list.href },
+    });
+  }
+  process.on('exit', () => {
+    const files = Object.keys(Module._cache).filter((file) => !file.includes('/node_modules/'));
+    if (files.length > 0) appendFileSync(list, files.join('\n') + '\n');
+  });
+}
+`;
+
+/** The off-thread hooks of `module.register` (Node 20.6 to 22.14): append each module loaded. */
+const HOOKS_SOURCE = String.raw`// coachgate: which ES modules the tests load.
+import { appendFileSync } from 'node:fs';
+let list;
+export function initialize(data) {
+  list = new URL(data.list);
+}
+export async function load(url, context, next) {
+  if (list && url.startsWith('file:') && !url.includes('/node_modules/'))
+    appendFileSync(list, url + '\n');
+  return next(url, context);
+}
+`;
+
+const LIST = /^loaded-\d+\.txt$/;
+/** As pytest's reporter: enough for any real suite, bounded against a run that loads without end. */
+const LOADED_LIMIT = 20_000;
+
+/** Puts the recorder in the run's report directory (read-only in the sandbox), returning its files. */
+export async function writeNodeLoadedRecorder(reportDirectory: string): Promise<string[]> {
+  const files = [
+    [path.join(reportDirectory, RECORDER_FILE), RECORDER_SOURCE],
+    [path.join(reportDirectory, HOOKS_FILE), HOOKS_SOURCE],
+  ] as const;
+  await Promise.all(files.map(([file, source]) => writeFile(file, source)));
+  return files.map(([file]) => file);
+}
+
+/** The NODE_OPTIONS flag loading the recorder (a file: URL: NODE_OPTIONS splits on spaces). */
+export function nodeLoadedFlag(reportDirectory: string): string {
+  return `--import=${pathToFileURL(path.join(reportDirectory, RECORDER_FILE)).href}`;
+}
+
+/**
+ * The absolute paths the run's test processes loaded, or undefined when none recorded any (no node
+ * test process ran, or it died before it could write).
+ */
+export async function readNodeLoadedFiles(reportDirectory: string): Promise<string[] | undefined> {
+  const lists = (await readdir(reportDirectory)).filter((name) => LIST.test(name));
+  if (lists.length === 0) return undefined;
+  const files = new Set<string>();
+  for (const name of lists) {
+    const text = await readFile(path.join(reportDirectory, name), 'utf8');
+    for (const line of text.split('\n')) {
+      const file = line.startsWith('file:') ? safeFilePath(line) : line;
+      if (file && path.isAbsolute(file)) files.add(file);
+    }
+  }
+  return [...files].sort().slice(0, LOADED_LIMIT);
+}
+
+function safeFilePath(url: string): string | undefined {
+  try {
+    // A query or hash (a cache-busting `?v=2`) names the same file.
+    return fileURLToPath(url.replace(/[?#].*$/, ''));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  nodeLoadedFlag,
+  readNodeLoadedFiles,
+  writeNodeLoadedRecorder,
+} from '../../src/runner/node-loaded-files.js';
+
+/**
+ * The recorder in real node processes (on Node 20 through `module.register`; the node-versions CI
+ * step runs this file on 22 and 24, where `module.registerHooks` does it in-process).
+ */
+let project: string;
+let reports: string;
+beforeEach(async () => {
+  project = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'coachgate-loaded-')));
+  reports = path.join(project, '.reports');
+  mkdirSync(reports);
+  await writeNodeLoadedRecorder(reports);
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+function write(files: Record<string, string>): void {
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(project, name)), { recursive: true });
+    writeFileSync(path.join(project, name), text);
+  }
+}
+const run = (argv: string[]) =>
+  execFileSync(argv[0], argv.slice(1), {
+    cwd: project,
+    env: { ...process.env, NODE_OPTIONS: nodeLoadedFlag(reports) },
+    stdio: 'pipe',
+  });
+const inProject = (files: string[] | undefined) =>
+  files?.map((file) => path.relative(project, file)).sort();
+
+describe('the node loaded-file recorder', () => {
+  it('lists what node --test children load: ES modules, a computed import, CommonJS', async () => {
+    write({
+      'package.json': '{"type": "module"}',
+      'app/registry.js': "export const load = (name) => import('./plugins/' + name + '.js');\n",
+      'app/plugins/upper.js': 'export const apply = (text) => text.toUpperCase();\n',
+      'app/legacy.cjs': 'module.exports = 1;\n',
+      'test/registry.test.js': [
+        "import test from 'node:test';",
+        "import { createRequire } from 'node:module';",
+        "import { load } from '../app/registry.js';",
+        "test('loads', async () => { await load('upper'); createRequire(import.meta.url)('../app/legacy.cjs'); });",
+      ].join('\n'),
+    });
+    run([process.execPath, '--test']);
+    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+      'app/legacy.cjs',
+      'app/plugins/upper.js',
+      'app/registry.js',
+      'test/registry.test.js',
+    ]);
+  });
+
+  it('lists what mocha loads through its .bin link, leaving out node_modules', async () => {
+    symlinkSync(path.resolve('node_modules'), path.join(project, 'node_modules'));
+    write({
+      'lib/shout.js': "exports.shout = (text) => require('./' + 'upper').upper(text) + '!';\n",
+      'lib/upper.js': 'exports.upper = (text) => text.toUpperCase();\n',
+      'test/shout.spec.js':
+        "const { shout } = require('../lib/shout');\nit('shouts', () => shout('a'));\n",
+    });
+    run([path.join(project, 'node_modules/.bin/mocha')]);
+    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+      'lib/shout.js',
+      'lib/upper.js',
+      'test/shout.spec.js',
+    ]);
+  });
+
+  it('stays silent in the run’s other node programs', async () => {
+    write({ 'build.js': "require('./lib.js');\n", 'lib.js': '' });
+    run([process.execPath, 'build.js']);
+    expect(await readNodeLoadedFiles(reports)).toBeUndefined();
+  });
+});
