@@ -31,21 +31,22 @@ on_release() {
   PATH="$(dirname "$node_bin"):$PATH" "$node_bin" "$@"
 }
 
-# Only what depends on the server's Node runs again, both projects in one vitest run: the runners'
-# report readers (node --test reporters differ by release), the stdio and HTTP transports, start-up
-# imports and the process-tree clean-up. Left to the main run: the real pytest runs (pytest's output
-# does not depend on the server's Node; the readers of its reports run again on literal samples) and
-# the node --test runs on every release, which run each release by its own binary whatever Node runs
-# vitest. The releases run side by side, two workers each (the four of the main run), so one's last
-# slow file does not hold the cores idle; each output is printed whole once both have ended.
+# Only what depends on the server's Node runs again, both projects in one vitest run: the server
+# itself over stdio and HTTP, its start-up imports, the process-tree clean-up and output capture, the
+# node --test report reader (node's reporters differ by release) and the loaded-file recorder (a
+# loader hook in-process on 22 and 24, a hooks thread on 20). Left to the main run: what reads text
+# or runs other programs (pytest, the JS runners and their reports, classifiers, summaries), whose
+# output does not depend on the server's Node, and report-node-versions, which runs every release by
+# its own binary whatever Node runs vitest. The releases run side by side, two workers each (the four
+# of the main run), so one's last slow file does not hold the cores idle; each output is printed
+# whole once both have ended.
 logs="$(mktemp -d)"
 pids=()
 for version in "${RELEASES[@]}"; do
   on_release "$version" node_modules/vitest/vitest.mjs run --maxWorkers=2 \
     --project unit --project integration \
-    --exclude tests/runner/report-pytest.test.ts --exclude tests/runner/report-pytest-plugin.test.ts \
-    --exclude tests/runner/report-node-versions.test.ts \
-    tests/runner/ tests/stdio tests/http tests/startup-imports tests/tool-contracts \
+    tests/stdio tests/http tests/startup-imports tests/tool-contracts tests/runner/process-tree \
+    tests/runner/output-capture tests/runner/report-node-test tests/runner/node-loaded-files \
     >"$logs/$version.log" 2>&1 &
   pids+=("$!")
 done
