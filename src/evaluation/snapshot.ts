@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { withBaseTestBlocks } from '../core/rust-test-blocks.js';
 import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
-import { git, listWorkingFiles, readAtCommit } from '../repo/git.js';
+import { listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../records/files.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
@@ -90,7 +90,7 @@ const BLOBS_PER_BATCH = 500;
  * the submodule's repository when the worktree has it, else an empty directory as git leaves it.
  */
 async function extractCommit(worktree: string, commit: string, target: string): Promise<void> {
-  const listing = await git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit]);
+  const listing = await treeListing(worktree, commit);
   const entries = listing
     .split('\0')
     .map((line) => /^(\d+) (blob|commit) ([0-9a-f]+)\t(.*)$/s.exec(line))

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { SimpleGit } from 'simple-git';
 import { CallerError } from '../core/errors.js';
 import { quotePrefix } from '../core/quote.js';
+import { readOnceAtCommit } from './commit-reads.js';
 
 export interface BaseCommit {
   commit: string;
@@ -169,12 +170,12 @@ export async function readAtCommit(
   commit: string,
   relativePath: string,
 ): Promise<string | undefined> {
-  try {
+  return readOnceAtCommit(worktree, commit, `blob\0${relativePath}`, () =>
     // cat-file prints the stored blob: no textconv, no filter.
-    return await git(worktree).raw(['cat-file', 'blob', `${commit}:${relativePath}`]);
-  } catch {
-    return undefined;
-  }
+    git(worktree)
+      .raw(['cat-file', 'blob', `${commit}:${relativePath}`])
+      .catch(() => undefined),
+  );
 }
 
 /** Files (worktree-relative) present at `commit` under the given directories. */
@@ -183,16 +184,18 @@ export async function listAtCommit(
   commit: string,
   directories: string[],
 ): Promise<string[]> {
-  const output = await git(worktree).raw([
-    'ls-tree',
-    '-r',
-    '-z',
-    '--name-only',
-    commit,
-    '--',
-    ...directories,
-  ]);
-  return output.split('\0').filter(Boolean);
+  const output = await readOnceAtCommit(worktree, commit, `names\0${directories.join('\0')}`, () =>
+    git(worktree).raw(['ls-tree', '-r', '-z', '--name-only', commit, '--', ...directories]),
+  );
+  return output!.split('\0').filter(Boolean);
+}
+
+/** `git ls-tree -r -z --full-tree` of `commit`: every entry with its mode, type and object id. */
+export async function treeListing(worktree: string, commit: string): Promise<string> {
+  const listing = await readOnceAtCommit(worktree, commit, 'tree', () =>
+    git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit]),
+  );
+  return listing!;
 }
 
 /** Tracked and untracked (not ignored) files in the working tree, worktree-relative. */
@@ -220,9 +223,7 @@ export async function changedSince(
   // Content is hashed here, as git stores it, rather than by `git diff`: git reads racily clean files back
   // through the repository's clean filters, which are the Player's programs.
   const base = new Map<string, string>();
-  for (const entry of (
-    await git(worktree).raw(['ls-tree', '-r', '-z', '--full-tree', commit])
-  ).split('\0')) {
+  for (const entry of (await treeListing(worktree, commit)).split('\0')) {
     const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(entry);
     if (match && match[1] !== '160000' && wanted(match[3]!))
       base.set(match[3]!, `${match[1]} ${match[2]}`);
@@ -284,10 +285,14 @@ export async function rootCommit(worktree: string, commit: string): Promise<stri
 
 async function commitOf(worktree: string, ref: string): Promise<string | undefined> {
   try {
-    return (
-      (await gitQuery(worktree, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim() ||
-      undefined
-    );
+    return await readOnceAtCommit(worktree, ref, 'commit', async () => {
+      const commit = (
+        await gitQuery(worktree, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])
+      ).trim();
+      // Not kept: a commit missing now may be fetched later.
+      if (!commit) throw new Error(`no commit ${ref}`);
+      return commit;
+    });
   } catch {
     return undefined;
   }
