@@ -268,7 +268,6 @@ function blobId(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
-/** The commit `ref` names; a missing ref prints nothing, so this is a gitQuery (no simple-git wait). */
 /** Whether `commit` is a commit this repository holds (a pin can outlive its repository). */
 export async function hasCommit(worktree: string, commit: string): Promise<boolean> {
   return (await commitOf(worktree, commit)) !== undefined;
@@ -283,16 +282,17 @@ export async function rootCommit(worktree: string, commit: string): Promise<stri
   return roots.split('\n').filter(Boolean).sort()[0];
 }
 
+/**
+ * The commit `ref` names; a missing ref prints nothing, so this is a gitQuery (no simple-git wait).
+ * Asked of git each time, even for a commit id: a pinned commit can be pruned, or its repository
+ * made anew at its path.
+ */
 async function commitOf(worktree: string, ref: string): Promise<string | undefined> {
   try {
-    return await readOnceAtCommit(worktree, ref, 'commit', async () => {
-      const commit = (
-        await gitQuery(worktree, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])
-      ).trim();
-      // Not kept: a commit missing now may be fetched later.
-      if (!commit) throw new Error(`no commit ${ref}`);
-      return commit;
-    });
+    return (
+      (await gitQuery(worktree, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim() ||
+      undefined
+    );
   } catch {
     return undefined;
   }
