@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Node 22 and 24 for CI (the main run, `npm test` and `npm run test:integration`, is on the machine's
-# Node 20). Node releases come from the npm package `node`, pinned, installed into the cache the tests
+# Node 22 and 24 for CI (the main run, `npm run test:all`, is on the machine's Node 20). Node releases come from the npm package `node`, pinned, installed into the cache the tests
 # read (.tmp/runners/node-<version>, see tests/helpers/runners.ts), never into package.json.
 #   .ci/node-versions.sh install   only install them (the node --test report tests then cover them too)
 #   .ci/node-versions.sh           install, then run the Node-dependent tests on each
@@ -56,14 +55,26 @@ for i in "${!RELEASES[@]}"; do
   wait "${pids[$i]}" || failed+=("${RELEASES[$i]}")
   cat "$logs/${RELEASES[$i]}.log"
 done
-rm -rf "$logs"
 if ((${#failed[@]})); then
   echo "node-versions: the Node-dependent tests failed on Node ${failed[*]}" >&2
   exit 1
 fi
 # The idle collections differ by V8 version (src/server/idle-collection.ts): memory after a storm,
-# here too, one release at a time (the figure is the server's RSS once it settles).
+# here too (the figure is each server's RSS once it settles). Both releases side by side: the check
+# mostly waits for its server to settle.
+fuzz=()
 for version in "${RELEASES[@]}"; do
-  on_release "$version" scripts/bench-reliability.mjs --quick --only=fuzz
+  on_release "$version" scripts/bench-reliability.mjs --quick --only=fuzz \
+    >"$logs/fuzz-$version.log" 2>&1 &
+  fuzz+=("$!")
 done
+for i in "${!RELEASES[@]}"; do
+  wait "${fuzz[$i]}" || failed+=("${RELEASES[$i]}")
+  cat "$logs/fuzz-${RELEASES[$i]}.log"
+done
+rm -rf "$logs"
+if ((${#failed[@]})); then
+  echo "node-versions: the memory check failed on Node ${failed[*]}" >&2
+  exit 1
+fi
 echo "node-versions: passed on Node ${RELEASES[*]}"
