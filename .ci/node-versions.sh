@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Node 22 and 24 for CI (the main run, `npm run test:all`, is on the machine's Node 20). Node releases come from the npm package `node`, pinned, installed into the cache the tests
-# read (.tmp/runners/node-<version>, see tests/helpers/runners.ts), never into package.json.
+# Node 22 and 24 for CI (the main run, `npm run test:all`, is on the machine's Node 20). Node
+# releases come from the npm package `node`, pinned, installed into the cache the tests read
+# (.tmp/runners/node-<version>, see tests/helpers/runners.ts), never into package.json.
 #   .ci/node-versions.sh install   only install them (the node --test report tests then cover them too)
 #   .ci/node-versions.sh           install, then run the Node-dependent tests on each
 set -euo pipefail
