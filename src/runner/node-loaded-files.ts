@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -61,6 +61,8 @@ export async function load(url, context, next) {
 const LIST = /^loaded-\d+\.txt$/;
 /** As pytest's reporter: enough for any real suite, bounded against a run that loads without end. */
 const LOADED_LIMIT = 20_000;
+/** Bytes read of one list: 20,000 paths fit many times over; the run itself can write there. */
+const LIST_BYTES = 16 * 1024 * 1024;
 
 /** Puts the recorder in the run's report directory (read-only in the sandbox), returning its files. */
 export async function writeNodeLoadedRecorder(reportDirectory: string): Promise<string[]> {
@@ -86,13 +88,23 @@ export async function readNodeLoadedFiles(reportDirectory: string): Promise<stri
   if (lists.length === 0) return undefined;
   const files = new Set<string>();
   for (const name of lists) {
-    const text = await readFile(path.join(reportDirectory, name), 'utf8');
-    for (const line of text.split('\n')) {
+    for (const line of (await listText(path.join(reportDirectory, name))).split('\n')) {
       const file = line.startsWith('file:') ? safeFilePath(line) : line;
       if (file && path.isAbsolute(file)) files.add(file);
     }
   }
   return [...files].sort().slice(0, LOADED_LIMIT);
+}
+
+async function listText(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min((await handle.stat()).size, LIST_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.toString('utf8', 0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 function safeFilePath(url: string): string | undefined {
