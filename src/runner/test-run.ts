@@ -97,10 +97,11 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (['npm', 'custom'].includes(spec.command.runner))
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
-    // In the writable report directory, so read-only again: no test child rewrites it for the next.
+    // What node loads first in the run (the assert guard, the loaded-file recorder): in the writable
+    // report directory, so read-only again: no test child rewrites it for the next.
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = nodeTest && spec.listLoaded === true;
-    const guard = [
+    const preloadFiles = [
       ...(nodeTest ? [await writeNodeHarnessGuard(reportDirectory)] : []),
       ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
     ];
@@ -156,7 +157,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
                 isolation: {
                   policy: spec.sandbox,
                   writable: [reportDirectory],
-                  readOnly: [...(spec.readOnly ?? []), ...guard],
+                  readOnly: [...(spec.readOnly ?? []), ...preloadFiles],
                   loginShell: spec.loginShell,
                 },
               },
