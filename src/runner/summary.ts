@@ -30,9 +30,13 @@ export function summarizeOutput(output: string, limit = SUMMARY_LIMIT): string {
   const result = finalResultLines(lines);
   const early = firstErrorBlock(lines, result?.start ?? lines.length);
   // Node 22+ and mocha print only the test's name before their counters; the error follows them.
+  // A wrapper forwarding stdout and stderr through separate pipes (run-s, concurrently) can deliver
+  // vitest's failures (stderr) after its counters (stdout): the error block is then looked for there.
   const block = early?.some((line) => ERROR_STATEMENT.test(line))
     ? early
-    : (failuresAfterCountersBlock(lines) ?? early);
+    : (failuresAfterCountersBlock(lines) ??
+      early ??
+      (result ? firstErrorBlock(lines.slice(result.start)) : null));
 
   if (!block && !result) return lastLinesWithin(lines, limit);
   const errorLines = block ? trimBlankEdges(block).map(clipLine) : [];

@@ -5,7 +5,13 @@ import {
   summaryWithFirstFailure,
 } from '../../src/runner/summary.js';
 import path from 'node:path';
-import { runInProject, runNodeTest, runPytest, type RealRun } from './report-real-runs.js';
+import {
+  runInProject,
+  runNodeTest,
+  runPytest,
+  VITEST_BIN,
+  type RealRun,
+} from './report-real-runs.js';
 
 const FIVE_MB = 5 * 1024 * 1024;
 
@@ -120,6 +126,28 @@ describe('summarizeOutput on real runs', () => {
       /^Failing tests \(2\): breaks; doubles\n\s*AssertionError \[ERR_ASSERTION\]: Expected values/,
     );
     expect(resultPart).toMatch(/1 passing \(\d+ms\)\n {2}2 failing/);
+  });
+  it('finds the error printed after the counters when a wrapper forwards stderr after stdout', () => {
+    // vitest prints its failures on stderr and its counters on stdout; a wrapper that forwards each
+    // through its own pipe (run-s, concurrently) can deliver them in either order.
+    const run = runInProject(
+      {
+        'vitest.config.js': 'export default {};\n',
+        'sum.test.js':
+          "import { test, expect } from 'vitest';\n" +
+          "test('adds', () => expect(1 + 1).toBe(2));\n" +
+          "test('doubles', () => expect(2 + 2).toBe(5));\n",
+      },
+      (dir) => ['sh', '-c', `"$0" run --root "${dir}" 2>stderr.log; cat stderr.log`, VITEST_BIN],
+    );
+    expect(run.output.indexOf('Tests  1 failed')).toBeLessThan(run.output.indexOf('FAIL '));
+    const [errorPart = '', resultPart = ''] = summaryWithFirstFailure(run.output, []).split(
+      RESULT_SEPARATOR,
+    );
+    expect(errorPart).toMatch(
+      /FAIL {2}sum\.test\.js > doubles\nAssertionError: expected 4 to be 5/,
+    );
+    expect(resultPart).toMatch(/Tests {2}1 failed \| 1 passed \(2\)/);
   });
 });
 
