@@ -35,7 +35,15 @@ export function toolchainProject(): TempRepo {
     'lint.mjs': LINT,
     'build.mjs': "await import('./src/greet.js');\nconsole.log('built');\n",
     'tsconfig.json': JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext' },
+      // No DOM lib and no @types: tsc checks the project's one file in 0.7 s instead of 2.1 s.
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'es2022',
+        module: 'nodenext',
+        lib: ['es2022'],
+        types: [],
+      },
       include: ['src/**/*.ts'],
     }),
     'src/legacy.js': 'var legacy = 1;\nexport { legacy };\n',

@@ -307,7 +307,11 @@ describe('wrappers: coverage, tox, chains and npm lifecycle steps', () => {
   it('a chain `node --test && tsc --noEmit`: the tests pass, the type-check after them is blamed by its command', async () => {
     const repo = project({
       'package.json': npmProject('node --test && tsc --noEmit -p .', { type: 'module' }),
-      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }),
+      // Without the linked node_modules' @types, tsc takes 2 s here instead of 8.
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { strict: true, skipLibCheck: true, types: [] },
+        include: ['src'],
+      }),
       'src/greet.ts': 'export const greeting: number = "hello";\n',
       'test/greet.test.js': "import test from 'node:test';\ntest('runs', () => {});\n",
     });

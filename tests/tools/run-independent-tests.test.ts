@@ -1178,8 +1178,9 @@ describe('run_independent_tests names a failing step inside the test command', (
         type: 'module',
         scripts: { lint: 'tsc --noEmit -p .', test: 'npm run lint && node --test' },
       }),
+      // Without the linked node_modules' @types, tsc takes 2 s here instead of 8.
       'tsconfig.json': JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true },
+        compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, types: [] },
         include: ['src'],
       }),
       'src/greet.ts': 'export const greeting: number = "hello";\n',
