@@ -61,7 +61,16 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['tests/**/*.test.ts'], exclude: INTEGRATION },
+        // Files share their worker process: starting one per file (vitest's default) cost a third
+        // of the project's CPU (172 s against 113 s, 97 s against 69 s of wall time on two cores).
+        // Setup files still run before each file. The integration project keeps a process per file:
+        // it spawns thousands of children, and a fork costs in proportion to the parent's memory.
+        test: {
+          name: 'unit',
+          include: ['tests/**/*.test.ts'],
+          exclude: INTEGRATION,
+          isolate: false,
+        },
       },
       {
         extends: true,
