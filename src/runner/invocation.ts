@@ -4,7 +4,7 @@ import { insertAfter, shellQuote } from './chain.js';
 import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
 import { nodeHarnessGuardFlag } from './node-harness-guard.js';
-import { nodeLoadedFlag } from './node-loaded-files.js';
+import { nodeLoadedFlag, vitestLoadedFlag } from './node-loaded-files.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
@@ -34,7 +34,7 @@ export function buildInvocation(
   loginShell: boolean,
   /** The shell the package manager runs scripts with: the user's `script-shell`, else `sh`. */
   userScriptShell = 'sh',
-  /** Node test processes list what they load (src/runner/node-loaded-files.ts). */
+  /** Node test processes and vitest list what they load (src/runner/node-loaded-files.ts). */
   listLoaded = false,
 ): Invocation {
   const junit = path.join(reportDirectory, 'junit.xml');
@@ -119,6 +119,7 @@ export function buildInvocation(
           '--reporter=default',
           '--reporter=junit',
           `--outputFile.junit=${junit}`,
+          ...(listLoaded ? [vitestLoadedFlag(reportDirectory)] : []),
         ];
         channels = [
           { file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' },
@@ -133,7 +134,7 @@ export function buildInvocation(
     }
   }
   if (command.runner === 'npm' || command.runner === 'custom') {
-    const wrapped = wrapperReporting(command, reportDirectory);
+    const wrapped = wrapperReporting(command, reportDirectory, listLoaded);
     // Where a wrapped node --test reports per test, its children check node:assert too, and a
     // wrapped node --test or mocha lists what it loads.
     if (wrapped.env.NODE_OPTIONS) {

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const RECORDER_FILE = 'coachgate-node-loaded.mjs';
 const HOOKS_FILE = 'coachgate-node-loaded-hooks.mjs';
+const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
 
 /**
  * The files a node test process loads from outside `node_modules`, listed so the server knows which
@@ -58,17 +59,60 @@ export async function load(url, context, next) {
 }
 `;
 
+/**
+ * vitest loads the test files and what they import through vite, not node's loader: its module
+ * graph (in the main process, one per project) holds every module a test process asked for, computed
+ * imports included. A reporter lists it when the run ends (`onTestRunEnd` from vitest 3, `onFinished`
+ * before; the project's server is `vite` from 3, `server` before). Modules reached by `require`
+ * inside a test process load outside the graph and are not listed.
+ */
+const VITEST_REPORTER_SOURCE = String.raw`// coachgate: which files the vitest run's tests load.
+import { appendFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+const self = fileURLToPath(import.meta.url);
+export default class CoachgateLoadedFiles {
+  onInit(vitest) {
+    this.vitest = vitest;
+  }
+  onTestRunEnd() {
+    this.list();
+  }
+  onFinished() {
+    this.list();
+  }
+  list() {
+    if (this.listed) return;
+    this.listed = true;
+    const files = new Set();
+    for (const project of this.vitest?.projects ?? []) {
+      const server = project.vite ?? project.server;
+      const environments = Object.values(server?.environments ?? {});
+      for (const graph of [server?.moduleGraph, ...environments.map((each) => each.moduleGraph)])
+        for (const file of graph?.fileToModulesMap?.keys() ?? [])
+          if (!file.includes('/node_modules/') && file !== self) files.add(file);
+    }
+    if (files.size === 0) return;
+    const list = new URL('./loaded-' + process.pid + '.txt', import.meta.url);
+    appendFileSync(list, [...files].join('\n') + '\n');
+  }
+}
+`;
+
 const LIST = /^loaded-\d+\.txt$/;
 /** As pytest's reporter: enough for any real suite, bounded against a run that loads without end. */
 const LOADED_LIMIT = 20_000;
 /** Bytes read of one list: 20,000 paths fit many times over; the run itself can write there. */
 const LIST_BYTES = 16 * 1024 * 1024;
 
-/** Puts the recorder in the run's report directory (read-only in the sandbox), returning its files. */
+/**
+ * Puts the recorder and the vitest reporter in the run's report directory (read-only in the
+ * sandbox), returning their files.
+ */
 export async function writeNodeLoadedRecorder(reportDirectory: string): Promise<string[]> {
   const files = [
     [path.join(reportDirectory, RECORDER_FILE), RECORDER_SOURCE],
     [path.join(reportDirectory, HOOKS_FILE), HOOKS_SOURCE],
+    [path.join(reportDirectory, VITEST_REPORTER_FILE), VITEST_REPORTER_SOURCE],
   ] as const;
   await Promise.all(files.map(([file, source]) => writeFile(file, source)));
   return files.map(([file]) => file);
@@ -77,6 +121,11 @@ export async function writeNodeLoadedRecorder(reportDirectory: string): Promise<
 /** The NODE_OPTIONS flag loading the recorder (a file: URL: NODE_OPTIONS splits on spaces). */
 export function nodeLoadedFlag(reportDirectory: string): string {
   return `--import=${pathToFileURL(path.join(reportDirectory, RECORDER_FILE)).href}`;
+}
+
+/** The vitest argument adding the reporter that lists its module graph. */
+export function vitestLoadedFlag(reportDirectory: string): string {
+  return `--reporter=${path.join(reportDirectory, VITEST_REPORTER_FILE)}`;
 }
 
 /**

@@ -55,8 +55,9 @@ export interface TestRunSpec {
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
   /**
-   * Lists the files node test processes load (pytest's reporter always does): the Player's run
-   * needs it, the trusted runs do not, and on Node 20 it costs a loader thread per test file.
+   * Lists the files node test processes and vitest load (pytest's reporter always does): the
+   * Player's run needs it, the trusted runs do not, and on Node 20 it costs a loader thread per
+   * test file.
    */
   listLoaded?: boolean;
 }
@@ -77,7 +78,7 @@ export interface TestRunResult extends ProcessOutcome {
   notes: string[];
   /**
    * Absolute paths of the files the tests' processes imported, where they are listed (pytest's
-   * reporter; node --test and mocha through the node recorder).
+   * reporter; node --test and mocha through the node recorder; vitest through its module graph).
    */
   loaded_files?: string[];
   /** A run whose runner names failing tests only (uvu): the files it ran and the tests that failed. */
@@ -100,7 +101,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // What node loads first in the run (the assert guard, the loaded-file recorder): in the writable
     // report directory, so read-only again: no test child rewrites it for the next.
     const nodeTest = mayRunNodeTest(spec.command);
-    const listLoaded = nodeTest && spec.listLoaded === true;
+    const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     const preloadFiles = [
       ...(nodeTest ? [await writeNodeHarnessGuard(reportDirectory)] : []),
       ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ScriptRunner, TestCommand } from './detect.js';
+import { vitestLoadedFlag } from './node-loaded-files.js';
 import { unittestShims } from './unittest-shims.js';
 
 /** A report file a runner may leave in the report directory, and how it got there. */
@@ -29,7 +30,12 @@ export interface WrapperReporting {
  * the command ends with the runner, else inserted after the runner's command in the chain. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads
  * the TAP from its log.
  */
-export function wrapperReporting(command: TestCommand, reportDirectory: string): WrapperReporting {
+export function wrapperReporting(
+  command: TestCommand,
+  reportDirectory: string,
+  /** vitest lists the modules its tests load (src/runner/node-loaded-files.ts). */
+  listLoaded = false,
+): WrapperReporting {
   const pytest = path.join(reportDirectory, 'wrapped-pytest.xml');
   const node = path.join(reportDirectory, 'wrapped-node.xml');
   const reporting: WrapperReporting = {
@@ -69,7 +75,7 @@ export function wrapperReporting(command: TestCommand, reportDirectory: string):
   const runner = command.scriptRunner ?? command.chainStep?.runner;
   const last = command.scriptRunner !== undefined;
   const step = last ? lastCommand(command) : (command.chainStep?.text ?? '');
-  const flags = runner && runnerFlags(runner, step, reportDirectory, last);
+  const flags = runner && runnerFlags(runner, step, reportDirectory, last, listLoaded);
   if (flags) {
     if (last) reporting.appendArgs = flags.args;
     else reporting.insertArgs = flags.args;
@@ -94,12 +100,14 @@ function runnerFlags(
   command: string,
   reportDirectory: string,
   last: boolean,
+  listLoaded: boolean,
 ): { args: string[]; channel?: ReportChannel } | undefined {
   const via = last ? 'appended to the script' : "inserted after its command in the script's chain";
   if (runner === 'vitest') {
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');
+    const loaded = listLoaded ? [vitestLoadedFlag(reportDirectory)] : [];
     return {
-      args: ['--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`],
+      args: ['--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`, ...loaded],
       channel: { file, format: 'junit', source: `vitest JUnit report via arguments ${via}` },
     };
   }

@@ -99,7 +99,8 @@ describe.skipIf(!hasPytest)('changed code the tests load but no import names (py
 /**
  * The same through node's runners, which list nothing themselves: coachgate's recorder, loaded
  * first in every test process, lists what `node --test` children (ES modules) and mocha (CommonJS)
- * load. The plugin is reached by a computed import or require that no static walk follows.
+ * load, and a reporter lists vitest's module graph. The plugin is reached by a computed import or
+ * require that no static walk follows.
  */
 const NODE_REGISTRY = linesOf(
   'export async function transform(name, text) {',
@@ -113,6 +114,12 @@ const NODE_TEST = linesOf(
   "import { transform } from '../app/registry.js';",
   '',
   "test('upper', async () => assert.equal(await transform('upper', 'ab'), 'AB'));",
+);
+const VITEST_TEST = linesOf(
+  "import { expect, test } from 'vitest';",
+  "import { transform } from '../app/registry.js';",
+  '',
+  "test('upper', async () => expect(await transform('upper', 'ab')).toBe('AB'));",
 );
 const MOCHA_REGISTRY = linesOf(
   'exports.transform = (name, text) => require(`./plugins/${name}`).apply(text);',
@@ -136,6 +143,18 @@ const nodeLayouts = {
     test: 'test/registry.test.js',
     id: 'upper',
   },
+  'vitest (its module graph)': {
+    base: {
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
+      '.gitignore': 'node_modules/\n',
+      'app/registry.js': NODE_REGISTRY,
+      'app/plugins/upper.js': 'export const apply = (text) => text.toUpperCase();\n',
+      'test/registry.test.js': VITEST_TEST,
+    },
+    broken: { 'app/plugins/upper.js': 'export const apply = (text) => text;\n' },
+    test: 'test/registry.test.js',
+    id: 'upper',
+  },
   'mocha (CommonJS)': {
     base: {
       'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
@@ -150,7 +169,7 @@ const nodeLayouts = {
   },
 };
 
-describe('changed code the tests load but no import names (node --test, mocha)', () => {
+describe('changed code the tests load but no import names (node --test, vitest, mocha)', () => {
   it.each(Object.entries(nodeLayouts))(
     '%s: refuses the untaken plugin broken under a weakened test, naming the file',
     async (_name, layout) => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   nodeLoadedFlag,
   readNodeLoadedFiles,
+  vitestLoadedFlag,
   writeNodeLoadedRecorder,
 } from '../../src/runner/node-loaded-files.js';
 
@@ -74,6 +75,27 @@ describe('the node loaded-file recorder', () => {
       'lib/shout.js',
       'lib/upper.js',
       'test/shout.spec.js',
+    ]);
+  });
+
+  it("lists vitest's module graph: a computed import, leaving out node_modules and the reporter", async () => {
+    symlinkSync(path.resolve('node_modules'), path.join(project, 'node_modules'));
+    write({
+      'package.json': '{"type": "module"}',
+      'app/registry.js': "export const load = (name) => import('./plugins/' + name + '.js');\n",
+      'app/plugins/upper.js': 'export const apply = (text) => text.toUpperCase();\n',
+      'test/registry.test.js': [
+        "import { expect, test } from 'vitest';",
+        "import { load } from '../app/registry.js';",
+        "test('loads', async () => expect((await load('upper')).apply('a')).toBe('A'));",
+      ].join('\n'),
+    });
+    const vitest = path.join(project, 'node_modules/.bin/vitest');
+    run([vitest, 'run', '--reporter=default', vitestLoadedFlag(reports)]);
+    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+      'app/plugins/upper.js',
+      'app/registry.js',
+      'test/registry.test.js',
     ]);
   });
 
