@@ -43,9 +43,12 @@ export interface ImportAlias {
 }
 
 /** The imports of one file, as its language's reader found them. */
-export type FileImports =
-  | { language: 'python'; imports: PythonImport[] }
-  | { language: 'javascript'; specifiers: string[] };
+export type FileImports = (
+  { language: 'python'; imports: PythonImport[] } | { language: 'javascript'; specifiers: string[] }
+) & {
+  /** It can decide a test without a test framework (src/analysis/assertion-helper.ts). */
+  assertionHelper?: boolean;
+};
 
 /** Repository files one file's imports name (existing files only; packages' `__init__.py` included). */
 export function resolveImports(file: string, found: FileImports, index: ImportIndex): string[] {
@@ -197,6 +200,8 @@ export interface CodeUnderTest {
   code: Map<string, string>;
   /** Files the tests reach that are test support (they import a test framework), with why. */
   support: Map<string, string>;
+  /** Files of `code` that are assertion helpers: test support where no product code uses them. */
+  assertionHelpers: Set<string>;
 }
 
 /**
@@ -211,7 +216,11 @@ export async function followImports(
   read: (files: string[]) => Promise<Map<string, string>>,
   parse: (file: string, text: string) => FileImports | undefined,
 ): Promise<CodeUnderTest> {
-  const result: CodeUnderTest = { code: new Map(), support: new Map() };
+  const result: CodeUnderTest = {
+    code: new Map(),
+    support: new Map(),
+    assertionHelpers: new Set(),
+  };
   const seen = new Set<string>(tests);
   let wave: Step[] = tests.map((file) => ({ file, importer: file, test: file }));
   while (wave.length > 0) {
@@ -226,6 +235,7 @@ export async function followImports(
         const support =
           isTestSideFile(step.file) || isTestFile(step.file) || importsTestFramework(found);
         (support ? result.support : result.code).set(step.file, reasonOf(step));
+        if (!support && found.assertionHelper) result.assertionHelpers.add(step.file);
       }
       for (const target of resolveImports(step.file, found, index)) {
         if (seen.has(target)) continue;

@@ -1,5 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  definesJavascriptAssertion,
+  definesPythonAssertion,
+} from '../analysis/assertion-helper.js';
 import { ALIAS_CONFIG, importAliases } from '../analysis/import-aliases.js';
 import { javascriptImports } from '../analysis/imports/javascript.js';
 import { pythonImports } from '../analysis/imports/python.js';
@@ -84,7 +88,8 @@ async function walk(
     files.filter(
       (file) => importLanguage(file) !== undefined && (isTestFile(file) || isTestSideFile(file)),
     );
-  if (tests.length === 0) return { code: new Map(), support: new Map() };
+  if (tests.length === 0)
+    return { code: new Map(), support: new Map(), assertionHelpers: new Set() };
   const hasJavascript = files.some((file) => importLanguage(file) === 'javascript');
   if (hasJavascript) await loadTypeScript();
   const index = await importIndex(files, read, hasJavascript);
@@ -94,10 +99,16 @@ async function walk(
 function parseImports(file: string, text: string): FileImports | undefined {
   switch (importLanguage(file)) {
     case 'python':
-      return { language: 'python', imports: pythonImports(text) };
+      return {
+        language: 'python',
+        imports: pythonImports(text),
+        assertionHelper: definesPythonAssertion(text),
+      };
     case 'javascript':
       try {
-        return { language: 'javascript', specifiers: javascriptImports(text) };
+        const specifiers = javascriptImports(text);
+        const assertionHelper = definesJavascriptAssertion(text, specifiers);
+        return { language: 'javascript', specifiers, assertionHelper };
       } catch {
         return undefined;
       }

@@ -79,25 +79,33 @@ export async function baseProductCode(
     }),
   ]);
   const declared = productCode(baseFiles, manifests);
-  const supportInRoots = await testSupportInRoots(
-    { worktree, baseCommit, baseFiles },
-    declared,
-    reach,
-    [...manifests.values()],
-  );
-  const testOnly = new Set([...setupFiles, ...rustTests, ...supportInRoots]);
+  const key = `${baseCommit}\0${path.resolve(worktree)}`;
+  let productSupport = productSupportByBase.get(key);
+  if (!productSupport) {
+    const base = { worktree, baseCommit, baseFiles };
+    productSupport = productTestSupport(base, declared, reach, [...manifests.values()]);
+    // A failed read is not cached: the next approval asks git again.
+    productSupport.catch(() => productSupportByBase.delete(key));
+    productSupportByBase.set(key, productSupport);
+  }
+  const testOnly = new Set([...setupFiles, ...rustTests, ...(await productSupport)]);
   return withReach(declared, reach, testOnly);
 }
 
+/** The base's test support among its product files, per base commit: walked once per server. */
+const productSupportByBase = new Map<string, Promise<string[]>>();
+
 /**
- * Test support inside a source root: a module the base's tests reach that imports a test framework,
- * that no other module of the product imports, that is not a package's `__init__.py` and that no
- * manifest names (an entry point such as a pytest plugin, an `exports` subpath). An assertion
- * helper the package keeps for its tests stays the base's; `click.testing` (no test framework) and
+ * Test support among the product's files: a module the base's tests reach that imports a test
+ * framework (inside a source root), or that defines an assertion helper without one (anywhere:
+ * `def assert_valid(doc): assert …`, an `expect…` function over `node:assert`), that no module of
+ * the product imports, that is not a package's `__init__.py` and that no manifest names (an entry
+ * point such as a pytest plugin, an `exports` subpath). An assertion helper the package keeps for
+ * its tests stays the base's; `click.testing` (no test framework, no `assert…` function) and
  * `numpy.testing` (imported by its package) stay code. The product's imports are walked only when
  * such a module exists.
  */
-async function testSupportInRoots(
+async function productTestSupport(
   base: { worktree: string; baseCommit: string; baseFiles: readonly string[] },
   declared: ProductCode,
   reach: CodeUnderTest,
@@ -110,25 +118,28 @@ async function testSupportInRoots(
     const word = new RegExp(`\\b${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
     return manifestTexts.some((text) => word.test(text));
   };
-  const candidates = [...reach.support.keys()].filter(
-    (file) =>
-      declared.rootOf(file) !== undefined &&
-      !isTestFile(file) &&
-      !isTestSideFile(file) &&
-      path.posix.basename(file) !== '__init__.py' &&
-      !named(file),
+  const supportInRoots = [...reach.support.keys()].filter(
+    (file) => declared.rootOf(file) !== undefined && !isTestFile(file) && !isTestSideFile(file),
   );
-  if (candidates.length === 0) return [];
+  const candidates = new Set(
+    [...supportInRoots, ...reach.assertionHelpers].filter(
+      (file) => path.posix.basename(file) !== '__init__.py' && !named(file),
+    ),
+  );
+  if (candidates.size === 0) return [];
+  // Every other source file of the base is the product's (the safe side: a script importing a
+  // helper keeps it code).
   const starts = base.baseFiles.filter(
     (file) =>
-      declared.rootOf(file) !== undefined &&
       importLanguage(file) !== undefined &&
+      !isOutsideSource(file) &&
+      !candidates.has(file) &&
       !reach.support.has(file) &&
       !isTestFile(file) &&
       !isTestSideFile(file),
   );
   const used = await baseReachFrom(base.worktree, base.baseCommit, base.baseFiles, starts);
-  return candidates.filter((file) => !used.has(file));
+  return [...candidates].filter((file) => !used.has(file));
 }
 
 /** The base's Rust test modules, per base commit: the base never changes, so it is read once. */

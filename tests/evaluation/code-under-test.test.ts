@@ -364,32 +364,39 @@ describe("test support named by the runner config stays the base's, even inside 
 });
 
 describe.skipIf(!hasPytest)('test support inside a source root stays the base’s (pytest)', () => {
-  it('refuses a weakened assertion helper in src/shop together with broken code', async () => {
-    const helper = (check: string) =>
-      `import pytest\n\nfrom shop.text import slug\n\n\ndef assert_slug(text, expected):\n    ${check}\n`;
-    await approvedThenRefused({
-      base: {
-        'pyproject.toml':
-          '[project]\nname = "shop"\nversion = "1.0"\n[tool.setuptools.packages.find]\nwhere = ["src"]\n[tool.pytest.ini_options]\npythonpath = ["src"]\n',
-        'src/shop/__init__.py': '',
-        'src/shop/text.py': SLUG,
-        'src/shop/checks.py': helper('assert slug(text) == expected'),
-        'tests/test_text.py':
-          'from shop.checks import assert_slug\n\n\ndef test_slug():\n    assert_slug("A B", "a-b")\n',
-      },
-      honest: {
-        'src/shop/text.py': SLUG + SHOUT,
-        'tests/test_shout.py': pythonTests('shop.text').shout,
-      },
-      tactic: {
-        'src/shop/text.py': SLUG.replace('.lower()', '') + SHOUT,
-        // Passes whatever slug() returns: the Player's own run is green.
-        'src/shop/checks.py': helper('assert slug(text) is not None'),
-      },
-      evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
-      taken: { taken_from_player: ['src/shop/text.py'] },
-      refusal:
-        /base test tests\/test_text\.py::test_slug passed at the base but failed in the trusted run/,
-    });
-  }, 240_000);
+  it.each([
+    ['that imports pytest', 'import pytest\n\n'],
+    ['with bare asserts, no test framework', ''],
+  ])(
+    'refuses a weakened assertion helper %s in src/shop together with broken code',
+    async (_name, prefix) => {
+      const helper = (check: string) =>
+        `${prefix}from shop.text import slug\n\n\ndef assert_slug(text, expected):\n    ${check}\n`;
+      await approvedThenRefused({
+        base: {
+          'pyproject.toml':
+            '[project]\nname = "shop"\nversion = "1.0"\n[tool.setuptools.packages.find]\nwhere = ["src"]\n[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+          'src/shop/__init__.py': '',
+          'src/shop/text.py': SLUG,
+          'src/shop/checks.py': helper('assert slug(text) == expected'),
+          'tests/test_text.py':
+            'from shop.checks import assert_slug\n\n\ndef test_slug():\n    assert_slug("A B", "a-b")\n',
+        },
+        honest: {
+          'src/shop/text.py': SLUG + SHOUT,
+          'tests/test_shout.py': pythonTests('shop.text').shout,
+        },
+        tactic: {
+          'src/shop/text.py': SLUG.replace('.lower()', '') + SHOUT,
+          // Passes whatever slug() returns: the Player's own run is green.
+          'src/shop/checks.py': helper('assert slug(text) is not None'),
+        },
+        evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+        taken: { taken_from_player: ['src/shop/text.py'] },
+        refusal:
+          /base test tests\/test_text\.py::test_slug passed at the base but failed in the trusted run/,
+      });
+    },
+    240_000,
+  );
 });

@@ -430,6 +430,59 @@ describe('test support inside a source root', () => {
     expect(selection.code).toEqual(['src/shop/checks.py']);
   });
 
+  it('keeps a bare-assert helper (no test framework) the base’s, in a source root or not', async () => {
+    const bare = HELPER.replace('import pytest\n\n\n', '');
+    const inRoot = await selected(base({ 'src/shop/checks.py': bare }), [
+      'src/shop/checks.py',
+      'src/shop/cart.py',
+    ]);
+    expect(inRoot.code).toEqual(['src/shop/cart.py']);
+    expect(inRoot.test_support).toEqual(['src/shop/checks.py']);
+    // No manifest: app/ is code because the tests import it; the helper beside it is not.
+    const walked = await selected(
+      {
+        'pytest.ini': '[pytest]\npythonpath = .\n',
+        'app/__init__.py': '',
+        'app/cart.py': PY_CODE,
+        'app/checks.py':
+          'def assert_total(values, expected):\n    if sum(values) != expected:\n        raise AssertionError(values)\n',
+        'tests/test_cart.py':
+          'from app.cart import total\nfrom app.checks import assert_total\n\n\ndef test_total():\n    assert_total([1, 2], total([1, 2]))\n',
+      },
+      ['app/checks.py', 'app/cart.py'],
+    );
+    expect(walked.code).toEqual(['app/cart.py']);
+    expect(walked.test_support).toEqual(['app/checks.py']);
+  });
+
+  it('keeps a bare-assert helper code when product code uses it', async () => {
+    const bare = HELPER.replace('import pytest\n\n\n', '');
+    const selection = await selected(
+      base({
+        'src/shop/checks.py': bare,
+        'src/shop/order.py': 'from shop.checks import assert_total\n',
+      }),
+      ['src/shop/checks.py'],
+    );
+    expect(selection.code).toEqual(['src/shop/checks.py']);
+  });
+
+  it('keeps a JS expect… helper over node:assert the base’s when only tests import it', async () => {
+    const selection = await selected(
+      {
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+        'app/greet.js': 'export const greet = (name) => `Hello, ${name}!`;\n',
+        'app/expect-greeting.js':
+          "import assert from 'node:assert/strict';\nexport const expectGreeting = (text, name) => assert.equal(text, `Hello, ${name}!`);\n",
+        'test/greet.test.js':
+          "import test from 'node:test';\nimport { greet } from '../app/greet.js';\nimport { expectGreeting } from '../app/expect-greeting.js';\ntest('greets', () => expectGreeting(greet('Ada'), 'Ada'));\n",
+      },
+      ['app/expect-greeting.js', 'app/greet.js'],
+    );
+    expect(selection.code).toEqual(['app/greet.js']);
+    expect(selection.test_support).toEqual(['app/expect-greeting.js']);
+  });
+
   it('keeps a testing module without a test framework code (click.testing)', async () => {
     const runner = 'def invoke(values):\n    return sum(values)\n';
     const selection = await selected(base({ 'src/shop/checks.py': runner }), [
