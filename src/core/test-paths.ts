@@ -49,6 +49,16 @@ export type TestConfigKind =
   | 'js_runner_config'
   | 'guardkit_config';
 
+/**
+ * JS runners' config files, browser and end-to-end runners' too (karma, playwright, cypress,
+ * webdriverio): a change to one is to the tests, never product code the trusted runs take.
+ */
+const JS_RUNNER_CONFIGS = [
+  /^(?:vitest|vite|jest|ava)\.(?:config|workspace)\.[cm]?[jt]s$/,
+  /^(?:playwright|cypress|nightwatch)\.config\.[cm]?[jt]s$/,
+  /^(?:karma|wdio|protractor)\.conf\.[cm]?[jt]s$/,
+];
+
 /** Which kind of file that decides which tests run this is, if any. */
 export function testConfigKind(filePath: string): TestConfigKind | undefined {
   const name = path.posix.basename(filePath);
@@ -66,8 +76,7 @@ export function testConfigKind(filePath: string): TestConfigKind | undefined {
     case 'conftest.py':
       return 'conftest';
   }
-  if (/^(?:vitest|vite|jest)\.(?:config|workspace)\.[cm]?[jt]s$/.test(name))
-    return 'js_runner_config';
+  if (JS_RUNNER_CONFIGS.some((pattern) => pattern.test(name))) return 'js_runner_config';
   if (/^(?:.*\/)?\.guardkit\/config\.ya?ml$/.test(filePath)) return 'guardkit_config';
   return undefined;
 }

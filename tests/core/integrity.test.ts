@@ -858,6 +858,10 @@ describe('findings order and path classification', () => {
       'vitest.config.ts',
       'vite.config.mjs',
       'jest.config.js',
+      'karma.conf.js',
+      'ava.config.mjs',
+      'playwright.config.ts',
+      'wdio.conf.ts',
       '.guardkit/config.yaml',
     ];
     expect(configs.filter(isTestConfigFile)).toEqual(configs);
