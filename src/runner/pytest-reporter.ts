@@ -33,24 +33,24 @@ def skip_message(longrepr):
 
 PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"}\n'
 
-def harness_state():
+MISSING = object()
+
+def harness_entries():
     # What judges a test: unittest's assertions, pytest's helpers, the builtins. Taken before the
-    # tests or the code under test are imported; a later change is named after the test it ended.
-    import builtins, unittest
-    state = {}
+    # tests or the code under test are imported, and held (an id can be reused once its object is
+    # freed): after each test, each is compared by identity, a few microseconds for all of them.
+    import builtins, unittest, pytest
+    entries = []
     for name in dir(unittest.TestCase):
         if name.startswith(('assert', 'fail')):
-            state['unittest.TestCase.' + name] = id(getattr(unittest.TestCase, name))
-    for name, value in vars(builtins).items():
+            entries.append(('unittest.TestCase.' + name, unittest.TestCase, name))
+    for name in list(vars(builtins)):
         if not name.startswith('_') or name == '__import__':
-            state['builtins.' + name] = id(value)
-    return state
-
-def pytest_helpers(state):
-    import pytest
+            entries.append(('builtins.' + name, builtins, name))
     for name in ('raises', 'approx', 'fail', 'skip', 'xfail', 'warns', 'importorskip'):
-        state['pytest.' + name] = id(getattr(pytest, name, None))
-    return state
+        entries.append(('pytest.' + name, pytest, name))
+    return [(label, holder, name, getattr(holder, name, MISSING))
+            for label, holder, name in entries]
 
 LOADED_LIMIT = 20000
 
@@ -100,15 +100,15 @@ class CoachgateReporter:
     def __init__(self, report, version):
         self.report = report
         self.version = version
-        self.harness = pytest_helpers(harness_state())
+        self.harness = harness_entries()
         self.changed = set()
         self.config = None
         self.known_plugins = set()
 
     def check_harness(self, nodeid):
-        now = pytest_helpers(harness_state())
-        changed = sorted(name for name, value in self.harness.items()
-                         if now.get(name) != value and name not in self.changed)
+        changed = sorted(label for label, holder, name, value in self.harness
+                         if getattr(holder, name, MISSING) is not value
+                         and label not in self.changed)
         if changed:
             self.changed.update(changed)
             self.emit({'event': 'harness', 'nodeid': nodeid, 'changed': changed})
