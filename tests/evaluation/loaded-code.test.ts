@@ -130,31 +130,22 @@ const MOCHA_TEST = linesOf(
   '',
   "it('upper', () => assert.equal(transform('upper', 'ab'), 'AB'));",
 );
+/** An ES-module app whose test script runs `script` over `test/registry.test.js`. */
+const esmLayout = (script: string, testText: string) => ({
+  base: {
+    'package.json': JSON.stringify({ type: 'module', scripts: { test: script } }),
+    '.gitignore': 'node_modules/\n',
+    'app/registry.js': NODE_REGISTRY,
+    'app/plugins/upper.js': 'export const apply = (text) => text.toUpperCase();\n',
+    'test/registry.test.js': testText,
+  },
+  broken: { 'app/plugins/upper.js': 'export const apply = (text) => text;\n' },
+  test: 'test/registry.test.js',
+  id: 'upper',
+});
 const nodeLayouts = {
-  'node --test (ES modules)': {
-    base: {
-      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
-      '.gitignore': 'node_modules/\n',
-      'app/registry.js': NODE_REGISTRY,
-      'app/plugins/upper.js': 'export const apply = (text) => text.toUpperCase();\n',
-      'test/registry.test.js': NODE_TEST,
-    },
-    broken: { 'app/plugins/upper.js': 'export const apply = (text) => text;\n' },
-    test: 'test/registry.test.js',
-    id: 'upper',
-  },
-  'vitest (its module graph)': {
-    base: {
-      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
-      '.gitignore': 'node_modules/\n',
-      'app/registry.js': NODE_REGISTRY,
-      'app/plugins/upper.js': 'export const apply = (text) => text.toUpperCase();\n',
-      'test/registry.test.js': VITEST_TEST,
-    },
-    broken: { 'app/plugins/upper.js': 'export const apply = (text) => text;\n' },
-    test: 'test/registry.test.js',
-    id: 'upper',
-  },
+  'node --test (ES modules)': esmLayout('node --test', NODE_TEST),
+  'vitest (its module graph)': esmLayout('vitest run', VITEST_TEST),
   'mocha (CommonJS)': {
     base: {
       'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
