@@ -62,6 +62,9 @@ export interface BaseCode extends ProductCode {
   isTestSupport(file: string): boolean;
 }
 
+/** The base's test support among its product files, per base commit: walked once per server. */
+const productSupportByBase = new Map<string, Promise<string[]>>();
+
 /** The code of the base commit: its tree and manifests as committed there, and its tests' imports. */
 export async function baseProductCode(
   worktree: string,
@@ -91,9 +94,6 @@ export async function baseProductCode(
   const testOnly = new Set([...setupFiles, ...rustTests, ...(await productSupport)]);
   return withReach(declared, reach, testOnly);
 }
-
-/** The base's test support among its product files, per base commit: walked once per server. */
-const productSupportByBase = new Map<string, Promise<string[]>>();
 
 /**
  * Test support among the product's files: a module the base's tests reach that imports a test

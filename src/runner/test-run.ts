@@ -98,8 +98,9 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (['npm', 'custom'].includes(spec.command.runner))
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
-    // What node loads first in the run (the assert guard, the loaded-file recorder): in the writable
-    // report directory, so read-only again: no test child rewrites it for the next.
+    // What node loads first in the run (the assert guard, the loaded-file recorder, vitest's
+    // loaded-file reporter): in the writable report directory, so read-only again: no test child
+    // rewrites it for the next.
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     const preloadFiles = [
