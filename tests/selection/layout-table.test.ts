@@ -387,6 +387,7 @@ describe.each([
 describe('test support inside a source root', () => {
   const HELPER =
     'import pytest\n\n\ndef assert_total(values, expected):\n    assert sum(values) == expected\n';
+  const BARE_HELPER = HELPER.replace('import pytest\n\n\n', '');
   const base = (extra: Record<string, string>) => ({
     'pyproject.toml': pyproject('[tool.setuptools.packages.find]\nwhere = ["src"]\n'),
     'src/shop/__init__.py': '',
@@ -404,13 +405,16 @@ describe('test support inside a source root', () => {
     return trustedSelection(repo.dir, commit);
   }
 
+  /** The helper and the code both changed: the code is taken, the helper stays the base's. */
+  async function expectHelperKept(files: Record<string, string>, helper: string, code: string) {
+    const selection = await selected(files, [helper, code]);
+    expect(selection.code).toEqual([code]);
+    expect(selection.test_support).toEqual([helper]);
+  }
+
   it('keeps an assertion helper only the tests import the base’s, and takes the code', async () => {
-    const selection = await selected(base({ 'src/shop/checks.py': HELPER }), [
-      'src/shop/checks.py',
-      'src/shop/cart.py',
-    ]);
-    expect(selection.code).toEqual(['src/shop/cart.py']);
-    expect(selection.test_support).toEqual(['src/shop/checks.py']);
+    const files = base({ 'src/shop/checks.py': HELPER });
+    await expectHelperKept(files, 'src/shop/checks.py', 'src/shop/cart.py');
   });
 
   it.each([
@@ -431,15 +435,10 @@ describe('test support inside a source root', () => {
   });
 
   it('keeps a bare-assert helper (no test framework) the base’s, in a source root or not', async () => {
-    const bare = HELPER.replace('import pytest\n\n\n', '');
-    const inRoot = await selected(base({ 'src/shop/checks.py': bare }), [
-      'src/shop/checks.py',
-      'src/shop/cart.py',
-    ]);
-    expect(inRoot.code).toEqual(['src/shop/cart.py']);
-    expect(inRoot.test_support).toEqual(['src/shop/checks.py']);
+    const inRoot = base({ 'src/shop/checks.py': BARE_HELPER });
+    await expectHelperKept(inRoot, 'src/shop/checks.py', 'src/shop/cart.py');
     // No manifest: app/ is code because the tests import it; the helper beside it is not.
-    const walked = await selected(
+    await expectHelperKept(
       {
         'pytest.ini': '[pytest]\npythonpath = .\n',
         'app/__init__.py': '',
@@ -449,17 +448,15 @@ describe('test support inside a source root', () => {
         'tests/test_cart.py':
           'from app.cart import total\nfrom app.checks import assert_total\n\n\ndef test_total():\n    assert_total([1, 2], total([1, 2]))\n',
       },
-      ['app/checks.py', 'app/cart.py'],
+      'app/checks.py',
+      'app/cart.py',
     );
-    expect(walked.code).toEqual(['app/cart.py']);
-    expect(walked.test_support).toEqual(['app/checks.py']);
   });
 
   it('keeps a bare-assert helper code when product code uses it', async () => {
-    const bare = HELPER.replace('import pytest\n\n\n', '');
     const selection = await selected(
       base({
-        'src/shop/checks.py': bare,
+        'src/shop/checks.py': BARE_HELPER,
         'src/shop/order.py': 'from shop.checks import assert_total\n',
       }),
       ['src/shop/checks.py'],
@@ -468,7 +465,7 @@ describe('test support inside a source root', () => {
   });
 
   it('keeps a JS expect… helper over node:assert the base’s when only tests import it', async () => {
-    const selection = await selected(
+    await expectHelperKept(
       {
         'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
         'app/greet.js': 'export const greet = (name) => `Hello, ${name}!`;\n',
@@ -477,10 +474,9 @@ describe('test support inside a source root', () => {
         'test/greet.test.js':
           "import test from 'node:test';\nimport { greet } from '../app/greet.js';\nimport { expectGreeting } from '../app/expect-greeting.js';\ntest('greets', () => expectGreeting(greet('Ada'), 'Ada'));\n",
       },
-      ['app/expect-greeting.js', 'app/greet.js'],
+      'app/expect-greeting.js',
+      'app/greet.js',
     );
-    expect(selection.code).toEqual(['app/greet.js']);
-    expect(selection.test_support).toEqual(['app/expect-greeting.js']);
   });
 
   it('keeps a testing module without a test framework code (click.testing)', async () => {
