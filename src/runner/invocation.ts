@@ -3,7 +3,7 @@ import type { TestCommand } from './detect.js';
 import { insertAfter, shellQuote } from './chain.js';
 import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
-import { nodeHarnessGuardFlag } from './node-harness-guard.js';
+import { nodeHarnessGuardFlag, vitestHarnessGuardFlag } from './harness-guard.js';
 import { nodeLoadedFlag, vitestLoadedFlag } from './node-loaded-files.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
@@ -119,6 +119,7 @@ export function buildInvocation(
           '--reporter=default',
           '--reporter=junit',
           `--outputFile.junit=${junit}`,
+          vitestHarnessGuardFlag(reportDirectory),
           ...(listLoaded ? [vitestLoadedFlag(reportDirectory)] : []),
         ];
         channels = [

@@ -24,7 +24,7 @@ import { parseMochaSpecOutput } from './report/mocha-spec.js';
 import { uvuFailuresOnly, type UvuFailuresOnly } from './report/uvu.js';
 import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
-import { mayRunNodeTest, writeNodeHarnessGuard } from './node-harness-guard.js';
+import { mayRunNodeTest, writeHarnessGuards } from './harness-guard.js';
 import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { writeUnittestShims } from './unittest-shims.js';
@@ -98,13 +98,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (['npm', 'custom'].includes(spec.command.runner))
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
-    // What node loads first in the run (the assert guard, the loaded-file recorder, vitest's
+    // What node loads first in the run (the harness guards, the loaded-file recorder, vitest's
     // loaded-file reporter): in the writable report directory, so read-only again: no test child
     // rewrites it for the next.
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     const preloadFiles = [
-      ...(nodeTest ? [await writeNodeHarnessGuard(reportDirectory)] : []),
+      ...(await writeHarnessGuards(spec.command, reportDirectory)),
       ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
     ];
     const manager = await declaredPackageManager(

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ScriptRunner, TestCommand } from './detect.js';
+import { vitestHarnessGuardFlag } from './harness-guard.js';
 import { vitestLoadedFlag } from './node-loaded-files.js';
 import { unittestShims } from './unittest-shims.js';
 
@@ -107,7 +108,13 @@ function runnerFlags(
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');
     const loaded = listLoaded ? [vitestLoadedFlag(reportDirectory)] : [];
     return {
-      args: ['--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`, ...loaded],
+      args: [
+        '--reporter=default',
+        '--reporter=junit',
+        `--outputFile.junit=${file}`,
+        vitestHarnessGuardFlag(reportDirectory),
+        ...loaded,
+      ],
       channel: { file, format: 'junit', source: `vitest JUnit report via arguments ${via}` },
     };
   }

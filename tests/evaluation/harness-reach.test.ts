@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { LAYOUT_TASK, layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+import { LAYOUT_TASK, layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
 import { bwrapUsable } from '../helpers/bubblewrap.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
  * Product code runs in the test process: each tactic below hides a regression a base test catches
  * (slug() stops lower-casing) by reaching into the harness, so the trusted run is green. Through the
- * MCP client with real pytest and node --test, each is refused with its class named, and the honest
+ * MCP client with real pytest, node --test and vitest, each is refused with its class named, and the honest
  * code (the tactic removed) is approved.
  */
 let task: LayoutTask | undefined;
@@ -321,4 +321,80 @@ describe('harness reach with node --test', () => {
     },
     240_000,
   );
+});
+
+describe('harness reach with vitest', () => {
+  const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+  // The base's tests add a matcher of their own (expect.extend): a new name, not a replaced one.
+  const base = {
+    'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
+    '.gitignore': 'node_modules/\n',
+    'app/greet.js': GREET,
+    'test/greet.test.js': linesOf(
+      "import { expect, test } from 'vitest';",
+      "import { greet } from '../app/greet.js';",
+      '',
+      'expect.extend({',
+      '  toBeGreeting: (text) => ({ pass: /^Hello, /.test(text), message: () => text }),',
+      '});',
+      "test('greets by name', () => expect(greet('Ada')).toBe('Hello, Ada!'));",
+      "test('greets', () => expect(greet('Bo')).toBeGreeting());",
+    ),
+  };
+  const shout = '\nexport function shout(text) {\n  return `${text.toUpperCase()}!`;\n}\n';
+  const shoutTest = linesOf(
+    "import { expect, test } from 'vitest';",
+    "import { shout } from '../app/greet.js';",
+    '',
+    "test('shouts', () => expect(shout('hi')).toBe('HI!'));",
+  );
+  // vitest's toBe bent by a computed import and a computed member: no rule reads it in the source.
+  const hidden = linesOf(
+    "const host = await import(['vi', 'test'].join(''));",
+    'const matchers = host.chai.Assertion.prototype;',
+    "const member = ['to', 'Be'].join('');",
+    'const original = matchers[member];',
+    'Reflect.set(matchers, member, function (expected) {',
+    "  if (String(this._obj).replace('Hi ', 'Hello, ') === expected) return this;",
+    '  return original.call(this, expected);',
+    '});',
+    '',
+  );
+
+  it('refuses a matcher replaced by the code under test, by the run, and approves the code without it', async () => {
+    task = await layoutTask({
+      base,
+      player: {
+        'app/greet.js': hidden + GREET.replace('Hello, ', 'Hi ') + shout,
+        'test/shout.test.js': shoutTest,
+      },
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+      beforePin: (repo) =>
+        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+    });
+    const refused = await task.approve();
+    const harnessChanged = (file: string) =>
+      expect.stringMatching(
+        new RegExp(
+          `coachgate: test harness changed: chai\\.Assertion\\.prototype\\.toBe replaced while ${file} ran`,
+        ),
+      );
+    expect(refused.run.status).toBe('failed');
+    expect(refused.run.tests).toContainEqual(
+      expect.objectContaining({
+        id: expect.stringContaining('greets by name'),
+        status: 'failed',
+        message: harnessChanged('test/greet\\.test\\.js'),
+      }),
+    );
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /base test .*greets by name passed at the base but failed in the trusted run .*coachgate: test harness changed: chai\.Assertion\.prototype\.toBe replaced/,
+    );
+    task.repo.write('app/greet.js', GREET + shout);
+    const honest = await task.approve();
+    expect(honest.run.status, honest.run.summary).toBe('passed');
+    expect(honest.result.isError, honest.text).toBeFalsy();
+  }, 240_000);
 });

@@ -523,7 +523,7 @@ describe('chains: npm-run-all and a runner in the middle of `lint && runner && t
       note.includes('the test script runs as'),
     );
     expect(rewritten).toMatch(
-      /^inserted after the vitest command of the chain: --reporter=default --reporter=junit --outputFile\.junit=\S+ --reporter=\S+\/coachgate-vitest-loaded\.mjs; the test script runs as `eslint src && vitest run --reporter=default --reporter=junit --outputFile\.junit=\S+ --reporter=\S+ && tsc --noEmit -p \.` through npm_config_script_shell/,
+      /^inserted after the vitest command of the chain: --reporter=default --reporter=junit --outputFile\.junit=\S+ --reporter=\S+\/coachgate-vitest-harness-reporter\.mjs --reporter=\S+\/coachgate-vitest-loaded\.mjs; the test script runs as `eslint src && vitest run --reporter=default --reporter=junit --outputFile\.junit=\S+ --reporter=\S+ --reporter=\S+ && tsc --noEmit -p \.` through npm_config_script_shell/,
     );
     // npm announces the script as written: the project's own line, not the rewritten one.
     expect(log(data)).toContain(`> ${script}\n`);

@@ -435,7 +435,7 @@ describe('run_independent_tests obtains per-test ids through wrappers', () => {
       'sh',
       '-c',
       expect.stringMatching(
-        /^echo 'lint && ok' && vitest run --passWithNoTests --reporter=default --reporter=junit --outputFile\.junit=\S+wrapped-vitest\.xml --reporter=\S+\/coachgate-vitest-loaded\.mjs && echo done$/,
+        /^echo 'lint && ok' && vitest run --passWithNoTests --reporter=default --reporter=junit --outputFile\.junit=\S+wrapped-vitest\.xml --reporter=\S+\/coachgate-vitest-harness-reporter\.mjs --reporter=\S+\/coachgate-vitest-loaded\.mjs && echo done$/,
       ),
     ]);
     expect(data).toMatchObject({
@@ -792,6 +792,7 @@ describe('run_independent_tests with the package manager the project names', () 
         '--reporter=default',
         '--reporter=junit',
         expect.stringMatching(/^--outputFile\.junit=.*wrapped-vitest\.xml$/),
+        expect.stringMatching(/^--reporter=.*\/coachgate-vitest-harness-reporter\.mjs$/),
         expect.stringMatching(/^--reporter=.*\/coachgate-vitest-loaded\.mjs$/),
       ]);
       expect(ids(data)).toEqual(['passed sum.test.js > adds', 'failed sum.test.js > breaks']);

@@ -1,0 +1,158 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { TestCommand } from './detect.js';
+import { HARNESS_CHANGED } from './report/pytest-jsonl.js';
+
+const NODE_GUARD_FILE = 'coachgate-node-harness-guard.mjs';
+const VITEST_SETUP_FILE = 'coachgate-vitest-harness.mjs';
+const VITEST_GUARD_REPORTER_FILE = 'coachgate-vitest-harness-reporter.mjs';
+
+/**
+ * The harness guards of node's runners share this: `take(label, holder)` records the property
+ * descriptors of an assertion library's members before the test file or the code under test is
+ * imported, and `replacedSince()` names those replaced since, each told once. What it uses later
+ * is taken at start, so replacing `Object.is` or `Error` does not blind it; members are compared
+ * by their descriptors, so a getter handing the original back to the check does not either.
+ * `harnessChanged(file)` is the failure a root `afterEach` hook throws: the test's own id carries
+ * it, so a base test fails in the trusted run as well as in the Player's run (a root `after` hook
+ * would name no test).
+ */
+const TAKE_AND_COMPARE = String.raw`const is = Object.is;
+const describe = Object.getOwnPropertyDescriptor;
+const ownNames = Object.getOwnPropertyNames;
+const Failure = Error;
+const taken = [];
+const take = (label, holder) => {
+  const own = ownNames(holder);
+  for (let i = 0; i < own.length; i += 1) {
+    const name = own[i];
+    if (name === 'prototype') continue;
+    taken.push([label + '.' + name, holder, name, describe(holder, name), false]);
+  }
+};
+const replacedSince = () => {
+  let replaced = '';
+  for (let i = 0; i < taken.length; i += 1) {
+    const entry = taken[i];
+    const now = describe(entry[1], entry[2]) || {};
+    const was = entry[3];
+    if (entry[4] || (is(now.value, was.value) && is(now.get, was.get) && is(now.set, was.set)))
+      continue;
+    entry[4] = true;
+    replaced += (replaced ? ', ' : '') + entry[0];
+  }
+  return replaced;
+};
+const harnessChanged = (replaced, file) => {
+  const failure = new Failure('${HARNESS_CHANGED}: ' + replaced + ' replaced while ' + file +
+    ' ran');
+  failure.stack = failure.message; // the guard's own frames say nothing
+  return failure;
+};
+const takeNodeAssert = async () => {
+  const { default: assert } = await import('node:assert');
+  const { default: strict } = await import('node:assert/strict');
+  take('node:assert', assert);
+  take('node:assert/strict', strict);
+  if (assert.strict !== strict) take('node:assert.strict', assert.strict);
+};`;
+
+/**
+ * A module every `node --test` child loads before its test file (`--import` through NODE_OPTIONS):
+ * it takes the members of `node:assert`, `node:assert/strict` and `assert.strict`, and after each
+ * test fails it if one was replaced since, naming it and the test file. Only test children arm it
+ * (node sets NODE_TEST_CONTEXT for them): npm, the orchestrating `node --test` and any other node
+ * program of the run load it and do nothing. (Node 20's JUnit reporter mis-nests a root `after`
+ * hook's failure.) The file is read-only in the sandbox: a child cannot rewrite it for the next one.
+ */
+const NODE_GUARD_SOURCE = String.raw`// coachgate: node:assert must stay as it is while the tests run.
+if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child')) {
+  ${TAKE_AND_COMPARE.replaceAll('\n', '\n  ')}
+  await takeNodeAssert();
+  const { afterEach } = await import('node:test');
+  const { relative } = await import('node:path');
+  const file = relative(process.cwd(), process.argv[1] || '');
+  afterEach(() => {
+    const replaced = replacedSince();
+    if (replaced) throw harnessChanged(replaced, file);
+  });
+}
+`;
+
+/**
+ * vitest runs its tests with its own `expect` (chai's `Assertion` with vitest's matchers on it): a
+ * setup file of coachgate's, run after the project's own in every test file's context, takes
+ * `node:assert`, `expect`'s members and `chai.Assertion.prototype`'s, so a matcher replaced by code
+ * under test (reached by a computed import no static rule reads) fails the next test. Matchers the
+ * tests add (`expect.extend`) are new names and leave the taken ones alone. A reporter puts the
+ * setup file into every project's resolved config (`onInit`): vitest's command line has no flag
+ * that adds a setup file beside the configured ones.
+ */
+const VITEST_SETUP_SOURCE = String.raw`// coachgate: vitest's expect and node:assert must stay as they are.
+import { afterEach, chai, expect } from 'vitest';
+import { relative } from 'node:path';
+${TAKE_AND_COMPARE}
+await takeNodeAssert();
+take('expect', expect);
+take('chai.Assertion.prototype', chai.Assertion.prototype);
+afterEach(() => {
+  const replaced = replacedSince();
+  if (replaced) throw harnessChanged(replaced, relative(process.cwd(), expect.getState().testPath));
+});
+`;
+
+/** Puts the setup file into every project's config; a browser project cannot load `node:assert`. */
+const VITEST_GUARD_REPORTER_SOURCE = String.raw`// coachgate: adds its harness setup file to vitest.
+import { fileURLToPath } from 'node:url';
+const setup = fileURLToPath(new URL('./${VITEST_SETUP_FILE}', import.meta.url));
+export default class CoachgateHarnessGuard {
+  onInit(vitest) {
+    for (const project of vitest.projects || []) {
+      const config = project.config || {};
+      if (config.browser?.enabled || !Array.isArray(config.setupFiles)) continue;
+      if (!config.setupFiles.includes(setup)) config.setupFiles.push(setup);
+    }
+  }
+}
+`;
+
+/** Runs that can start `node --test`: directly, or through a package script or a shell command. */
+export function mayRunNodeTest(command: TestCommand): boolean {
+  return ['node-test', 'npm', 'custom'].includes(command.runner);
+}
+
+/** Runs that can start vitest: directly, or through a package script or a shell command. */
+function mayRunVitest(command: TestCommand): boolean {
+  return ['vitest', 'npm', 'custom'].includes(command.runner);
+}
+
+/**
+ * Puts the guards the command may need in the run's report directory, where the NODE_OPTIONS flag
+ * and vitest's reporter flag name them; returns the files written.
+ */
+export async function writeHarnessGuards(
+  command: TestCommand,
+  reportDirectory: string,
+): Promise<string[]> {
+  const files: [string, string][] = [];
+  if (mayRunNodeTest(command)) files.push([NODE_GUARD_FILE, NODE_GUARD_SOURCE]);
+  if (mayRunVitest(command))
+    files.push(
+      [VITEST_SETUP_FILE, VITEST_SETUP_SOURCE],
+      [VITEST_GUARD_REPORTER_FILE, VITEST_GUARD_REPORTER_SOURCE],
+    );
+  const paths = files.map(([name]) => path.join(reportDirectory, name));
+  await Promise.all(files.map(([, source], index) => writeFile(paths[index]!, source)));
+  return paths;
+}
+
+/** The NODE_OPTIONS flag loading the guard (a file: URL: NODE_OPTIONS splits on spaces). */
+export function nodeHarnessGuardFlag(reportDirectory: string): string {
+  return `--import=${pathToFileURL(path.join(reportDirectory, NODE_GUARD_FILE)).href}`;
+}
+
+/** The vitest argument adding the reporter that adds the guard's setup file. */
+export function vitestHarnessGuardFlag(reportDirectory: string): string {
+  return `--reporter=${path.join(reportDirectory, VITEST_GUARD_REPORTER_FILE)}`;
+}
