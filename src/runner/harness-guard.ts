@@ -59,24 +59,49 @@ const takeNodeAssert = async () => {
 };`;
 
 /**
- * A module every `node --test` child loads before its test file (`--import` through NODE_OPTIONS):
- * it takes the members of `node:assert`, `node:assert/strict` and `assert.strict`, and after each
- * test fails it if one was replaced since, naming it and the test file. Only test children arm it
- * (node sets NODE_TEST_CONTEXT for them): npm, the orchestrating `node --test` and any other node
- * program of the run load it and do nothing. (Node 20's JUnit reporter mis-nests a root `after`
- * hook's failure.) The file is read-only in the sandbox: a child cannot rewrite it for the next one.
+ * A module every node process of a run that may start `node --test` or mocha loads first (`--import`
+ * through NODE_OPTIONS). Armed in node's test children (node sets NODE_TEST_CONTEXT for them) and in
+ * mocha's processes (its program is mocha's own file or its `.bin` link); npm and any other node
+ * program of the run load it and do nothing. It takes the members of `node:assert`,
+ * `node:assert/strict` and `assert.strict` before the test file or the code under test is
+ * imported, and after each test fails if one was replaced since, naming it and the test file:
+ * through `node:test`'s `afterEach` (Node 20's JUnit reporter mis-nests a root `after` hook's
+ * failure), and in mocha as a root `afterEach` hook handed to mocha's own `rootHooks` when it runs
+ * (mocha reports it as the hook's failure after that test, and skips the rest). mocha's tests bring
+ * their own assertion library besides; chai is left alone, since its plugins overwrite its methods on
+ * purpose. The file is read-only in the sandbox: a child cannot rewrite it for the next one.
  */
 const NODE_GUARD_SOURCE = String.raw`// coachgate: node:assert must stay as it is while the tests run.
-if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child')) {
+const program = process.argv[1] || '';
+const nodeTestChild = (process.env.NODE_TEST_CONTEXT || '').startsWith('child');
+if (nodeTestChild || /\/mocha\/|\/_?mocha(\.js)?$/.test(program)) {
   ${TAKE_AND_COMPARE.replaceAll('\n', '\n  ')}
   await takeNodeAssert();
-  const { afterEach } = await import('node:test');
   const { relative } = await import('node:path');
-  const file = relative(process.cwd(), process.argv[1] || '');
-  afterEach(() => {
+  const check = (file) => {
     const replaced = replacedSince();
-    if (replaced) throw harnessChanged(replaced, file);
-  });
+    if (replaced) throw harnessChanged(replaced, relative(process.cwd(), file || ''));
+  };
+  if (nodeTestChild) {
+    const { afterEach } = await import('node:test');
+    afterEach(() => check(program));
+  } else {
+    const { createRequire } = await import('node:module');
+    let Mocha;
+    try {
+      const exported = createRequire(program)('mocha');
+      Mocha = exported.Mocha || exported;
+    } catch {
+      // not a mocha this guard can reach (an ES-module-only release): the static rules stand alone
+    }
+    const run = Mocha && Mocha.prototype && Mocha.prototype.run;
+    if (typeof run === 'function' && typeof Mocha.prototype.rootHooks === 'function') {
+      Mocha.prototype.run = function (...args) {
+        this.rootHooks({ afterEach: [function () { check(this.currentTest && this.currentTest.file); }] });
+        return run.apply(this, args);
+      };
+    }
+  }
 }
 `;
 

@@ -191,8 +191,8 @@ export function buildInvocation(
 
 const NODE_GUARD_NOTE =
   'coachgate adds NODE_OPTIONS=--import=<its harness guard> (and, in your run, an --import listing ' +
-  'what the node --test or mocha processes load): a node --test test after which a node:assert ' +
-  'member was replaced fails, naming it';
+  'what the node --test or mocha processes load): a node --test or mocha test after which a ' +
+  'node:assert member was replaced fails, naming it';
 
 /** What every node process of the run loads first: the assert guard, the loaded-file recorder. */
 function nodeTestFlags(reportDirectory: string, listLoaded: boolean): string {

@@ -398,3 +398,66 @@ describe('harness reach with vitest', () => {
     expect(honest.result.isError, honest.text).toBeFalsy();
   }, 240_000);
 });
+
+describe('harness reach with mocha', () => {
+  const GREET = 'exports.greet = (name) => `Hello, ${name}!`;\n';
+  const base = {
+    'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
+    '.gitignore': 'node_modules/\n',
+    'app/greet.js': GREET,
+    'test/greet.spec.js': linesOf(
+      "const assert = require('node:assert');",
+      "const { greet } = require('../app/greet');",
+      '',
+      "it('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));",
+    ),
+  };
+  const shout = 'exports.shout = (text) => `${text.toUpperCase()}!`;\n';
+  const shoutTest = linesOf(
+    "const assert = require('node:assert');",
+    "const { shout } = require('../app/greet');",
+    '',
+    "it('shouts', () => assert.strictEqual(shout('hi'), 'HI!'));",
+  );
+  // node:assert's strictEqual bent through a computed require and member.
+  const hidden = linesOf(
+    "const host = require(['node', 'assert'].join(':'));",
+    "const member = ['strict', 'Equal'].join('');",
+    'const original = host[member];',
+    'Reflect.set(host, member, (actual, expected, ...rest) =>',
+    "  original(String(actual).replace('Hi ', 'Hello, '), expected, ...rest));",
+    '',
+  );
+
+  it('refuses a node:assert member replaced by the code under test, by the run, and approves the code without it', async () => {
+    task = await layoutTask({
+      base,
+      player: {
+        'app/greet.js': hidden + GREET.replace('Hello, ', 'Hi ') + shout,
+        'test/shout.spec.js': shoutTest,
+      },
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+      beforePin: (repo) =>
+        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+    });
+    const refused = await task.approve();
+    // mocha reports a failing root hook as its own case, after the test it followed.
+    expect(refused.run.status).toBe('failed');
+    expect(refused.run.tests).toContainEqual(
+      expect.objectContaining({
+        id: '"after each" hook for "greets by name"',
+        status: 'failed',
+        message: expect.stringMatching(
+          /coachgate: test harness changed: node:assert\.strictEqual replaced while test\/greet\.spec\.js ran/,
+        ),
+      }),
+    );
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(/latest test run \S+ has status "failed"/);
+    task.repo.write('app/greet.js', GREET + shout);
+    const honest = await task.approve();
+    expect(honest.run.status, honest.run.summary).toBe('passed');
+    expect(honest.result.isError, honest.text).toBeFalsy();
+  }, 240_000);
+});
