@@ -325,15 +325,19 @@ describe('harness reach with node --test', () => {
 
 describe('harness reach with vitest', () => {
   const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
-  // The base's tests add a matcher of their own (expect.extend): a new name, not a replaced one.
+  // The base's tests add a matcher of their own (expect.extend, a new name) and wrap toBe through a
+  // chai plugin, as chai-as-promised wraps every matcher: the tests' own changes, not the product's.
   const base = {
     'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
     '.gitignore': 'node_modules/\n',
     'app/greet.js': GREET,
     'test/greet.test.js': linesOf(
-      "import { expect, test } from 'vitest';",
+      "import { chai, expect, test } from 'vitest';",
       "import { greet } from '../app/greet.js';",
       '',
+      'chai.use(({ Assertion }) =>',
+      "  Assertion.overwriteMethod('toBe', (toBe) => function (...args) { return toBe.apply(this, args); }),",
+      ');',
       'expect.extend({',
       '  toBeGreeting: (text) => ({ pass: /^Hello, /.test(text), message: () => text }),',
       '});',
