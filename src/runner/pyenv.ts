@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +37,53 @@ export async function pyenvChoice(
   const root = await shimmedRoot(env.PATH ?? '');
   if (!root) return undefined;
   const own = await pathExists(path.join(directory, '.python-version'));
+  const from = own ? directory : (lookup.orFrom ?? directory);
+  // `pyenv prefix` is a chain of bash scripts (30-70 ms a run): its answer is kept while what it
+  // reads stays as it was.
+  const key = JSON.stringify([root, directory, from, env.PYENV_VERSION ?? null]);
+  const stamp = await versionStamp(root, from);
+  const kept = choices.get(key);
+  if (kept?.stamp === stamp) return kept.choice;
+  // A look-up cut short (a time-out on a busy machine) is not kept.
+  const choice = lookUp(root, directory, env, own ? {} : lookup).catch(() => {
+    if (choices.get(key)?.choice === choice) choices.delete(key);
+    return undefined;
+  });
+  choices.set(key, { stamp, choice });
+  return choice;
+}
+
+/** pyenv's answers by directory, with the stamp of the files it read for each. */
+const choices = new Map<string, { stamp: string; choice: Promise<PyenvChoice | undefined> }>();
+
+/**
+ * What `pyenv prefix` reads besides PYENV_VERSION: the `.python-version` files from `from` up to
+ * the root of the file system, pyenv's global `version` file and its `versions` directory (a
+ * version installed or removed changes its modification time).
+ */
+async function versionStamp(root: string, from: string): Promise<string> {
+  const files = [path.join(root, 'version'), path.join(root, 'versions')];
+  for (let directory = from; ; directory = path.dirname(directory)) {
+    files.push(path.join(directory, '.python-version'));
+    if (path.dirname(directory) === directory) break;
+  }
+  const stamps = await Promise.all(
+    files.map((file) =>
+      stat(file).then(
+        (info) => `${info.mtimeMs}:${info.size}:${info.ino}`,
+        () => '-',
+      ),
+    ),
+  );
+  return stamps.join('|');
+}
+
+async function lookUp(
+  root: string,
+  directory: string,
+  env: NodeJS.ProcessEnv,
+  lookup: PyenvLookup,
+): Promise<PyenvChoice | undefined> {
   let output: string;
   try {
     // Outside the sandbox: this runs the user's own pyenv, not worktree code. pyenv reads the
@@ -47,12 +94,14 @@ export async function pyenvChoice(
       env: {
         ...env,
         PYENV_ROOT: root,
-        ...(!own && lookup.orFrom ? { PYENV_DIR: lookup.orFrom } : {}),
+        ...(lookup.orFrom ? { PYENV_DIR: lookup.orFrom } : {}),
       },
       encoding: 'utf8',
       timeout: LOOKUP_TIMEOUT_MS,
     }));
-  } catch {
+  } catch (error) {
+    // pyenv's own "no such version" is an answer; a look-up it did not finish is not.
+    if ((error as { killed?: boolean }).killed) throw error;
     return undefined;
   }
   const installed = await realpath(path.join(root, 'versions')).catch(() => undefined);

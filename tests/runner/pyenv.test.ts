@@ -56,6 +56,20 @@ describe.skipIf(!pyenv)(
       ]);
     });
 
+    it('looks again once a .python-version it read changes, and not before', async () => {
+      const project = folder(pyenv!.other);
+      const first = await pyenvChoice(project, shimsFirst());
+      expect(await pyenvChoice(project, shimsFirst())).toBe(first);
+      writeFileSync(path.join(project, '.python-version'), `${pyenv!.global}\n`);
+      expect((await pyenvChoice(project, shimsFirst()))?.versions).toEqual([pyenv!.global]);
+      // A file that appears in a folder between the directory and the one that chose does too.
+      const nested = path.join(project, 'pkg');
+      mkdirSync(nested);
+      expect((await pyenvChoice(nested, shimsFirst()))?.versions).toEqual([pyenv!.global]);
+      writeFileSync(path.join(nested, '.python-version'), `${pyenv!.other}\n`);
+      expect((await pyenvChoice(nested, shimsFirst()))?.versions).toEqual([pyenv!.other]);
+    });
+
     it('leaves the shims to choose for system, an unknown version or a path out of versions/', async () => {
       for (const version of ['system', '9.9.9', '../../..'])
         expect(await pyenvChoice(folder(version), shimsFirst()), version).toBeUndefined();
