@@ -54,8 +54,10 @@ const RULES: Rule[] = [
     class: 'test_machinery',
     language: 'javascript',
     pattern:
-      /\b(?:assert|strict)(?:\.\w+)+\s*=[^=]|Object\.(?:assign|defineProperty)\(\s*(?:assert|strict)\b|globalThis\.(?:expect|it|test|describe|assert)\s*=[^=]/,
-    what: 'the assertion library or the runner globals replaced',
+      // jest keeps its matchers (and vitest the ones tests add) in a global store under a symbol;
+      // vitest's worker state is a global too.
+      /\b(?:assert|strict)(?:\.\w+)+\s*=[^=]|Object\.(?:assign|defineProperty)\(\s*(?:assert|strict)\b|globalThis\.(?:expect|it|test|describe|assert)\s*=[^=]|Symbol\.for\(\s*['"`]\$\$jest-matchers-object['"`]\s*\)|\b__vitest_worker__\b/,
+    what: 'the assertion library, its matchers or the runner globals replaced',
   },
   {
     class: 'interpreter_hooks',

@@ -62,6 +62,11 @@ describe('harnessReachFindings', () => {
     ],
     ['vitest imported', "import { expect } from 'vitest';\n", ['1 test_machinery']],
     [
+      "jest's matcher store reached",
+      "const store = globalThis[Symbol.for('$$jest-matchers-object')];\nstore.matchers.toBe = () => ({ pass: true });\n",
+      ['1 test_machinery'],
+    ],
+    [
       'a toPrimitive trick',
       'export const v = { [Symbol.toPrimitive]() { return 5; } };\n',
       ['1 lying_equality'],

@@ -465,3 +465,53 @@ describe('harness reach with mocha', () => {
     expect(honest.result.isError, honest.text).toBeFalsy();
   }, 240_000);
 });
+
+describe('harness reach with jest', () => {
+  const GREET = 'exports.greet = (name) => `Hello, ${name}!`;\n';
+  const shout = 'exports.shout = (text) => `${text.toUpperCase()}!`;\n';
+  // jest's toBe bent through its global matcher store: no import says jest.
+  const store = linesOf(
+    "const store = globalThis[Symbol.for('$$jest-matchers-object')];",
+    'if (store) {',
+    '  const toBe = store.matchers.toBe;',
+    '  store.matchers.toBe = function (received, expected) {',
+    "    return toBe.call(this, String(received).replace('Hi ', 'Hello, '), expected);",
+    '  };',
+    '}',
+  );
+
+  it("refuses code under test that reaches jest's matchers, naming the line, and approves it without", async () => {
+    task = await layoutTask({
+      base: {
+        'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
+        '.gitignore': 'node_modules/\n',
+        'app/greet.js': GREET,
+        'test/greet.test.js': linesOf(
+          "const { greet } = require('../app/greet');",
+          '',
+          "test('greets by name', () => expect(greet('Ada')).toBe('Hello, Ada!'));",
+        ),
+      },
+      player: {
+        'app/greet.js': store + GREET.replace('Hello, ', 'Hi ') + shout,
+        'test/shout.test.js': linesOf(
+          "const { shout } = require('../app/greet');",
+          '',
+          "test('shouts', () => expect(shout('hi')).toBe('HI!'));",
+        ),
+      },
+      criterion: 'shout(text) returns the text in upper case with "!"',
+      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+      beforePin: (repo) =>
+        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+    });
+    const refused = await task.approve();
+    // The tactic fools the runs (jest's matcher passes the wrong greeting); the code shows it.
+    expect(refused.run.status, refused.run.summary).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(/harness_reach in app\/greet\.js:1 — test_machinery:/);
+    task.repo.write('app/greet.js', GREET + shout);
+    const honest = await task.approve();
+    expect(honest.result.isError, honest.text).toBeFalsy();
+  }, 240_000);
+});
