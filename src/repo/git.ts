@@ -106,8 +106,8 @@ export async function gitForCheckout(worktree: string): Promise<SimpleGit> {
 
 /** Fails with a clear message unless `worktree` is the top of a git work tree with at least one commit. */
 export async function assertRepository(worktree: string): Promise<void> {
-  await assertWorkTreeRoot(worktree);
-  if (!(await commitOf(worktree, 'HEAD'))) {
+  const [, head] = await Promise.all([assertWorkTreeRoot(worktree), commitOf(worktree, 'HEAD')]);
+  if (!head) {
     throw new CallerError(
       `${worktree} has no commits yet.`,
       'Commit the task files and configuration first; the first commit is the trusted base.',
@@ -115,12 +115,20 @@ export async function assertRepository(worktree: string): Promise<void> {
   }
 }
 
+/**
+ * Work trees found to be roots, with the identity of their `.git` entry then: every tool call
+ * checks its worktree, and the answer holds while that entry is the same one.
+ */
+const checkedRoots = new Map<string, string>();
+
 /** Fails with a clear message unless `worktree` is the top of a git work tree (commits or not). */
 export async function assertWorkTreeRoot(worktree: string): Promise<void> {
-  const repo = git(worktree);
+  const entry = await lstat(path.join(worktree, '.git')).catch(() => undefined);
+  const stamp = entry && `${entry.dev}:${entry.ino}:${entry.mtimeMs}`;
+  if (stamp && checkedRoots.get(worktree) === stamp) return;
   let top: string;
   try {
-    top = (await repo.revparse(['--show-toplevel'])).trim();
+    top = (await gitQuery(worktree, ['rev-parse', '--show-toplevel'])).trim();
   } catch {
     throw new CallerError(
       `${worktree} is not a git repository.`,
@@ -133,11 +141,11 @@ export async function assertWorkTreeRoot(worktree: string): Promise<void> {
       `Pass the repository root: ${top}.`,
     );
   }
+  if (stamp) checkedRoots.set(worktree, stamp);
 }
 
 /** The trusted base: explicit ref, else merge-base of HEAD with the default branch, else HEAD. */
 export async function resolveBase(worktree: string, ref?: string): Promise<BaseCommit> {
-  const repo = git(worktree);
   if (ref) {
     if (ref.startsWith('-'))
       throw new CallerError(
@@ -152,16 +160,56 @@ export async function resolveBase(worktree: string, ref?: string): Promise<BaseC
       );
     return { commit, source: `ref ${ref}` };
   }
-  for (const branch of DEFAULT_BRANCHES) {
-    if (!(await commitOf(worktree, branch))) continue;
-    try {
-      const commit = (await repo.raw(['merge-base', 'HEAD', branch])).trim();
-      if (commit) return { commit, source: `merge-base HEAD ${branch}` };
-    } catch {
-      // Unrelated histories: try the next candidate, then fall back to HEAD.
-    }
+  const [head, branches] = await Promise.all([
+    commitOf(worktree, 'HEAD'),
+    defaultBranches(worktree),
+  ]);
+  for (const [branch, tip] of branches) {
+    // Unrelated histories have none: try the next candidate, then fall back to HEAD.
+    const commit = await mergeBase(worktree, head!, tip);
+    if (commit) return { commit, source: `merge-base HEAD ${branch}` };
   }
-  return { commit: (await commitOf(worktree, 'HEAD'))!, source: 'HEAD' };
+  return { commit: head!, source: 'HEAD' };
+}
+
+/** The default branches that exist, in DEFAULT_BRANCHES order, with their commits: one git call. */
+async function defaultBranches(worktree: string): Promise<[string, string][]> {
+  const refs = DEFAULT_BRANCHES.map((branch) =>
+    branch.startsWith('origin/') ? `refs/remotes/${branch}` : `refs/heads/${branch}`,
+  );
+  const listing = await gitQuery(worktree, [
+    'for-each-ref',
+    '--format=%(refname)%00%(objectname)',
+    ...refs,
+  ]).catch(() => '');
+  const tips = new Map(
+    listing
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\0') as [string, string]),
+  );
+  return DEFAULT_BRANCHES.flatMap((branch, index) => {
+    const tip = tips.get(refs[index]!);
+    return tip ? [[branch, tip] as [string, string]] : [];
+  });
+}
+
+/** Merge bases by the pair of commits: a pair's answer never changes, and every tool call asks. */
+const mergeBases = new Map<string, Promise<string | undefined>>();
+const MERGE_BASES_KEPT = 256;
+
+function mergeBase(worktree: string, a: string, b: string): Promise<string | undefined> {
+  const key = `${worktree}\0${a}\0${b}`;
+  let known = mergeBases.get(key);
+  if (!known) {
+    known = gitQuery(worktree, ['merge-base', a, b]).then(
+      (output) => output.trim() || undefined,
+      () => undefined,
+    );
+    if (mergeBases.size >= MERGE_BASES_KEPT) mergeBases.delete(mergeBases.keys().next().value!);
+    mergeBases.set(key, known);
+  }
+  return known;
 }
 
 /** The file's content at `commit`, or undefined when it does not exist there. */
