@@ -97,9 +97,14 @@ export async function runIndependentTests(
 
     let run: TestRunResult;
     let treeAfter: string;
+    let changedLoaded: string[] | undefined;
     try {
       run = await runTests({ ...spec, cwd: worktree, logPath, listLoaded: true });
-      treeAfter = await treeFingerprint(worktree);
+      // Both read the tree as the run left it: side by side.
+      [treeAfter, changedLoaded] = await Promise.all([
+        treeFingerprint(worktree),
+        run.loaded_files && changedFilesLoaded(worktree, repo.base.commit, run.loaded_files),
+      ]);
     } catch (error) {
       // A run that could not be made or read (a worktree deleted under it) leaves no trusted run waiting.
       early?.stop();
@@ -155,15 +160,7 @@ export async function runIndependentTests(
       counts: run.counts,
       tests: run.tests,
       tests_source: run.tests_source,
-      ...(run.loaded_files
-        ? {
-            changed_files_loaded: await changedFilesLoaded(
-              worktree,
-              repo.base.commit,
-              run.loaded_files,
-            ),
-          }
-        : {}),
+      ...(changedLoaded ? { changed_files_loaded: changedLoaded } : {}),
       ...(run.failures_only ? { failures_only: run.failures_only } : {}),
       summary: run.summary,
       failure_class: run.failure_class,
