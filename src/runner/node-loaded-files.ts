@@ -13,20 +13,33 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  * list, so a module loaded first in every node process of the run (`--import` through NODE_OPTIONS)
  * records them: ES modules through a loader hook (`module.registerHooks` where Node has it, else
  * `module.register`, whose hooks run on a thread of their own), CommonJS ones from the require
- * cache when the process exits. It arms only in test processes: `node --test` children (node sets
- * NODE_TEST_CONTEXT for them) and mocha's (its program is mocha's own file or its `.bin` link);
- * npm, tsc and the other programs of the run load it and do nothing. Each process appends to a list
+ * cache when the process exits. jest compiles each module of a test file itself (`vm.compileFunction`
+ * with the file's name), so in jest's processes that is what it records. It arms only in test
+ * processes: `node --test` children (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the
+ * program is the runner's own file, its `.bin` link, or a jest worker); npm, tsc and the other
+ * programs of the run load it and do nothing. Each process appends to a list
  * of its own in the report directory.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
 const mocha = /\/mocha\/|\/_?mocha(\.js)?$/.test(program);
-if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha) {
+const jest = /\/jest-worker\/|\/jest(-cli)?\/bin\/jest(\.js)?$|\/\.bin\/jest$/.test(program);
+if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) {
   const { appendFileSync } = await import('node:fs');
-  const { default: Module, register, registerHooks } = await import('node:module');
+  const { default: Module, createRequire, register, registerHooks } = await import('node:module');
   const list = new URL('./loaded-' + process.pid + '.txt', import.meta.url);
   const own = (url) => url.startsWith('file:') && !url.includes('/node_modules/');
-  if (registerHooks) {
+  if (jest) {
+    // jest compiles every module of a test file itself, in its own context: no loader sees them.
+    const vm = createRequire(import.meta.url)('node:vm');
+    const compile = vm.compileFunction;
+    vm.compileFunction = function (code, params, options) {
+      const file = options && options.filename;
+      if (typeof file === 'string' && file.startsWith('/') && !file.includes('/node_modules/'))
+        appendFileSync(list, file + '\n');
+      return compile.call(this, code, params, options);
+    };
+  } else if (registerHooks) {
     registerHooks({
       load(url, context, next) {
         if (own(url)) appendFileSync(list, url + '\n');

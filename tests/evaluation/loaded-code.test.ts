@@ -99,8 +99,8 @@ describe.skipIf(!hasPytest)('changed code the tests load but no import names (py
 /**
  * The same through node's runners, which list nothing themselves: coachgate's recorder, loaded
  * first in every test process, lists what `node --test` children (ES modules) and mocha (CommonJS)
- * load, and a reporter lists vitest's module graph. The plugin is reached by a computed import or
- * require that no static walk follows.
+ * load and what jest compiles, and a reporter lists vitest's module graph. The plugin is reached
+ * by a computed import or require that no static walk follows.
  */
 const NODE_REGISTRY = linesOf(
   'export async function transform(name, text) {',
@@ -130,6 +130,11 @@ const MOCHA_TEST = linesOf(
   '',
   "it('upper', () => assert.equal(transform('upper', 'ab'), 'AB'));",
 );
+const JEST_TEST = linesOf(
+  "const { transform } = require('../app/registry');",
+  '',
+  "test('upper', () => expect(transform('upper', 'ab')).toBe('AB'));",
+);
 /** An ES-module app whose test script runs `script` over `test/registry.test.js`. */
 const esmLayout = (script: string, testText: string) => ({
   base: {
@@ -158,9 +163,21 @@ const nodeLayouts = {
     test: 'test/registry.spec.js',
     id: 'upper',
   },
+  'jest (its own module system)': {
+    base: {
+      'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
+      '.gitignore': 'node_modules/\n',
+      'app/registry.js': MOCHA_REGISTRY,
+      'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
+      'test/registry.test.js': JEST_TEST,
+    },
+    broken: { 'app/plugins/upper.js': 'exports.apply = (text) => text;\n' },
+    test: 'test/registry.test.js',
+    id: 'upper',
+  },
 };
 
-describe('changed code the tests load but no import names (node --test, vitest, mocha)', () => {
+describe('changed code the tests load but no import names (node --test, vitest, mocha, jest)', () => {
   it.each(Object.entries(nodeLayouts))(
     '%s: refuses the untaken plugin broken under a weakened test, naming the file',
     async (_name, layout) => {

@@ -78,6 +78,30 @@ describe('the node loaded-file recorder', () => {
     ]);
   });
 
+  // jest compiles each module itself: in band (one file) and in its worker processes (two).
+  it.each([1, 2])(
+    'lists what jest compiles from %i test file(s), a computed require, leaving out node_modules',
+    async (files) => {
+      symlinkSync(path.resolve('node_modules'), path.join(project, 'node_modules'));
+      const spec =
+        "const { shout } = require('../lib/shout');\ntest('shouts', () => { shout('a'); });\n";
+      write({
+        'package.json': '{}',
+        'lib/shout.js': "exports.shout = (text) => require('./' + 'upper').upper(text) + '!';\n",
+        'lib/upper.js': 'exports.upper = (text) => text.toUpperCase();\n',
+        ...Object.fromEntries(
+          Array.from({ length: files }, (_, index) => [`test/shout${index}.test.js`, spec]),
+        ),
+      });
+      run([path.join(project, 'node_modules/.bin/jest'), '--maxWorkers=2', '--no-cache']);
+      expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+        'lib/shout.js',
+        'lib/upper.js',
+        ...Array.from({ length: files }, (_, index) => `test/shout${index}.test.js`),
+      ]);
+    },
+  );
+
   it("lists vitest's module graph: a computed import, leaving out node_modules and the reporter", async () => {
     symlinkSync(path.resolve('node_modules'), path.join(project, 'node_modules'));
     write({
