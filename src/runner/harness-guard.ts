@@ -1,10 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { TestCommand } from './detect.js';
 import { HARNESS_CHANGED } from './report/pytest-jsonl.js';
 
-const NODE_GUARD_FILE = 'coachgate-node-harness-guard.mjs';
+const NODE_GUARD_FILE = 'coachgate-node-harness-guard.cjs';
 const VITEST_SETUP_FILE = 'coachgate-vitest-harness.mjs';
 const VITEST_GUARD_REPORTER_FILE = 'coachgate-vitest-harness-reporter.mjs';
 
@@ -54,17 +53,17 @@ const harnessChanged = (replaced, file) => {
   failure.stack = failure.message; // the guard's own frames say nothing
   return failure;
 };
-const takeNodeAssert = async () => {
-  const { default: assert } = await import('node:assert');
-  const { default: strict } = await import('node:assert/strict');
+const takeNodeAssert = (assert, strict) => {
   take('node:assert', assert);
   take('node:assert/strict', strict);
   if (assert.strict !== strict) take('node:assert.strict', assert.strict);
 };`;
 
 /**
- * A module every node process of a run that may start `node --test` or mocha loads first (`--import`
- * through NODE_OPTIONS). Armed in node's test children (node sets NODE_TEST_CONTEXT for them) and in
+ * A module every node process of a run that may start `node --test` or mocha loads first
+ * (`--require` through NODE_OPTIONS: on Node 20 an `--import` would send every program's main
+ * module through the ES module loader, which refuses a file named `.ts` that node otherwise runs
+ * as CommonJS). Armed in node's test children (node sets NODE_TEST_CONTEXT for them) and in
  * mocha's processes (its program is mocha's own file or its `.bin` link); npm and any other node
  * program of the run load it and do nothing. It takes the members of `node:assert`,
  * `node:assert/strict` and `assert.strict` before the test file or the code under test is
@@ -80,17 +79,16 @@ const program = process.argv[1] || '';
 const nodeTestChild = (process.env.NODE_TEST_CONTEXT || '').startsWith('child');
 if (nodeTestChild || /\/mocha\/|\/_?mocha(\.js)?$/.test(program)) {
   ${TAKE_AND_COMPARE.replaceAll('\n', '\n  ')}
-  await takeNodeAssert();
-  const { relative } = await import('node:path');
+  takeNodeAssert(require('node:assert'), require('node:assert/strict'));
+  const { relative } = require('node:path');
   const check = (file) => {
     const replaced = replacedSince();
     if (replaced) throw harnessChanged(replaced, relative(process.cwd(), file || ''));
   };
   if (nodeTestChild) {
-    const { afterEach } = await import('node:test');
-    afterEach(() => check(program));
+    require('node:test').afterEach(() => check(program));
   } else {
-    const { createRequire } = await import('node:module');
+    const { createRequire } = require('node:module');
     let Mocha;
     try {
       const exported = createRequire(program)('mocha');
@@ -121,8 +119,10 @@ if (nodeTestChild || /\/mocha\/|\/_?mocha(\.js)?$/.test(program)) {
 const VITEST_SETUP_SOURCE = String.raw`// coachgate: vitest's expect and node:assert must stay as they are.
 import { afterEach, chai, expect } from 'vitest';
 import { relative } from 'node:path';
+import assert from 'node:assert';
+import strict from 'node:assert/strict';
 ${TAKE_AND_COMPARE}
-await takeNodeAssert();
+takeNodeAssert(assert, strict);
 take('expect', expect);
 const Assertion = chai.Assertion;
 take('chai.Assertion.prototype', Assertion.prototype);
@@ -209,9 +209,14 @@ export async function writeHarnessGuards(
   return paths;
 }
 
-/** The NODE_OPTIONS flag loading the guard (a file: URL: NODE_OPTIONS splits on spaces). */
+/** The NODE_OPTIONS flag loading the guard. */
 export function nodeHarnessGuardFlag(reportDirectory: string): string {
-  return `--import=${pathToFileURL(path.join(reportDirectory, NODE_GUARD_FILE)).href}`;
+  return requireFlag(path.join(reportDirectory, NODE_GUARD_FILE));
+}
+
+/** `--require` of `file` for NODE_OPTIONS, which splits on spaces outside double quotes. */
+export function requireFlag(file: string): string {
+  return `--require="${file.replace(/["\\]/g, '\\$&')}"`;
 }
 
 /** The vitest argument adding the reporter that adds the guard's setup file. */

@@ -190,7 +190,7 @@ export function buildInvocation(
 }
 
 const NODE_GUARD_NOTE =
-  'coachgate adds NODE_OPTIONS=--import=<its harness guard> (and, in your run, an --import listing ' +
+  'coachgate adds NODE_OPTIONS=--require=<its harness guard> (and, in your run, a --require listing ' +
   'what the node --test or mocha processes load): a node --test or mocha test after which a ' +
   'node:assert member was replaced fails, naming it';
 

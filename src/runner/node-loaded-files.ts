@@ -1,8 +1,9 @@
 import { open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { requireFlag } from './harness-guard.js';
 
-const RECORDER_FILE = 'coachgate-node-loaded.mjs';
+const RECORDER_FILE = 'coachgate-node-loaded.cjs';
 const HOOKS_FILE = 'coachgate-node-loaded-hooks.mjs';
 const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
 
@@ -10,34 +11,46 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  * The files a node test process loads from outside `node_modules`, listed so the server knows which
  * of the Player's changed files the tests ran (an evaluation must not approve code the trusted runs
  * never took: src/evaluation/evaluate.ts). pytest's reporter lists `sys.modules`; node has no such
- * list, so a module loaded first in every node process of the run (`--import` through NODE_OPTIONS)
- * records them: ES modules through a loader hook (`module.registerHooks` where Node has it, else
- * `module.register`, whose hooks run on a thread of their own), CommonJS ones from the require
- * cache when the process exits. jest compiles each module of a test file itself (`vm.compileFunction`
- * with the file's name), so in jest's processes that is what it records. It arms only in test
- * processes: `node --test` children (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the
- * program is the runner's own file, its `.bin` link, or a jest worker); npm, tsc and the other
- * programs of the run load it and do nothing. Each process appends to a list
- * of its own in the report directory.
+ * list, so a module loaded first in every node process of the run (`--require` through
+ * NODE_OPTIONS, as the harness guard is) records them: ES modules through a loader hook
+ * (`module.registerHooks` where Node has it, else `module.register`, whose hooks run on a thread of
+ * their own), CommonJS ones from the require cache when the process exits. jest compiles each
+ * module of a test file itself (`vm.compileFunction` or a `vm.Script`, with the file's name), so in
+ * jest's processes that is what it records. It arms only in test processes: `node --test` children
+ * (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is the runner's own file,
+ * its `.bin` link, or a jest worker); npm, tsc and the other programs of the run load it and do
+ * nothing. Each process appends to a list of its own in the report directory.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
 const mocha = /\/mocha\/|\/_?mocha(\.js)?$/.test(program);
 const jest = /\/jest-worker\/|\/jest(-cli)?\/bin\/jest(\.js)?$|\/\.bin\/jest$/.test(program);
 if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) {
-  const { appendFileSync } = await import('node:fs');
-  const { default: Module, createRequire, register, registerHooks } = await import('node:module');
-  const list = new URL('./loaded-' + process.pid + '.txt', import.meta.url);
+  const { appendFileSync } = require('node:fs');
+  const Module = require('node:module');
+  const { register, registerHooks } = Module;
+  const { pathToFileURL } = require('node:url');
+  const list = require('node:path').join(__dirname, 'loaded-' + process.pid + '.txt');
   const own = (url) => url.startsWith('file:') && !url.includes('/node_modules/');
   if (jest) {
-    // jest compiles every module of a test file itself, in its own context: no loader sees them.
-    const vm = createRequire(import.meta.url)('node:vm');
-    const compile = vm.compileFunction;
-    vm.compileFunction = function (code, params, options) {
+    // jest compiles every module of a test file itself, in its own context, so no loader sees
+    // them: through vm.compileFunction from jest 30, a vm.Script before.
+    const vm = require('node:vm');
+    const note = (options) => {
       const file = options && options.filename;
       if (typeof file === 'string' && file.startsWith('/') && !file.includes('/node_modules/'))
         appendFileSync(list, file + '\n');
+    };
+    const compile = vm.compileFunction;
+    vm.compileFunction = function (code, params, options) {
+      note(options);
       return compile.call(this, code, params, options);
+    };
+    vm.Script = class Script extends vm.Script {
+      constructor(code, options) {
+        super(code, options);
+        note(options);
+      }
     };
   } else if (registerHooks) {
     registerHooks({
@@ -47,12 +60,15 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
       },
     });
   } else if (register) {
-    register(new URL('./${HOOKS_FILE}', import.meta.url), {
-      data: { list: list.href },
+    register(pathToFileURL(require('node:path').join(__dirname, '${HOOKS_FILE}')), {
+      data: { list: pathToFileURL(list).href },
     });
   }
   process.on('exit', () => {
-    const files = Object.keys(Module._cache).filter((file) => !file.includes('/node_modules/'));
+    // Not coachgate's own preloads, which sit beside the list.
+    const files = Object.keys(Module._cache).filter(
+      (file) => !file.includes('/node_modules/') && !file.startsWith(__dirname),
+    );
     if (files.length > 0) appendFileSync(list, files.join('\n') + '\n');
   });
 }
@@ -131,9 +147,9 @@ export async function writeNodeLoadedRecorder(reportDirectory: string): Promise<
   return files.map(([file]) => file);
 }
 
-/** The NODE_OPTIONS flag loading the recorder (a file: URL: NODE_OPTIONS splits on spaces). */
+/** The NODE_OPTIONS flag loading the recorder (`--require`, as the harness guard is). */
 export function nodeLoadedFlag(reportDirectory: string): string {
-  return `--import=${pathToFileURL(path.join(reportDirectory, RECORDER_FILE)).href}`;
+  return requireFlag(path.join(reportDirectory, RECORDER_FILE));
 }
 
 /** The vitest argument adding the reporter that lists its module graph. */

@@ -9,6 +9,8 @@ import {
   vitestLoadedFlag,
   writeNodeLoadedRecorder,
 } from '../../src/runner/node-loaded-files.js';
+import { nodeHarnessGuardFlag, writeHarnessGuards } from '../../src/runner/harness-guard.js';
+import type { TestCommand } from '../../src/runner/detect.js';
 
 /**
  * The recorder in real node processes (on Node 20 through `module.register`; the node-versions CI
@@ -127,5 +129,22 @@ describe('the node loaded-file recorder', () => {
     write({ 'build.js': "require('./lib.js');\n", 'lib.js': '' });
     run([process.execPath, 'build.js']);
     expect(await readNodeLoadedFiles(reports)).toBeUndefined();
+  });
+
+  // Preloaded with --require, beside the harness guard: on Node 20 an --import would send every
+  // main module through the ES module loader, which refuses a file named .ts (commander's suite
+  // spawns one).
+  it('leaves a program named .ts to run as node runs it, with the harness guard beside it', async () => {
+    await writeHarnessGuards({ runner: 'npm' } as TestCommand, reports);
+    write({ 'bin/try.ts': "console.log('ran');\n" });
+    const output = execFileSync(process.execPath, ['bin/try.ts'], {
+      cwd: project,
+      env: {
+        ...process.env,
+        NODE_OPTIONS: `${nodeHarnessGuardFlag(reports)} ${nodeLoadedFlag(reports)}`,
+      },
+      encoding: 'utf8',
+    });
+    expect(output).toBe('ran\n');
   });
 });
