@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Puts the interpreter a version manager's shim resolves to (pyenv, asdf: `python3` is a shell script
@@ -45,8 +47,29 @@ const INTEGRATION = [
   'tests/dashboard/dashboard.test.ts',
 ];
 
+/**
+ * Seconds each slow file took in a whole CI run (tests/file-durations.json: files of 5 s or more).
+ * Without vitest's own cache (a clean clone has none) files start largest first, so a long file that
+ * is small on disk started late and ran alone at the end while the other workers sat idle: in one
+ * CI run the last 100 s of `npm run test:all` left the cores 70-99 % idle. The slowest start first;
+ * the rest keep vitest's order. A stale figure only changes the order, never what runs.
+ */
+const FILE_SECONDS: Record<string, number> = JSON.parse(
+  readFileSync(new URL('./tests/file-durations.json', import.meta.url), 'utf8'),
+);
+
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const seconds = (file: TestSpecification) =>
+      FILE_SECONDS[path.relative(process.cwd(), file.moduleId)] ?? 0;
+    // Array sort is stable: files with no figure stay in the order vitest chose.
+    return (await super.sort(files)).sort((a, b) => seconds(b) - seconds(a));
+  }
+}
+
 export default defineConfig({
   test: {
+    sequence: { sequencer: SlowestFirst },
     // Tests drive real git, real test runners and real child processes. The bound catches a hang; it is
     // sized for a busy machine (a shared two-core one stretched 20-second files past 60 s), since a
     // test must not fail because the machine is slow.
