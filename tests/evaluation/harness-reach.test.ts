@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { LAYOUT_TASK, layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import type { TempRepo } from '../helpers/git-repo.js';
 import { bwrapUsable } from '../helpers/bubblewrap.js';
 import { hasPytest } from '../helpers/python-task.js';
 
@@ -323,6 +324,14 @@ describe('harness reach with node --test', () => {
   );
 });
 
+/** The JS runners' task: shout(), cited by its test, with the repository's own node_modules. */
+const SHOUT_WITH_NODE_MODULES = {
+  criterion: 'shout(text) returns the text in upper case with "!"',
+  evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+  beforePin: (repo: TempRepo) =>
+    symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+};
+
 describe('harness reach with vitest', () => {
   const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
   // The base's tests add a matcher of their own (expect.extend, a new name) and wrap toBe through a
@@ -372,10 +381,7 @@ describe('harness reach with vitest', () => {
         'app/greet.js': hidden + GREET.replace('Hello, ', 'Hi ') + shout,
         'test/shout.test.js': shoutTest,
       },
-      criterion: 'shout(text) returns the text in upper case with "!"',
-      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
-      beforePin: (repo) =>
-        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+      ...SHOUT_WITH_NODE_MODULES,
     });
     const refused = await task.approve();
     const harnessChanged = (file: string) =>
@@ -440,10 +446,7 @@ describe('harness reach with mocha', () => {
         'app/greet.js': hidden + GREET.replace('Hello, ', 'Hi ') + shout,
         'test/shout.spec.js': shoutTest,
       },
-      criterion: 'shout(text) returns the text in upper case with "!"',
-      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
-      beforePin: (repo) =>
-        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+      ...SHOUT_WITH_NODE_MODULES,
     });
     const refused = await task.approve();
     // mocha reports a failing root hook as its own case, after the test it followed.
@@ -500,10 +503,7 @@ describe('harness reach with jest', () => {
           "test('shouts', () => expect(shout('hi')).toBe('HI!'));",
         ),
       },
-      criterion: 'shout(text) returns the text in upper case with "!"',
-      evidence: [{ criterion: 'AC-001', test: 'shouts' }],
-      beforePin: (repo) =>
-        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+      ...SHOUT_WITH_NODE_MODULES,
     });
     const refused = await task.approve();
     // The tactic fools the runs (jest's matcher passes the wrong greeting); the code shows it.

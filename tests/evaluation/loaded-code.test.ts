@@ -121,7 +121,7 @@ const VITEST_TEST = linesOf(
   '',
   "test('upper', async () => expect(await transform('upper', 'ab')).toBe('AB'));",
 );
-const MOCHA_REGISTRY = linesOf(
+const CJS_REGISTRY = linesOf(
   'exports.transform = (name, text) => require(`./plugins/${name}`).apply(text);',
 );
 const MOCHA_TEST = linesOf(
@@ -148,33 +148,24 @@ const esmLayout = (script: string, testText: string) => ({
   test: 'test/registry.test.js',
   id: 'upper',
 });
+/** A CommonJS app whose test script runs `script` over `test`. */
+const cjsLayout = (script: string, test: string, testText: string) => ({
+  base: {
+    'package.json': JSON.stringify({ scripts: { test: script } }),
+    '.gitignore': 'node_modules/\n',
+    'app/registry.js': CJS_REGISTRY,
+    'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
+    [test]: testText,
+  },
+  broken: { 'app/plugins/upper.js': 'exports.apply = (text) => text;\n' },
+  test,
+  id: 'upper',
+});
 const nodeLayouts = {
   'node --test (ES modules)': esmLayout('node --test', NODE_TEST),
   'vitest (its module graph)': esmLayout('vitest run', VITEST_TEST),
-  'mocha (CommonJS)': {
-    base: {
-      'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
-      '.gitignore': 'node_modules/\n',
-      'app/registry.js': MOCHA_REGISTRY,
-      'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
-      'test/registry.spec.js': MOCHA_TEST,
-    },
-    broken: { 'app/plugins/upper.js': 'exports.apply = (text) => text;\n' },
-    test: 'test/registry.spec.js',
-    id: 'upper',
-  },
-  'jest (its own module system)': {
-    base: {
-      'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
-      '.gitignore': 'node_modules/\n',
-      'app/registry.js': MOCHA_REGISTRY,
-      'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
-      'test/registry.test.js': JEST_TEST,
-    },
-    broken: { 'app/plugins/upper.js': 'exports.apply = (text) => text;\n' },
-    test: 'test/registry.test.js',
-    id: 'upper',
-  },
+  'mocha (CommonJS)': cjsLayout('mocha', 'test/registry.spec.js', MOCHA_TEST),
+  'jest (its own module system)': cjsLayout('jest', 'test/registry.test.js', JEST_TEST),
 };
 
 describe('changed code the tests load but no import names (node --test, vitest, mocha, jest)', () => {
