@@ -39,8 +39,9 @@ export async function pyenvChoice(
   const own = await pathExists(path.join(directory, '.python-version'));
   const from = own ? directory : (lookup.orFrom ?? directory);
   // `pyenv prefix` is a chain of bash scripts (30-70 ms a run): its answer is kept while what it
-  // reads stays as it was.
-  const key = JSON.stringify([root, directory, from, env.PYENV_VERSION ?? null]);
+  // reads stays as it was. It reads from `from` alone, so a trusted run's snapshot (a new directory
+  // each time, looking from its worktree) shares the worktree's answer.
+  const key = JSON.stringify([root, from, env.PYENV_VERSION ?? null]);
   const stamp = await versionStamp(root, from);
   const kept = choices.get(key);
   if (kept?.stamp === stamp) return kept.choice;
@@ -49,12 +50,14 @@ export async function pyenvChoice(
     if (choices.get(key)?.choice === choice) choices.delete(key);
     return undefined;
   });
+  if (choices.size >= CHOICES_KEPT) choices.delete(choices.keys().next().value!);
   choices.set(key, { stamp, choice });
   return choice;
 }
 
-/** pyenv's answers by directory, with the stamp of the files it read for each. */
+/** pyenv's answers by directory, with the stamp of the files it read for each; oldest dropped. */
 const choices = new Map<string, { stamp: string; choice: Promise<PyenvChoice | undefined> }>();
+const CHOICES_KEPT = 256;
 
 /**
  * What `pyenv prefix` reads besides PYENV_VERSION: the `.python-version` files from `from` up to
