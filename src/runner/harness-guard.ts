@@ -7,6 +7,9 @@ const NODE_GUARD_FILE = 'coachgate-node-harness-guard.cjs';
 const VITEST_SETUP_FILE = 'coachgate-vitest-harness.mjs';
 const VITEST_GUARD_REPORTER_FILE = 'coachgate-vitest-harness-reporter.mjs';
 
+/** A mocha process, by its program (mocha's own file or its `.bin` link), in the preloads' source. */
+export const MOCHA_PROGRAM = String.raw`/\/mocha\/|\/_?mocha(\.js)?$/`;
+
 /**
  * The harness guards of node's runners share this: `take(label, holder)` records the property
  * descriptors of an assertion library's members before the test file or the code under test is
@@ -77,7 +80,7 @@ const takeNodeAssert = (assert, strict) => {
 const NODE_GUARD_SOURCE = String.raw`// coachgate: node:assert must stay as it is while the tests run.
 const program = process.argv[1] || '';
 const nodeTestChild = (process.env.NODE_TEST_CONTEXT || '').startsWith('child');
-if (nodeTestChild || /\/mocha\/|\/_?mocha(\.js)?$/.test(program)) {
+if (nodeTestChild || ${MOCHA_PROGRAM}.test(program)) {
   ${TAKE_AND_COMPARE.replaceAll('\n', '\n  ')}
   takeNodeAssert(require('node:assert'), require('node:assert/strict'));
   const { relative } = require('node:path');

@@ -1,7 +1,7 @@
 import { open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requireFlag } from './harness-guard.js';
+import { MOCHA_PROGRAM, requireFlag } from './harness-guard.js';
 
 const RECORDER_FILE = 'coachgate-node-loaded.cjs';
 const HOOKS_FILE = 'coachgate-node-loaded-hooks.mjs';
@@ -23,7 +23,7 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  */
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
-const mocha = /\/mocha\/|\/_?mocha(\.js)?$/.test(program);
+const mocha = ${MOCHA_PROGRAM}.test(program);
 const jest = /\/jest-worker\/|\/jest(-cli)?\/bin\/jest(\.js)?$|\/\.bin\/jest$/.test(program);
 if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) {
   const { appendFileSync } = require('node:fs');
