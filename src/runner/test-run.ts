@@ -172,8 +172,14 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
     const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
+    // go's JSON stream and cargo's per-test lines are read from the whole log: the excerpt keeps
+    // the head, the tail and error lines, and a large suite's passing tests between them.
+    const perTestOutput =
+      spec.command.report === 'go-json' || spec.command.report === 'cargo'
+        ? await wholeLog(spec.logPath, output)
+        : output;
     const found: FoundReport | undefined =
-      (await readReport(spec.command, invocation.channels, spec.cwd, output)) ??
+      (await readReport(spec.command, invocation.channels, spec.cwd, perTestOutput)) ??
       (spec.command.report === 'text'
         ? ((await runnerReportFiles(spec.cwd, started, [reportDirectory]).catch(() => undefined)) ??
           (capture.tap.found ? await tapInLog(spec.logPath) : undefined) ??
@@ -181,7 +187,9 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
         : undefined);
     // go's JSON stream is read for the ids; the summary and the classifier read the text go would print.
     const text =
-      spec.command.report === 'go-json' ? goTestText(output, await goModulePath(spec.cwd)) : output;
+      spec.command.report === 'go-json'
+        ? goTestText(perTestOutput, await goModulePath(spec.cwd))
+        : output;
     const report = found?.tests;
     const loaded =
       found?.loaded ?? (listLoaded ? await readNodeLoadedFiles(reportDirectory) : undefined);
@@ -340,6 +348,16 @@ function parseChannel(channel: ReportChannel, text: string, cwd: string): TestCa
  */
 const MAX_LOG_BYTES = 64 * 1024 * 1024;
 
+/** The run's whole log (up to MAX_LOG_BYTES, colour codes stripped); the excerpt if it is unreadable. */
+async function wholeLog(logPath: string, excerpt: string): Promise<string> {
+  const log = await readLog(logPath);
+  return log === undefined ? excerpt : stripAnsi(log);
+}
+
+function readLog(logPath: string): Promise<string | undefined> {
+  return readRegularFile(logPath, MAX_LOG_BYTES).catch(() => undefined);
+}
+
 /**
  * Per-test results from TAP the command printed (tape, node-tap, ava --tap, mocha's and node's tap
  * reporters). The whole log is read, not the excerpt: a long TAP stream must not lose its middle.
@@ -347,7 +365,7 @@ const MAX_LOG_BYTES = 64 * 1024 * 1024;
 async function tapInLog(
   logPath: string,
 ): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
-  const log = await readRegularFile(logPath, MAX_LOG_BYTES).catch(() => undefined);
+  const log = await readLog(logPath);
   const tests = log === undefined ? undefined : parseTapOutput(log);
   return tests && { tests, source: "TAP in the run's output (read with tap-parser)" };
 }
@@ -359,7 +377,7 @@ async function tapInLog(
 async function mochaSpecInLog(
   logPath: string,
 ): Promise<{ tests: TestCaseResult[]; source: string } | undefined> {
-  const log = await readRegularFile(logPath, MAX_LOG_BYTES).catch(() => undefined);
+  const log = await readLog(logPath);
   const tests = log === undefined ? undefined : parseMochaSpecOutput(log);
   return tests && { tests, source: "mocha's spec output in the run's log (its tree of suites)" };
 }

@@ -1171,6 +1171,42 @@ describe('run_independent_tests summaries lead with the first failing test', () 
     },
     300_000,
   );
+
+  it.skipIf(!onPath('go'))(
+    'go: a JSON stream larger than the output excerpt still lists every test (skipped without go)',
+    async () => {
+      const repo = project({
+        'go.mod': 'module example.com/calc\n\ngo 1.19\n',
+        'calc_test.go': [
+          'package calc',
+          '',
+          'import (',
+          '\t"fmt"',
+          '\t"testing"',
+          ')',
+          '',
+          'func TestMany(t *testing.T) {',
+          '\tfor i := 0; i < 2000; i++ {',
+          '\t\tt.Run(fmt.Sprintf("case_%04d", i), func(t *testing.T) { t.Log("a line of log") })',
+          '\t}',
+          '}',
+          '',
+        ].join('\n'),
+      });
+      const data = dataOf(await run(repo, { timeout_s: 240 }));
+      // About 1.5 MB of JSON: the middle of it is outside the excerpt the server keeps.
+      expect(data.output_bytes).toBeGreaterThan(1_000_000);
+      expect(data).toMatchObject({
+        status: 'passed',
+        counts: { total: 2000, passed: 2000, failed: 0, errors: 0 },
+      });
+      expect(data.tests).toContainEqual({
+        id: 'example.com/calc/TestMany/case_1000',
+        status: 'passed',
+      });
+    },
+    300_000,
+  );
 });
 
 describe('run_independent_tests names a failing step inside the test command', () => {
