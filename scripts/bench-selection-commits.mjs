@@ -19,7 +19,7 @@ const COMMITS = Number(args.map((arg) => /^--commits=(\d+)$/.exec(arg)?.[1]).fin
 const sources = args.filter((arg) => !arg.startsWith('--'));
 const git = (cwd, ...argv) =>
   execFileSync('git', argv, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
-const SOURCE = /\.(?:py|[cm]?[jt]sx?)$/;
+const SOURCE = /\.(?:py|go|[cm]?[jt]sx?)$/;
 
 let total = 0;
 const flagged = [];

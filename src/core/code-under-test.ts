@@ -28,6 +28,8 @@ export interface ImportIndex {
   jsPackages: ReadonlyMap<string, { directory: string; entries: string[] }>;
   /** Module aliases of the runner and compiler configs, most specific scope first; none if absent. */
   aliases?: readonly ImportAlias[];
+  /** Go modules of the repository by module path (from each go.mod): their directories. */
+  goModules?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -44,7 +46,9 @@ export interface ImportAlias {
 
 /** The imports of one file, as its language's reader found them. */
 export type FileImports = (
-  { language: 'python'; imports: PythonImport[] } | { language: 'javascript'; specifiers: string[] }
+  | { language: 'python'; imports: PythonImport[] }
+  | { language: 'javascript'; specifiers: string[] }
+  | { language: 'go'; packages: string[] }
 ) & {
   /** It can decide a test without a test framework (src/analysis/assertion-helper.ts). */
   assertionHelper?: boolean;
@@ -55,7 +59,9 @@ export function resolveImports(file: string, found: FileImports, index: ImportIn
   const resolved =
     found.language === 'python'
       ? found.imports.flatMap((item) => resolvePython(file, item, index))
-      : found.specifiers.flatMap((specifier) => resolveJavascript(file, specifier, index));
+      : found.language === 'go'
+        ? resolveGo(file, found.packages, index)
+        : found.specifiers.flatMap((specifier) => resolveJavascript(file, specifier, index));
   return [...new Set(resolved)].filter((target) => target !== file);
 }
 
@@ -173,25 +179,83 @@ function jsFile(target: string, index: ImportIndex): string[] {
   return hit ? [hit] : [];
 }
 
+/**
+ * The files of the repository's Go packages that `file` imports, by the longest module path that
+ * names each, and for a `_test.go` file the package it tests (its own directory): a package is all
+ * of its directory's non-test Go files, which go compiles together.
+ */
+function resolveGo(file: string, packages: readonly string[], index: ImportIndex): string[] {
+  const directories = packages.flatMap((importPath) => {
+    const module = goModuleOf(importPath, index);
+    return module ? [join(module.directory, [importPath.slice(module.path.length + 1)])] : [];
+  });
+  if (isTestFile(file)) directories.push(directoryOf(file));
+  return directories.flatMap((directory) => goPackage(directory, index.files));
+}
+
+/** The repository's Go module that holds `importPath` (the longest module path), if any. */
+function goModuleOf(
+  importPath: string,
+  index: ImportIndex | undefined,
+): { path: string; directory: string } | undefined {
+  const found = [...(index?.goModules ?? [])]
+    .filter(([name]) => importPath === name || importPath.startsWith(`${name}/`))
+    .sort(([a], [b]) => b.length - a.length)[0];
+  return found && { path: found[0], directory: found[1] };
+}
+
+/** The non-test Go files of the package in `directory` ('' is the root), among `files`. */
+export function goPackage(directory: string, files: Iterable<string>): string[] {
+  return [...files].filter(
+    (file) => importLanguage(file) === 'go' && !isTestFile(file) && directoryOf(file) === directory,
+  );
+}
+
+function directoryOf(file: string): string {
+  const directory = path.posix.dirname(file);
+  return directory === '.' ? '' : directory;
+}
+
 /** Modules only tests import: a file that loads one of these is test support, wherever it lives. */
 const PYTHON_TEST_FRAMEWORKS = new Set(['pytest', '_pytest', 'unittest', 'hypothesis', 'nose']);
+const GO_TEST_FRAMEWORKS =
+  /^(?:testing(?:\/.+)?|github\.com\/(?:stretchr\/testify|onsi\/(?:ginkgo|gomega)|matryer\/is|frankban\/quicktest)(?:\/.+)?|gotest\.tools(?:\/.+)?)$/;
 const JS_TEST_FRAMEWORKS =
   /^(?:vitest|@vitest\/.+|jest|@jest\/globals|mocha|chai|sinon|node:test|ava|uvu|tap|tape|expect|@testing-library\/.+|supertest)$/;
 
-/** Whether a file's own imports make it test support (a test helper, a fixture module). */
-export function importsTestFramework(found: FileImports): boolean {
-  return found.language === 'python'
-    ? found.imports.some(
+/**
+ * Whether a file's own imports make it test support (a test helper, a fixture module). A Go import
+ * of one of the repository's own modules never does: testify's packages import each other.
+ */
+export function importsTestFramework(found: FileImports, index?: ImportIndex): boolean {
+  switch (found.language) {
+    case 'python':
+      return found.imports.some(
         (item) => item.level === 0 && PYTHON_TEST_FRAMEWORKS.has(item.module.split('.')[0]!),
-      )
-    : found.specifiers.some((specifier) => JS_TEST_FRAMEWORKS.test(specifier));
+      );
+    case 'go':
+      return found.packages.some(
+        (importPath) => GO_TEST_FRAMEWORKS.test(importPath) && !goModuleOf(importPath, index),
+      );
+    case 'javascript':
+      return found.specifiers.some((specifier) => JS_TEST_FRAMEWORKS.test(specifier));
+  }
 }
 
 /** Source files whose imports are followed. */
 export function importLanguage(file: string): FileImports['language'] | undefined {
   if (file.endsWith('.py')) return 'python';
   if (isJsFile(file) && !file.endsWith('.d.ts')) return 'javascript';
+  if (file.endsWith('.go') && !isIgnoredByGo(file)) return 'go';
   return undefined;
+}
+
+/** The go tool skips `testdata/`, `vendor/` and directories named with a leading `_` or `.`. */
+export function isIgnoredByGo(file: string): boolean {
+  return file
+    .split('/')
+    .slice(0, -1)
+    .some((part) => part === 'testdata' || part === 'vendor' || /^[_.]/.test(part));
 }
 
 /** The outcome of following the base's tests through their imports. */
@@ -233,7 +297,7 @@ export async function followImports(
       const isStart = step.importer === step.file;
       if (!isStart) {
         const support =
-          isTestSideFile(step.file) || isTestFile(step.file) || importsTestFramework(found);
+          isTestSideFile(step.file) || isTestFile(step.file) || importsTestFramework(found, index);
         (support ? result.support : result.code).set(step.file, reasonOf(step));
         if (!support && found.assertionHelper) result.assertionHelpers.add(step.file);
       }

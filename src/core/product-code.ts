@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { isJsFile, isTestFile } from './test-paths.js';
+import { isIgnoredByGo } from './code-under-test.js';
 
 /**
  * What the base defines as the project's product code, per ecosystem, from its own tree and manifests.
@@ -166,7 +167,7 @@ function acceptedName(root: SourceRoot, file: string): boolean {
     case 'rust':
       return name.endsWith('.rs') && name !== 'tests.rs';
     case 'go':
-      return name.endsWith('.go') && !name.endsWith('_test.go') && !directories.includes('vendor');
+      return name.endsWith('.go') && !name.endsWith('_test.go') && !isIgnoredByGo(relative);
   }
 }
 

@@ -5,6 +5,7 @@ import {
   definesPythonAssertion,
 } from '../analysis/assertion-helper.js';
 import { ALIAS_CONFIG, importAliases } from '../analysis/import-aliases.js';
+import { goImports } from '../analysis/imports/go.js';
 import { javascriptImports } from '../analysis/imports/javascript.js';
 import { pythonImports } from '../analysis/imports/python.js';
 import { loadTypeScript } from '../analysis/typescript-parser.js';
@@ -104,6 +105,8 @@ function parseImports(file: string, text: string): FileImports | undefined {
         imports: pythonImports(text),
         assertionHelper: definesPythonAssertion(text),
       };
+    case 'go':
+      return { language: 'go', packages: goImports(text) };
     case 'javascript':
       try {
         const specifiers = javascriptImports(text);
@@ -131,6 +134,7 @@ async function importIndex(
     (file) =>
       PYTEST_CONFIG.test(file) ||
       file.endsWith('package.json') ||
+      path.posix.basename(file) === 'go.mod' ||
       (hasJavascript && ALIAS_CONFIG.test(file)),
   );
   const texts = await read(configs);
@@ -138,8 +142,11 @@ async function importIndex(
     ['', 'src', 'lib'].filter((dir) => dir === '' || directories.has(dir)),
   );
   const jsPackages = new Map<string, { directory: string; entries: string[] }>();
+  const goModules = new Map<string, string>();
   for (const [file, text] of texts) {
     const directory = path.posix.dirname(file) === '.' ? '' : path.posix.dirname(file);
+    const goModule = /^module\s+"?([^\s"]+)"?/m.exec(text);
+    if (path.posix.basename(file) === 'go.mod' && goModule) goModules.set(goModule[1]!, directory);
     if (file.endsWith('package.json')) {
       const found = jsPackageEntries(text);
       if (found.name) jsPackages.set(found.name, { directory, entries: found.entries });
@@ -157,6 +164,7 @@ async function importIndex(
     pythonRoots: [...pythonRoots],
     jsPackages,
     aliases,
+    goModules,
   };
 }
 

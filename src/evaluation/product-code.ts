@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { rustTestModules } from '../analysis/rust-test-modules.js';
 import { loadTypeScript } from '../analysis/typescript-parser.js';
-import { importLanguage, type CodeUnderTest } from '../core/code-under-test.js';
+import { goPackage, importLanguage, type CodeUnderTest } from '../core/code-under-test.js';
 import { isFixtureOnlyConftest } from '../core/fixture-conftest.js';
 import { runnerSetupFiles } from '../core/runner-setup-files.js';
 import {
@@ -126,6 +126,11 @@ async function productTestSupport(
       (file) => path.posix.basename(file) !== '__init__.py' && !named(file),
     ),
   );
+  for (const file of [...candidates])
+    if (importLanguage(file) === 'go') {
+      candidates.delete(file);
+      for (const member of goHelperPackage(file, base.baseFiles)) candidates.add(member);
+    }
   if (candidates.size === 0) return [];
   // Every other source file of the base is the product's (the safe side: a script importing a
   // helper keeps it code).
@@ -140,6 +145,21 @@ async function productTestSupport(
   );
   const used = await baseReachFrom(base.worktree, base.baseCommit, base.baseFiles, starts);
   return [...candidates].filter((file) => !used.has(file));
+}
+
+/**
+ * The package of a Go file that imports a test framework, when it can be a helper of the tests:
+ * go compiles a package's files together, so it is test support as a whole or not at all. A
+ * package other modules can import (not under `internal/`) that has tests of its own is an API the
+ * project ships and tests (testify's `suite`, zap's `zaptest`): code, judged by those tests.
+ */
+function goHelperPackage(file: string, baseFiles: readonly string[]): string[] {
+  const directory = path.posix.dirname(file) === '.' ? '' : path.posix.dirname(file);
+  const internal = directory.split('/').includes('internal');
+  const tested = baseFiles.some(
+    (other) => other.endsWith('_test.go') && path.posix.dirname(other) === (directory || '.'),
+  );
+  return !internal && tested ? [] : goPackage(directory, baseFiles);
 }
 
 /** The base's Rust test modules, per base commit: the base never changes, so it is read once. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { goImports } from '../../src/analysis/imports/go.js';
 import { pythonImports } from '../../src/analysis/imports/python.js';
 import {
   followImports,
@@ -18,6 +19,7 @@ function index(files: string[], pythonRoots = [''], jsPackages = new Map()): Imp
 }
 const py = (text: string) => ({ language: 'python' as const, imports: pythonImports(text) });
 const js = (...specifiers: string[]) => ({ language: 'javascript' as const, specifiers });
+const go = (text: string) => ({ language: 'go' as const, packages: goImports(text) });
 
 describe('resolveImports', () => {
   it('resolves Python modules, their packages, submodules named after from, and relative imports', () => {
@@ -63,6 +65,71 @@ describe('resolveImports', () => {
         repo,
       ),
     ).toEqual(['app/a.js', 'app/b/index.ts', 'src/c.ts', 'packages/shop/lib/main.js']);
+  });
+});
+
+describe('Go imports', () => {
+  it('reads single, grouped, named, dot and blank imports, and stops at the first declaration', () => {
+    const text = [
+      '// Package shout: import "not/this" in a comment.',
+      'package shout',
+      '',
+      'import "strings"',
+      'import m "math" // a named import',
+      'import (',
+      '\t"fmt" /* one */',
+      '\t. "example.com/shout/dot"',
+      '\t_ "example.com/shout/blank"',
+      '\t`example.com/shout/raw`',
+      ')',
+      '',
+      'func f() { _ = "import \\"late\\"" }',
+      'import "never/reached"',
+    ].join('\n');
+    expect(goImports(text)).toEqual([
+      'strings',
+      'math',
+      'fmt',
+      'example.com/shout/dot',
+      'example.com/shout/blank',
+      'example.com/shout/raw',
+    ]);
+  });
+
+  it("resolves a module's packages to their non-test files, and a test file to its own package", () => {
+    const repo = {
+      ...index([
+        'go.mod',
+        'shout.go',
+        'shout_test.go',
+        'text/upper.go',
+        'text/upper_test.go',
+        'text/testdata/gen.go',
+        'nested/go.mod',
+        'nested/x/x.go',
+      ]),
+      goModules: new Map([
+        ['example.com/shout', ''],
+        ['example.com/shout/nested', 'nested'],
+      ]),
+    };
+    expect(resolveImports('shout_test.go', go('import "example.com/shout/text"'), repo)).toEqual([
+      'text/upper.go',
+      'shout.go',
+    ]);
+    expect(
+      resolveImports('shout.go', go('import (\n\t"example.com/shout/nested/x"\n\t"os"\n)'), repo),
+    ).toEqual(['nested/x/x.go']);
+  });
+
+  it('calls a package that imports testing test support, unless the import is of the module itself', () => {
+    const modules = { ...index([]), goModules: new Map([['github.com/stretchr/testify', '']]) };
+    expect(importsTestFramework(go('import "testing"'), modules)).toBe(true);
+    expect(importsTestFramework(go('import "github.com/stretchr/testify/require"'))).toBe(true);
+    expect(importsTestFramework(go('import "github.com/stretchr/testify/assert"'), modules)).toBe(
+      false,
+    );
+    expect(importsTestFramework(go('import "net/http/httptest"'), modules)).toBe(false);
   });
 });
 

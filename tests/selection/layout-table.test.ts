@@ -358,11 +358,61 @@ function edited(file: string, content: string): string {
   return `${content}${/\.py$/.test(file) ? '# changed\n' : '// changed\n'}`;
 }
 
+const GO_MOD = 'module example.com/shop\n\ngo 1.19\n';
+const goCode = (pkg: string) =>
+  `package ${pkg}\n\nfunc Total(values []int) (sum int) {\n\tfor _, v := range values {\n\t\tsum += v\n\t}\n\treturn\n}\n`;
+const goTest = (pkg: string, imports = '', call = 'Total') =>
+  `package ${pkg}\n\nimport (\n\t"testing"\n${imports})\n\nfunc TestTotal(t *testing.T) {\n\tif ${call}([]int{1, 2}) != 3 {\n\t\tt.Fatal("total")\n\t}\n}\n`;
+
+const GO: Layout[] = [
+  {
+    name: 'a package at the module root',
+    base: { 'go.mod': GO_MOD, 'shop.go': goCode('shop'), 'shop_test.go': goTest('shop') },
+    product: 'shop.go',
+    test: 'shop_test.go',
+    because: /go: \.\/ \(go\.mod\)/,
+  },
+  {
+    name: 'a nested package tested from an external _test package',
+    base: {
+      'go.mod': GO_MOD,
+      'cart/total.go': goCode('cart'),
+      'cart/total_test.go': goTest('cart_test', '\t"example.com/shop/cart"\n', 'cart.Total'),
+    },
+    product: 'cart/total.go',
+    test: 'cart/total_test.go',
+    because: /./,
+  },
+  {
+    name: 'an internal/ package',
+    base: {
+      'go.mod': GO_MOD,
+      'internal/sum/total.go': goCode('sum'),
+      'internal/sum/total_test.go': goTest('sum'),
+    },
+    product: 'internal/sum/total.go',
+    test: 'internal/sum/total_test.go',
+    because: /./,
+  },
+  {
+    name: 'a module in a subfolder of a monorepo',
+    base: {
+      'services/shop/go.mod': GO_MOD,
+      'services/shop/shop.go': goCode('shop'),
+      'services/shop/shop_test.go': goTest('shop'),
+    },
+    product: 'services/shop/shop.go',
+    test: 'services/shop/shop_test.go',
+    because: /go: services\/shop\/ \(go\.mod\)/,
+  },
+];
+
 describe.each([
   ['Python', PYTHON],
   ['JS/TS', JAVASCRIPT],
   ['JS/TS module aliases and workspaces', ALIASES],
   ['Rust', RUST],
+  ['Go', GO],
 ])('the layout table, %s', (_language, layouts) => {
   it.each(layouts.map((layout) => [layout.name, layout] as const))(
     '%s: the product file is taken, the base test stays the base’s',
@@ -485,6 +535,66 @@ describe('test support inside a source root', () => {
       'src/shop/checks.py',
     ]);
     expect(selection.code).toEqual(['src/shop/checks.py']);
+  });
+});
+
+describe('Go test support', () => {
+  const CHECK = `package check\n\nimport "testing"\n\nfunc Equal(t *testing.T, got, want int) {\n\tif got != want {\n\t\tt.Fatal(got, want)\n\t}\n}\n`;
+  const TEST = `package shop\n\nimport (\n\t"testing"\n\n\t"example.com/shop/CHECK"\n)\n\nfunc TestTotal(t *testing.T) { check.Equal(t, Total([]int{1, 2}), 3) }\n`;
+  async function selected(files: Record<string, string>, changed: string[]) {
+    const all = { 'go.mod': GO_MOD, 'shop.go': goCode('shop'), ...files };
+    const repo = makeRepo(all, 'coachgate-go-support-');
+    repos.push(repo);
+    const commit = repo.git('rev-parse', 'HEAD');
+    for (const file of changed) repo.write(file, edited(file, all[file]!));
+    return trustedSelection(repo.dir, commit);
+  }
+
+  it('keeps a helper package that imports testing the base’s, all its files, and takes the code', async () => {
+    const selection = await selected(
+      {
+        'internal/check/check.go': CHECK,
+        'internal/check/same.go': 'package check\n\nfunc same(a, b int) bool { return a == b }\n',
+        'shop_test.go': TEST.replace('CHECK', 'internal/check'),
+      },
+      ['shop.go', 'internal/check/check.go', 'internal/check/same.go'],
+    );
+    expect(selection.code).toEqual(['shop.go']);
+    expect(selection.test_support).toEqual(['internal/check/check.go', 'internal/check/same.go']);
+  });
+
+  it.each([
+    [
+      'the product imports it',
+      { 'report.go': 'package shop\n\nimport _ "example.com/shop/check"\n' },
+    ],
+    [
+      'it is an API with tests of its own (testify’s suite)',
+      { 'check/check_test.go': 'package check\n' },
+    ],
+  ])('keeps it code when %s', async (_why, extra) => {
+    const selection = await selected(
+      { 'check/check.go': CHECK, 'shop_test.go': TEST.replace('CHECK', 'check'), ...extra },
+      ['check/check.go'],
+    );
+    expect(selection.code).toEqual(['check/check.go']);
+  });
+
+  it('leaves testdata/ the base’s: go never builds it, the tests read it', async () => {
+    const selection = await selected(
+      {
+        'testdata/want.txt': '3\n',
+        'testdata/gen.go': 'package main\n',
+        'shop_test.go': goTest('shop'),
+      },
+      ['testdata/want.txt', 'testdata/gen.go'],
+    );
+    expect(selection.code).toEqual([]);
+    expect(selection.unjudged_code).toEqual([]);
+    expect(selection.left_out.map((entry) => entry.file)).toEqual([
+      'testdata/gen.go',
+      'testdata/want.txt',
+    ]);
   });
 });
 
