@@ -86,7 +86,8 @@ export function isTestConfigFile(filePath: string): boolean {
 }
 
 /** Directories whose every file belongs to the tests (helpers, fixtures, data), whatever its name. */
-const TEST_DIRECTORIES = new Set(['tests', 'test', '__tests__']);
+// testdata/ holds what tests read (go never builds it; Python suites use the name too).
+const TEST_DIRECTORIES = new Set(['tests', 'test', '__tests__', 'testdata']);
 
 /**
  * Files that decide which tests run and how they judge: test files, test support (conftest.py, setup

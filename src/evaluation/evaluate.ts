@@ -167,7 +167,8 @@ function goneFromPlayerRun(
 /**
  * The Player's added tests that passed in the worktree but not with the base's test infrastructure
  * around the Player's code: something the trusted runs left out (a conftest hook, a setup file, a
- * config) made them pass. The left-out files the runner loads are named as responsible.
+ * config, a helper package) made them pass. The left-out files the runner loads and the test
+ * support the Player changed are named as responsible.
  */
 function divergingNewTests(
   candidate: EvaluationRequest['candidateTests'],
@@ -176,8 +177,14 @@ function divergingNewTests(
   ids: { byFile: boolean; baseline: TestCaseResult[] },
 ): Evaluation['diverging_new_tests'] {
   const outcomes = new Map(judged.map((test) => [test.id, test.status]));
-  const loaded = selection.left_out.map((item) => item.file).filter(isRunnerLoadedFile);
-  const responsible = loaded.length > 0 ? loaded : selection.left_out.map((item) => item.file);
+  // The new-tests run took the Player's added tests: what it left out is everything else.
+  const leftOut = selection.left_out
+    .map((item) => item.file)
+    .filter((file) => !selection.new_tests.includes(file));
+  const loaded = leftOut.filter(
+    (file) => isRunnerLoadedFile(file) || selection.test_support.includes(file),
+  );
+  const responsible = loaded.length > 0 ? loaded : leftOut;
   // Where ids name no file (node --test, mocha), the Player's tests are the ids the base lacks; one
   // the new-tests run does not have at all cannot be told from a renamed base test, so it is not judged.
   const atBase = new Set(ids.baseline.map((test) => test.id));

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { describe, it } from 'vitest';
-import { approvedThenRefused, linesOf } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { approvedThenRefused, layoutTask, linesOf } from '../helpers/layout-task.js';
 
 /**
  * Go layouts through the MCP client with the real go tool: the module's packages are the Player's
@@ -190,3 +190,101 @@ describe.skipIf(!hasGo)(`Go layouts (real go)${hasGo ? '' : ' — skipped: no go
     240_000,
   );
 });
+
+const CHECK = linesOf(
+  'package check',
+  '',
+  'import "testing"',
+  '',
+  'func Equal(t *testing.T, got, want string) {',
+  '\tt.Helper()',
+  '\tif got != want {',
+  '\t\tt.Fatalf("got %q, want %q", got, want)',
+  '\t}',
+  '}',
+);
+const whisperTest = (body: string, imports: string[]) =>
+  linesOf(
+    'package shout',
+    '',
+    'import (',
+    ...imports,
+    ')',
+    '',
+    'func TestWhisper(t *testing.T) {',
+    body,
+    '}',
+  );
+
+describe.skipIf(!hasGo)(
+  `Go: the Player's new tests (real go)${hasGo ? '' : ' — skipped: no go'}`,
+  () => {
+    const base = {
+      'go.mod': GO_MOD,
+      'shout.go': shout('shout'),
+      'internal/check/check.go': CHECK,
+      'shout_test.go': linesOf(
+        'package shout',
+        '',
+        'import (',
+        '\t"testing"',
+        '',
+        '\t"example.com/shout/internal/check"',
+        ')',
+        '',
+        'func TestShout(t *testing.T) { check.Equal(t, Shout("hi"), "HI!") }',
+      ),
+    };
+    const criterion = 'Whisper(s) returns s in lower case';
+    const evidence = [{ criterion: 'AC-001', test: 'TestWhisper' }];
+
+    it('a new test that reads its own new file in testdata/ is approved', async () => {
+      const task = await layoutTask({
+        base,
+        player: {
+          'shout.go': shout('shout') + WHISPER,
+          'testdata/whisper.txt': 'hi',
+          'whisper_test.go': whisperTest(
+            '\twant, _ := os.ReadFile("testdata/whisper.txt")\n\tcheck.Equal(t, Whisper("HI"), string(want))',
+            ['\t"os"', '\t"testing"', '', '\t"example.com/shout/internal/check"'],
+          ),
+        },
+        criterion,
+        evidence,
+      });
+      try {
+        const approved = await task.approve();
+        expect(approved.result.isError, approved.text).toBeFalsy();
+      } finally {
+        await task.close();
+      }
+    }, 240_000);
+
+    it('a new test that passes only with the helper package weakened is refused, naming it', async () => {
+      const task = await layoutTask({
+        base,
+        player: {
+          'shout.go': shout('shout') + WHISPER.replace('ToLower', 'ToUpper'),
+          'internal/check/check.go': CHECK.replace('got != want', 'false'),
+          'whisper_test.go': whisperTest('\tcheck.Equal(t, Whisper("HI"), "hi")', [
+            '\t"testing"',
+            '',
+            '\t"example.com/shout/internal/check"',
+          ]),
+        },
+        criterion,
+        evidence,
+      });
+      try {
+        const refused = await task.approve();
+        expect(refused.run.status, refused.run.summary).toBe('passed');
+        expect(refused.result.isError).toBe(true);
+        expect(refused.text).toMatch(
+          /new test \S*TestWhisper passed in the worktree but failed .*: responsible is what the trusted run left out, internal\/check\/check\.go\./,
+        );
+      } finally {
+        await task.close();
+      }
+    }, 240_000);
+  },
+);
