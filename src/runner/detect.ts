@@ -95,16 +95,10 @@ export async function detectTestCommand(
   const files = new Set(await readdir(worktree).catch(() => [] as string[]));
   const unittest = await unittestCommand(worktree, files);
   if (unittest) return unittest;
-  if (
-    ['pyproject.toml', 'pytest.ini', 'setup.cfg', 'conftest.py'].some((marker) =>
-      files.has(marker),
-    ) ||
-    (await hasPythonTests(worktree))
-  ) {
-    const marker =
-      ['pytest.ini', 'pyproject.toml', 'setup.cfg', 'conftest.py'].find((name) =>
-        files.has(name),
-      ) ?? 'tests/*.py';
+  const marker =
+    ['pytest.ini', 'pyproject.toml', 'setup.cfg', 'conftest.py'].find((name) => files.has(name)) ??
+    (await pythonTestsMarker(worktree, files));
+  if (marker) {
     return {
       argv: ['pytest'],
       detected_by: `${marker} → pytest`,
@@ -146,7 +140,7 @@ export async function detectTestCommand(
       report: 'text',
     };
   throw new CallerError(
-    `No test command found in ${worktree}: no toolchain.test in the base-commit .guardkit/config.yaml and no project marker (pyproject.toml, pytest.ini, setup.cfg, tests/*.py, package.json scripts.test, go.mod, Cargo.toml, pom.xml, *.csproj/*.sln).`,
+    `No test command found in ${worktree}: no toolchain.test in the base-commit .guardkit/config.yaml and no project marker (pyproject.toml, pytest.ini, setup.cfg, tests/*.py, test_*.py, package.json scripts.test, go.mod, Cargo.toml, pom.xml, *.csproj/*.sln).`,
     'Set toolchain.test in .guardkit/config.yaml on the base branch.',
   );
 }
@@ -208,9 +202,15 @@ async function testFileDefining(worktree: string, pattern: RegExp): Promise<stri
   return undefined;
 }
 
-async function hasPythonTests(worktree: string): Promise<boolean> {
+/** Python tests where pytest looks with no config: `tests/*.py`, or test modules at the root. */
+async function pythonTestsMarker(
+  worktree: string,
+  files: ReadonlySet<string>,
+): Promise<string | undefined> {
   const entries = await readdir(path.join(worktree, 'tests')).catch(() => [] as string[]);
-  return entries.some((name) => name.endsWith('.py'));
+  if (entries.some((name) => name.endsWith('.py'))) return 'tests/*.py';
+  const atRoot = [...files].some((name) => /^test_\w*\.py$|^\w+_test\.py$/.test(name));
+  return atRoot ? 'test_*.py at the root' : undefined;
 }
 
 async function readManifest(
