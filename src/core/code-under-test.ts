@@ -190,7 +190,26 @@ function resolveGo(file: string, packages: readonly string[], index: ImportIndex
     return module ? [join(module.directory, [importPath.slice(module.path.length + 1)])] : [];
   });
   if (isTestFile(file)) directories.push(directoryOf(file));
-  return directories.flatMap((directory) => goPackage(directory, index.files));
+  const byDirectory = goPackagesOf(index);
+  return directories.flatMap((directory) => byDirectory.get(directory) ?? []);
+}
+
+/** The index's Go packages by directory, grouped once per index (a walk resolves many imports). */
+const goPackagesByIndex = new WeakMap<ImportIndex, Map<string, string[]>>();
+function goPackagesOf(index: ImportIndex): Map<string, string[]> {
+  let packages = goPackagesByIndex.get(index);
+  if (!packages) {
+    packages = new Map();
+    for (const file of index.files) {
+      if (importLanguage(file) !== 'go' || isTestFile(file)) continue;
+      const directory = directoryOf(file);
+      const members = packages.get(directory);
+      if (members) members.push(file);
+      else packages.set(directory, [file]);
+    }
+    goPackagesByIndex.set(index, packages);
+  }
+  return packages;
 }
 
 /** The repository's Go module that holds `importPath` (the longest module path), if any. */
