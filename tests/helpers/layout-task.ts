@@ -94,7 +94,7 @@ export async function approvedThenRefused(options: {
   const honest = await layoutTask({ base, player: options.honest, criterion, evidence, beforePin });
   try {
     const approved = await honest.approve();
-    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.result.isError, `${approved.text}\n${approved.run.summary}`).toBeFalsy();
     expect(approved.evaluation).toMatchObject({ ...options.taken, vacuous: false });
   } finally {
     await honest.close();
