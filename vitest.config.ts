@@ -45,6 +45,8 @@ const INTEGRATION = [
   'tests/records/forgery.test.ts',
   'tests/tools/record-verdict.test.ts',
   'tests/dashboard/dashboard.test.ts',
+  // Installs the runners the files above use (CI runs it ahead, beside the linters).
+  'tests/runner/pinned-runners.test.ts',
 ];
 
 /**

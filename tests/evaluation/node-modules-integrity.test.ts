@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { BASE_LIB, BROKEN_LIB, GOOD_LIB, shoutTaskFile } from '../helpers/node-task.js';
-import { installedPackage } from '../helpers/runners.js';
+import { CHAI_VERSION as CHAI, installedPackage, MS_VERSION as MS } from '../helpers/runners.js';
 import { nodeModulesProblems } from '../../src/evaluation/node-modules-integrity.js';
 import { taskStateDirectory } from '../../src/records/state-directory.js';
 import { filesHashed } from '../../src/repo/file-digest.js';
@@ -24,8 +24,6 @@ import { nodeModulesContent } from '../../src/repo/node-modules.js';
  * and the Player editing the assertion library in place or planting a runner binary, through the
  * MCP client.
  */
-const CHAI = '4.5.0';
-const MS = '2.1.3'; // the dependency an honest Player adds with npm install
 const TASK = 'TASK-028';
 const TASK_FILE = shoutTaskFile(TASK);
 const chaiTest = (body: string) =>

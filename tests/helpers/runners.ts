@@ -20,6 +20,35 @@ export const UVU_VERSION = '0.5.6';
 // ava 7+ needs Node 22; 6.4 is the newest that runs on Node 20.
 export const AVA_VERSION = '6.4.1';
 export const TAPE_VERSION = '5.10.2';
+export const NYC_VERSION = '18.0.0';
+export const NODE_TAP_VERSION = '21.8.0';
+// npm-run-all2 (the maintained fork of npm-run-all: `npm-run-all`, `run-s`, `run-p`); 9 needs Node 22.
+export const NPM_RUN_ALL_VERSION = '8.0.4';
+// engines Node >= 20.17; xo 2 asks for 20.19 and xo 5 for 22.
+export const XO_VERSION = '1.2.3';
+export const TSD_VERSION = '0.33.0';
+export const CHAI_VERSION = '4.5.0';
+/** The dependency an honest Player adds with npm install (in npm's cache for an offline install). */
+export const MS_VERSION = '2.1.3';
+
+/**
+ * Every npm package the suite installs on first use, with its pinned version: installed ahead by
+ * tests/runner/pinned-runners.test.ts, which CI runs while the linters and the build run.
+ */
+export const CACHED_PACKAGES: ReadonlyArray<readonly [string, string]> = [
+  ['jest', JEST_VERSION],
+  ['mocha', MOCHA_VERSION],
+  ['uvu', UVU_VERSION],
+  ['ava', AVA_VERSION],
+  ['tape', TAPE_VERSION],
+  ['nyc', NYC_VERSION],
+  ['tap', NODE_TAP_VERSION],
+  ['npm-run-all2', NPM_RUN_ALL_VERSION],
+  ['xo', XO_VERSION],
+  ['tsd', TSD_VERSION],
+  ['chai', CHAI_VERSION],
+  ['ms', MS_VERSION],
+];
 /**
  * Package managers a project can name in `packageManager` (a project naming them must get these exact
  * versions), with the npm package that ships each: yarn 2+ ("berry") is `@yarnpkg/cli-dist`.

@@ -14,7 +14,9 @@ import {
   linkPackages,
   MOCHA_VERSION,
   TAPE_VERSION,
+  TSD_VERSION,
   UVU_VERSION,
+  XO_VERSION,
 } from '../helpers/runners.js';
 import { stripAnsi } from '../../src/runner/report/text.js';
 
@@ -236,9 +238,6 @@ describe('uvu: failing tests named, passing tests checked in the files it ran', 
 });
 
 describe('ava behind `xo && ava && tsd`', () => {
-  // engines Node >= 20.17; xo 2 asks for 20.19 and xo 5 for 22.
-  const XO_VERSION = '1.2.3';
-  const TSD_VERSION = '0.33.0';
   const AVA_TEST = [
     "import test from 'ava';",
     "import sum from '../index.js';",

@@ -14,15 +14,14 @@ import {
   AVA_VERSION,
   linkPackages,
   MOCHA_VERSION,
+  NODE_TAP_VERSION,
+  NPM_RUN_ALL_VERSION,
+  NYC_VERSION,
   TAPE_VERSION,
   UVU_VERSION,
 } from '../helpers/runners.js';
 import { stripAnsi } from '../../src/runner/report/text.js';
 
-const NYC_VERSION = '18.0.0';
-const NODE_TAP_VERSION = '21.8.0';
-// npm-run-all2 (the maintained fork of npm-run-all: `npm-run-all`, `run-s`, `run-p`); 9 needs Node 22.
-const NPM_RUN_ALL_VERSION = '8.0.4';
 // The repository's own devDependencies, for a project whose steps lint, test and type-check.
 const ESLINT_VERSION = '10.15.0';
 const VITEST_VERSION = '4.1.12';
