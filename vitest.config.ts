@@ -45,7 +45,7 @@ const INTEGRATION = [
   'tests/records/forgery.test.ts',
   'tests/tools/record-verdict.test.ts',
   'tests/dashboard/dashboard.test.ts',
-  // Installs the runners the files above use (CI runs it ahead, beside the linters).
+  // Installs the runners the files above use, when absent.
   'tests/runner/pinned-runners.test.ts',
 ];
 

@@ -60,14 +60,6 @@ const BASE_FAILED = /base test \S*TestShout passed at the base but failed in the
 
 const LAYOUTS: GoLayout[] = [
   {
-    name: 'a package at the module root',
-    code: 'shout.go',
-    pkg: 'shout',
-    base: { 'shout_test.go': testOf('shout', '', 'Shout', 'HI!') },
-    weakened: { 'shout_test.go': testOf('shout', '', 'Shout', 'hi!') },
-    refusal: BASE_FAILED,
-  },
-  {
     name: 'a nested package with a main that uses it, tests in an external _test package',
     code: 'text/shout.go',
     pkg: 'text',
@@ -100,7 +92,7 @@ const LAYOUTS: GoLayout[] = [
     refusal: BASE_FAILED,
   },
   {
-    name: 'expected values in testdata/',
+    name: 'a package at the module root, its expected values in testdata/',
     code: 'shout.go',
     pkg: 'shout',
     base: {

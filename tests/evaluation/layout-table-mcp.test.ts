@@ -7,8 +7,8 @@ import { JAVASCRIPT, PYTHON, RUST, type Layout } from '../helpers/layouts.js';
  * The layout table through the MCP client with real runners, both directions on each cell: the
  * honest change (a new function beside `total`) is approved citing it, and the tactic (`total` off
  * by one, the base test weakened to match) passes the Player's own run and is refused by the base
- * test in the trusted run. pytest and node --test cells; the module-alias cells, the monorepo
- * subfolder and Go have their own MCP tests (code-under-test-aliases, -monorepo, -go).
+ * test in the trusted run. pytest, node --test and cargo cells; the module-alias cells and Go have
+ * their own MCP tests (code-under-test-aliases, -go), and so do the cells named below.
  */
 const hasCargo = (() => {
   try {
@@ -88,8 +88,23 @@ async function bothWays(layout: Layout, change: Language, base = runnable(layout
   });
 }
 
-const PYTEST_CELLS = PYTHON.filter((layout) => !layout.name.startsWith('monorepo'));
-const NODE_TEST_CELLS = JAVASCRIPT.filter((layout) => /node:test/.test(layout.base[layout.test]!));
+/**
+ * Cells another MCP test already runs both ways with the same runner, on the same layout
+ * (code-under-test.test.ts: the no-manifest pytest and node --test layouts;
+ * code-under-test-monorepo.test.ts: the monorepo subfolder).
+ */
+const COVERED_ELSEWHERE = new Set([
+  'no manifest: pytest.ini and an app package',
+  'namespace package (no __init__.py), setup.cfg [tool:pytest]',
+  'monorepo subfolder with its own pytest config',
+  'no manifest fields: code in app/',
+  'no manifest fields: CommonJS in server/, required without extension',
+]);
+const notCovered = (layout: Layout) => !COVERED_ELSEWHERE.has(layout.name);
+const PYTEST_CELLS = PYTHON.filter(notCovered);
+const NODE_TEST_CELLS = JAVASCRIPT.filter(
+  (layout) => notCovered(layout) && /node:test/.test(layout.base[layout.test]!),
+);
 
 describe('the layout table through MCP, pytest', () => {
   it.each(PYTEST_CELLS.map((layout) => [layout.name, layout] as const))(

@@ -32,8 +32,8 @@ export const CHAI_VERSION = '4.5.0';
 export const MS_VERSION = '2.1.3';
 
 /**
- * Every npm package the suite installs on first use, with its pinned version: installed ahead by
- * tests/runner/pinned-runners.test.ts, which CI runs while the linters and the build run.
+ * Every npm package the suite installs on first use, with its pinned version (one list, so
+ * tests/runner/pinned-runners.test.ts can check what npm resolved for each).
  */
 export const CACHED_PACKAGES: ReadonlyArray<readonly [string, string]> = [
   ['jest', JEST_VERSION],

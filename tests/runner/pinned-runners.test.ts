@@ -5,8 +5,7 @@ import { CACHED_PACKAGES, installedPackage } from '../helpers/runners.js';
 
 /**
  * Every npm package the suite installs on first use resolves to exactly its pinned version (npm on
- * an old Node can quietly pick an older release). CI runs this file while the linters and the build
- * run, so the installs are done before the tests that use them start.
+ * an old Node can quietly pick an older release, and a cached install may be stale).
  */
 describe('pinned runners', () => {
   it.each(CACHED_PACKAGES.map(([name, version]) => [name, version] as const))(
