@@ -115,3 +115,52 @@ describe.skipIf(!hasCargo)(
     );
   },
 );
+
+/**
+ * A doc test is a base test living in product code: the trusted run takes the Player's copy of
+ * src/lib.rs, doc comments included, so a base example the Player rewrote is caught statically
+ * (`doctest_changed`), while a new item with an example of its own is honest work.
+ */
+describe.skipIf(!hasCargo)(
+  `Rust doc tests (real cargo)${hasCargo ? '' : ' — skipped: no cargo'}`,
+  () => {
+    const documented = (body: string, example: string) =>
+      linesOf(
+        '/// ```',
+        `/// ${example}`,
+        '/// ```',
+        `pub fn add(a: i64, b: i64) -> i64 {`,
+        `    ${body}`,
+        '}',
+      );
+    const SUB_DOCUMENTED = linesOf(
+      '',
+      '/// ```',
+      '/// assert_eq!(calc::sub(5, 3), 2);',
+      '/// ```',
+      'pub fn sub(a: i64, b: i64) -> i64 {',
+      '    a - b',
+      '}',
+    );
+    it('a rewritten doc example is refused; a new documented function is approved', async () => {
+      await approvedThenRefused({
+        base: {
+          'Cargo.toml': CARGO_TOML,
+          'Cargo.lock': CARGO_LOCK,
+          '.gitignore': 'target/\n',
+          'src/lib.rs': documented('a + b', 'assert_eq!(calc::add(2, 3), 5);'),
+        },
+        honest: {
+          'src/lib.rs': documented('a + b', 'assert_eq!(calc::add(2, 3), 5);') + SUB_DOCUMENTED,
+        },
+        tactic: {
+          'src/lib.rs': documented('a * b', 'assert_eq!(calc::add(2, 3), 6);') + SUB_DOCUMENTED,
+        },
+        criterion: 'sub(a, b) subtracts b from a',
+        evidence: [{ criterion: 'AC-001', file: 'src/lib.rs', snippet: 'pub fn sub' }],
+        taken: { taken_from_player: ['src/lib.rs'] },
+        refusal: /doctest_changed in src\/lib\.rs:1 — a doctest example of `add`/,
+      });
+    }, 240_000);
+  },
+);
