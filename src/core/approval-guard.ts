@@ -170,6 +170,7 @@ function evaluationReasons(
     (file) => !(evaluation.vacuous && evaluation.unjudged_code?.includes(file)),
   );
   if (loaded.length > 0) reasons.push(unjudgedLoadedReason(loaded));
+  const unloaded = new Map<string, string[]>();
   for (const regression of evaluation.regressions) {
     if (
       regression.outcome !== 'missing' &&
@@ -182,12 +183,21 @@ function evaluationReasons(
     const shown = regression.message
       ? `: ${regression.message.replace(/\s+/g, ' ').slice(0, 200)}`
       : '';
-    reasons.push(
-      regression.outcome === 'missing'
-        ? `base test ${regression.test} passed at the base but did not run in the trusted run (base tests and config on your code): something in the code stops it from being collected. Restore what removed it; an acknowledgement cannot cover a test that did not run.`
-        : `base test ${regression.test} passed at the base but ${regression.outcome === 'skipped' ? 'was skipped' : regression.outcome === 'error' ? 'errored' : 'failed'} in the trusted run (base tests and config on your code)${shown}. Fix: restore the behaviour the test pins, or, if a criterion changes it, acknowledge it in record_verdict acknowledged_changes [{test, criterion, reason}].`,
-    );
+    const cause = regression.outcome === 'missing' ? regression.message : undefined;
+    if (cause) unloaded.set(cause, [...(unloaded.get(cause) ?? []), regression.test]);
+    else
+      reasons.push(
+        regression.outcome === 'missing'
+          ? `base test ${regression.test} passed at the base but did not run in the trusted run (base tests and config on your code): something in the code stops it from being collected. Restore what removed it; an acknowledgement cannot cover a test that did not run.`
+          : `base test ${regression.test} passed at the base but ${regression.outcome === 'skipped' ? 'was skipped' : regression.outcome === 'error' ? 'errored' : 'failed'} in the trusted run (base tests and config on your code)${shown}. Fix: restore the behaviour the test pins, or, if a criterion changes it, acknowledge it in record_verdict acknowledged_changes [{test, criterion, reason}].`,
+      );
   }
+  // Tests that did not run for one cause (their package did not build, their module did not load)
+  // are one reason, with the cause, not one line each.
+  for (const [cause, tests] of unloaded)
+    reasons.push(
+      `${tests.length === 1 ? 'base test' : `${tests.length} base tests`} ${listed(tests.slice(0, 3))}${tests.length > 3 ? ', …' : ''} passed at the base but did not run in the trusted run (base tests and config on your code): ${cause.replace(/\s+/g, ' ').slice(0, 300)}. Your code must keep what the base's tests use; an acknowledgement cannot cover a test that did not run.`,
+    );
   // A failure may come from a change the trusted run left out: name them, and how to take one.
   const leftOut =
     evaluation.left_out.length > 0 && reasons.length > 0

@@ -74,13 +74,15 @@ function judged(
   };
   if (!command || !baseline || !trusted) return evaluation;
   const now = new Map(trusted.tests.map((test) => [test.id, test]));
+  const unloaded = unloadedUnits(baseline.tests, trusted.tests);
   for (const test of baseline.tests) {
     const after = now.get(test.id);
     if (test.status === 'passed' && after?.status !== 'passed') {
+      const message = after ? after.message : unloaded(test.id);
       evaluation.regressions.push({
         test: test.id,
         outcome: after ? (after.status as Regression['outcome']) : 'missing',
-        ...(after?.message ? { message: after.message } : {}),
+        ...(message ? { message } : {}),
       });
     } else if (
       (test.status === 'failed' || test.status === 'error') &&
@@ -151,6 +153,25 @@ function unjudgedLoaded(selection: TrustedSelection, loaded: readonly string[]):
       !selection.test_support.includes(file) &&
       !selection.new_tests.includes(file),
   );
+}
+
+/**
+ * Why a base test is missing from the trusted run, when a unit that holds it failed to load there:
+ * a Go package that did not build (`pkg` holds `pkg/TestX`), a test module pytest could not collect
+ * (`tests/test_x.py` holds `tests/test_x.py::test_y`), an error entry the baseline did not have.
+ */
+function unloadedUnits(
+  baseline: readonly TestCaseResult[],
+  trusted: readonly TestCaseResult[],
+): (id: string) => string | undefined {
+  const atBase = new Set(baseline.map((test) => test.id));
+  const failed = trusted.filter((test) => test.status === 'error' && !atBase.has(test.id));
+  return (id) => {
+    const unit = failed.find(
+      (test) => id.startsWith(`${test.id}/`) || id.startsWith(`${test.id}::`),
+    );
+    return unit && `${unit.id} did not load: ${unit.message ?? 'no message'}`;
+  };
 }
 
 /** Base tests that passed at the base and whose id the Player's run does not have. */

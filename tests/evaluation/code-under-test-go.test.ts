@@ -280,3 +280,47 @@ describe.skipIf(!hasGo)(
     }, 240_000);
   },
 );
+
+describe.skipIf(!hasGo)(
+  `Go: a package the base tests no longer build${hasGo ? '' : ' — skipped: no go'}`,
+  () => {
+    it('is refused once, with the compiler’s message, not once per test', async () => {
+      const twoTests = linesOf(
+        'package shout',
+        '',
+        'import "testing"',
+        '',
+        'func TestShout(t *testing.T) { _ = Shout("hi") }',
+        '',
+        'func TestWhisper(t *testing.T) { _ = Whisper("HI") }',
+      );
+      const task = await layoutTask({
+        base: { 'go.mod': GO_MOD, 'shout.go': shout('shout') + WHISPER, 'shout_test.go': twoTests },
+        player: {
+          // Whisper is gone, and so is its test: the base's shout_test.go no longer compiles.
+          'shout.go': shout('shout'),
+          'shout_test.go': linesOf(
+            'package shout',
+            '',
+            'import "testing"',
+            '',
+            'func TestShout(t *testing.T) { _ = Shout("hi") }',
+          ),
+        },
+        criterion: 'Whisper is removed',
+        evidence: [{ criterion: 'AC-001', file: 'shout.go', snippet: 'func Shout' }],
+      });
+      try {
+        const refused = await task.approve();
+        expect(refused.run.status, refused.run.summary).toBe('passed');
+        expect(refused.result.isError).toBe(true);
+        expect(refused.text).toMatch(
+          /2 base tests example\.com\/shout\/TestShout, example\.com\/shout\/TestWhisper passed at the base but did not run in the trusted run \(base tests and config on your code\): example\.com\/shout did not load: \.\/shout_test\.go:\d+:\d+: undefined: Whisper\./,
+        );
+        expect(refused.text).not.toMatch(/something in the code stops it/);
+      } finally {
+        await task.close();
+      }
+    }, 240_000);
+  },
+);

@@ -122,6 +122,22 @@ describe('go test -json (literal sample: go is not installed here)', () => {
     ]);
   });
 
+  it('reads a package that go before 1.24 failed to build from its stderr lines', () => {
+    // What go 1.19 prints for `go test -json ./...` when a test file names a removed function:
+    // no event for the package at all.
+    const stream = [
+      '# example.com/bf/p [example.com/bf/p.test]',
+      'p/a_test.go:5:32: undefined: B',
+      'FAIL\texample.com/bf/p [build failed]',
+      event({ Action: 'run', Package: calc, Test: 'TestAdd' }),
+      event({ Action: 'pass', Package: calc, Test: 'TestAdd', Elapsed: 0 }),
+    ].join('\n');
+    expect(parseGoTestJson(stream)).toEqual([
+      { id: `${calc}/TestAdd`, status: 'passed' },
+      { id: 'example.com/bf/p', status: 'error', message: 'p/a_test.go:5:32: undefined: B' },
+    ]);
+  });
+
   it('counts from the verbose text agree on top-level tests, and the run is a code failure at the test line', () => {
     expect(countsFromSummaryLines(GO_TEST_TEXT)).toEqual({
       total: 4,

@@ -42,7 +42,8 @@ export function parseGoTestJson(ndjson: string): TestCaseResult[] {
   const packages = new Map<string, Entry>();
   const buildOutput = new Map<string, string[]>();
 
-  for (const event of readEvents(ndjson)) {
+  const { events, failedBuilds } = readEvents(ndjson);
+  for (const event of events) {
     if (event.Action === 'build-output' && event.ImportPath) {
       buildOutput.set(event.ImportPath, [
         ...(buildOutput.get(event.ImportPath) ?? []),
@@ -88,17 +89,44 @@ export function parseGoTestJson(ndjson: string): TestCaseResult[] {
       results.push({ id: pkg.id, status: 'error', message: clipMessage(logLines(pkg.output)) });
     }
   }
+  // Before Go 1.24 a package that does not build has no event at all, only stderr lines.
+  for (const [pkg, lines] of failedBuilds)
+    if (!packages.has(pkg))
+      results.push({ id: pkg, status: 'error', message: clipMessage(lines.join('\n')) });
   return results;
 }
 
-function readEvents(ndjson: string): GoTestEvent[] {
+/**
+ * The JSON events, and the packages that failed to build as go before 1.24 reports them on stderr:
+ * `# pkg [pkg.test]`, the compiler's lines, then `FAIL\tpkg [build failed]` (the compiler's lines
+ * kept as the package's message).
+ */
+function readEvents(ndjson: string): {
+  events: GoTestEvent[];
+  failedBuilds: Map<string, string[]>;
+} {
   const events: GoTestEvent[] = [];
+  const compilerLines = new Map<string, string[]>();
+  const failedBuilds = new Map<string, string[]>();
+  let building: string | undefined;
   for (const line of ndjson.split('\n')) {
     // stderr (compiler errors, go command messages) may be interleaved with the JSON stream.
     const event = line.startsWith('{') ? parseEvent(line) : undefined;
-    if (event) events.push(event);
+    if (event) {
+      events.push(event);
+      continue;
+    }
+    const header = /^# (\S+)/.exec(line);
+    const failed = /^FAIL\s+(\S+) \[build failed\]/.exec(line);
+    if (header) building = header[1]!;
+    else if (failed) failedBuilds.set(failed[1]!, compilerLines.get(failed[1]!) ?? [line.trim()]);
+    else if (building && line.trim() !== '') {
+      const lines = compilerLines.get(building);
+      if (lines) lines.push(line.trim());
+      else compilerLines.set(building, [line.trim()]);
+    }
   }
-  return events;
+  return { events, failedBuilds };
 }
 
 function newEntry(pkg: string, test: string | undefined): Entry {
