@@ -81,6 +81,22 @@ describe('approvalRefusals with a trusted evaluation', () => {
     );
   });
 
+  it('gives tests that did not run for one cause one reason, with the cause', () => {
+    const cause = "tests/test_x.py did not load: ImportError: cannot import name 'b' from 'm'";
+    const reasons = approvalRefusals(
+      facts({
+        regressions: ['test_a', 'test_b', 'test_c', 'test_d'].map((name) => ({
+          test: `tests/test_x.py::${name}`,
+          outcome: 'missing' as const,
+          message: cause,
+        })),
+      }),
+    );
+    expect(reasons).toEqual([
+      `4 base tests tests/test_x.py::test_a, tests/test_x.py::test_b, tests/test_x.py::test_c, … passed at the base but did not run in the trusted run (base tests and config on your code): ${cause}. Your code must keep what the base's tests use; an acknowledgement cannot cover a test that did not run.`,
+    ]);
+  });
+
   it('accepts a red candidate run whose only failures are pre-existing, not a new one', () => {
     const red = (failing: string[]) => ({
       run: {
