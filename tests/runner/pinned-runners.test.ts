@@ -5,7 +5,8 @@ import { CACHED_PACKAGES, installedPackage } from '../helpers/runners.js';
 
 /**
  * Every npm package the suite installs on first use resolves to exactly its pinned version (npm on
- * an old Node can quietly pick an older release, and a cached install may be stale).
+ * an old Node can quietly pick an older release, and a cached install may be stale). CI runs it
+ * beside the linters, so the installs are done before the tests that use them start.
  */
 describe('pinned runners', () => {
   it.each(CACHED_PACKAGES.map(([name, version]) => [name, version] as const))(
