@@ -25,6 +25,10 @@ export interface LayoutTask {
   close(): Promise<void>;
 }
 
+const taskFile = (id: string, criterion: string) => ({
+  [`.guardkit/tasks/backlog/${id}.md`]: `---\nid: ${id}\ntitle: Layout task\nstatus: in_progress\n---\n## Acceptance Criteria\n- [ ] AC-001: ${criterion}\n`,
+});
+
 export async function layoutTask(options: {
   base: Record<string, string>;
   player: Record<string, string>;
@@ -32,17 +36,19 @@ export async function layoutTask(options: {
   evidence: Record<string, unknown>[];
   /** Runs before the first tool call, which pins the task's base (e.g. to link node_modules). */
   beforePin?: (repo: TempRepo) => void;
+  /** A repository made by an earlier task on the same base (its task file there too), and the id. */
+  shared?: { repo: TempRepo; taskId: string };
 }): Promise<LayoutTask> {
-  const repo = makeRepo({
-    ...options.base,
-    [`.guardkit/tasks/backlog/${LAYOUT_TASK}.md`]: `---\nid: ${LAYOUT_TASK}\ntitle: Layout task\nstatus: in_progress\n---\n## Acceptance Criteria\n- [ ] AC-001: ${options.criterion}\n`,
-  });
-  repo.git('checkout', '-q', '-b', `autobuild/${LAYOUT_TASK}`);
+  const taskId = options.shared?.taskId ?? LAYOUT_TASK;
+  const repo =
+    options.shared?.repo ??
+    makeRepo({ ...options.base, ...taskFile(LAYOUT_TASK, options.criterion) });
+  repo.git('checkout', '-q', '-b', `autobuild/${taskId}`, 'main');
   for (const [file, content] of Object.entries(options.player)) repo.write(file, content);
   options.beforePin?.(repo);
   const { client, close } = await connect({ roots: [repo.dir] });
   const call = (name: string, args: Record<string, unknown>) =>
-    callTool(client, name, { worktree: repo.dir, task_id: LAYOUT_TASK, ...args });
+    callTool(client, name, { worktree: repo.dir, task_id: taskId, ...args });
   const written = Object.keys(options.player);
   await call('record_player_report', {
     turn: 1,
@@ -57,7 +63,7 @@ export async function layoutTask(options: {
     repo,
     close: async () => {
       await close();
-      repo.remove();
+      if (!options.shared) repo.remove();
     },
     async approve(args = {}) {
       const run = dataOf(await call('run_independent_tests', {}));
@@ -77,7 +83,9 @@ export async function layoutTask(options: {
 /**
  * Both directions on one layout: the honest change is approved, taking what `taken` says; the
  * tactic (the code broken, the base test weakened to match) fools the Player's own run and is
- * refused with `refusal`. Each task is closed before the next starts.
+ * refused with `refusal`. Each task is closed before the next starts. Both tasks branch from the
+ * same base in one repository, as a Coach's tasks do, so the tactic's approval finds the baseline
+ * run of the base cached by the honest one.
  */
 export async function approvedThenRefused(options: {
   base: Record<string, string>;
@@ -89,9 +97,35 @@ export async function approvedThenRefused(options: {
   criterion?: string;
   beforePin?: (repo: TempRepo) => void;
 }): Promise<void> {
-  const { base, evidence, beforePin } = options;
   const criterion = options.criterion ?? 'shout(text) returns the text in upper case with "!"';
-  const honest = await layoutTask({ base, player: options.honest, criterion, evidence, beforePin });
+  const tacticId = 'TASK-022';
+  const repo = makeRepo({
+    ...options.base,
+    ...taskFile(LAYOUT_TASK, criterion),
+    ...taskFile(tacticId, criterion),
+  });
+  try {
+    await bothTasks(repo, tacticId, { ...options, criterion });
+  } finally {
+    repo.remove();
+  }
+}
+
+async function bothTasks(
+  repo: TempRepo,
+  tacticId: string,
+  options: Parameters<typeof approvedThenRefused>[0] & { criterion: string },
+): Promise<void> {
+  const { base, evidence, beforePin, criterion } = options;
+  const shared = { repo, taskId: LAYOUT_TASK };
+  const honest = await layoutTask({
+    base,
+    player: options.honest,
+    criterion,
+    evidence,
+    beforePin,
+    shared,
+  });
   try {
     const approved = await honest.approve();
     expect(approved.result.isError, `${approved.text}\n${approved.run.summary}`).toBeFalsy();
@@ -99,8 +133,17 @@ export async function approvedThenRefused(options: {
   } finally {
     await honest.close();
   }
+  // The honest task's files stay on its branch; the tactic starts from the base again.
+  repo.commit('the honest task');
   const player = { ...options.honest, ...options.tactic };
-  const tactic = await layoutTask({ base, player, criterion, evidence, beforePin });
+  const tactic = await layoutTask({
+    base,
+    player,
+    criterion,
+    evidence,
+    beforePin,
+    shared: { repo, taskId: tacticId },
+  });
   try {
     const refused = await tactic.approve();
     expect(refused.run.status, refused.run.summary).toBe('passed');
