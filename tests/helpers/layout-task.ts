@@ -133,8 +133,11 @@ async function bothTasks(
   } finally {
     await honest.close();
   }
-  // The honest task's files stay on its branch; the tactic starts from the base again.
+  // The honest task's files stay on its branch; the tactic starts from the base again, without
+  // what the first task's beforePin made (its beforePin makes it anew).
   repo.commit('the honest task');
+  repo.git('checkout', '-q', 'main');
+  repo.git('clean', '-qfdx');
   const player = { ...options.honest, ...options.tactic };
   const tactic = await layoutTask({
     base,
