@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { runs } from '../helpers/toolchains.js';
 import { describe, expect, it } from 'vitest';
 import { approvedThenRefused, layoutTask, linesOf } from '../helpers/layout-task.js';
 
@@ -8,14 +8,7 @@ import { approvedThenRefused, layoutTask, linesOf } from '../helpers/layout-task
  * On each layout the honest change is approved and "break the code, weaken what the base test
  * reads" is refused by the base's test in the trusted run.
  */
-const hasGo = (() => {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasGo = runs('go', ['version']);
 
 const GO_MOD = 'module example.com/shout\n\ngo 1.19\n';
 const shout = (pkg: string, body = 'strings.ToUpper(s) + "!"') =>

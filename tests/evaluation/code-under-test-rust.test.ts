@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { runs } from '../helpers/toolchains.js';
 import { describe, it } from 'vitest';
 import { approvedThenRefused, linesOf } from '../helpers/layout-task.js';
 
@@ -8,14 +8,7 @@ import { approvedThenRefused, linesOf } from '../helpers/layout-task.js';
  * the crate's code around them is the Player's. The honest change is approved; "break add, change
  * the test file's helper to match" is refused by the base's test file in the trusted run.
  */
-const hasCargo = (() => {
-  try {
-    execFileSync('cargo', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasCargo = runs('cargo', ['--version']);
 
 const CARGO_TOML =
   '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n';

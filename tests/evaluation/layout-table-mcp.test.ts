@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { runs } from '../helpers/toolchains.js';
 import { describe, it } from 'vitest';
 import { approvedThenRefused } from '../helpers/layout-task.js';
 import { JAVASCRIPT, PYTHON, RUST, type Layout } from '../helpers/layouts.js';
@@ -10,14 +10,7 @@ import { JAVASCRIPT, PYTHON, RUST, type Layout } from '../helpers/layouts.js';
  * test in the trusted run. pytest, node --test and cargo cells; the module-alias cells and Go have
  * their own MCP tests (code-under-test-aliases, -go), and so do the cells named below.
  */
-const hasCargo = (() => {
-  try {
-    execFileSync('cargo', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasCargo = runs('cargo', ['--version']);
 
 interface Language {
   /** The honest addition at the end of the product file, and a snippet of it to cite. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { JEST_VERSION, installedPackage } from '../helpers/runners.js';
+import { runs } from '../helpers/toolchains.js';
 
 /**
  * Tactics that need jest or cargo, each refused by the trusted runs through the MCP client in a real repo:
@@ -156,14 +157,7 @@ describe('collection check with jest', () => {
   }, 180_000);
 });
 
-const hasCargo = (() => {
-  try {
-    execFileSync('cargo', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasCargo = runs('cargo', ['--version']);
 
 const CRATE_LIB = (add: string, marker = '') =>
   [

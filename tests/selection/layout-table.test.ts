@@ -166,7 +166,7 @@ describe('Go test support', () => {
   const CHECK = `package check\n\nimport "testing"\n\nfunc Equal(t *testing.T, got, want int) {\n\tif got != want {\n\t\tt.Fatal(got, want)\n\t}\n}\n`;
   const TEST = `package shop\n\nimport (\n\t"testing"\n\n\t"example.com/shop/CHECK"\n)\n\nfunc TestTotal(t *testing.T) { check.Equal(t, Total([]int{1, 2}), 3) }\n`;
   async function selected(files: Record<string, string>, changed: string[]) {
-    const all = { 'go.mod': GO_MOD, 'shop.go': goCode('shop'), ...files };
+    const all: Record<string, string> = { 'go.mod': GO_MOD, 'shop.go': goCode('shop'), ...files };
     const repo = makeRepo(all, 'coachgate-go-support-');
     repos.push(repo);
     const commit = repo.git('rev-parse', 'HEAD');
