@@ -51,6 +51,19 @@ const testOf = (pkg: string, importLine: string, call: string, expected: string)
 
 const BASE_FAILED = /base test \S*TestShout passed at the base but failed in the trusted run/;
 
+const CHECK = linesOf(
+  'package check',
+  '',
+  'import "testing"',
+  '',
+  'func Equal(t *testing.T, got, want string) {',
+  '\tt.Helper()',
+  '\tif got != want {',
+  '\t\tt.Fatalf("got %q, want %q", got, want)',
+  '\t}',
+  '}',
+);
+
 const LAYOUTS: GoLayout[] = [
   {
     name: 'a nested package with a main that uses it, tests in an external _test package',
@@ -118,18 +131,7 @@ const LAYOUTS: GoLayout[] = [
     code: 'shout.go',
     pkg: 'shout',
     base: {
-      'internal/check/check.go': linesOf(
-        'package check',
-        '',
-        'import "testing"',
-        '',
-        'func Equal(t *testing.T, got, want string) {',
-        '\tt.Helper()',
-        '\tif got != want {',
-        '\t\tt.Fatalf("got %q, want %q", got, want)',
-        '\t}',
-        '}',
-      ),
+      'internal/check/check.go': CHECK,
       'shout_test.go': linesOf(
         'package shout',
         '',
@@ -176,18 +178,6 @@ describe.skipIf(!hasGo)(`Go layouts (real go)${hasGo ? '' : ' — skipped: no go
   );
 });
 
-const CHECK = linesOf(
-  'package check',
-  '',
-  'import "testing"',
-  '',
-  'func Equal(t *testing.T, got, want string) {',
-  '\tt.Helper()',
-  '\tif got != want {',
-  '\t\tt.Fatalf("got %q, want %q", got, want)',
-  '\t}',
-  '}',
-);
 const whisperTest = (body: string, imports: string[]) =>
   linesOf(
     'package shout',
