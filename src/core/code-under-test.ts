@@ -230,7 +230,8 @@ export function goPackage(directory: string, files: Iterable<string>): string[] 
   );
 }
 
-function directoryOf(file: string): string {
+/** A file's directory, repository-relative ('' is the root). */
+export function directoryOf(file: string): string {
   const directory = path.posix.dirname(file);
   return directory === '.' ? '' : directory;
 }

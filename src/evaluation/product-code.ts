@@ -3,7 +3,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { rustTestModules } from '../analysis/rust-test-modules.js';
 import { loadTypeScript } from '../analysis/typescript-parser.js';
-import { goPackage, importLanguage, type CodeUnderTest } from '../core/code-under-test.js';
+import {
+  directoryOf,
+  goPackage,
+  importLanguage,
+  type CodeUnderTest,
+} from '../core/code-under-test.js';
 import { isFixtureOnlyConftest } from '../core/fixture-conftest.js';
 import { runnerSetupFiles } from '../core/runner-setup-files.js';
 import {
@@ -154,7 +159,7 @@ async function productTestSupport(
  * project ships and tests (testify's `suite`, zap's `zaptest`): code, judged by those tests.
  */
 function goHelperPackage(file: string, baseFiles: readonly string[]): string[] {
-  const directory = path.posix.dirname(file) === '.' ? '' : path.posix.dirname(file);
+  const directory = directoryOf(file);
   const internal = directory.split('/').includes('internal');
   const tested = baseFiles.some(
     (other) => other.endsWith('_test.go') && path.posix.dirname(other) === (directory || '.'),
