@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/runner/execute.js';
 import { OutputCapture } from '../../src/runner/output-capture.js';
 import {
+  descendantsFromChildren,
+  descendantsIn,
+  listProcesses,
   parseProcStat,
   parsePsOutput,
   planKill,
@@ -73,6 +76,31 @@ describe.skipIf(!hasSetsid)('no daemon outlives a run on Linux (needs setsid)', 
       `setsid -f sh -c 'echo $$ >> pids; exec sleep 300'; while [ ! -s pids ]; do :; done`,
     );
     expect(processGone(pids[0]!)).toBe(true);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a run watched on Linux', () => {
+  it("reads only the run's tree, and finds what a snapshot of every process finds", async () => {
+    // A runner (sh) with a child that forked a grandchild of its own: the watch must see both.
+    const runner = spawn(
+      'sh',
+      ['-c', `node -e "require('node:child_process').spawn('sleep', ['30'])" & sleep 30 & wait`],
+      { stdio: 'ignore', detached: true },
+    );
+    try {
+      const pids = (found: { pid: number }[] | undefined) => found?.map((info) => info.pid).sort();
+      let seen: number[] | undefined;
+      for (let tries = 0; tries < 100 && (seen?.length ?? 0) < 3; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = pids(descendantsFromChildren(runner.pid!));
+      }
+      expect(seen).toHaveLength(3); // node, its sleep, and the runner's own sleep
+      expect(seen).toEqual(
+        pids(descendantsIn((await listProcesses('linux', false))!, runner.pid!)),
+      );
+    } finally {
+      process.kill(-runner.pid!, 'SIGKILL'); // its whole group
+    }
   });
 });
 
