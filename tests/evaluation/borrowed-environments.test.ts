@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { shoutTaskFile } from '../helpers/node-task.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
@@ -221,8 +221,31 @@ const hasVenv = (() => {
 })();
 
 // The suite may turn pytest's plugin autoload off for speed (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 in the
-// test setup); these tests are about that autoload, so the in-process server's runs get it back.
+// test setup); these tests are about that autoload, so the in-process server's runs get it back. The
+// plugins the machine's Python already had (hypothesis, pytest-benchmark: about 1.1 s per pytest
+// start) are blocked by name instead: the plugins these tests plant still load.
+const { PYTEST_ADDOPTS: addopts } = process.env;
+afterAll(() => {
+  // Files share their worker process: the next file gets the environment it would have had.
+  if (addopts === undefined) delete process.env.PYTEST_ADDOPTS;
+  else process.env.PYTEST_ADDOPTS = addopts;
+});
 delete process.env.PYTEST_DISABLE_PLUGIN_AUTOLOAD;
+process.env.PYTEST_ADDOPTS = machinePytestPlugins()
+  .map((name) => `-p no:${name}`)
+  .join(' ');
+
+function machinePytestPlugins(): string[] {
+  const script =
+    "import importlib.metadata as m; print(' '.join(e.name for e in m.entry_points(group='pytest11')))";
+  try {
+    return execFileSync('python3', ['-c', script], { encoding: 'utf8' })
+      .split(/\s+/)
+      .filter(Boolean);
+  } catch {
+    return [];
+  }
+}
 
 const FLIP_PLUGIN = [
   'import pytest',
