@@ -188,19 +188,21 @@ for (const suite of SUITES) {
     // The baseline (base tests on base code) is cached by the first approval of the base.
     await runIndependentTests(dir, { task_id: WARM });
     await approve(dir, WARM, layout.test);
-    const figures = { raw: [], turn: [], verdict: [] };
+    const figures = { raw: [], run: [], turn: [], verdict: [] };
     let raw;
     let turn;
     for (const round of rounds) {
       // Raw: the same run without a task, so nothing else starts beside it.
       raw = await timed(() => runIndependentTests(dir, {}));
+      let run;
       turn = await timed(async () => {
-        await runIndependentTests(dir, { task_id: round.turn });
+        run = await timed(() => runIndependentTests(dir, { task_id: round.turn }));
         return approve(dir, round.turn, layout.test);
       });
       await runIndependentTests(dir, { task_id: round.verdict });
       const verdict = await timed(() => approve(dir, round.verdict, layout.test));
       figures.raw.push(raw.ms);
+      figures.run.push(run.ms / raw.ms);
       figures.turn.push(turn.ms / raw.ms);
       figures.verdict.push(verdict.ms / raw.ms);
     }
@@ -214,6 +216,7 @@ for (const suite of SUITES) {
     console.log(
       `  full Coach turn (run + approve): ${spread(figures.turn, ratio)} (target <= 2.0x)`,
     );
+    console.log(`  of it, the run with its task:    ${spread(figures.run, ratio)}`);
     console.log(`  record_verdict approve alone:    ${spread(figures.verdict, ratio)}`);
     console.log(
       `  (baseline cached: ${evaluation.baseline?.cached}; trusted run ${evaluation.trusted?.tests_total} tests; regressions ${evaluation.regressions.length})`,

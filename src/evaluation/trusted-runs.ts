@@ -316,41 +316,51 @@ async function runIn(
   watched: boolean,
 ): Promise<SnapshotRun & { timed_out: boolean; cancelled: boolean }> {
   const { request, selection } = prepared;
-  // Each snapshot is its own directory, so the queue may run them side by side within its limit.
-  return runQueue.run(snapshot.dir, async () => {
-    if (hooks.signal?.aborted)
-      return { status: 'error', tests: [], timed_out: false, cancelled: true };
-    const environment = await projectEnvironment(snapshot.dir, process.env, {
-      pyenv: prepared.work?.pyenv ?? null,
-    });
-    // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
-    // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
-    environment.env.PYTHONPATH = [
-      ...selection.python_import_roots.map((root) => path.join(snapshot.dir, root)),
-      ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
-    ].join(path.delimiter);
-    // As a stored run's log: no link on the way, and a worktree deleted meanwhile is not re-created.
-    const logPath = await prepareRunLog(request.worktree, request.taskId, `${newRunId()}-${name}`);
-    const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
-    const guard = watched
-      ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
-      : undefined;
-    const outcome = await runTests({
-      command,
-      environment,
-      cwd: snapshot.dir,
-      loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
-      timeoutMs: timeoutS * 1000,
-      logPath,
-      makeLogDirectory: false,
-      firstPartyModules: await firstPartyModules(snapshot.dir),
-      sandbox: effectivePolicy(request.config.coachgate.sandbox),
-      ...(guard ? { readOnly: guard.readOnly } : {}),
-      signal: hooks.signal,
-      onProgress: hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
-    });
-    return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
-  });
+  // Each snapshot is its own directory, so the queue may run them side by side within its limit,
+  // in the background beside the Player's run.
+  return runQueue.run(
+    snapshot.dir,
+    async () => {
+      if (hooks.signal?.aborted)
+        return { status: 'error', tests: [], timed_out: false, cancelled: true };
+      const environment = await projectEnvironment(snapshot.dir, process.env, {
+        pyenv: prepared.work?.pyenv ?? null,
+      });
+      // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
+      // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
+      environment.env.PYTHONPATH = [
+        ...selection.python_import_roots.map((root) => path.join(snapshot.dir, root)),
+        ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
+      ].join(path.delimiter);
+      // As a stored run's log: no link on the way, and a worktree deleted meanwhile is not re-created.
+      const logPath = await prepareRunLog(
+        request.worktree,
+        request.taskId,
+        `${newRunId()}-${name}`,
+      );
+      const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
+      const guard = watched
+        ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
+        : undefined;
+      const outcome = await runTests({
+        command,
+        environment,
+        cwd: snapshot.dir,
+        loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
+        timeoutMs: timeoutS * 1000,
+        logPath,
+        makeLogDirectory: false,
+        firstPartyModules: await firstPartyModules(snapshot.dir),
+        sandbox: effectivePolicy(request.config.coachgate.sandbox),
+        ...(guard ? { readOnly: guard.readOnly } : {}),
+        signal: hooks.signal,
+        priority: 'background',
+        onProgress: hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
+      });
+      return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
+    },
+    'background',
+  );
 }
 
 /** The base's test files, test data and test config that a snapshot holds unchanged from the base. */

@@ -1,5 +1,8 @@
+import { writeFileSync } from 'node:fs';
 import { RunTree } from './process-tree.js';
 import type { OutputCapture } from './output-capture.js';
+import { findOnPath } from './platform.js';
+import type { RunPriority } from './run-queue.js';
 
 export interface ProcessSpec {
   /** argv[0] is the program; never passed through a shell. */
@@ -8,6 +11,8 @@ export interface ProcessSpec {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Background: the whole tree runs at a lower CPU priority (see src/runner/run-queue.ts). */
+  priority?: RunPriority;
 }
 
 export interface ProcessOutcome {
@@ -24,6 +29,36 @@ const TERM_GRACE_MS = 2_000;
 /** How long leftover processes (servers a test forgot to stop) may outlive the runner before they are killed. */
 const LINGER_MS = 500;
 const WATCH_MS = 250;
+/** A background run's niceness: a foreground run beside it keeps its core. */
+const BACKGROUND_NICENESS = '10';
+
+/**
+ * Linux's autogroup scheduling shares the CPU between sessions first, and every run is a session of
+ * its own (`detached`): a nice value inside one only ranks its own processes. The session's niceness
+ * is set here, for every process in it, those already forked too. Kernels without autogroup have no
+ * such file, and the `nice` above does the work.
+ */
+function lowerSessionPriority(pid: number | undefined): void {
+  if (process.platform !== 'linux' || pid === undefined) return;
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, BACKGROUND_NICENESS);
+  } catch {
+    // No autogroup (or the run already ended): nice alone ranks the run.
+  }
+}
+
+/**
+ * `nice` where the system has one (coreutils, BSD, busybox). It runs the program in its place (same
+ * pid), so every process of the tree inherits the priority from its first instruction on; setting it
+ * on the pid after the spawn would miss what the runner forked meanwhile.
+ */
+let nice: Promise<string | undefined> | undefined;
+async function withPriority(argv: string[], priority: RunPriority | undefined): Promise<string[]> {
+  if (priority !== 'background') return argv;
+  nice ??= findOnPath('nice', process.env);
+  const program = await nice;
+  return program ? [program, '-n', BACKGROUND_NICENESS, ...argv] : argv;
+}
 
 /**
  * Runs one test command in its own process group, writing its output into `capture`'s log file. On timeout, cancellation
@@ -34,7 +69,7 @@ export async function runProcess(
   capture: OutputCapture,
 ): Promise<ProcessOutcome> {
   const started = performance.now();
-  const [program, ...args] = spec.argv;
+  const [program, ...args] = await withPriority(spec.argv, spec.priority);
   const tree = new RunTree();
   // Imported on the first run, not at start-up: the server must answer tools/list quickly.
   const { execa } = await import('execa');
@@ -55,6 +90,7 @@ export async function runProcess(
   let timedOut = false;
   let cancelled = false;
   tree.started(child.pid);
+  if (spec.priority === 'background') lowerSessionPriority(child.pid);
   // Descendants seen while the run lasts, for any that clear their environment (and so the run's cookie).
   const watch = setInterval(() => void tree.observe(), WATCH_MS);
   const kill = (signal: NodeJS.Signals) => tree.kill(signal);

@@ -1,19 +1,31 @@
 import os from 'node:os';
 
+/** The Player's run (and gates) the caller waits for, or trusted runs that go beside it. */
+export type RunPriority = 'foreground' | 'background';
+
 /**
- * Bounds concurrent test runs: runs on different worktrees proceed in parallel up to `limit` (default: the
- * number of CPUs); two runs on the same worktree always wait for each other, since they share its files.
+ * Bounds concurrent test runs: runs on different worktrees proceed in parallel up to `limit` (default:
+ * the number of CPUs) per priority; two runs on the same worktree always wait for each other, since
+ * they share its files. Background runs start at a lower CPU priority (src/runner/execute.ts), so they
+ * take the cores a foreground run leaves idle (while its tests sleep or wait, or once it has ended)
+ * without slowing it: an approval's trusted runs then finish beside the Player's run, not after it.
  */
 export class RunQueue {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly pools: Record<RunPriority, { active: number; waiting: (() => void)[] }> = {
+    foreground: { active: 0, waiting: [] },
+    background: { active: 0, waiting: [] },
+  };
   private readonly perWorktree = new Map<string, Promise<unknown>>();
 
   constructor(private readonly limit = os.availableParallelism()) {}
 
-  run<T>(worktree: string, work: () => Promise<T>): Promise<T> {
+  run<T>(
+    worktree: string,
+    work: () => Promise<T>,
+    priority: RunPriority = 'foreground',
+  ): Promise<T> {
     const previous = this.perWorktree.get(worktree) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.withSlot(work));
+    const next = previous.catch(() => undefined).then(() => this.withSlot(work, priority));
     const tail = next.catch(() => undefined);
     this.perWorktree.set(worktree, tail);
     void tail.then(() => {
@@ -22,14 +34,15 @@ export class RunQueue {
     return next;
   }
 
-  private async withSlot<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
+  private async withSlot<T>(work: () => Promise<T>, priority: RunPriority): Promise<T> {
+    const pool = this.pools[priority];
+    if (pool.active >= this.limit) await new Promise<void>((resolve) => pool.waiting.push(resolve));
+    pool.active++;
     try {
       return await work();
     } finally {
-      this.active--;
-      this.waiting.shift()?.();
+      pool.active--;
+      pool.waiting.shift()?.();
     }
   }
 }

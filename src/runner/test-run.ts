@@ -11,6 +11,7 @@ import { runSandboxed, type SandboxInForce } from '../sandbox/run.js';
 import { buildInvocation } from './invocation.js';
 import { declaredPackageManager, userScriptShell } from './package-manager.js';
 import { OutputCapture } from './output-capture.js';
+import type { RunPriority } from './run-queue.js';
 import { classifyFailure } from './classify.js';
 import { decideStatus } from './outcome.js';
 import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
@@ -52,6 +53,8 @@ export interface TestRunSpec {
   /** Paths in `cwd` the run may read but not write (the base's tests in a trusted snapshot). */
   readOnly?: string[];
   signal?: AbortSignal;
+  /** A trusted run beside the Player's: at a lower CPU priority (src/runner/run-queue.ts). */
+  priority?: RunPriority;
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
   /**
@@ -155,6 +158,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
                 env: invocation.env,
                 timeoutMs: spec.timeoutMs,
                 signal: spec.signal,
+                priority: spec.priority,
                 // The runner writes its report here; the server reads it at the same path.
                 isolation: {
                   policy: spec.sandbox,
@@ -290,6 +294,7 @@ async function rebuildIfStale(
       env: spec.environment.env,
       timeoutMs: spec.timeoutMs,
       signal: spec.signal,
+      priority: spec.priority,
       isolation: { policy: spec.sandbox, loginShell: spec.loginShell },
     },
     capture,
