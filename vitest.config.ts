@@ -31,6 +31,20 @@ function skipPythonShims(): void {
 skipPythonShims();
 
 /**
+ * Where the machine sets NODE_EXTRA_CA_CERTS (here, to the system's 220 KB bundle, for a TLS proxy),
+ * every node start parses that bundle: about 90 ms of CPU, five times a bare start, and the suite
+ * starts some 2,000 node processes (servers, agents, the test projects' runners) that never open a
+ * TLS connection. It is kept aside for the few that download (tests/helpers/network.ts).
+ */
+function setExtraCaCertsAside(): void {
+  const bundle = process.env.NODE_EXTRA_CA_CERTS;
+  if (!bundle) return;
+  process.env.COACHGATE_TEST_EXTRA_CA_CERTS = bundle;
+  delete process.env.NODE_EXTRA_CA_CERTS;
+}
+setExtraCaCertsAside();
+
+/**
  * The slow real-runner tests (trusted evaluations, the loop CLIs, runners' reports, run_independent_tests
  * through every runner, the sandbox's attack payloads, the dashboard in a real browser): `npm run test:integration`, which CI runs too. They are matched by folder and
  * name, so a new test in those places lands here without a list to keep.

@@ -17,6 +17,7 @@ import { nodeModulesProblems } from '../../src/evaluation/node-modules-integrity
 import { taskStateDirectory } from '../../src/records/state-directory.js';
 import { filesHashed } from '../../src/repo/file-digest.js';
 import { nodeModulesContent } from '../../src/repo/node-modules.js';
+import { networkEnv } from '../helpers/network.js';
 
 /**
  * The borrowed node_modules verified by content (issue 28, items 3 and 4): real `npm ci` of chai
@@ -47,7 +48,7 @@ const npm = (dir: string, ...args: string[]) =>
   execFileSync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+    env: { ...networkEnv(), npm_config_update_notifier: 'false' },
   });
 
 /**

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { networkEnv } from './network.js';
 
 const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE = path.join(REPOSITORY_ROOT, '.tmp', 'runners');
@@ -98,7 +99,7 @@ export function installedPackage(name: string, version: string): string {
     ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, npm_config_update_notifier: 'false' },
+      env: { ...networkEnv(), npm_config_update_notifier: 'false' },
       timeout: 300_000,
     },
   );
