@@ -1,6 +1,6 @@
 import { assertTaskId } from '../core/task-id.js';
 import { CallerError } from '../core/errors.js';
-import { assertRepository, hasCommit, type BaseCommit } from '../repo/git.js';
+import { assertWorkTreeRoot, hasCommit, type BaseCommit } from '../repo/git.js';
 import { loadTrustedConfig, type TrustedConfig } from '../repo/trusted-config.js';
 import { moveTaskStateAside } from '../records/state-directory.js';
 import { readPinnedBase, writePinnedBase, type PinnedBase } from '../records/pinned-base.js';
@@ -23,7 +23,8 @@ export async function openRepository(
   worktree: string,
   baseRef?: string,
 ): Promise<TrustedConfig & { worktree: string }> {
-  await assertRepository(worktree);
+  // The base's resolution reads HEAD, and fails as assertRepository would when there is none.
+  await assertWorkTreeRoot(worktree);
   return { worktree, ...(await loadTrustedConfig(worktree, baseRef)) };
 }
 

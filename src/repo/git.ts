@@ -106,13 +106,23 @@ export async function gitForCheckout(worktree: string): Promise<SimpleGit> {
 
 /** Fails with a clear message unless `worktree` is the top of a git work tree with at least one commit. */
 export async function assertRepository(worktree: string): Promise<void> {
+  // Side by side, and the root check's error first: a former repository has no HEAD either.
   const [, head] = await Promise.all([assertWorkTreeRoot(worktree), commitOf(worktree, 'HEAD')]);
-  if (!head) {
-    throw new CallerError(
-      `${worktree} has no commits yet.`,
-      'Commit the task files and configuration first; the first commit is the trusted base.',
-    );
-  }
+  if (!head) throw noCommits(worktree);
+}
+
+/** The commit HEAD names; a clear error when there is none yet. */
+async function headCommit(worktree: string): Promise<string> {
+  const head = await commitOf(worktree, 'HEAD');
+  if (!head) throw noCommits(worktree);
+  return head;
+}
+
+function noCommits(worktree: string): CallerError {
+  return new CallerError(
+    `${worktree} has no commits yet.`,
+    'Commit the task files and configuration first; the first commit is the trusted base.',
+  );
 }
 
 /**
@@ -144,7 +154,10 @@ export async function assertWorkTreeRoot(worktree: string): Promise<void> {
   if (stamp) checkedRoots.set(worktree, stamp);
 }
 
-/** The trusted base: explicit ref, else merge-base of HEAD with the default branch, else HEAD. */
+/**
+ * The trusted base: explicit ref, else merge-base of HEAD with the default branch, else HEAD. Fails
+ * as {@link assertRepository} does when HEAD names no commit.
+ */
 export async function resolveBase(worktree: string, ref?: string): Promise<BaseCommit> {
   if (ref) {
     if (ref.startsWith('-'))
@@ -160,16 +173,13 @@ export async function resolveBase(worktree: string, ref?: string): Promise<BaseC
       );
     return { commit, source: `ref ${ref}` };
   }
-  const [head, branches] = await Promise.all([
-    commitOf(worktree, 'HEAD'),
-    defaultBranches(worktree),
-  ]);
+  const [head, branches] = await Promise.all([headCommit(worktree), defaultBranches(worktree)]);
   for (const [branch, tip] of branches) {
     // Unrelated histories have none: try the next candidate, then fall back to HEAD.
-    const commit = await mergeBase(worktree, head!, tip);
+    const commit = await mergeBase(worktree, head, tip);
     if (commit) return { commit, source: `merge-base HEAD ${branch}` };
   }
-  return { commit: head!, source: 'HEAD' };
+  return { commit: head, source: 'HEAD' };
 }
 
 /** The default branches that exist, in DEFAULT_BRANCHES order, with their commits: one git call. */

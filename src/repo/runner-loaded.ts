@@ -238,6 +238,9 @@ async function fingerprint(file: string): Promise<string> {
 
 /** Worktree-relative path of `.git/info/exclude` (in the common git dir for a linked worktree). */
 export async function excludeFile(worktree: string): Promise<string> {
+  // A repository's own .git directory holds it; only a linked worktree's .git file points elsewhere.
+  const entry = await lstat(path.join(worktree, '.git')).catch(() => undefined);
+  if (entry?.isDirectory()) return path.join('.git', 'info', 'exclude');
   const file = (await gitQuery(worktree, ['rev-parse', '--git-path', 'info/exclude'])).trim();
   return path.relative(worktree, path.resolve(worktree, file));
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -137,5 +138,16 @@ describe('roots and path safety', () => {
     await close();
     rmSync(plain, { recursive: true, force: true });
     expect(textOf(result)).toMatch(/is not a git repository/);
+  });
+
+  it('refuses a repository with no commit yet, saying what to commit', async () => {
+    const fresh = mkdtempSync(path.join(os.tmpdir(), 'coachgate-fresh-'));
+    execFileSync('git', ['init', '-q'], { cwd: fresh });
+    const { client, close } = await connect({ roots: [fresh] });
+    const result = await callTool(client, 'load_task', { worktree: fresh, task_id: 'TASK-001' });
+    await close();
+    rmSync(fresh, { recursive: true, force: true });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/has no commits yet\. Commit the task files/);
   });
 });
