@@ -1,14 +1,13 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { SimpleGit } from 'simple-git';
 import { CallerError } from '../core/errors.js';
 import { quotePrefix } from '../core/quote.js';
 import { readOnceAtCommit } from './commit-reads.js';
+import { queryFile } from './query-process.js';
 
 export interface BaseCommit {
   commit: string;
@@ -20,7 +19,6 @@ export interface BaseCommit {
 const PARALLEL_READS = 16;
 
 const DEFAULT_BRANCHES = ['main', 'master', 'origin/main', 'origin/master'];
-const execFileAsync = promisify(execFile);
 
 /** simple-git is required on first use (its CommonJS build loads synchronously), not at start-up. */
 function loadSimpleGit(): typeof import('simple-git').simpleGit {
@@ -74,11 +72,8 @@ export async function gitQuery(worktree: string, args: string[]): Promise<string
     '-c',
     pair,
   ]);
-  const { stdout } = await execFileAsync('git', [...config, ...args], {
-    cwd: worktree,
-    encoding: 'utf8',
-    maxBuffer: 1024 * 1024 * 1024,
-  });
+  // From a small helper process: a spawn from the server forks all of its memory.
+  const { stdout } = await queryFile('git', [...config, ...args], worktree);
   return stdout;
 }
 

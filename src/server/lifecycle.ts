@@ -1,4 +1,5 @@
 import { stopTreeRuns } from '../evaluation/early-runs.js';
+import { stopQueryProcess } from '../repo/query-process.js';
 import { killAllRuns } from '../runner/process-tree.js';
 
 /** What ended the server; signals exit with 128 + the signal number, as shells report them. */
@@ -29,6 +30,7 @@ export function stopOnHostExit(log: (line: string) => void): (reason: StopReason
       log(
         `coachgate: stopping (${reason})${killed > 0 ? `; killed ${killed} running test run(s)` : ''}`,
       );
+      stopQueryProcess();
       process.exit(EXIT_CODES[reason]);
     })());
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
