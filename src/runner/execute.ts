@@ -36,7 +36,7 @@ const BACKGROUND_NICENESS = '10';
  * Linux's autogroup scheduling shares the CPU between sessions first, and every run is a session of
  * its own (`detached`): a nice value inside one only ranks its own processes. The session's niceness
  * is set here, for every process in it, those already forked too. Kernels without autogroup have no
- * such file, and the `nice` above does the work.
+ * such file, and the `nice` prefix ({@link withPriority}) does the work.
  */
 function lowerSessionPriority(pid: number | undefined): void {
   if (process.platform !== 'linux' || pid === undefined) return;

@@ -8,7 +8,7 @@ export type RunPriority = 'foreground' | 'background';
  * the number of CPUs) per priority; two runs on the same worktree always wait for each other, since
  * they share its files. Background runs start at a lower CPU priority (src/runner/execute.ts), so they
  * take the cores a foreground run leaves idle (while its tests sleep or wait, or once it has ended)
- * without slowing it: an approval's trusted runs then finish beside the Player's run, not after it.
+ * rather than its own: an approval's trusted runs then finish beside the Player's run, not after it.
  */
 export class RunQueue {
   private readonly pools: Record<RunPriority, { active: number; waiting: (() => void)[] }> = {
