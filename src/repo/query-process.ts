@@ -11,7 +11,9 @@ import { promisify } from 'node:util';
  *
  * The helper is started on the first query (never before `tools/list` is answered), holds no
  * reference that keeps the server alive while idle, and is started again if it dies; a query it
- * cannot take runs as a direct spawn.
+ * cannot take runs as a direct spawn. Neither it nor its queries go through the sandbox: it is the
+ * server's own program, and it runs only what the server asks (git, with every setting that could
+ * run a program of the repository's overridden: src/repo/git.ts), never worktree or snapshot code.
  */
 
 export interface QueryResult {
