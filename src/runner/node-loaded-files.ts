@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { MOCHA_PROGRAM, requireFlag } from './harness-guard.js';
 
 const RECORDER_FILE = 'coachgate-node-loaded.cjs';
-const HOOKS_FILE = 'coachgate-node-loaded-hooks.mjs';
 const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
 
 /**
@@ -12,14 +11,16 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  * of the Player's changed files the tests ran (an evaluation must not approve code the trusted runs
  * never took: src/evaluation/evaluate.ts). pytest's reporter lists `sys.modules`; node has no such
  * list, so a module loaded first in every node process of the run (`--require` through
- * NODE_OPTIONS, as the harness guard is) records them: ES modules through a loader hook
- * (`module.registerHooks` where Node has it, else `module.register`, whose hooks run on a thread of
- * their own), CommonJS ones from the require cache when the process exits. jest compiles each
- * module of a test file itself (`vm.compileFunction` or a `vm.Script`, with the file's name), so in
- * jest's processes that is what it records. It arms only in test processes: `node --test` children
- * (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is the runner's own file,
- * its `.bin` link, or a jest worker); npm, tsc and the other programs of the run load it and do
- * nothing. Each process appends to a list of its own in the report directory.
+ * NODE_OPTIONS, as the harness guard is) lists them when the process exits: CommonJS ones from the
+ * require cache, ES modules from V8's best-effort coverage (the loader's module map holds every
+ * module's script for the life of the process, so the coverage names each one). A loader hook
+ * would see the same modules, but costs every load, and on Node 20 a thread of its own (about 75 ms
+ * of CPU per test file); the coverage costs a few milliseconds, once. jest compiles each module of a
+ * test file itself (`vm.compileFunction` or a `vm.Script`, with the file's name), so in jest's
+ * processes that is what it records. It arms only in test processes: `node --test` children (node
+ * sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is the runner's own file, its
+ * `.bin` link, or a jest worker); npm, tsc and the other programs of the run load it and do nothing.
+ * Each process appends to a list of its own in the report directory.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
@@ -28,10 +29,12 @@ const jest = /\/jest-worker\/|\/jest(-cli)?\/bin\/jest(\.js)?$|\/\.bin\/jest$/.t
 if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) {
   const { appendFileSync } = require('node:fs');
   const Module = require('node:module');
-  const { register, registerHooks } = Module;
   const { pathToFileURL } = require('node:url');
   const list = require('node:path').join(__dirname, 'loaded-' + process.pid + '.txt');
-  const own = (url) => url.startsWith('file:') && !url.includes('/node_modules/');
+  // Not coachgate's own preloads, which sit beside the list.
+  const ours = pathToFileURL(__dirname).href + '/';
+  const own = (url) =>
+    url.startsWith('file:') && !url.includes('/node_modules/') && !url.startsWith(ours);
   if (jest) {
     // jest compiles every module of a test file itself, in its own context, so no loader sees
     // them: through vm.compileFunction from jest 30, a vm.Script before.
@@ -52,39 +55,30 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
         note(options);
       }
     };
-  } else if (registerHooks) {
-    registerHooks({
-      load(url, context, next) {
-        if (own(url)) appendFileSync(list, url + '\n');
-        return next(url, context);
-      },
-    });
-  } else if (register) {
-    register(pathToFileURL(require('node:path').join(__dirname, '${HOOKS_FILE}')), {
-      data: { list: pathToFileURL(list).href },
-    });
   }
+  const esModules = () => {
+    let urls = [];
+    try {
+      const session = new (require('node:inspector').Session)();
+      session.connect();
+      session.post('Profiler.enable');
+      // An in-process session answers at once.
+      session.post('Profiler.getBestEffortCoverage', (error, coverage) => {
+        if (!error) urls = coverage.result.map((script) => script.url).filter(own);
+      });
+      session.disconnect();
+    } catch {
+      // A node built without the inspector: CommonJS modules only.
+    }
+    return urls;
+  };
   process.on('exit', () => {
-    // Not coachgate's own preloads, which sit beside the list.
-    const files = Object.keys(Module._cache).filter(
-      (file) => !file.includes('/node_modules/') && !file.startsWith(__dirname),
-    );
-    if (files.length > 0) appendFileSync(list, files.join('\n') + '\n');
+    const files = Object.keys(Module._cache)
+      .map((file) => pathToFileURL(file).href)
+      .filter(own);
+    const loaded = [...new Set([...files, ...esModules()])];
+    if (loaded.length > 0) appendFileSync(list, loaded.join('\n') + '\n');
   });
-}
-`;
-
-/** The off-thread hooks of `module.register` (Node 20.6 to 22.14): append each module loaded. */
-const HOOKS_SOURCE = String.raw`// coachgate: which ES modules the tests load.
-import { appendFileSync } from 'node:fs';
-let list;
-export function initialize(data) {
-  list = new URL(data.list);
-}
-export async function load(url, context, next) {
-  if (list && url.startsWith('file:') && !url.includes('/node_modules/'))
-    appendFileSync(list, url + '\n');
-  return next(url, context);
 }
 `;
 
@@ -140,7 +134,6 @@ const LIST_BYTES = 16 * 1024 * 1024;
 export async function writeNodeLoadedRecorder(reportDirectory: string): Promise<string[]> {
   const files = [
     [path.join(reportDirectory, RECORDER_FILE), RECORDER_SOURCE],
-    [path.join(reportDirectory, HOOKS_FILE), HOOKS_SOURCE],
     [path.join(reportDirectory, VITEST_REPORTER_FILE), VITEST_REPORTER_SOURCE],
   ] as const;
   await Promise.all(files.map(([file, source]) => writeFile(file, source)));

@@ -13,8 +13,8 @@ import { nodeHarnessGuardFlag, writeHarnessGuards } from '../../src/runner/harne
 import type { TestCommand } from '../../src/runner/detect.js';
 
 /**
- * The recorder in real node processes (on Node 20 through `module.register`; the node-versions CI
- * step runs this file on 22 and 24, where `module.registerHooks` does it in-process).
+ * The recorder in real node processes (the node-versions CI step runs this file on Node 22 and 24
+ * too, where V8's coverage may name scripts differently).
  */
 let project: string;
 let reports: string;
@@ -61,6 +61,23 @@ describe('the node loaded-file recorder', () => {
       'app/plugins/upper.js',
       'app/registry.js',
       'test/registry.test.js',
+    ]);
+  });
+
+  it('lists an ES module the test no longer holds, after the collector has run', async () => {
+    // The list is read from V8's coverage at exit: a module's script must outlive every reference.
+    write({
+      'package.json': '{"type": "module"}',
+      'app/constants.js': 'export const limit = 3;\n',
+      'test/limit.test.js': [
+        "import test from 'node:test';",
+        "test('limit', async () => { await import('../app/constants.js'); for (let i = 0; i < 5; i += 1) gc(); });",
+      ].join('\n'),
+    });
+    run([process.execPath, '--expose-gc', '--test']);
+    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+      'app/constants.js',
+      'test/limit.test.js',
     ]);
   });
 
