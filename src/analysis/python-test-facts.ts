@@ -30,13 +30,14 @@ export async function extractPythonTestFacts(
       scanTestFactsByLine(file.path, file.text, `${python} was not found`),
     );
   const { execa } = await import('execa');
-  // The interpreter may be a worktree virtualenv's, whose .pth files run at start-up: sandboxed like a
-  // test run, in a private directory, with -I so neither the current directory nor PYTHON* variables
-  // can put the Player's modules in front of the standard library.
+  // The interpreter may be a worktree virtualenv's: sandboxed like a test run, in a private
+  // directory, with -I so neither the current directory nor PYTHON* variables can put the Player's
+  // modules in front of the standard library, and -S so no .pth file of its site-packages runs (the
+  // script needs the standard library only; python starts in 15 ms instead of 70 ms here).
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-ast-'));
   try {
     const command = await sandboxedCommand(
-      [python, '-I', '-c', PYTHON_TEST_FACTS_SCRIPT],
+      [python, '-I', '-S', '-c', PYTHON_TEST_FACTS_SCRIPT],
       scratch,
       { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
       { policy },

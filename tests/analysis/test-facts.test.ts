@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   collectIntegrityFacts,
@@ -7,6 +11,7 @@ import {
 } from '../../src/analysis/test-facts.js';
 import { DEFAULT_SANDBOX_POLICY } from '../../src/core/sandbox-policy.js';
 import type { FileVersions } from '../../src/core/integrity.js';
+import { serverPython } from '../../src/runner/pyenv.js';
 
 /** As a repository without a sandbox setting gets them: the default policy. */
 const extract = (files: SourceFile[], options: Partial<TestFactsOptions> = {}) =>
@@ -119,6 +124,34 @@ describe('Python test facts', () => {
       tests: [{ name: 'test_broken', line: 1, assertions: 0 }],
       skips: [{ line: 2, marker: 'pytest.skip', test: 'test_broken' }],
     });
+  });
+
+  it("runs no .pth file of the interpreter's site-packages (a worktree virtualenv's)", async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'coachgate-facts-venv-'));
+    try {
+      execFileSync(await serverPython(), ['-m', 'venv', '--without-pip', path.join(home, 'venv')]);
+      const python = path.join(home, 'venv', 'bin', 'python');
+      const sitePackages = execFileSync(python, [
+        '-c',
+        'import site; print(site.getsitepackages()[0])',
+      ])
+        .toString()
+        .trim();
+      // Run at start-up, it would spoil the helper's answer and so every fact.
+      writeFileSync(path.join(sitePackages, 'planted.pth'), 'import sys; print("planted")\n');
+      expect(execFileSync(python, ['-I', '-c', 'pass']).toString()).toContain('planted');
+      // The venv lives under the temp directory, which the sandbox replaces with its own.
+      const facts = await extract(
+        [{ path: 'tests/test_ok.py', text: code('def test_ok():', '    assert 1') }],
+        {
+          python,
+          sandbox: { mode: 'off', network: 'none' },
+        },
+      );
+      expect(facts.get('tests/test_ok.py')?.parser).toBe('python_ast');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 
