@@ -9,7 +9,7 @@ import { linksIntoStore } from '../repo/runner-loaded.js';
 import { describeTampering, type Tampering } from '../records/mirrored.js';
 import type { JsonFile } from '../records/files.js';
 import { latestRun } from '../records/runs.js';
-import { integrityAgainstBase } from './check-test-integrity.js';
+import { integrityAgainstBase, type IntegrityReport } from './check-test-integrity.js';
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
 import { validateRequirements, type RequirementsValidation } from './validate-requirements.js';
@@ -20,6 +20,14 @@ export interface EvaluatedRun {
   run_id: string;
   tree: string;
   result: Evaluation;
+  /** The approval's checks of the same tree, made while the trusted runs were awaited. */
+  checks: TreeChecks;
+}
+
+/** What an approval reads of the worktree besides its runs. */
+interface TreeChecks {
+  integrity: IntegrityReport;
+  links: string[];
 }
 
 /** Everything a verdict is decided on, gathered in one place. */
@@ -60,18 +68,30 @@ export async function evaluateLatestRun(
   const { worktree, taskId, config } = scope;
   const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
   if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
-  const result = await evaluateCandidate({
-    worktree,
-    taskId,
-    baseCommit: scope.base.commit,
-    config,
-    candidateTests: run.value.tests,
-    candidateLoaded: run.value.changed_files_loaded,
-    tree,
-    acknowledgedPaths,
-    ...options,
-  });
-  return { run_id: run.value.run_id, tree, result };
+  const [result, checks] = await Promise.all([
+    evaluateCandidate({
+      worktree,
+      taskId,
+      baseCommit: scope.base.commit,
+      config,
+      candidateTests: run.value.tests,
+      candidateLoaded: run.value.changed_files_loaded,
+      tree,
+      acknowledgedPaths,
+      ...options,
+    }),
+    // Mostly waiting for the trusted runs to end: the checks go in that wait, not after it.
+    treeChecks(scope),
+  ]);
+  return { run_id: run.value.run_id, tree, result, checks };
+}
+
+async function treeChecks(scope: TaskScope): Promise<TreeChecks> {
+  const [integrity, links] = await Promise.all([
+    integrityAgainstBase(scope, scope.taskId),
+    linksIntoStore(scope.worktree),
+  ]);
+  return { integrity, links };
 }
 
 /**
@@ -121,10 +141,10 @@ export async function gatherVerdictEvidence(
     requirements,
   };
   if (request.decision !== 'approve') return evidence;
-  const [gates, integrity, links] = await Promise.all([
+  // An evaluation counts only for the current tree, and its checks were made of that same tree.
+  const [gates, { integrity, links }] = await Promise.all([
     verifyQualityGates(scope, report),
-    integrityAgainstBase(scope, taskId),
-    linksIntoStore(worktree),
+    evaluation && evaluated ? evaluated.checks : treeChecks(scope),
   ]);
   evidence.approval = {
     task_status: request.task_status,
