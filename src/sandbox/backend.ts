@@ -20,6 +20,11 @@ export interface SandboxBackend {
   reason: string;
   /** The argv that runs `argv` confined; undefined for `none`. */
   command?: (argv: string[], request: SandboxRequest, exposure: Exposure) => string[];
+  /**
+   * The command is the child of a PID namespace's init: by the time it has exited, the kernel has
+   * killed every process left in the namespace, double-forked daemons included.
+   */
+  pidNamespace?: true;
 }
 
 export const INSTALL_ADVICE =
@@ -70,6 +75,7 @@ async function probeBubblewrap(): Promise<SandboxBackend> {
     name: 'bubblewrap',
     reason: `${bwrap} works (own PID, IPC and network namespaces)`,
     command: (argv, request, exposure) => bubblewrapArgs(bwrap, argv, request, exposure),
+    pidNamespace: true,
   };
 }
 

@@ -48,6 +48,8 @@ export interface SandboxedCommand {
   argv: string[];
   env: Record<string, string>;
   sandbox: SandboxInForce;
+  /** As the backend's: nothing of the run outlives it (see {@link ProcessSpec}). */
+  pidNamespace?: true;
 }
 
 /** The argv and environment that run `argv` in `cwd` under `isolation`. */
@@ -96,6 +98,7 @@ export async function sandboxedCommand(
     argv: backend.command(argv, request, exposureFor(request, env)),
     env: { ...withoutServerSecrets(env), ...isolation.grant },
     sandbox: { backend: backend.name, mode: policy.mode, network },
+    ...(backend.pidNamespace ? { pidNamespace: true as const } : {}),
   };
 }
 
@@ -126,7 +129,10 @@ export async function runSandboxed(
       sandbox: command.sandbox,
     };
   if (command.sandbox.warning) capture.write(`[coachgate] ${command.sandbox.warning}\n`);
-  const outcome = await runProcess({ ...spec, argv: command.argv, env: command.env }, capture);
+  const outcome = await runProcess(
+    { ...spec, argv: command.argv, env: command.env, pidNamespace: command.pidNamespace },
+    capture,
+  );
   return { ...outcome, sandbox: command.sandbox };
 }
 

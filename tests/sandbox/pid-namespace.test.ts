@@ -1,0 +1,60 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OutputCapture } from '../../src/runner/output-capture.js';
+import { runSandboxed } from '../../src/sandbox/run.js';
+import { bwrapUsable } from '../helpers/bubblewrap.js';
+
+const scratch: string[] = [];
+afterEach(() => scratch.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const temporary = (prefix: string) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+};
+
+/** Processes on this machine whose command line holds `marker`. */
+function processesWith(marker: string): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false; // gone meanwhile
+      }
+    });
+}
+
+describe.skipIf(!bwrapUsable)(
+  "a sandboxed run's own PID namespace (skipped: no usable bwrap)",
+  () => {
+    it('leaves nothing running when the run returns: a daemon that cleared its environment is gone at once', async () => {
+      // The server does not search the machine after a sandboxed run: the kernel's kill of the
+      // namespace is what this checks, with no wait after the return.
+      const project = temporary('coachgate-daemon-');
+      const marker = `coachgate-daemon-${process.pid}-${Date.now()}`;
+      const daemon = `open('started', 'w').close(); import time; time.sleep(60)`;
+      const script = [
+        `(setsid env -i python3 -c "${daemon}" ${marker} &)`,
+        'while [ ! -e started ]; do sleep 0.05; done',
+      ].join('; ');
+      const capture = await OutputCapture.open(path.join(temporary('coachgate-log-'), 'run.log'));
+      const outcome = await runSandboxed(
+        {
+          argv: ['sh', '-c', script],
+          cwd: project,
+          env: { PATH: process.env.PATH ?? '', HOME: os.homedir() },
+          timeoutMs: 30_000,
+          isolation: { policy: { mode: 'required', network: 'none' }, writable: [project] },
+        },
+        capture,
+      );
+      await capture.close();
+      expect(outcome).toMatchObject({ exit_code: 0, sandbox: { backend: 'bubblewrap' } });
+      expect(existsSync(path.join(project, 'started'))).toBe(true);
+      expect(processesWith(marker)).toEqual([]);
+    });
+  },
+);
