@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Runner overhead: each suite run through coachgate's run_independent_tests action (detection, report
 // flags, output capture, tree fingerprints before and after, parsing) against the same command run raw,
-// in this same session. Best of 3 each, alternating, so machine load hits both sides alike.
+// in this same session. Raw and served runs alternate, so machine load hits both sides alike, and
+// each round's served run is compared with its own raw run: the median of those rounds is printed,
+// with their range (a best-of figure pairs a lucky raw run with an unlucky served one).
 // Targets: ≤ 1.05× on the 1 s pytest suite, ≤ +60 ms on the trivial suites, ≤ 1.10× on 2,000 tests.
-// Needs a build first: `npx tsc -p .`, then `node scripts/bench-runner.mjs`.
+// Needs a build first: `npx tsc -p .`, then `node scripts/bench-runner.mjs [--rounds=N] [filter]`
+// (default 7 rounds; `node scripts/bench-runner.mjs node` runs the suites whose name holds "node").
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +18,9 @@ import { initKey } from '../dist/records/keys.js';
 // As `coachgate serve` does at start: the runs are signed, and nothing creates the key on first use.
 await initKey();
 
-const RUNS = 3;
+const options = process.argv.slice(2);
+const ROUNDS = Number(options.map((arg) => /^--rounds=(\d+)$/.exec(arg)?.[1]).find(Boolean) ?? 7);
+const FILTER = options.find((arg) => !arg.startsWith('--')) ?? '';
 
 const SUITES = [
   {
@@ -88,29 +93,38 @@ async function servedRun(dir) {
   return performance.now() - start;
 }
 
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const range = (values, format) =>
+  `${format(median(values))} (${format(Math.min(...values))} to ${format(Math.max(...values))})`;
+
 const rows = [];
-for (const suite of SUITES) {
+for (const suite of SUITES.filter((each) => each.name.includes(FILTER))) {
   const dir = gitRepository(suite.files);
   try {
     rawRun(dir, suite.raw); // warm caches (imports, bytecode of the runner itself) for both sides
-    let raw = Infinity;
-    let served = Infinity;
-    for (let run = 0; run < RUNS; run += 1) {
-      raw = Math.min(raw, rawRun(dir, suite.raw));
-      served = Math.min(served, await servedRun(dir));
+    await servedRun(dir);
+    const raw = [];
+    const served = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      raw.push(rawRun(dir, suite.raw));
+      served.push(await servedRun(dir));
     }
+    const overhead = served.map((ms, round) => ms - raw[round]);
     rows.push({
       suite: suite.name,
-      'raw ms': Math.round(raw),
-      'served ms': Math.round(served),
-      ratio: `${(served / raw).toFixed(2)}×`,
-      'overhead ms': `+${Math.round(served - raw)}`,
+      'raw ms': Math.round(median(raw)),
+      'served ms': Math.round(median(served)),
+      ratio: range(
+        served.map((ms, round) => ms / raw[round]),
+        (ratio) => `${ratio.toFixed(2)}×`,
+      ),
+      'overhead ms': range(overhead, (ms) => `${ms < 0 ? '' : '+'}${Math.round(ms)}`),
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 console.log(
-  `Runner overhead, best of ${RUNS} (node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}):`,
+  `Runner overhead, medians of ${ROUNDS} alternating rounds (node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}):`,
 );
 console.table(rows);

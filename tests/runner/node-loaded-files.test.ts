@@ -13,8 +13,8 @@ import { nodeHarnessGuardFlag, writeHarnessGuards } from '../../src/runner/harne
 import type { TestCommand } from '../../src/runner/detect.js';
 
 /**
- * The recorder in real node processes (the node-versions CI step runs this file on Node 22 and 24
- * too, where V8's coverage may name scripts differently).
+ * The recorder in real node processes: on Node 20 it reads V8's coverage at exit; the node-versions
+ * CI step runs this file on 22 and 24 too, where `module.registerHooks` sees each load.
  */
 let project: string;
 let reports: string;
@@ -65,7 +65,7 @@ describe('the node loaded-file recorder', () => {
   });
 
   it('lists an ES module the test no longer holds, after the collector has run', async () => {
-    // The list is read from V8's coverage at exit: a module's script must outlive every reference.
+    // Where it comes from V8's coverage at exit, a module's script must outlive every reference.
     write({
       'package.json': '{"type": "module"}',
       'app/constants.js': 'export const limit = 3;\n',
