@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { RunTree } from './process-tree.js';
 import type { OutputCapture } from './output-capture.js';
 import { findOnPath } from './platform.js';
@@ -38,19 +38,24 @@ const WATCH_MS = 250;
 /** A background run's niceness: a foreground run beside it keeps its core. */
 const BACKGROUND_NICENESS = '10';
 
+/** Linux's autogroup scheduling: the CPU is shared between sessions first. */
+const AUTOGROUPS = process.platform === 'linux' && existsSync('/proc/self/autogroup');
+
 /**
- * Linux's autogroup scheduling shares the CPU between sessions first, and every run is a session of
- * its own (`detached`): a nice value inside one only ranks its own processes. The session's niceness
- * is set here, for every process in it, those already forked too. Kernels without autogroup have no
- * such file, and the `nice` prefix ({@link withPriority}) does the work.
+ * With autogroups a nice value ranks processes only within their session, and every run is a
+ * session of its own (`detached`, and bubblewrap's `--new-session` inside the sandbox). So a
+ * background run's command starts behind a shell that lowers its session, for every process in it,
+ * from the command's first instruction on. It is applied to the command that runs inside the
+ * sandbox, after bubblewrap's own new session. Without CAP_SYS_ADMIN the kernel takes one such
+ * write per 100 ms on the whole machine (EAGAIN otherwise), and trusted runs start together: the
+ * shell tries again, ten times at most, 30 ms apart. A kernel without autogroups has no such file,
+ * and `nice` ({@link withPriority}) does the work.
  */
-function lowerSessionPriority(pid: number | undefined): void {
-  if (process.platform !== 'linux' || pid === undefined) return;
-  try {
-    writeFileSync(`/proc/${pid}/autogroup`, BACKGROUND_NICENESS);
-  } catch {
-    // No autogroup (or the run already ended): nice alone ranks the run.
-  }
+export function inLoweredSession(argv: string[], priority: RunPriority | undefined): string[] {
+  if (priority !== 'background' || !AUTOGROUPS) return argv;
+  const lower = `{ echo ${BACKGROUND_NICENESS} > /proc/self/autogroup; } 2>/dev/null`;
+  const script = `i=0; until ${lower} || [ $i -ge 10 ]; do i=$((i + 1)); sleep 0.03; done; exec "$@"`;
+  return ['/bin/sh', '-c', script, 'sh', ...argv];
 }
 
 /**
@@ -96,7 +101,6 @@ export async function runProcess(
   let timedOut = false;
   let cancelled = false;
   tree.started(child.pid);
-  if (spec.priority === 'background') lowerSessionPriority(child.pid);
   // Descendants seen while the run lasts, for any that clear their environment (and so the run's cookie).
   const watch = setInterval(() => void tree.observe(), WATCH_MS);
   const kill = (signal: NodeJS.Signals) => tree.kill(signal);

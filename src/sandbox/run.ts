@@ -1,6 +1,11 @@
 import { CallerError } from '../core/errors.js';
 import { findOnPath } from '../runner/platform.js';
-import { runProcess, type ProcessOutcome, type ProcessSpec } from '../runner/execute.js';
+import {
+  inLoweredSession,
+  runProcess,
+  type ProcessOutcome,
+  type ProcessSpec,
+} from '../runner/execute.js';
 import type { OutputCapture } from '../runner/output-capture.js';
 import { detectSandbox, INSTALL_ADVICE, type BackendName } from './backend.js';
 import { exposureFor, type SandboxRequest } from './exposure.js';
@@ -110,10 +115,16 @@ export async function runSandboxed(
   spec: ProcessSpec & { isolation: Isolation },
   capture: OutputCapture,
 ): Promise<ProcessOutcome & { sandbox: SandboxInForce }> {
-  const command = await sandboxedCommand(spec.argv, spec.cwd, spec.env, spec.isolation);
+  const command = await sandboxedCommand(
+    inLoweredSession(spec.argv, spec.priority),
+    spec.cwd,
+    spec.env,
+    spec.isolation,
+  );
   const [program] = spec.argv;
-  // Inside bwrap a missing program is bwrap's own exit 1; looked up first, it is the spawn error a
-  // direct start would give (`spawn pnpm ENOENT`), which the failure classifier explains.
+  // Inside bwrap (or behind the lowering shell) a missing program is bwrap's own exit 1 or the
+  // shell's 127; looked up first, it is the spawn error a direct start would give (`spawn pnpm
+  // ENOENT`), which the failure classifier explains.
   if (
     command.argv !== spec.argv &&
     !program!.includes('/') &&
