@@ -6,13 +6,10 @@ import { OutputCapture } from '../../src/runner/output-capture.js';
 import { runSandboxed } from '../../src/sandbox/run.js';
 import { bwrapUsable } from '../helpers/bubblewrap.js';
 
-const scratch: string[] = [];
-afterEach(() => scratch.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-const temporary = (prefix: string) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-};
+const directories: string[] = [];
+afterEach(() =>
+  directories.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })),
+);
 
 /** Processes on this machine whose command line holds `marker`. */
 function processesWith(marker: string): string[] {
@@ -33,14 +30,15 @@ describe.skipIf(!bwrapUsable)(
     it('leaves nothing running when the run returns: a daemon that cleared its environment is gone at once', async () => {
       // The server does not search the machine after a sandboxed run: the kernel's kill of the
       // namespace is what this checks, with no wait after the return.
-      const project = temporary('coachgate-daemon-');
+      const project = mkdtempSync(path.join(os.tmpdir(), 'coachgate-daemon-'));
+      directories.push(project);
       const marker = `coachgate-daemon-${process.pid}-${Date.now()}`;
       const daemon = `open('started', 'w').close(); import time; time.sleep(60)`;
       const script = [
         `(setsid env -i python3 -c "${daemon}" ${marker} &)`,
         'while [ ! -e started ]; do sleep 0.05; done',
       ].join('; ');
-      const capture = await OutputCapture.open(path.join(temporary('coachgate-log-'), 'run.log'));
+      const capture = await OutputCapture.open(path.join(project, 'run.log'));
       const outcome = await runSandboxed(
         {
           argv: ['sh', '-c', script],
