@@ -54,7 +54,8 @@ const AUTOGROUPS = process.platform === 'linux' && existsSync('/proc/self/autogr
 export function inLoweredSession(argv: string[], priority: RunPriority | undefined): string[] {
   if (priority !== 'background' || !AUTOGROUPS) return argv;
   const lower = `{ echo ${BACKGROUND_NICENESS} > /proc/self/autogroup; } 2>/dev/null`;
-  const script = `i=0; until ${lower} || [ $i -ge 10 ]; do i=$((i + 1)); sleep 0.03; done; exec "$@"`;
+  const retry = 'i=$((i + 1)); sleep 0.03';
+  const script = `i=0; until ${lower} || [ $i -ge 10 ]; do ${retry}; done; exec "$@"`;
   return ['/bin/sh', '-c', script, 'sh', ...argv];
 }
 

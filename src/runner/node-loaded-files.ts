@@ -12,16 +12,16 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  * never took: src/evaluation/evaluate.ts). pytest's reporter lists `sys.modules`; node has no such
  * list, so a module loaded first in every node process of the run (`--require` through
  * NODE_OPTIONS, as the harness guard is) lists them when the process exits: CommonJS ones from the
- * require cache, ES modules as an in-process loader hook saw them load (`module.registerHooks`, Node
- * 22.15 and later). Where node has no such hook they come from V8's best-effort coverage, read once
- * at exit (the loader's module map holds every module's script for the life of the process, so the
- * coverage names each one): `module.register` would run its hooks on a thread of their own, about
- * 75 ms of CPU per test file on Node 20, where the coverage costs a few milliseconds. jest compiles
- * each module of a test file itself (`vm.compileFunction` or a `vm.Script`, with the file's name), so in jest's
- * processes that is what it records. It arms only in test processes: `node --test` children (node
- * sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is the runner's own file, its
- * `.bin` link, or a jest worker); npm, tsc and the other programs of the run load it and do nothing.
- * Each process appends to a list of its own in the report directory.
+ * require cache, ES modules as an in-process loader hook saw them load (`module.registerHooks`,
+ * Node 22.15 and later). Where node has no such hook they come from V8's best-effort coverage, read
+ * once at exit (the loader's module map holds every module's script for the life of the process,
+ * so the coverage names each one): `module.register` would run its hooks on a thread of their own,
+ * about 75 ms of CPU per test file on Node 20, where the coverage costs a few milliseconds. jest
+ * compiles each module of a test file itself (`vm.compileFunction` or a `vm.Script`, with the
+ * file's name), so in jest's processes that is what it records. It arms only in test processes:
+ * `node --test` children (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is
+ * the runner's own file, its `.bin` link, or a jest worker); npm, tsc and the other programs of the
+ * run load it and do nothing. Each process appends to a list of its own in the report directory.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
