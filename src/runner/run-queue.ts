@@ -6,7 +6,7 @@ export type RunPriority = 'foreground' | 'background';
 /**
  * Bounds concurrent test runs: runs on different worktrees proceed in parallel up to `limit` (default:
  * the number of CPUs) per priority; two runs on the same worktree always wait for each other, since
- * they share its files. Background runs start at a lower CPU priority (src/runner/execute.ts), so they
+ * they share its files. Background runs start at a lower CPU priority (src/runner/priority.ts), so they
  * take the cores a foreground run leaves idle (while its tests sleep or wait, or once it has ended)
  * rather than its own: an approval's trusted runs then finish beside the Player's run, not after it.
  */

@@ -1,11 +1,8 @@
 import { CallerError } from '../core/errors.js';
 import { findOnPath } from '../runner/platform.js';
-import {
-  inLoweredSession,
-  runProcess,
-  type ProcessOutcome,
-  type ProcessSpec,
-} from '../runner/execute.js';
+import { runProcess, type ProcessOutcome, type ProcessSpec } from '../runner/execute.js';
+import { withPriority } from '../runner/priority.js';
+import type { RunPriority } from '../runner/run-queue.js';
 import type { OutputCapture } from '../runner/output-capture.js';
 import { detectSandbox, INSTALL_ADVICE, type BackendName } from './backend.js';
 import { exposureFor, type SandboxRequest } from './exposure.js';
@@ -112,17 +109,22 @@ export async function sandboxedCommand(
  * or marked unsandboxed) and then run with the process-tree discipline of `runProcess`.
  */
 export async function runSandboxed(
-  spec: ProcessSpec & { isolation: Isolation },
+  spec: ProcessSpec & {
+    isolation: Isolation;
+    /** Background: the whole tree runs at a lower CPU priority (see src/runner/run-queue.ts). */
+    priority?: RunPriority;
+  },
   capture: OutputCapture,
 ): Promise<ProcessOutcome & { sandbox: SandboxInForce }> {
+  // Inside the sandbox, where bubblewrap's session is the one to lower.
   const command = await sandboxedCommand(
-    inLoweredSession(spec.argv, spec.priority),
+    await withPriority(spec.argv, spec.priority),
     spec.cwd,
     spec.env,
     spec.isolation,
   );
   const [program] = spec.argv;
-  // Inside bwrap (or behind the lowering shell) a missing program is bwrap's own exit 1 or the
+  // Inside bwrap (or behind `nice` and the lowering shell) a missing program is bwrap's own exit 1 or the
   // shell's 127; looked up first, it is the spawn error a direct start would give (`spawn pnpm
   // ENOENT`), which the failure classifier explains.
   if (

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { findOnPath } from './platform.js';
+import type { RunPriority } from './run-queue.js';
+
+/** A background run's niceness: a foreground run beside it keeps its core. */
+const BACKGROUND_NICENESS = '10';
+
+/** Linux's autogroup scheduling: the CPU is shared between sessions first. */
+const AUTOGROUPS = process.platform === 'linux' && existsSync('/proc/self/autogroup');
+
+let nice: Promise<string | undefined> | undefined;
+
+/**
+ * The command a background run starts, before it is sandboxed: the whole tree at a lower CPU
+ * priority from its first instruction on.
+ * - `nice` where the system has one (coreutils, BSD, busybox), found on the server's PATH. It runs
+ *   the program in its place (same pid), so every process of the tree inherits the priority;
+ *   setting it on the pid after the spawn would miss what the runner forked meanwhile.
+ * - With autogroups a nice value ranks processes only within their session, and every run is a
+ *   session of its own (`detached`, and bubblewrap's `--new-session` inside the sandbox). So a
+ *   shell in front lowers the session it runs in, for every process in it; inside the sandbox
+ *   that is bubblewrap's own new session. Without CAP_SYS_ADMIN the kernel takes one such write per
+ *   100 ms on the whole machine (EAGAIN otherwise), and trusted runs start together: the shell
+ *   tries again, ten times at most, 30 ms apart.
+ */
+export async function withPriority(
+  argv: string[],
+  priority: RunPriority | undefined,
+): Promise<string[]> {
+  if (priority !== 'background') return argv;
+  nice ??= findOnPath('nice', process.env);
+  const program = await nice;
+  const niced = program ? [program, '-n', BACKGROUND_NICENESS, ...argv] : argv;
+  if (!AUTOGROUPS) return niced;
+  const lower = `{ echo ${BACKGROUND_NICENESS} > /proc/self/autogroup; } 2>/dev/null`;
+  const retry = 'i=$((i + 1)); sleep 0.03';
+  const script = `i=0; until ${lower} || [ $i -ge 10 ]; do ${retry}; done; exec "$@"`;
+  return ['/bin/sh', '-c', script, 'sh', ...niced];
+}
