@@ -317,7 +317,10 @@ async function runIn(
 ): Promise<SnapshotRun & { timed_out: boolean; cancelled: boolean }> {
   const { request, selection } = prepared;
   // Each snapshot is its own directory, so the queue may run them side by side within its limit,
-  // in the background beside the Player's run.
+  // in the background beside the Player's run. Longest first: a run limited to the Player's test
+  // files is short, so it takes what the full runs leave, and they end sooner
+  // (src/runner/priority.ts).
+  const priority = command.files ? 'lowest' : 'background';
   return runQueue.run(
     snapshot.dir,
     async () => {
@@ -354,12 +357,12 @@ async function runIn(
         sandbox: effectivePolicy(request.config.coachgate.sandbox),
         ...(guard ? { readOnly: guard.readOnly } : {}),
         signal: hooks.signal,
-        priority: 'background',
+        priority,
         onProgress: hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
       });
       return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
     },
-    'background',
+    priority,
   );
 }
 

@@ -2,8 +2,16 @@ import { existsSync } from 'node:fs';
 import { findOnPath } from './platform.js';
 import type { RunPriority } from './run-queue.js';
 
-/** A background run's niceness: a foreground run beside it keeps its core. */
-const BACKGROUND_NICENESS = '10';
+/**
+ * Each lowered run's niceness. A foreground run beside a background one keeps its core. The
+ * lowest runs are short (limited to the Player's test files); beside the full trusted run they take
+ * about an eighth of a core it wants (the kernel's weights for nice 19 and 10 are 15 and 110), and
+ * all of one it leaves idle: the run an approval waits on longest gets the CPU first.
+ */
+const NICENESS: Record<Exclude<RunPriority, 'foreground'>, string> = {
+  background: '10',
+  lowest: '19',
+};
 
 /** Linux's autogroup scheduling: the CPU is shared between sessions first. */
 const AUTOGROUPS = process.platform === 'linux' && existsSync('/proc/self/autogroup');
@@ -11,8 +19,8 @@ const AUTOGROUPS = process.platform === 'linux' && existsSync('/proc/self/autogr
 let nice: Promise<string | undefined> | undefined;
 
 /**
- * The command a background run starts, before it is sandboxed: the whole tree at a lower CPU
- * priority from its first instruction on.
+ * The command a lowered run starts, before it is sandboxed: the whole tree at a lower CPU priority
+ * from its first instruction on.
  * - `nice` where the system has one (coreutils, BSD, busybox), found on the server's PATH. It runs
  *   the program in its place (same pid), so every process of the tree inherits the priority;
  *   setting it on the pid after the spawn would miss what the runner forked meanwhile.
@@ -27,12 +35,13 @@ export async function withPriority(
   argv: string[],
   priority: RunPriority | undefined,
 ): Promise<string[]> {
-  if (priority !== 'background') return argv;
+  if (priority === undefined || priority === 'foreground') return argv;
+  const niceness = NICENESS[priority];
   nice ??= findOnPath('nice', process.env);
   const program = await nice;
-  const niced = program ? [program, '-n', BACKGROUND_NICENESS, ...argv] : argv;
+  const niced = program ? [program, '-n', niceness, ...argv] : argv;
   if (!AUTOGROUPS) return niced;
-  const lower = `{ echo ${BACKGROUND_NICENESS} > /proc/self/autogroup; } 2>/dev/null`;
+  const lower = `{ echo ${niceness} > /proc/self/autogroup; } 2>/dev/null`;
   const retry = 'i=$((i + 1)); sleep 0.03';
   const script = `i=0; until ${lower} || [ $i -ge 10 ]; do ${retry}; done; exec "$@"`;
   return ['/bin/sh', '-c', script, 'sh', ...niced];

@@ -1,7 +1,10 @@
 import os from 'node:os';
 
-/** The Player's run (and gates) the caller waits for, or trusted runs that go beside it. */
-export type RunPriority = 'foreground' | 'background';
+/**
+ * The Player's run (and gates) the caller waits for; trusted runs that go beside it; and the
+ * trusted runs limited to the Player's test files, short beside the full one an approval waits on.
+ */
+export type RunPriority = 'foreground' | 'background' | 'lowest';
 
 /**
  * Bounds concurrent test runs: runs on different worktrees proceed in parallel up to `limit` (default:
@@ -9,11 +12,13 @@ export type RunPriority = 'foreground' | 'background';
  * they share its files. Background runs start at a lower CPU priority (src/runner/priority.ts), so they
  * take the cores a foreground run leaves idle (while its tests sleep or wait, or once it has ended)
  * rather than its own: an approval's trusted runs then finish beside the Player's run, not after it.
+ * The lowest runs have slots of their own too, so a short run never waits for a long one to end.
  */
 export class RunQueue {
   private readonly pools: Record<RunPriority, { active: number; waiting: (() => void)[] }> = {
     foreground: { active: 0, waiting: [] },
     background: { active: 0, waiting: [] },
+    lowest: { active: 0, waiting: [] },
   };
   private readonly perWorktree = new Map<string, Promise<unknown>>();
 

@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, textOf } from '../helpers/mcp.js';
@@ -49,6 +50,38 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
       trusted: 1,
       'fail-to-pass': 1,
       'new-tests': 1,
+    });
+  });
+
+  it('longest first: the runs limited to the Player test file run at the lowest priority', async () => {
+    // The base's conftest prints each run's niceness (and its session's, where Linux has
+    // autogroups) at the end of the run, into the run's log.
+    const report = [
+      'import os',
+      'GROUP = "/proc/self/autogroup"',
+      'def pytest_terminal_summary(terminalreporter):',
+      '    group = open(GROUP).read().split()[-1] if os.path.exists(GROUP) else "-"',
+      '    terminalreporter.write_line(f"priority: nice {os.nice(0)} autogroup {group}")',
+      '',
+    ].join('\n');
+    project = await pythonTask({ 'calc.py': GOOD_CALC }, { 'tests/conftest.py': report });
+    dataOf(await project.call('run_independent_tests', {}));
+    expect(dataOf(await project.call('record_verdict', verdict)).status).toBe('approved');
+    const runs = path.join(project.repo.dir, '.guardkit/autobuild', TASK, 'runs');
+    const priorities: Record<string, string> = {};
+    for (const file of readdirSync(runs)) {
+      const name = /-(baseline|trusted|fail-to-pass|new-tests)\.log$/.exec(file)?.[1];
+      const line = /^priority: (.*)$/m.exec(readFileSync(path.join(runs, file), 'utf8'));
+      if (name && line) priorities[name] = line[1]!;
+    }
+    const group = (nice: number) => (existsSync('/proc/self/autogroup') ? String(nice) : '-');
+    const at = (nice: number) =>
+      `nice ${Math.min(19, os.getPriority() + nice)} autogroup ${group(nice)}`;
+    expect(priorities).toEqual({
+      baseline: at(10),
+      trusted: at(10),
+      'fail-to-pass': at(19),
+      'new-tests': at(19),
     });
   });
 

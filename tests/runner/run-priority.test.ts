@@ -54,6 +54,7 @@ describe.each(ISOLATIONS)(
       expect(await niceness('foreground')).toEqual([own, own]);
       const lowered = Math.min(19, own + 10);
       expect(await niceness('background')).toEqual([lowered, lowered]);
+      expect(await niceness('lowest')).toEqual([19, 19]);
     });
 
     it.runIf(autogroups)(
@@ -69,16 +70,22 @@ describe.each(ISOLATIONS)(
           );
         for (const line of await session('foreground')) expect(line).toMatch(/ nice 0$/);
         for (const line of await session('background')) expect(line).toMatch(/ nice 10$/);
+        for (const line of await session('lowest')) expect(line).toMatch(/ nice 19$/);
         // Trusted runs start together, and the kernel takes one such change per 100 ms.
-        const together = await Promise.all([1, 2, 3].map(() => session('background')));
-        for (const line of together.flat()) expect(line).toMatch(/ nice 10$/);
+        const priorities: RunPriority[] = ['background', 'lowest', 'lowest'];
+        const together = await Promise.all(priorities.map((priority) => session(priority)));
+        expect(together.map((lines) => lines.map((line) => line.split(' nice ')[1]))).toEqual([
+          ['10', '10'],
+          ['19', '19'],
+          ['19', '19'],
+        ]);
       },
     );
   },
 );
 
 describe('the run queue', () => {
-  it('background runs have slots of their own beside foreground runs, bounded alike', async () => {
+  it('each priority has slots of its own beside the others, bounded alike', async () => {
     const queue = new RunQueue(1);
     const active = new Set<string>();
     const together: string[][] = [];
@@ -91,11 +98,15 @@ describe('the run queue', () => {
     await Promise.all([
       queue.run('/player', job('player')),
       queue.run('/trusted', job('trusted'), 'background'),
-      queue.run('/fail-to-pass', job('fail-to-pass'), 'background'),
+      queue.run('/baseline', job('baseline'), 'background'),
+      queue.run('/fail-to-pass', job('fail-to-pass'), 'lowest'),
+      queue.run('/new-tests', job('new-tests'), 'lowest'),
     ]);
-    expect(together).toContainEqual(['player', 'trusted']);
-    expect(
-      together.some((names) => names.includes('trusted') && names.includes('fail-to-pass')),
-    ).toBe(false);
+    // The short runs limited to the Player's files go beside the full ones, not after them.
+    expect(together).toContainEqual(['fail-to-pass', 'player', 'trusted']);
+    const both = (first: string, second: string) =>
+      together.some((names) => names.includes(first) && names.includes(second));
+    expect(both('trusted', 'baseline')).toBe(false);
+    expect(both('fail-to-pass', 'new-tests')).toBe(false);
   });
 });
