@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,14 +54,12 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
   });
 
   it('longest first: the runs limited to the Player test file run at the lowest priority', async () => {
-    // The base's conftest prints each run's niceness (and its session's, where Linux has
-    // autogroups) at the end of the run, into the run's log.
+    // The base's conftest prints each run's niceness at the end of the run, into the run's log.
+    // (Each run's session is lowered alike where Linux has autogroups: tests/runner/run-priority.)
     const report = [
       'import os',
-      'GROUP = "/proc/self/autogroup"',
       'def pytest_terminal_summary(terminalreporter):',
-      '    group = open(GROUP).read().split()[-1] if os.path.exists(GROUP) else "-"',
-      '    terminalreporter.write_line(f"priority: nice {os.nice(0)} autogroup {group}")',
+      '    terminalreporter.write_line(f"priority: nice {os.nice(0)}")',
       '',
     ].join('\n');
     project = await pythonTask({ 'calc.py': GOOD_CALC }, { 'tests/conftest.py': report });
@@ -74,9 +72,7 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
       const line = /^priority: (.*)$/m.exec(readFileSync(path.join(runs, file), 'utf8'));
       if (name && line) priorities[name] = line[1]!;
     }
-    const group = (nice: number) => (existsSync('/proc/self/autogroup') ? String(nice) : '-');
-    const at = (nice: number) =>
-      `nice ${Math.min(19, os.getPriority() + nice)} autogroup ${group(nice)}`;
+    const at = (nice: number) => `nice ${Math.min(19, os.getPriority() + nice)}`;
     expect(priorities).toEqual({
       baseline: at(10),
       trusted: at(10),
