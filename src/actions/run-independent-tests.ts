@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { failingTests, type RunRecord } from '../core/run-record.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
-import { changedSince } from '../repo/git.js';
+import { changedSince, listWorkingFiles } from '../repo/git.js';
 import { runBaseline } from '../runner/baseline.js';
 import { detectTestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
@@ -100,10 +100,12 @@ export async function runIndependentTests(
     let changedLoaded: string[] | undefined;
     try {
       run = await runTests({ ...spec, cwd: worktree, logPath, listLoaded: true });
-      // Both read the tree as the run left it: side by side.
+      // Both read the tree as the run left it: side by side, from one listing of it.
+      const working = listWorkingFiles(worktree);
       [treeAfter, changedLoaded] = await Promise.all([
-        treeFingerprint(worktree),
-        run.loaded_files && changedFilesLoaded(worktree, repo.base.commit, run.loaded_files),
+        treeFingerprint(worktree, working),
+        run.loaded_files &&
+          changedFilesLoaded(worktree, repo.base.commit, run.loaded_files, working),
       ]);
     } catch (error) {
       // A run that could not be made or read (a worktree deleted under it) leaves no trusted run waiting.
@@ -206,8 +208,9 @@ async function changedFilesLoaded(
   worktree: string,
   baseCommit: string,
   loaded: string[],
+  working: Promise<string[]>,
 ): Promise<string[]> {
   const root = await realpath(worktree);
   const inside = new Set(loaded.map((file) => path.relative(root, file).split(path.sep).join('/')));
-  return changedSince(worktree, baseCommit, { among: [...inside] });
+  return changedSince(worktree, baseCommit, { among: [...inside], working });
 }

@@ -12,18 +12,21 @@ const PARALLEL_READS = 16;
  * file, minus what the server writes, plus everything the runner loads although git ignores it (hidden
  * conftest.py and runner config, virtualenv site hooks and interpreter) and `.git/info/exclude` itself.
  * Links are followed to the file they name. Equal hashes mean nothing the tests could see or load has
- * changed.
+ * changed. `working` is the tree's listing when the caller reads it for something else too.
  */
-export async function treeFingerprint(worktree: string): Promise<string> {
+export async function treeFingerprint(
+  worktree: string,
+  working: Promise<string[]> = listWorkingFiles(worktree),
+): Promise<string> {
   // Writing a verdict must not make a run stale: the server's own files are not part of the tree's state.
-  const [working, hidden, siteHooks, exclude] = await Promise.all([
-    listWorkingFiles(worktree),
+  const [listed, hidden, siteHooks, exclude] = await Promise.all([
+    working,
     hiddenRunnerFiles(worktree),
     siteHookFiles(worktree),
     excludeFile(worktree),
   ]);
   const files = [
-    ...working.filter((file) => !isServerWritten(file)),
+    ...listed.filter((file) => !isServerWritten(file)),
     ...hidden.map((file) => `ignored:${file}`),
     ...siteHooks.map((file) => `ignored:${file}`),
     `ignored:${exclude}`,

@@ -267,8 +267,11 @@ export async function listWorkingFiles(worktree: string): Promise<string[]> {
 export async function changedSince(
   worktree: string,
   commit: string,
-  /** Only these paths are compared (`among`), and none under `skipPrefix` (the server's store). */
-  options: { among?: readonly string[]; skipPrefix?: string } = {},
+  /**
+   * Only these paths are compared (`among`), and none under `skipPrefix` (the server's store);
+   * `working` is the tree's listing when the caller reads it for something else too.
+   */
+  options: { among?: readonly string[]; skipPrefix?: string; working?: Promise<string[]> } = {},
 ): Promise<string[]> {
   const among = options.among && new Set(options.among);
   const wanted = (file: string) =>
@@ -281,7 +284,7 @@ export async function changedSince(
     if (match && match[1] !== '160000' && wanted(match[3]!))
       base.set(match[3]!, `${match[1]} ${match[2]}`);
   }
-  const working = (await listWorkingFiles(worktree)).filter(wanted);
+  const working = (await (options.working ?? listWorkingFiles(worktree))).filter(wanted);
   const present = new Set(working);
   const changed = new Set([...base.keys()].filter((file) => !present.has(file)));
   for (let start = 0; start < working.length; start += PARALLEL_READS) {
