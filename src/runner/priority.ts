@@ -28,8 +28,10 @@ let nice: Promise<string | undefined> | undefined;
  *   session of its own (`detached`, and bubblewrap's `--new-session` inside the sandbox). So a
  *   shell in front lowers the session it runs in, for every process in it; inside the sandbox
  *   that is bubblewrap's own new session. Without CAP_SYS_ADMIN the kernel takes one such write per
- *   100 ms on the whole machine (EAGAIN otherwise), and trusted runs start together: the shell
- *   tries again, ten times at most, 30 ms apart.
+ *   100 ms on the whole machine (EAGAIN otherwise), and trusted runs start together, also in
+ *   other tasks and servers: the shell tries again every 50 ms for up to 2 s (a CI machine
+ *   running several test files at once needed more than the 0.3 s it once had), then runs the
+ *   command in any case.
  */
 export async function withPriority(
   argv: string[],
@@ -42,7 +44,7 @@ export async function withPriority(
   const niced = program ? [program, '-n', niceness, ...argv] : argv;
   if (!AUTOGROUPS) return niced;
   const lower = `{ echo ${niceness} > /proc/self/autogroup; } 2>/dev/null`;
-  const retry = 'i=$((i + 1)); sleep 0.03';
-  const script = `i=0; until ${lower} || [ $i -ge 10 ]; do ${retry}; done; exec "$@"`;
+  const retry = 'i=$((i + 1)); sleep 0.05';
+  const script = `i=0; until ${lower} || [ $i -ge 40 ]; do ${retry}; done; exec "$@"`;
   return ['/bin/sh', '-c', script, 'sh', ...niced];
 }
