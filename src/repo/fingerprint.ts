@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink, stat } from 'node:fs/promises';
+import { lstat, readFile, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isServerWritten } from '../records/mirror-paths.js';
 import { listWorkingFiles } from './git.js';
@@ -31,19 +31,53 @@ export async function treeFingerprint(
     ...siteHooks.map((file) => `ignored:${file}`),
     `ignored:${exclude}`,
   ];
+  return hashEntries(await fileEntries(worktree, files));
+}
+
+/**
+ * A hash of `files` under `root` (path, mode and content, links followed), or undefined when one of
+ * them resolves outside `root` or is a dangling link: what lies outside can change while nothing
+ * under `root` does, so the hash would not stand for what a run there reads.
+ */
+export async function filesDigest(
+  root: string,
+  files: readonly string[],
+): Promise<string | undefined> {
+  const realRoot = await realpath(root);
+  const sorted = [...files].sort();
+  const outside = await Promise.all(
+    sorted.map(async (file) => {
+      const real = await realpath(path.join(root, file)).catch(() => undefined);
+      if (real !== undefined) return !real.startsWith(realRoot + path.sep);
+      return lstat(path.join(root, file)).then(
+        (info) => info.isSymbolicLink(),
+        () => false, // not there: recorded as deleted
+      );
+    }),
+  );
+  if (outside.includes(true)) return undefined;
+  return hashEntries(await fileEntries(root, sorted));
+}
+
+function hashEntries(entries: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const entry of entries) hash.update(entry).update('\n');
+  return hash.digest('hex');
+}
+
+/** Entries of `files` (an `ignored:` prefix is kept as the label), read a bounded number at a time. */
+async function fileEntries(root: string, files: readonly string[]): Promise<string[]> {
   const entries: string[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
     while (next < files.length) {
       const index = next++;
       const file = files[index]!;
-      entries[index] = await fileEntry(worktree, file.replace(/^ignored:/, ''), file);
+      entries[index] = await fileEntry(root, file.replace(/^ignored:/, ''), file);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, files.length) }, worker));
-  const hash = createHash('sha256');
-  for (const entry of entries) hash.update(entry).update('\n');
-  return hash.digest('hex');
+  return entries;
 }
 
 /** `label` keeps an ignored file apart from a tracked one of the same name. */

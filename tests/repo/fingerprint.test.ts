@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { treeFingerprint } from '../../src/repo/fingerprint.js';
+import { filesDigest, treeFingerprint } from '../../src/repo/fingerprint.js';
 import { hiddenRunnerFiles, linksIntoStore } from '../../src/repo/runner-loaded.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 
@@ -85,4 +85,34 @@ it('a link into the store by an absolute path, or dangling, is still a link into
   writeFileSync(path.join(repo.dir, 'ok.py'), '');
   symlinkSync('a.txt', path.join(repo.dir, 'b.txt'));
   expect(await linksIntoStore(repo.dir)).toEqual(['later.py', 'lib']);
+});
+
+describe('filesDigest', () => {
+  it('follows content, mode and deletion of the files named, and nothing else', async () => {
+    project();
+    const digest = () => filesDigest(repo.dir, ['tests/test_calc.py', 'tests/gone.py']);
+    const before = await digest();
+    repo.write('calc.py', 'def add(a, b):\n    return 0\n');
+    expect(await digest()).toBe(before);
+    repo.write('tests/test_calc.py', 'def test_add():\n    assert False\n');
+    const edited = await digest();
+    expect(edited).not.toBe(before);
+    repo.write('tests/gone.py', '');
+    expect(await digest()).not.toBe(edited);
+  });
+
+  it('stands for nothing when a file leads out of the tree, or nowhere', async () => {
+    project();
+    const outside = makeRepo({ 'helper.py': 'X = 1\n' });
+    try {
+      symlinkSync(path.join(outside.dir, 'helper.py'), path.join(repo.dir, 'tests/helper.py'));
+      expect(await filesDigest(repo.dir, ['tests/helper.py'])).toBeUndefined();
+      symlinkSync('../calc.py', path.join(repo.dir, 'tests/calc_link.py'));
+      expect(await filesDigest(repo.dir, ['tests/calc_link.py'])).toMatch(/^[0-9a-f]{64}$/);
+      symlinkSync('missing.py', path.join(repo.dir, 'tests/dangling.py'));
+      expect(await filesDigest(repo.dir, ['tests/dangling.py'])).toBeUndefined();
+    } finally {
+      outside.remove();
+    }
+  });
 });
