@@ -82,6 +82,12 @@ export const EvaluationSchema = z.object({
   passing_on_base_code: z
     .array(z.string())
     .describe("Tests that pass when the Player's tests run on the base code."),
+  fail_to_pass_cached: z
+    .boolean()
+    .optional()
+    .describe(
+      "True when passing_on_base_code is a previous turn's result: the same base, command, environment and Player's test files (by content) ran then. Absent when no run of the Player's tests on the base code was needed.",
+    ),
   uncollected_test_files: z.array(z.string()),
   test_files_written: z
     .array(z.string())

@@ -109,6 +109,9 @@ function judged(
       ? { gone_from_player_run: goneFromPlayerRun(baseline.tests, candidateTests) }
       : {}),
     passing_on_base_code: runs.passing_on_base_code,
+    ...(runs.fail_to_pass_cached !== undefined
+      ? { fail_to_pass_cached: runs.fail_to_pass_cached }
+      : {}),
     test_files_written: [
       ...new Set([
         ...(runs.trusted?.wrote_test_files ?? []),

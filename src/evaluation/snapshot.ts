@@ -61,9 +61,13 @@ export async function trustedSnapshot(
 
 /**
  * The fail-to-pass run's tree: the base code with the Player's test files and test support laid over it,
- * and the base's test config, so a test that passes here does not exercise the Player's change.
+ * and the base's test config, so a test that passes here does not exercise the Player's change. `laid`
+ * lists the paths taken from the Player.
  */
-export async function failToPassSnapshot(worktree: string, baseCommit: string): Promise<Snapshot> {
+export async function failToPassSnapshot(
+  worktree: string,
+  baseCommit: string,
+): Promise<Snapshot & { laid: string[] }> {
   const snapshot = await emptySnapshot('coachgate-f2p-');
   await extractCommit(worktree, baseCommit, snapshot.dir);
   const playerTests = (await listWorkingFiles(worktree)).filter(
@@ -71,7 +75,7 @@ export async function failToPassSnapshot(worktree: string, baseCommit: string): 
   );
   await overlay(worktree, snapshot.dir, playerTests);
   await borrowDirectories(worktree, snapshot.dir);
-  return snapshot;
+  return { ...snapshot, laid: playerTests };
 }
 
 async function emptySnapshot(prefix: string): Promise<Snapshot> {

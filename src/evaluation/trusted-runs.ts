@@ -3,6 +3,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { Config } from '../core/config.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
 import { isTestDataFile } from '../core/test-data.js';
+import { filesDigest } from '../repo/fingerprint.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
@@ -16,7 +17,16 @@ import { effectivePolicy } from '../sandbox/policy.js';
 import type { SandboxInForce } from '../sandbox/run.js';
 import { newRunId, prepareRunLog } from '../records/runs.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
-import { readBaseline, writeBaseline, type BaselineRun } from './baseline-cache.js';
+import {
+  readBaseline,
+  readFailToPass,
+  writeBaseline,
+  writeFailToPass,
+  type BaselineKey,
+  type BaselineRun,
+  type FailToPassKey,
+  type FailToPassRun,
+} from './run-cache.js';
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
 import { trustedSelection, type TrustedSelection } from './product-code.js';
 import { baseSnapshot, failToPassSnapshot, trustedSnapshot, type Snapshot } from './snapshot.js';
@@ -53,6 +63,8 @@ export interface TrustedRuns {
   trusted?: SnapshotRun;
   /** Passing tests of the Player's tests on the base code. */
   passing_on_base_code: string[];
+  /** Whether that result was a previous turn's (same base, command, environment and tests). */
+  fail_to_pass_cached?: boolean;
   /** The Player's added tests with the base's test infrastructure; absent when not judged apart. */
   new_tests?: SnapshotRun;
 }
@@ -71,13 +83,21 @@ export interface PreparedRuns {
     base: Snapshot;
     /** Absent when its tree would equal the base's: the baseline stands for it. */
     trusted?: Snapshot;
-    failToPass?: Snapshot;
-    /** Test files the fail-to-pass run is limited to; absent: all of them. */
-    failToPassFiles?: string[];
+    failToPass?: FailToPassWork;
     newTests?: { snapshot: Snapshot; files?: string[] };
   };
   remove(): Promise<void>;
 }
+
+interface FailToPassWork {
+  snapshot: Snapshot;
+  /** Test files the run is limited to; absent: all of them. */
+  files?: string[];
+  /** The digest of the Player's files laid into it; absent: its result is not reused. */
+  tests?: string;
+}
+
+type SnapshotOutcome = SnapshotRun & { timed_out: boolean; cancelled: boolean };
 
 export interface RunHooks {
   signal?: AbortSignal;
@@ -146,7 +166,7 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
     // The Player's added tests run apart from the base's: a test module can patch the product at
     // import time, and must not reach the run that judges the base tests.
     const newTestFiles = selection.new_tests.filter(isNamedAsTest);
-    const make = async (snapshot: Promise<Snapshot>) => {
+    const make = async <T extends Snapshot>(snapshot: Promise<T>) => {
       const value = await snapshot;
       made.push(value);
       return value;
@@ -156,7 +176,12 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       selection.code.length + selection.acknowledged.length > 0
         ? make(trustedSnapshot(worktree, baseCommit, selection))
         : undefined,
-      playerTestSide.length > 0 ? make(failToPassSnapshot(worktree, baseCommit)) : undefined,
+      playerTestSide.length > 0
+        ? make(failToPassSnapshot(worktree, baseCommit)).then(async (snapshot) => ({
+            snapshot,
+            tests: await filesDigest(snapshot.dir, snapshot.laid),
+          }))
+        : undefined,
       // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
       newTestFiles.length > 0
         ? make(trustedSnapshot(worktree, baseCommit, selection, true))
@@ -170,8 +195,11 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       ...(trusted ? { trusted } : {}),
       ...(failToPass
         ? {
-            failToPass,
-            ...(takesFiles && onlyTestFiles ? { failToPassFiles: playerTestSide } : {}),
+            failToPass: {
+              snapshot: failToPass.snapshot,
+              ...(takesFiles && onlyTestFiles ? { files: playerTestSide } : {}),
+              ...(failToPass.tests ? { tests: failToPass.tests } : {}),
+            },
           }
         : {}),
       ...(newTests
@@ -220,30 +248,29 @@ export async function executeTrustedRuns(
             await writeBaseline(request.worktree, key, value);
           return value;
         });
-    const stopped = () => {
-      if (hooks.signal?.aborted)
-        throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
-    };
-    const [baseline, trusted, limitedRun, newTests] = await Promise.all([
+    const { failToPass: failToPassWork } = work;
+    const [baseline, trusted, failToPass, newTests] = await Promise.all([
       baselineRun,
       work.trusted ? run(work.trusted, 'trusted', undefined, true) : baselineRun,
-      work.failToPass ? run(work.failToPass, 'fail-to-pass', work.failToPassFiles) : baselineRun,
+      failToPassWork
+        ? failToPassRun(
+            failToPassWork,
+            (files) => run(failToPassWork.snapshot, 'fail-to-pass', files),
+            request,
+            key,
+          )
+        : baselineRun,
       work.newTests
         ? run(work.newTests.snapshot, 'new-tests', work.newTests.files, true)
         : undefined,
     ]);
-    stopped();
-    let failToPass = limitedRun;
-    let limitedTo = work.failToPass ? work.failToPassFiles : undefined;
-    // Ids that do not start with the Player's files (a runner rooted in a subfolder, a run that
-    // reported nothing per test) cannot be told apart from the baseline's: the whole suite runs on
-    // the base code after all.
-    if (work.failToPass && limitedTo && !namesFiles(failToPass.tests, limitedTo)) {
-      failToPass = await run(work.failToPass, 'fail-to-pass');
-      limitedTo = undefined;
-      stopped();
-    }
-    const onBaseCode = testsOnBaseCode(failToPass.tests, baseline.tests, limitedTo);
+    if (hooks.signal?.aborted)
+      throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
+    const onBaseCode = testsOnBaseCode(
+      failToPass.tests,
+      baseline.tests,
+      'limited_to' in failToPass ? failToPass.limited_to : undefined,
+    );
     return {
       ...result,
       command,
@@ -257,6 +284,7 @@ export async function executeTrustedRuns(
       passing_on_base_code: onBaseCode
         .filter((test) => test.status === 'passed')
         .map((test) => test.id),
+      ...('cached' in failToPass ? { fail_to_pass_cached: failToPass.cached } : {}),
       ...(newTests
         ? {
             new_tests: {
@@ -270,6 +298,39 @@ export async function executeTrustedRuns(
   } finally {
     await prepared.remove();
   }
+}
+
+/**
+ * The Player's tests on the base code, limited to their files where the runner allows it; a previous
+ * turn's result when its key (base, command, environment, the files laid) is unchanged. A run that
+ * timed out or was stopped is not kept: its result says nothing about the next one.
+ */
+async function failToPassRun(
+  work: FailToPassWork,
+  run: (files?: string[]) => Promise<SnapshotOutcome>,
+  { worktree, taskId }: TrustedRunsRequest,
+  baseKey: BaselineKey & { command: TestCommand },
+): Promise<FailToPassRun & { cached: boolean }> {
+  const key: FailToPassKey | undefined = work.tests
+    ? { ...baseKey, command: withFiles(baseKey.command, work.files), tests: work.tests }
+    : undefined;
+  const stored = key && (await readFailToPass(worktree, taskId, key));
+  if (stored) return { ...stored, cached: true };
+  const outcomes = [await run(work.files)];
+  // Ids that do not start with the Player's files (a runner rooted in a subfolder, a run that
+  // reported nothing per test) cannot be told apart from the baseline's: the whole suite runs on
+  // the base code after all.
+  const limited = work.files && namesFiles(outcomes[0]!.tests, work.files);
+  if (work.files && !limited) outcomes.push(await run());
+  const last = outcomes.at(-1)!;
+  const result: FailToPassRun = {
+    status: last.status,
+    tests: last.tests,
+    ...(limited ? { limited_to: work.files } : {}),
+  };
+  if (key && !outcomes.some((outcome) => outcome.timed_out || outcome.cancelled))
+    await writeFailToPass(worktree, taskId, key, result);
+  return { ...result, cached: false };
 }
 
 /**
@@ -314,7 +375,7 @@ async function runIn(
   hooks: RunHooks,
   /** A run of the Player's code beside the base's tests: what it writes into them is named. */
   watched: boolean,
-): Promise<SnapshotRun & { timed_out: boolean; cancelled: boolean }> {
+): Promise<SnapshotOutcome> {
   const { request, selection } = prepared;
   // Each snapshot is its own directory, so the queue may run them side by side within its limit,
   // in the background beside the Player's run. Longest first: a run limited to the Player's test
