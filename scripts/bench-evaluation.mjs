@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What an approval's evaluation costs against one raw run of the suite (issue 31: <= 1.5x).
-// Per suite, in one temp git repo with three tasks (the baseline is cached by the first):
+// Per suite, in one temp git repo with three tasks per round (the baseline is cached by a first one):
 //   raw run            the suite once, as run_independent_tests runs it, with nothing else started;
 //   full Coach turn    run_independent_tests + record_verdict approve (candidate, trusted and
 //                      fail-to-pass runs; the trusted runs start beside the candidate run);
