@@ -1,45 +1,33 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  BROKEN_CALC,
-  DIVIDE_TEST,
-  GOOD_CALC,
-  TASK,
-  hasPytest,
-  pythonTask,
-  type PythonTask,
-} from '../helpers/python-task.js';
+import { describe, expect, it } from 'vitest';
+import * as python from '../helpers/python-task.js';
 
 /**
  * The fail-to-pass run (the Player's tests on the base code) is reused from an earlier turn while the
  * base, command, environment and the Player's test files are unchanged, and only then: real pytest,
  * through the MCP client.
  */
-let project: PythonTask | undefined;
-afterEach(async () => {
-  await project?.close();
-  project?.repo.remove();
-  project = undefined;
-});
+const { BROKEN_CALC, DIVIDE_TEST, GOOD_CALC, TASK } = python;
+const tasks = python.pythonTaskPerTest();
 
-const runsDirectory = () => path.join(project!.repo.dir, '.guardkit/autobuild', TASK, 'runs');
+const runsDirectory = () => path.join(tasks.current!.repo.dir, '.guardkit/autobuild', TASK, 'runs');
 /** How many fail-to-pass runs started so far: each leaves its log. */
 const failToPassRuns = () =>
   readdirSync(runsDirectory()).filter((name) => name.endsWith('-fail-to-pass.log')).length;
 
 /** The evaluation an approval attempt stored beside its run, refused or not. */
 async function attempt() {
-  const { run, result, text } = await project!.approve();
+  const { run, result, text } = await tasks.current!.approve();
   const stored = JSON.parse(
     readFileSync(path.join(runsDirectory(), `${run.run_id}.evaluation.json`), 'utf8'),
   );
   return { refused: result.isError === true, text, evaluation: stored.evaluation };
 }
 
-describe.skipIf(!hasPytest)('fail-to-pass results across turns', () => {
+describe.skipIf(!python.hasPytest)('fail-to-pass results across turns', () => {
   it('reuses the result while only the code changes, and runs again when a test changes', async () => {
-    project = await pythonTask({ 'calc.py': BROKEN_CALC });
+    const project = await tasks.start({ 'calc.py': BROKEN_CALC });
     const first = await attempt();
     expect(first.refused, first.text).toBe(true);
     expect(first.evaluation).toMatchObject({
@@ -71,7 +59,7 @@ describe.skipIf(!hasPytest)('fail-to-pass results across turns', () => {
   it('never keeps a run that timed out', async () => {
     // On the base code the Player's test waits for a flag only the Player's code sets.
     const waiting = `${DIVIDE_TEST}\n\ndef test_waits_for_the_fix():\n    import time, calc\n    while not getattr(calc, 'FIXED', False):\n        time.sleep(0.1)\n`;
-    project = await pythonTask(
+    const project = await tasks.start(
       { 'calc.py': `${BROKEN_CALC}\nFIXED = True\n`, 'tests/test_divide.py': waiting },
       { '.guardkit/config.yaml': 'toolchain:\n  test_timeout: 4\n' },
     );

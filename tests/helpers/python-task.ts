@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach } from 'vitest';
 import { makeRepo, type TempRepo } from './git-repo.js';
 import { callTool, connect, dataOf, textOf } from './mcp.js';
 
@@ -95,4 +96,21 @@ export async function pythonTask(
     return { run, result, text: textOf(result) };
   };
   return { repo, client, close, call, approve };
+}
+
+/**
+ * One pytest task project per test, closed and its repository removed after it: `start` makes it,
+ * `current` is the test's project.
+ */
+export function pythonTaskPerTest() {
+  const tasks: {
+    current?: PythonTask;
+    start(...args: Parameters<typeof pythonTask>): Promise<PythonTask>;
+  } = { start: async (...args) => (tasks.current = await pythonTask(...args)) };
+  afterEach(async () => {
+    await tasks.current?.close();
+    tasks.current?.repo.remove();
+    tasks.current = undefined;
+  });
+  return tasks;
 }
