@@ -90,11 +90,10 @@ export interface PreparedRuns {
 }
 
 interface FailToPassWork {
-  snapshot: Snapshot;
+  /** `laid`: the Player's files in it, what its result depends on besides the base. */
+  snapshot: Snapshot & { laid: string[] };
   /** Test files the run is limited to; absent: all of them. */
   files?: string[];
-  /** The digest of the Player's files laid into it; absent: its result is not reused. */
-  tests?: string;
 }
 
 type SnapshotOutcome = SnapshotRun & { timed_out: boolean; cancelled: boolean };
@@ -176,12 +175,7 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       selection.code.length + selection.acknowledged.length > 0
         ? make(trustedSnapshot(worktree, baseCommit, selection))
         : undefined,
-      playerTestSide.length > 0
-        ? make(failToPassSnapshot(worktree, baseCommit)).then(async (snapshot) => ({
-            snapshot,
-            tests: await filesDigest(snapshot.dir, snapshot.laid),
-          }))
-        : undefined,
+      playerTestSide.length > 0 ? make(failToPassSnapshot(worktree, baseCommit)) : undefined,
       // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
       newTestFiles.length > 0
         ? make(trustedSnapshot(worktree, baseCommit, selection, true))
@@ -196,9 +190,8 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       ...(failToPass
         ? {
             failToPass: {
-              snapshot: failToPass.snapshot,
+              snapshot: failToPass,
               ...(takesFiles && onlyTestFiles ? { files: playerTestSide } : {}),
-              ...(failToPass.tests ? { tests: failToPass.tests } : {}),
             },
           }
         : {}),
@@ -311,8 +304,11 @@ async function failToPassRun(
   { worktree, taskId }: TrustedRunsRequest,
   baseKey: BaselineKey & { command: TestCommand },
 ): Promise<FailToPassRun & { cached: boolean }> {
-  const key: FailToPassKey | undefined = work.tests
-    ? { ...baseKey, command: withFiles(baseKey.command, work.files), tests: work.tests }
+  // Read from the snapshot as the run will find it, after the snapshots are ready: the Player's run
+  // does not wait for it.
+  const tests = await filesDigest(work.snapshot.dir, work.snapshot.laid);
+  const key: FailToPassKey | undefined = tests
+    ? { ...baseKey, command: withFiles(baseKey.command, work.files), tests }
     : undefined;
   const stored = key && (await readFailToPass(worktree, taskId, key));
   if (stored) return { ...stored, cached: true };
