@@ -10,8 +10,9 @@ export interface ProcessSpec {
   signal?: AbortSignal;
   /**
    * The program is a sandbox whose command runs in a PID namespace of its own: when the program
-   * has exited by itself, nothing of the run is left, so the machine's processes are not searched
-   * for it (a sweep reads every process: about 4 ms on a run's path).
+   * has exited by itself, the kernel is killing what is left of the run (bubblewrap reports the
+   * status a moment before its init exits), so the machine's processes are not searched for it
+   * (a sweep reads every process: about 4 ms on a run's path).
    */
   pidNamespace?: true;
 }
