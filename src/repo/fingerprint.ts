@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isServerWritten } from '../records/mirror-paths.js';
 import { listWorkingFiles } from './git.js';
 import { excludeFile, hiddenRunnerFiles, siteHookFiles } from './runner-loaded.js';
+import { isInside } from './workspace.js';
 
 const PARALLEL_READS = 16;
 
@@ -48,7 +49,7 @@ export async function filesDigest(
   const outside = await Promise.all(
     sorted.map(async (file) => {
       const real = await realpath(path.join(root, file)).catch(() => undefined);
-      if (real !== undefined) return !real.startsWith(realRoot + path.sep);
+      if (real !== undefined) return !isInside(realRoot, real);
       return lstat(path.join(root, file)).then(
         (info) => info.isSymbolicLink(),
         () => false, // not there: recorded as deleted

@@ -59,7 +59,8 @@ export function worktreeRelative(worktree: string, file: string): string {
   return path.relative(worktree, file).split(path.sep).join('/');
 }
 
-function isInside(parent: string, child: string): boolean {
+/** Whether `child` is `parent` or lies under it (paths as given: resolve links first). */
+export function isInside(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
