@@ -9,7 +9,8 @@
 //                      broken version of the code, with only the code fixed since (the
 //                      fail-to-pass run is reused from the refused attempt).
 // Suites: 100 pytest tests that sleep a little (the suite, not start-up, dominates), a generated
-// suite of 1,500 pytest tests and 300 vitest tests (this repository's vitest, linked). The machine
+// suite of 1,500 pytest tests, 300 vitest tests (this repository's vitest, linked) and 200
+// node:test tests, whose runs cannot be limited to the Player's files. The machine
 // may be shared: each figure is measured REPS times (default 3), each ratio against the raw run of
 // its own repetition, and the median printed with the range, beside the load average.
 // Needs a build first: `npx tsc -p .`, then
@@ -61,6 +62,13 @@ const SUITES = [
     perFile: 30,
     body: 'await new Promise((resolve) => setTimeout(resolve, 10));',
   },
+  {
+    name: '200 node:test tests, 10 ms each',
+    kind: 'node',
+    files: 10,
+    perFile: 20,
+    body: 'await new Promise((resolve) => setTimeout(resolve, 10));',
+  },
 ].filter((suite) => suite.name.includes(FILTER));
 const REPOSITORY = path.resolve(import.meta.dirname, '..');
 
@@ -107,6 +115,28 @@ const LAYOUTS = {
     },
     code: 'src/calc.js',
     test: 'test/mul.test.js > mul',
+  }),
+  // node --test: no run can be limited to the Player's files, so each trusted run is the suite.
+  node: (suite) => ({
+    base: {
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+      'src/calc.js': 'export const add = (a, b) => a + b;\n',
+      ...generated(suite.files, (file) => [
+        `test/add_${file}.test.js`,
+        `import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/calc.js';\n\n${Array.from(
+          { length: suite.perFile },
+          (_, i) =>
+            `test('add ${file} ${i}', async () => {\n  ${suite.body}\n  assert.equal(add(${i}, 1), ${i + 1});\n});\n`,
+        ).join('\n')}`,
+      ]),
+    },
+    player: {
+      'src/calc.js': 'export const add = (a, b) => a + b;\nexport const mul = (a, b) => a * b;\n',
+      'test/mul.test.js':
+        "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { mul } from '../src/calc.js';\n\ntest('mul', () => {\n  assert.equal(mul(2, 3), 6);\n});\n",
+    },
+    code: 'src/calc.js',
+    test: 'mul',
   }),
 };
 
