@@ -7,8 +7,8 @@ import type { TestCaseResult } from '../runner/report/types.js';
 import { treeRuns, type WaitOptions } from './early-runs.js';
 import type { TrustedSelection } from './product-code.js';
 import {
+  idsNameFiles,
   isNamedAsTest,
-  RUNNERS_WITH_FILE_IDS,
   type TrustedRuns,
   type TrustedRunsRequest,
 } from './trusted-runs.js';
@@ -118,14 +118,14 @@ function judged(
         ...(runs.new_tests?.wrote_test_files ?? []),
       ]),
     ],
-    uncollected_test_files: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner)
+    uncollected_test_files: idsNameFiles(command)
       ? runs.added_tests.filter(
           (file) => isNamedAsTest(file) && !candidateTests.some((test) => test.id.startsWith(file)),
         )
       : [],
     diverging_new_tests: runs.new_tests
       ? divergingNewTests(candidateTests, runs.new_tests.tests, selection, {
-          byFile: RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner),
+          byFile: idsNameFiles(command),
           baseline: baseline.tests,
         })
       : [],

@@ -96,6 +96,9 @@ interface FailToPassWork {
   files?: string[];
 }
 
+/** A run limited to some files, with whether it was (a run naming none of them is not). */
+type LimitedOutcome = SnapshotOutcome & { limited: boolean };
+
 type SnapshotOutcome = SnapshotRun & { timed_out: boolean; cancelled: boolean };
 
 export interface RunHooks {
@@ -105,7 +108,7 @@ export interface RunHooks {
 }
 
 /** Runners whose test ids start with the test file, so an added file can be looked for in a run. */
-export const RUNNERS_WITH_FILE_IDS = new Set(['pytest', 'vitest', 'jest']);
+const RUNNERS_WITH_FILE_IDS = new Set(['pytest', 'vitest', 'jest']);
 /**
  * A JS file named as a test (`x.test.js`, `x.spec.ts`): helpers and fixtures under test/ are not, so
  * their absence from a run says nothing.
@@ -115,6 +118,11 @@ const DEFAULT_TIMEOUT_S = 300;
 
 export function isNamedAsTest(file: string): boolean {
   return file.endsWith('.py') || NAMED_AS_TEST.test(file);
+}
+
+/** Whether the command's test ids start with the test file (pytest, vitest, jest; not node's). */
+export function idsNameFiles(command: TestCommand): boolean {
+  return RUNNERS_WITH_FILE_IDS.has(command.scriptRunner ?? command.runner);
 }
 
 /**
@@ -162,6 +170,12 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       (file) => isTestSideFile(file) && !isTestConfigFile(file) && present(file),
     );
     const onlyTestFiles = playerTestSide.every((file) => isTestFile(file) && isNamedAsTest(file));
+    // Where ids do not name the file, the baseline's results of a base test file the Player changed
+    // cannot be told from the run's: the run is limited only when every one of them is new.
+    const limitFailToPass =
+      takesFiles &&
+      onlyTestFiles &&
+      (idsNameFiles(command) || playerTestSide.every((file) => added.includes(file)));
     // The Player's added tests run apart from the base's: a test module can patch the product at
     // import time, and must not reach the run that judges the base tests.
     const newTestFiles = selection.new_tests.filter(isNamedAsTest);
@@ -191,7 +205,7 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
         ? {
             failToPass: {
               snapshot: failToPass,
-              ...(takesFiles && onlyTestFiles ? { files: playerTestSide } : {}),
+              ...(limitFailToPass ? { files: playerTestSide } : {}),
             },
           }
         : {}),
@@ -241,7 +255,7 @@ export async function executeTrustedRuns(
             await writeBaseline(request.worktree, key, value);
           return value;
         });
-    const { failToPass: failToPassWork } = work;
+    const { failToPass: failToPassWork, newTests: newTestsWork } = work;
     const [baseline, trusted, failToPass, newTests] = await Promise.all([
       baselineRun,
       work.trusted ? run(work.trusted, 'trusted', undefined, true) : baselineRun,
@@ -253,17 +267,20 @@ export async function executeTrustedRuns(
             key,
           )
         : baselineRun,
-      work.newTests
-        ? run(work.newTests.snapshot, 'new-tests', work.newTests.files, true)
+      newTestsWork
+        ? limitedRun(
+            (files) => run(newTestsWork.snapshot, 'new-tests', files, true),
+            command,
+            newTestsWork.files,
+          )
         : undefined,
     ]);
     if (hooks.signal?.aborted)
       throw new Error('the trusted runs were stopped', { cause: hooks.signal.reason });
-    const onBaseCode = testsOnBaseCode(
-      failToPass.tests,
-      baseline.tests,
-      'limited_to' in failToPass ? failToPass.limited_to : undefined,
-    );
+    const onBaseCode = testsOnBaseCode(failToPass.tests, baseline.tests, {
+      limitedTo: 'limited_to' in failToPass ? failToPass.limited_to : undefined,
+      byFile: idsNameFiles(command),
+    });
     return {
       ...result,
       command,
@@ -312,43 +329,59 @@ async function failToPassRun(
     : undefined;
   const stored = key && (await readFailToPass(worktree, taskId, key));
   if (stored) return { ...stored, cached: true };
-  const outcomes = [await run(work.files)];
-  // Ids that do not start with the Player's files (a runner rooted in a subfolder, a run that
-  // reported nothing per test) cannot be told apart from the baseline's: the whole suite runs on
-  // the base code after all.
-  const limited = work.files && namesFiles(outcomes[0]!.tests, work.files);
-  if (work.files && !limited) outcomes.push(await run());
-  const last = outcomes.at(-1)!;
+  const outcome = await limitedRun(run, baseKey.command, work.files);
   const result: FailToPassRun = {
-    status: last.status,
-    tests: last.tests,
-    ...(limited ? { limited_to: work.files } : {}),
+    status: outcome.status,
+    tests: outcome.tests,
+    ...(outcome.limited ? { limited_to: work.files } : {}),
   };
-  if (key && !outcomes.some((outcome) => outcome.timed_out || outcome.cancelled))
+  if (key && !outcome.timed_out && !outcome.cancelled)
     await writeFailToPass(worktree, taskId, key, result);
   return { ...result, cached: false };
 }
 
 /**
- * Whether some of a limited run's test ids start with one of the files it was limited to. A run of
- * the Player's files reports at least one (a file that fails to load is reported by its name), so a
- * run with none, or with no per-test results at all, cannot be told apart from the baseline's.
+ * A run limited to `files`, followed by a run of the whole suite when the limited one cannot be
+ * told apart from it: no test id starts with one of the files (a runner rooted in a subfolder, a
+ * run that reported nothing per test), or, where ids do not name files, it reported no test. A run
+ * of the Player's files reports at least one (a file that fails to load is reported by its name).
+ * The outcome says it timed out or was stopped when either run did.
  */
-function namesFiles(tests: TestCaseResult[], files: string[]): boolean {
-  return tests.some((test) => files.some((file) => test.id.startsWith(file)));
+async function limitedRun(
+  run: (files?: string[]) => Promise<SnapshotOutcome>,
+  command: TestCommand,
+  files: string[] | undefined,
+): Promise<LimitedOutcome> {
+  const first = await run(files);
+  if (!files) return { ...first, limited: false };
+  const { tests } = first;
+  const limited = idsNameFiles(command)
+    ? tests.some((test) => files.some((file) => test.id.startsWith(file)))
+    : tests.length > 0;
+  if (limited) return { ...first, limited };
+  const whole = await run();
+  return {
+    ...whole,
+    timed_out: first.timed_out || whole.timed_out,
+    cancelled: first.cancelled || whole.cancelled,
+    limited,
+  };
 }
 
 /**
- * The Player's tests on the base code: a fail-to-pass run limited to the Player's test files (vitest
- * may add a file whose path ends like one of them), and the baseline's results for the rest of the
- * suite, which is the base's and ran on the base code there.
+ * The Player's tests on the base code: a fail-to-pass run limited to the Player's test files, and
+ * the baseline's results for the rest of the suite, which is the base's and ran on the base code
+ * there. Where ids name files, the baseline's results of those files are left out (vitest may add
+ * a file whose path ends like one of them); where they do not, the files were all new, so every
+ * result of the baseline's is another file's, and both runs' results stand, as in a whole run.
  */
 function testsOnBaseCode(
   failToPass: TestCaseResult[],
   baseline: TestCaseResult[],
-  limitedTo: string[] | undefined,
+  { limitedTo, byFile }: { limitedTo: string[] | undefined; byFile: boolean },
 ): TestCaseResult[] {
   if (!limitedTo) return failToPass;
+  if (!byFile) return [...failToPass, ...baseline];
   const ran = new Set(failToPass.map((test) => test.id));
   return [
     ...failToPass,

@@ -96,6 +96,8 @@ export function buildInvocation(
           '--test-reporter=junit',
           `--test-reporter-destination=${junit}`,
           ...rest,
+          // Last: node reads every word after the first file as one more file, options too.
+          ...fileArgs,
         ];
         // Through the environment, which every test child inherits (node passes it on).
         env.NODE_OPTIONS = mergeVariable(

@@ -8,10 +8,10 @@ import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { JEST_VERSION, installedPackage } from '../helpers/runners.js';
 
 /**
- * The fail-to-pass and new-tests runs of a vitest or jest project run only the Player's test files
- * (the baseline ran the rest of the suite), through the MCP client with the real runners: an honest
- * change is approved, a Player's test that passes on the base code is still caught, and the runs'
- * logs name only the Player's test file.
+ * The fail-to-pass and new-tests runs of a vitest, jest or node --test project run only the Player's
+ * test files (the baseline ran the rest of the suite), through the MCP client with the real runners:
+ * an honest change is approved, a Player's test that passes on the base code is still caught, and
+ * the runs' logs name only the Player's test file.
  */
 const TASK = 'TASK-018';
 let repo: TempRepo;
@@ -22,14 +22,26 @@ afterEach(async () => {
   repo?.remove();
 });
 
-type Runner = 'vitest' | 'jest';
-const ESM = (runner: Runner) => runner === 'vitest';
+type Runner = 'vitest' | 'jest' | 'node';
+const ESM = (runner: Runner) => runner !== 'jest';
 const importing = (runner: Runner, names: string, from: string) =>
   ESM(runner)
     ? `import { ${names} } from '${from}';\n`
     : `const { ${names} } = require('${from.replace(/\.js$/, '')}');\n`;
-const testApi = (runner: Runner) =>
-  ESM(runner) ? importing(runner, 'expect, test', 'vitest') : '';
+const TEST_API: Record<Runner, string> = {
+  vitest: "import { expect, test } from 'vitest';\n",
+  jest: '',
+  node: "import test from 'node:test';\nimport assert from 'node:assert/strict';\n",
+};
+const testApi = (runner: Runner) => TEST_API[runner];
+const equal = (runner: Runner, actual: string, expected: string) =>
+  runner === 'node'
+    ? `assert.equal(${actual}, ${expected});`
+    : `expect(${actual}).toBe(${expected});`;
+/** A test's id: node's name no file. */
+const idOf = (runner: Runner, file: string, name: string) =>
+  runner === 'node' ? name : `${file} > ${name}`;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 const LIB = (runner: Runner, shout: boolean) => {
   const greet = 'function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
@@ -40,15 +52,17 @@ const LIB = (runner: Runner, shout: boolean) => {
     : `${greet}${loud}module.exports = { ${names} };\n`;
 };
 const GREET_TEST = (runner: Runner) =>
-  `${testApi(runner)}${importing(runner, 'greet', '../src/lib.js')}\ntest('greets by name', () => {\n  expect(greet('Ada')).toBe('Hello, Ada!');\n});\n`;
+  `${testApi(runner)}${importing(runner, 'greet', '../src/lib.js')}\ntest('greets by name', () => {\n  ${equal(runner, "greet('Ada')", "'Hello, Ada!'")}\n});\n`;
 const OTHER_TEST = (runner: Runner) =>
-  `${testApi(runner)}\ntest('adds', () => {\n  expect(1 + 1).toBe(2);\n});\n`;
+  `${testApi(runner)}\ntest('adds', () => {\n  ${equal(runner, '1 + 1', '2')}\n});\n`;
+const SHOUTS = (runner: Runner) =>
+  `test('shouts', () => {\n  ${equal(runner, "shout('hi')", "'HI!'")}\n});\n`;
 /** The Player's test file: `shouts` needs the change; `greets loudly` passes on the base code too. */
 const SHOUT_TEST = (runner: Runner, alsoOnBase: boolean) =>
   `${testApi(runner)}${importing(runner, alsoOnBase ? 'greet' : 'shout', '../src/lib.js')}\n${
     alsoOnBase
-      ? "test('greets loudly', () => {\n  expect(greet('ADA')).toBe('Hello, ADA!');\n});\n"
-      : "test('shouts', () => {\n  expect(shout('hi')).toBe('HI!');\n});\n"
+      ? `test('greets loudly', () => {\n  ${equal(runner, "greet('ADA')", "'Hello, ADA!'")}\n});\n`
+      : SHOUTS(runner)
   }`;
 
 async function project(
@@ -83,7 +97,7 @@ async function project(
     turn: 1,
     report: {
       files_modified: Object.keys(player),
-      tests_written: ['test/shout.test.js'],
+      tests_written: Object.keys(player).filter((file) => file.startsWith('test/')),
       tests_passed: true,
       requirements_addressed: ['AC-001'],
     },
@@ -121,10 +135,14 @@ function runLog(name: string): string {
 }
 
 /** The log names the Player's test file and none of the base's (which the baseline ran). */
-function expectOnlyPlayerFile(log: string) {
-  expect(log).toContain('shout.test.js');
-  expect(log).not.toContain('other.test.js');
-  expect(log).not.toContain('lib.test.js');
+function expectOnlyPlayerFile(runner: Runner, log: string) {
+  // node's report names tests, not files (but a file that fails to load, by its path).
+  const [player, ...base] =
+    runner === 'node'
+      ? [/shout\.test\.js|shouts|greets loudly/, 'adds', 'greets by name']
+      : [/shout\.test\.js/, 'other.test.js', 'lib.test.js'];
+  expect(log).toMatch(player!);
+  for (const name of base) expect(log).not.toContain(name);
 }
 
 const SCENARIOS: [Runner, string][] = [
@@ -132,6 +150,8 @@ const SCENARIOS: [Runner, string][] = [
   // Through npm: the script's only command is vitest, so the files reach it as they are appended.
   ['vitest', 'NODE_ENV=test vitest run'],
   ['jest', 'jest'],
+  // Its ids do not name the file: limited only where the Player's test files are all new.
+  ['node', 'node --test'],
 ];
 
 describe.each(SCENARIOS)('limited runs with %s (scripts.test: %s)', (runner, script) => {
@@ -140,22 +160,24 @@ describe.each(SCENARIOS)('limited runs with %s (scripts.test: %s)', (runner, scr
       'src/lib.js': LIB(runner, true),
       'test/shout.test.js': SHOUT_TEST(runner, false),
     });
-    const { run, result, text } = await approve('test/shout.test.js > shouts');
+    const { run, result, text } = await approve(idOf(runner, 'test/shout.test.js', 'shouts'));
     expect(run.status).toBe('passed');
     expect(result.isError, text).toBeFalsy();
     const data = dataOf(result);
     expect(data.status).toBe('approved');
     // On the base code: the Player's test failed in the limited run; the base's own tests, from
     // the baseline, passed (as a run of the whole suite would have found).
-    expect([...data.evaluation.passing_on_base_code].sort()).toEqual([
-      'test/lib.test.js > greets by name',
-      'test/other.test.js > adds',
-    ]);
-    expect(runLog('baseline')).toContain('other.test.js');
+    expect([...data.evaluation.passing_on_base_code].sort()).toEqual(
+      [
+        idOf(runner, 'test/lib.test.js', 'greets by name'),
+        idOf(runner, 'test/other.test.js', 'adds'),
+      ].sort(),
+    );
+    expect(runLog('baseline')).toContain(runner === 'node' ? 'adds' : 'other.test.js');
     // The trusted run: the base's two tests on the Player's code.
     expect(data.evaluation.trusted.tests_total).toBe(2);
-    expectOnlyPlayerFile(runLog('fail-to-pass'));
-    expectOnlyPlayerFile(runLog('new-tests'));
+    expectOnlyPlayerFile(runner, runLog('fail-to-pass'));
+    expectOnlyPlayerFile(runner, runLog('new-tests'));
   }, 240_000);
 
   it("still finds the Player's test that passes on the base code", async () => {
@@ -163,10 +185,27 @@ describe.each(SCENARIOS)('limited runs with %s (scripts.test: %s)', (runner, scr
       'src/lib.js': LIB(runner, true),
       'test/shout.test.js': SHOUT_TEST(runner, true),
     });
-    const { result, text } = await approve('test/shout.test.js > greets loudly');
+    const test = idOf(runner, 'test/shout.test.js', 'greets loudly');
+    const { result, text } = await approve(test);
     expect(result.isError).toBe(true);
-    expect(text).toMatch(/test test\/shout\.test\.js > greets loudly also passes on the base code/);
-    expectOnlyPlayerFile(runLog('fail-to-pass'));
+    expect(text).toMatch(new RegExp(`test ${escaped(test)} also passes on the base code`));
+    expectOnlyPlayerFile(runner, runLog('fail-to-pass'));
+  }, 240_000);
+});
+
+describe('node --test, with a base test file the Player changed', () => {
+  it('runs the whole suite on the base code: the baseline could not tell that file apart', async () => {
+    await project('node', 'node --test', {
+      'src/lib.js': LIB('node', true),
+      'test/lib.test.js': `${GREET_TEST('node').replace('{ greet }', '{ greet, shout }')}\n${SHOUTS('node')}`,
+    });
+    const { result, text } = await approve('shouts');
+    expect(result.isError, text).toBeFalsy();
+    // The changed file imports what the base lacks: none of its tests passes on the base code.
+    expect(dataOf(result).evaluation.passing_on_base_code).toEqual(['adds']);
+    const log = runLog('fail-to-pass');
+    expect(log).toContain('✔ adds');
+    expect(log).toContain('lib.test.js');
   }, 240_000);
 });
 

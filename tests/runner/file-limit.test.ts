@@ -28,13 +28,15 @@ describe('limiting a run to test files', () => {
     // jest would read a file name as a regular expression (`.` matches any character).
     ['jest --ci', ['--runTestsByPath', 'test/a.test.js']],
     ['npx jest', ['--runTestsByPath', 'test/a.test.js']],
+    // Its ids name no file: the trusted runs limit it only where that does not matter.
+    ['node --test', ['./test/a.test.js']],
+    ['node --test --test-concurrency=2', ['./test/a.test.js']],
   ])('limits %s', async (script, args) => {
     expect(await limitFor(script)).toEqual(args);
   });
 
   it.each([
-    // Ids without the file name: the baseline's results for the same files could not be left out.
-    'node --test',
+    // Ids without the file name: of these only node's own runner is limited (see above).
     'mocha',
     'ava',
     'tape test/*.js',
