@@ -96,10 +96,10 @@ interface FailToPassWork {
   files?: string[];
 }
 
+type SnapshotOutcome = SnapshotRun & { timed_out: boolean; cancelled: boolean };
+
 /** A run limited to some files, with whether it was (a run naming none of them is not). */
 type LimitedOutcome = SnapshotOutcome & { limited: boolean };
-
-type SnapshotOutcome = SnapshotRun & { timed_out: boolean; cancelled: boolean };
 
 export interface RunHooks {
   signal?: AbortSignal;

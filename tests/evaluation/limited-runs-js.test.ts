@@ -41,7 +41,6 @@ const equal = (runner: Runner, actual: string, expected: string) =>
 /** A test's id: node's name no file. */
 const idOf = (runner: Runner, file: string, name: string) =>
   runner === 'node' ? name : `${file} > ${name}`;
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 const LIB = (runner: Runner, shout: boolean) => {
   const greet = 'function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
@@ -188,7 +187,7 @@ describe.each(SCENARIOS)('limited runs with %s (scripts.test: %s)', (runner, scr
     const test = idOf(runner, 'test/shout.test.js', 'greets loudly');
     const { result, text } = await approve(test);
     expect(result.isError).toBe(true);
-    expect(text).toMatch(new RegExp(`test ${escaped(test)} also passes on the base code`));
+    expect(text).toContain(`test ${test} also passes on the base code`);
     expectOnlyPlayerFile(runner, runLog('fail-to-pass'));
   }, 240_000);
 });
