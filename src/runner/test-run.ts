@@ -7,7 +7,8 @@ import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
 import type { ProcessOutcome } from './execute.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
-import { runSandboxed, type SandboxInForce } from '../sandbox/run.js';
+import { bytecodeCacheFor, runSandboxed, type SandboxInForce } from '../sandbox/run.js';
+import type { BytecodeCache } from './bytecode-cache.js';
 import { buildInvocation } from './invocation.js';
 import { declaredPackageManager, userScriptShell } from './package-manager.js';
 import { OutputCapture } from './output-capture.js';
@@ -52,6 +53,8 @@ export interface TestRunSpec {
   sandbox: SandboxPolicy;
   /** Paths in `cwd` the run may read but not write (the base's tests in a trusted snapshot). */
   readOnly?: string[];
+  /** Python's bytecode from the server's cache (src/runner/bytecode-cache.ts). */
+  bytecodeCache?: BytecodeCache;
   signal?: AbortSignal;
   /** A trusted run beside the Player's: at a lower CPU priority (src/runner/run-queue.ts). */
   priority?: RunPriority;
@@ -165,6 +168,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
                   writable: [reportDirectory],
                   readOnly: [...(spec.readOnly ?? []), ...preloadFiles],
                   loginShell: spec.loginShell,
+                  ...(spec.bytecodeCache ? { bytecodeCache: spec.bytecodeCache } : {}),
                 },
               },
               capture,
@@ -200,6 +204,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const tests = report ?? [];
     const failuresOnly = report ? undefined : uvuFailuresOnly(text);
     if (failuresOnly) invocation.notes.push(FAILURES_ONLY_NOTE);
+    const cache = outcome.sandbox && bytecodeCacheFor(outcome.sandbox.backend, spec.bytecodeCache);
+    if (cache) invocation.notes.push(cache.writable ? BYTECODE_FILLED : BYTECODE_READ);
     const counts = report
       ? countsFromTests(report)
       : (countsFromSummaryLines(text) ?? {
@@ -396,3 +402,10 @@ async function goModulePath(cwd: string): Promise<string | undefined> {
   const text = await readRegularFile(path.join(cwd, 'go.mod')).catch(() => '');
   return /^module\s+(\S+)/m.exec(text)?.[1];
 }
+
+const BYTECODE_FILLED =
+  "Python's bytecode was written to the server's cache for this base (the baseline runs no " +
+  'Player code); later runs read it read-only';
+const BYTECODE_READ =
+  "Python's bytecode came from the server's read-only cache, written by the base's run " +
+  '(PYTHONPYCACHEPREFIX)';

@@ -3,7 +3,8 @@ import type { Exposure, SandboxRequest } from './exposure.js';
 /**
  * bubblewrap's argv for one run. Order matters: bwrap applies its mounts in the order given, so
  * private directories come first, then what is put back read-only, then what is writable, then what
- * is protected again, and coachgate's secrets last, so that no earlier bind can uncover them.
+ * is protected again, and coachgate's secrets last, so that no earlier bind can uncover them. Only
+ * the bytecode cache, which is in the hidden state directory, comes back after them.
  */
 export function bubblewrapArgs(
   bwrap: string,
@@ -42,6 +43,8 @@ export function bubblewrapArgs(
   for (const entry of exposure.protected) args.push('--ro-bind', entry, entry);
   for (const directory of exposure.hiddenDirectories) args.push('--tmpfs', directory);
   for (const file of exposure.hiddenFiles) args.push('--ro-bind', '/dev/null', file);
+  for (const entry of exposure.revealed)
+    args.push(entry.writable ? '--bind' : '--ro-bind', entry.path, entry.path);
   args.push('--chdir', request.cwd, '--', ...argv);
   return args;
 }

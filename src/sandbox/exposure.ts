@@ -36,6 +36,8 @@ export interface SandboxRequest {
    * base's tests in a trusted snapshot, coachgate's node harness guard in the report directory.
    */
   readOnly?: string[];
+  /** Python's bytecode cache, in the hidden state directory (src/runner/bytecode-cache.ts). */
+  bytecodeCache?: { directory: string; writable: boolean };
 }
 
 export interface Exposure {
@@ -51,6 +53,11 @@ export interface Exposure {
   /** Hidden last, so no bind above can uncover them: directories (emptied) and files (nulled). */
   hiddenDirectories: string[];
   hiddenFiles: string[];
+  /**
+   * Put back after everything is hidden: the run's bytecode cache, which lives in the state
+   * directory and holds nothing but bytecode.
+   */
+  revealed: { path: string; writable: boolean }[];
 }
 
 /**
@@ -221,6 +228,9 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
       '/var/run/docker.sock',
       ...(player ? inHome(PLAYER_HIDDEN_HOME_FILES) : []),
     ].filter(exists),
+    revealed: request.bytecodeCache
+      ? [{ path: request.bytecodeCache.directory, writable: request.bytecodeCache.writable }]
+      : [],
   };
 }
 

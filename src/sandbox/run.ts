@@ -7,6 +7,7 @@ import type { OutputCapture } from '../runner/output-capture.js';
 import { detectSandbox, INSTALL_ADVICE, type BackendName } from './backend.js';
 import { exposureFor, type SandboxRequest } from './exposure.js';
 import type { NetworkMode, SandboxMode, SandboxPolicy } from '../core/sandbox-policy.js';
+import type { BytecodeCache } from '../runner/bytecode-cache.js';
 
 /**
  * How one process runs: confined by the policy, or — only for programs that are the user's own and
@@ -31,6 +32,8 @@ export type Isolation =
        * removed from the environment (the Player's one-run token for the driver's endpoint).
        */
       grant?: Record<string, string>;
+      /** Python's bytecode from the server's cache: read-only, or written by the baseline. */
+      bytecodeCache?: BytecodeCache;
     }
   | { unsandboxed: string; grant?: Record<string, string> };
 
@@ -88,6 +91,7 @@ export async function sandboxedCommand(
       sandbox: { backend: 'none', mode: policy.mode, network: 'host', warning },
     };
   }
+  const bytecodeCache = bytecodeCacheFor(backend.name, isolation.bytecodeCache);
   const request: SandboxRequest = {
     cwd,
     writable: isolation.writable ?? [],
@@ -95,12 +99,41 @@ export async function sandboxedCommand(
     home: isolation.home ?? 'toolchains',
     loginShell: isolation.loginShell ?? false,
     readOnly: isolation.readOnly ?? [],
+    ...(bytecodeCache ? { bytecodeCache } : {}),
   };
   return {
     argv: backend.command(argv, request, exposureFor(request, env)),
-    env: { ...withoutServerSecrets(env), ...isolation.grant },
+    env: withBytecodeCache({ ...withoutServerSecrets(env), ...isolation.grant }, bytecodeCache),
     sandbox: { backend: backend.name, mode: policy.mode, network },
     ...(backend.pidNamespace ? { pidNamespace: true as const } : {}),
+  };
+}
+
+/**
+ * The cache a run is given: only under bubblewrap, whose read-only bind is what keeps runs of the
+ * Player's code from writing it (macOS's profile has no such bind yet). Without it nothing changes.
+ */
+export function bytecodeCacheFor(
+  backend: BackendName,
+  cache: BytecodeCache | undefined,
+): BytecodeCache | undefined {
+  return backend === 'bubblewrap' ? cache : undefined;
+}
+
+/**
+ * Python reads (and pytest reads its rewritten modules) from the cache alone. Only the filling run
+ * may write bytecode, and with the prefix set it writes nowhere but the cache.
+ */
+function withBytecodeCache(
+  env: Record<string, string>,
+  cache: BytecodeCache | undefined,
+): Record<string, string> {
+  if (!cache) return env;
+  const { PYTHONDONTWRITEBYTECODE: dontWrite, ...rest } = env;
+  return {
+    ...rest,
+    PYTHONPYCACHEPREFIX: cache.directory,
+    ...(cache.writable || dontWrite === undefined ? {} : { PYTHONDONTWRITEBYTECODE: dontWrite }),
   };
 }
 

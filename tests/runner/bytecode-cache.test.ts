@@ -1,0 +1,219 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { repositoryStateDirectory, stateRoot } from '../../src/records/state-directory.js';
+import { withBytecodeCache, type BytecodeCache } from '../../src/runner/bytecode-cache.js';
+import type { TestCommand } from '../../src/runner/detect.js';
+import { projectEnvironment } from '../../src/runner/environment.js';
+import { OutputCapture } from '../../src/runner/output-capture.js';
+import { runSandboxed } from '../../src/sandbox/run.js';
+import { bwrapUsable } from '../helpers/bubblewrap.js';
+import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+
+/**
+ * The base's bytecode cache (src/runner/bytecode-cache.ts): who may write it, when it is published,
+ * which runs are given it. Real directories, real bubblewrap runs.
+ */
+const PYTEST: TestCommand = {
+  argv: ['pytest'],
+  detected_by: 'test',
+  runner: 'pytest',
+  report: 'text',
+};
+const NODE: TestCommand = { ...PYTEST, argv: ['node', '--test'], runner: 'node-test' };
+
+const repos: TempRepo[] = [];
+afterEach(() => repos.splice(0).forEach((repo) => repo.remove()));
+function repository(files: Record<string, string> = {}): TempRepo {
+  const repo = makeRepo({ 'test_a.py': 'def test_a():\n    pass\n', ...files });
+  repos.push(repo);
+  return repo;
+}
+
+const ended = { timed_out: false, cancelled: false };
+
+async function keyFor(repo: TempRepo, command = PYTEST) {
+  const environment = await projectEnvironment(repo.dir, process.env, { pyenv: null });
+  return { baseCommit: repo.git('rev-parse', 'HEAD').trim(), command, environment, cwd: repo.dir };
+}
+
+async function published(repo: TempRepo): Promise<string[]> {
+  const root = path.join(await repositoryStateDirectory(repo.dir), 'bytecode');
+  return existsSync(root) ? readdirSync(root) : [];
+}
+
+/** What a run was given, and the cache it saw, as the callback receives them. */
+async function given(repo: TempRepo, fills: boolean, key?: Awaited<ReturnType<typeof keyFor>>) {
+  let seen: BytecodeCache | undefined;
+  await withBytecodeCache(repo.dir, key ?? (await keyFor(repo)), fills, async (cache) => {
+    seen = cache;
+    if (cache?.writable) writeFileSync(path.join(cache.directory, 'x.pyc'), 'bytecode');
+    return ended;
+  });
+  return seen;
+}
+
+describe('which runs are given the cache, and when it is published', () => {
+  it('publishes the baseline’s cache once it ended, then hands it to the other runs read-only', async () => {
+    const repo = repository();
+    expect(await given(repo, false)).toBeUndefined();
+    const filling = await given(repo, true);
+    expect(filling?.writable).toBe(true);
+    // Filled out of sight, published whole under its key.
+    expect(existsSync(filling!.directory)).toBe(false);
+    const [entry, ...more] = await published(repo);
+    expect(more).toEqual([]);
+    const read = await given(repo, false);
+    expect(read).toMatchObject({ writable: false });
+    expect(path.basename(read!.directory)).toBe(entry);
+    expect(readFileSync(path.join(read!.directory, 'x.pyc'), 'utf8')).toBe('bytecode');
+  });
+
+  it('discards the cache of a baseline that timed out or was stopped', async () => {
+    const repo = repository();
+    await withBytecodeCache(repo.dir, await keyFor(repo), true, async () => ({
+      timed_out: true,
+      cancelled: false,
+    }));
+    expect(await published(repo)).toEqual([]);
+    expect(await given(repo, false)).toBeUndefined();
+  });
+
+  it('keeps the first of two baselines that publish the same key', async () => {
+    const repo = repository();
+    await given(repo, true);
+    const [first] = await published(repo);
+    const second = await given(repo, true);
+    expect(await published(repo)).toEqual([first]);
+    expect(existsSync(second!.directory)).toBe(false);
+  });
+
+  it('keeps the four most recently used caches, and removes a filling one a killed server left', async () => {
+    const repo = repository();
+    const base = await keyFor(repo);
+    const ofBase = (n: number) => ({ ...base, baseCommit: String(n).repeat(40) });
+    const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+    const caches = new Map<number, string>();
+    for (const n of [1, 2, 3, 4]) {
+      await given(repo, true, ofBase(n));
+      caches.set(n, (await given(repo, false, ofBase(n)))!.directory);
+    }
+    // Base 1 was used longest ago, then 2, 3, 4; base 1 is read again, so 2 is the oldest now.
+    for (const [n, directory] of caches) utimesSync(directory, daysAgo(5 - n), daysAgo(5 - n));
+    await given(repo, false, ofBase(1));
+    const root = path.dirname(caches.get(1)!);
+    const abandoned = path.join(root, 'filling-left-by-a-killed-server');
+    const underWay = path.join(root, 'filling-of-a-run-under-way');
+    mkdirSync(abandoned);
+    mkdirSync(underWay);
+    utimesSync(abandoned, daysAgo(2), daysAgo(2));
+
+    await given(repo, true, ofBase(5));
+    const left = await published(repo);
+    expect(left).not.toContain(path.basename(caches.get(2)!));
+    for (const n of [1, 3, 4]) expect(left).toContain(path.basename(caches.get(n)!));
+    expect(left).toContain(path.basename(underWay));
+    expect(left).not.toContain(path.basename(abandoned));
+    expect(left).toHaveLength(5);
+  });
+
+  it('gives none to a project with its own virtualenv, nor to other runners', async () => {
+    const repo = repository();
+    mkdirSync(path.join(repo.dir, '.venv/bin'), { recursive: true });
+    writeFileSync(path.join(repo.dir, '.venv/bin/python'), '');
+    const venv = await keyFor(repo);
+    expect(venv.environment.interpreter).toBeDefined();
+    expect(await given(repo, true, venv)).toBeUndefined();
+    const other = repository();
+    expect(await given(other, true, await keyFor(other, NODE))).toBeUndefined();
+    expect(await published(repo)).toEqual([]);
+    expect(await published(other)).toEqual([]);
+  });
+
+  it('is one cache for the worktree and the snapshots of one base', async () => {
+    const repo = repository();
+    // A snapshot elsewhere, with its own directory's tools first on PATH, as a worktree's.
+    const snapshot = repository();
+    const base = await keyFor(repo);
+    const inSnapshot = (dir: string) => ({
+      ...base,
+      cwd: dir,
+      environment: {
+        ...base.environment,
+        env: { ...base.environment.env, PATH: `${dir}/node_modules/.bin:/usr/bin` },
+      },
+    });
+    await given(repo, true, inSnapshot(repo.dir));
+    expect(await given(repo, false, inSnapshot(snapshot.dir))).toMatchObject({ writable: false });
+    expect(await given(repo, false, { ...base, baseCommit: '0'.repeat(40) })).toBeUndefined();
+  });
+});
+
+describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable bwrap)', () => {
+  const scratch: string[] = [];
+  afterEach(() =>
+    scratch.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })),
+  );
+
+  /** A shell script run under bubblewrap with `cache`, and what it printed. */
+  async function inSandbox(script: string, cache: BytecodeCache) {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'coachgate-bytecode-run-'));
+    scratch.push(cwd);
+    const log = path.join(cwd, 'run.log');
+    const capture = await OutputCapture.open(log);
+    const outcome = await runSandboxed(
+      {
+        argv: ['sh', '-c', script],
+        cwd,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/',
+          PYTHONDONTWRITEBYTECODE: '1',
+        },
+        timeoutMs: 30_000,
+        isolation: { policy: { mode: 'required', network: 'none' }, bytecodeCache: cache },
+      },
+      capture,
+    );
+    await capture.close();
+    return { outcome, output: readFileSync(log, 'utf8') };
+  }
+
+  it('a run reads the cache but cannot write it; only the filling run writes, and may write bytecode', async () => {
+    const directory = path.join(stateRoot(), 'repos', 'r', 'bytecode', 'k');
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(path.join(directory, 'kept.pyc'), 'base bytecode');
+    // The rest of the state directory stays hidden around it.
+    writeFileSync(path.join(stateRoot(), 'secret.txt'), 'server only');
+    const script = [
+      'cat "$PYTHONPYCACHEPREFIX/kept.pyc"; echo',
+      'echo forged > "$PYTHONPYCACHEPREFIX/planted.pyc" && echo planted',
+      'echo "dont-write=${PYTHONDONTWRITEBYTECODE:-unset}"',
+      `cat ${path.join(stateRoot(), 'secret.txt')} || echo secret hidden`,
+    ].join('; ');
+
+    const read = await inSandbox(script, { directory, writable: false });
+    expect(read.outcome.sandbox.backend).toBe('bubblewrap');
+    expect(read.output).toContain('base bytecode');
+    expect(read.output).not.toMatch(/^planted$/m);
+    expect(read.output).toContain('dont-write=1');
+    expect(read.output).toContain('secret hidden');
+    expect(existsSync(path.join(directory, 'planted.pyc'))).toBe(false);
+
+    const fill = await inSandbox(script, { directory, writable: true });
+    expect(fill.output).toMatch(/^planted$/m);
+    expect(fill.output).toContain('dont-write=unset');
+    expect(fill.output).toContain('secret hidden');
+    expect(existsSync(path.join(directory, 'planted.pyc'))).toBe(true);
+  });
+});
