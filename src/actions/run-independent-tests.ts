@@ -5,6 +5,7 @@ import { failingTests, type RunRecord } from '../core/run-record.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { changedSince, listWorkingFiles } from '../repo/git.js';
 import { runBaseline } from '../runner/baseline.js';
+import { withBytecodeCache } from '../runner/bytecode-cache.js';
 import { detectTestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
 import { firstPartyModules } from '../runner/first-party.js';
@@ -99,7 +100,17 @@ export async function runIndependentTests(
     let treeAfter: string;
     let changedLoaded: string[] | undefined;
     try {
-      run = await runTests({ ...spec, cwd: worktree, logPath, listLoaded: true });
+      // The base's bytecode, read-only, once a baseline of this base published it.
+      const bytecodeKey = { baseCommit: repo.base.commit, command, environment, cwd: worktree };
+      run = await withBytecodeCache(worktree, bytecodeKey, false, (bytecodeCache) =>
+        runTests({
+          ...spec,
+          cwd: worktree,
+          logPath,
+          listLoaded: true,
+          ...(bytecodeCache ? { bytecodeCache } : {}),
+        }),
+      );
       // Both read the tree as the run left it: side by side, from one listing of it.
       const working = listWorkingFiles(worktree);
       [treeAfter, changedLoaded] = await Promise.all([

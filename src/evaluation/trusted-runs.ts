@@ -15,6 +15,7 @@ import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import type { SandboxInForce } from '../sandbox/run.js';
+import { withBytecodeCache } from '../runner/bytecode-cache.js';
 import { newRunId, prepareRunLog } from '../records/runs.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import {
@@ -435,21 +436,34 @@ async function runIn(
       const guard = watched
         ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
         : undefined;
-      const outcome = await runTests({
+      const modules = await firstPartyModules(snapshot.dir);
+      // The base's run (the baseline) fills the cache; the others read it once it is published.
+      const bytecodeKey = {
+        baseCommit: request.baseCommit,
         command,
         environment,
         cwd: snapshot.dir,
-        loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
-        timeoutMs: timeoutS * 1000,
-        logPath,
-        makeLogDirectory: false,
-        firstPartyModules: await firstPartyModules(snapshot.dir),
-        sandbox: effectivePolicy(request.config.coachgate.sandbox),
-        ...(guard ? { readOnly: guard.readOnly } : {}),
-        signal: hooks.signal,
-        priority,
-        onProgress: hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
-      });
+      };
+      const fills = snapshot === prepared.work?.base;
+      const outcome = await withBytecodeCache(request.worktree, bytecodeKey, fills, (bytecode) =>
+        runTests({
+          command,
+          environment,
+          cwd: snapshot.dir,
+          loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
+          timeoutMs: timeoutS * 1000,
+          logPath,
+          makeLogDirectory: false,
+          firstPartyModules: modules,
+          sandbox: effectivePolicy(request.config.coachgate.sandbox),
+          ...(guard ? { readOnly: guard.readOnly } : {}),
+          ...(bytecode ? { bytecodeCache: bytecode } : {}),
+          signal: hooks.signal,
+          priority,
+          onProgress:
+            hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
+        }),
+      );
       return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
     },
     priority,

@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repositoryStateDirectory } from '../../src/records/state-directory.js';
+import { bwrapUsable } from '../helpers/bubblewrap.js';
+import * as python from '../helpers/python-task.js';
+
+/**
+ * The base's bytecode cache through the MCP client, real pytest and bubblewrap: the baseline fills
+ * it, the Player's run and the trusted runs read it, and a Player's code that forges bytecode for
+ * the standard library into it changes nothing.
+ */
+const { BROKEN_CALC, GOOD_CALC } = python;
+const tasks = python.pythonTaskPerTest();
+
+/** A base test that fails if `fractions` is anything but the standard library's. */
+const FRACTIONS_TEST = `import fractions
+
+
+def test_fractions_are_the_standard_librarys():
+    assert getattr(fractions, "FORGED", None) is None
+    assert fractions.Fraction(1, 2) + fractions.Fraction(1, 2) == 1
+`;
+
+/**
+ * Product code that, on import, writes bytecode for \`fractions\` where this run's Python would read
+ * it (the cache, when the run has one), stamped with the real source's time and size so that a
+ * later run would take it for the real thing.
+ */
+const FORGE = `
+import importlib.util as _util
+import os as _os
+from importlib._bootstrap_external import _code_to_timestamp_pyc
+
+
+def _forge():
+    import fractions
+
+    source = fractions.__file__
+    target = _util.cache_from_source(source)
+    stat = _os.stat(source)
+    code = compile("FORGED = 'by the player'\\n", source, "exec")
+    try:
+        _os.makedirs(_os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(_code_to_timestamp_pyc(code, stat.st_mtime, stat.st_size))
+    except OSError:
+        pass
+
+
+_forge()
+`;
+
+/** Every file of the repository's published bytecode caches. */
+async function cachedFiles(worktree: string): Promise<string[]> {
+  const root = path.join(await repositoryStateDirectory(worktree), 'bytecode');
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+describe.skipIf(!python.hasPytest || !bwrapUsable)(
+  'the base’s bytecode cache (skipped: no pytest or no usable bwrap)',
+  () => {
+    it('is filled by the baseline and read by the next turn’s runs, and forged bytecode never reaches it', async () => {
+      const project = await tasks.start(
+        { 'calc.py': `${BROKEN_CALC}${FORGE}` },
+        { 'tests/test_fractions.py': FRACTIONS_TEST },
+      );
+      const first = await project.approve();
+      expect(first.result.isError, first.text).toBe(true);
+      expect(first.text).toContain('test_add');
+
+      // The baseline ran the base's code alone and published what it compiled and rewrote.
+      const files = await cachedFiles(project.repo.dir);
+      expect(files.some((file) => file.includes('_pytest') && file.endsWith('.pyc'))).toBe(true);
+      expect(files.some((file) => file.includes('filling-'))).toBe(false);
+
+      project.repo.write('calc.py', `${GOOD_CALC}${FORGE}`);
+      const second = await project.approve();
+      expect(second.run.env.notes.join('\n')).toContain("from the server's read-only cache");
+      // The trusted runs imported the real `fractions`: the forged bytecode was never written.
+      expect(second.result.isError ?? false, second.text).toBe(false);
+      const forged = (await cachedFiles(project.repo.dir)).filter((file) =>
+        readFileSync(file).includes('by the player'),
+      );
+      expect(forged).toEqual([]);
+    });
+  },
+);
