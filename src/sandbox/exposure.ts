@@ -228,9 +228,11 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
       '/var/run/docker.sock',
       ...(player ? inHome(PLAYER_HIDDEN_HOME_FILES) : []),
     ].filter(exists),
-    revealed: request.bytecodeCache
-      ? [{ path: request.bytecodeCache.directory, writable: request.bytecodeCache.writable }]
-      : [],
+    // A cache removed since it was chosen is left hidden: Python then compiles, as without one.
+    revealed:
+      request.bytecodeCache && exists(request.bytecodeCache.directory)
+        ? [{ path: request.bytecodeCache.directory, writable: request.bytecodeCache.writable }]
+        : [],
   };
 }
 
