@@ -5,6 +5,7 @@ import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths
 import { isTestDataFile } from '../core/test-data.js';
 import { filesDigest } from '../repo/fingerprint.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
+import { withBytecodeCache } from '../runner/bytecode-cache.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
 import { pyenvChoice, type PyenvChoice } from '../runner/pyenv.js';
@@ -15,7 +16,6 @@ import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import type { SandboxInForce } from '../sandbox/run.js';
-import { withBytecodeCache } from '../runner/bytecode-cache.js';
 import { newRunId, prepareRunLog } from '../records/runs.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import {
