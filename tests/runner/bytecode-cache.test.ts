@@ -1,14 +1,11 @@
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repositoryStateDirectory, stateRoot } from '../../src/records/state-directory.js';
@@ -167,8 +164,7 @@ describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable 
 
   /** A shell script run under bubblewrap with `cache`, and what it printed. */
   async function inSandbox(script: string, cache: BytecodeCache) {
-    const cwd = mkdtempSync(path.join(os.tmpdir(), 'coachgate-bytecode-run-'));
-    scratch.push(cwd);
+    const cwd = repository().dir;
     const log = path.join(cwd, 'run.log');
     const capture = await OutputCapture.open(log);
     const outcome = await runSandboxed(
