@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { ensurePrivateDirectory, repositoryStateDirectory } from '../records/state-directory.js';
-import { pathExists } from '../records/files.js';
 import { isWithin } from '../sandbox/exposure.js';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
@@ -102,10 +101,13 @@ async function bytecodeCacheToRead(
   key: BytecodeCacheKey,
 ): Promise<BytecodeCache | undefined> {
   const directory = await cacheDirectory(worktree, key);
-  if (!(await pathExists(directory))) return undefined;
+  // Marked as used, which also tells whether it is there (pruning keeps the most recently used).
   const now = new Date();
-  await utimes(directory, now, now).catch(() => undefined);
-  return { directory, writable: false };
+  const present = await utimes(directory, now, now).then(
+    () => true,
+    () => false,
+  );
+  return present ? { directory, writable: false } : undefined;
 }
 
 async function cacheRoot(worktree: string): Promise<string> {

@@ -103,7 +103,10 @@ export async function sandboxedCommand(
   };
   return {
     argv: backend.command(argv, request, exposureFor(request, env)),
-    env: withBytecodeCache({ ...withoutServerSecrets(env), ...isolation.grant }, bytecodeCache),
+    env: bytecodeCacheEnvironment(
+      { ...withoutServerSecrets(env), ...isolation.grant },
+      bytecodeCache,
+    ),
     sandbox: { backend: backend.name, mode: policy.mode, network },
     ...(backend.pidNamespace ? { pidNamespace: true as const } : {}),
   };
@@ -124,7 +127,7 @@ export function bytecodeCacheFor(
  * Python reads (and pytest reads its rewritten modules) from the cache alone. Only the filling run
  * may write bytecode, and with the prefix set it writes nowhere but the cache.
  */
-function withBytecodeCache(
+function bytecodeCacheEnvironment(
   env: Record<string, string>,
   cache: BytecodeCache | undefined,
 ): Record<string, string> {
