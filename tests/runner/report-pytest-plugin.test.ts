@@ -326,6 +326,52 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     });
   });
 
+  it('is not blinded by a replaced getattr, a deleted builtin or a module given its own __getattribute__', () => {
+    const files: ProjectFiles = {
+      'pkg/__init__.py': '',
+      'pkg/sly.py': [
+        'import builtins, types, unittest',
+        'import pytest',
+        '',
+        '# Hands the originals back to anyone who checks, after replacing them.',
+        'real_getattr, real_assert = builtins.getattr, unittest.TestCase.assertEqual',
+        'def getattr(holder, name, *default):',
+        '    if holder is builtins and name == "getattr":',
+        '        return real_getattr',
+        '    if holder is unittest.TestCase and name == "assertEqual":',
+        '        return real_assert',
+        '    return real_getattr(holder, name, *default)',
+        'builtins.getattr = getattr',
+        'unittest.TestCase.assertEqual = lambda self, a, b, msg=None: None',
+        'del builtins.divmod',
+        '',
+        'class Lenient(types.ModuleType):',
+        '    def __getattribute__(self, name):',
+        '        if name == "approx":',
+        '            return lambda expected, **options: object.__new__(Equal)',
+        '        return super().__getattribute__(name)',
+        'class Equal:',
+        '    def __eq__(self, other):',
+        '        return True',
+        'pytest.__class__ = Lenient',
+        '',
+      ].join('\n'),
+      'tests/test_a.py': [
+        'import pytest',
+        '',
+        'def test_sly():',
+        '    import pkg.sly',
+        '    assert 1 == pytest.approx(2)',
+        '',
+      ].join('\n'),
+    };
+    const tests = parsePytestReportLines(runThroughPlugin(files).report!);
+    expect(tests).toContainEqual({ id: 'tests/test_a.py::test_sly', status: 'passed' });
+    expect(tests.find((test) => test.id === HARNESS_CHANGED)?.message).toMatch(
+      /^replaced while tests\/test_a\.py::test_sly ran .*: builtins\.divmod, builtins\.getattr, pytest\.approx, unittest\.TestCase\.assertEqual\./,
+    );
+  });
+
   it('names code that registers a plugin with the running pytest, not the conftests and plugins the tests declare', () => {
     const files: ProjectFiles = {
       'pkg/__init__.py': '',
