@@ -100,13 +100,14 @@ def loaded_files():
                 files.add(real)
     return sorted(files)[:LOADED_LIMIT]
 
-def new_plugin_files(config, known):
+def new_plugin_files(config, known, getattr=getattr, isinstance=isinstance, map=map, id=id):
     # Where each plugin registered with pytest since the last call comes from (ids in known are
     # looked at once): a module's file, or the file of the module that defines a plugin object's
     # class. Modules a conftest declares in pytest_plugins are the test setup's own.
     manager = config.pluginmanager
     # After nearly every test nothing is new, found without a loop in Python: from pluggy's own
-    # mapping where it has one (get_plugins() builds a set in Python, 20 us a test).
+    # mapping where it has one (get_plugins() builds a set in Python, 20 us a test). Bound at start,
+    # as harness_intact's are.
     registered = getattr(manager, '_name2plugin', None)
     if isinstance(registered, dict) and known.issuperset(map(id, registered.values())):
         return set()
