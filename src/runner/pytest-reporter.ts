@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 
 /**
  * A `python -m pytest` stand-in that also records pytest's own reports as JSON lines, through a
@@ -15,7 +16,6 @@ import path from 'node:path';
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys
-from operator import is_not, itemgetter
 
 MESSAGE_LIMIT = 2000
 ERROR_LINE = re.compile(r'^E\s')
@@ -34,55 +34,7 @@ def skip_message(longrepr):
 
 PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"}\n'
 
-MISSING = object()
-
-def harness_entries():
-    # What judges a test: unittest's assertions, pytest's helpers, the builtins. Taken before the
-    # tests or the code under test are imported, and held (an id can be reused once its object is
-    # freed): after each test, each is compared by identity (harness_intact).
-    import builtins, unittest, pytest
-    entries = []
-    for name in dir(unittest.TestCase):
-        if name.startswith(('assert', 'fail')):
-            entries.append(('unittest.TestCase.' + name, unittest.TestCase, name))
-    for name in list(vars(builtins)):
-        if not name.startswith('_') or name == '__import__':
-            entries.append(('builtins.' + name, builtins, name))
-    for name in ('raises', 'approx', 'fail', 'skip', 'xfail', 'warns', 'importorskip'):
-        entries.append(('pytest.' + name, pytest, name))
-    return [(label, holder, name, getattr(holder, name, MISSING))
-            for label, holder, name in entries]
-
-def harness_intact(entries, getattr=getattr, type=type, vars=vars, any=any, map=map,
-                   is_not=is_not, KeyError=KeyError):
-    # The check made after every test. What it calls is bound here, before anything is imported,
-    # so code that replaces builtins.getattr or vars with one handing back the originals does not
-    # blind it. Each holder's own names are read from its dict by one itemgetter and compared by
-    # identity in C (callgrind: check_harness went from 214,000 instructions a test, getattr in a
-    # Python loop, to 122,000); its type is compared too, so a module or class given a
-    # __getattribute__ of its own is seen. Names a holder inherits go through getattr.
-    groups = {}
-    inherited = []
-    for label, holder, name, value in entries:
-        if name in vars(holder):
-            groups.setdefault(id(holder), (holder, type(holder), []))[2].append(name)
-        else:
-            inherited.append((holder, name, value))
-    owned = []
-    for holder, kind, names in groups.values():
-        read = itemgetter(*names, names[0])  # two names at least, so it always gives a tuple
-        owned.append((holder, kind, read, read(vars(holder))))
-    def intact():
-        try:
-            for holder, kind, read, before in owned:
-                if type(holder) is not kind or any(map(is_not, read(vars(holder)), before)):
-                    return False
-        except KeyError:
-            return False  # a name deleted
-        return not any(getattr(holder, name, MISSING) is not value
-                       for holder, name, value in inherited)
-    return intact
-
+${PYTHON_HARNESS_SOURCE}
 LOADED_LIMIT = 20000
 
 def loaded_files():
@@ -137,19 +89,16 @@ class CoachgateReporter:
     def __init__(self, report, version):
         self.report = report
         self.version = version
-        self.harness = harness_entries()
+        import pytest
+        self.harness = harness_entries(pytest)
         self.harness_intact = harness_intact(self.harness)
         self.changed = set()
         self.config = None
         self.known_plugins = set()
 
-    def check_harness(self, nodeid, getattr=getattr, sorted=sorted):
-        # Named one by one only when something differs (see harness_intact for the bound names).
-        changed = not self.harness_intact() and sorted(
-            label for label, holder, name, value in self.harness
-            if getattr(holder, name, MISSING) is not value and label not in self.changed)
+    def check_harness(self, nodeid):
+        changed = harness_replaced(self.harness, self.harness_intact, self.changed)
         if changed:
-            self.changed.update(changed)
             self.emit({'event': 'harness', 'nodeid': nodeid, 'changed': changed})
         # Plugins registered once the session started (conftests, and whatever else hooks into
         # pytest): the server keeps the ones that are neither tests nor test support.

@@ -1,15 +1,22 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { HARNESS_CHANGED } from './report/pytest-jsonl.js';
+import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 
 /**
  * unittest's results recorded beside the result class's own work, shared by the direct reporter and
- * the wrapped-run hook (unittest-shims.ts). The report is written when the run stops, merged with
+ * the wrapped-run hook (unittest-shims.ts). The harness is read as it loads and checked after each
+ * test, as the pytest reporter does: a replaced one becomes an error case naming it. The report is written when the run stops, merged with
  * what earlier unittest runs of the same command wrote (`python -m unittest a && … b`).
  * `RecordingMixin.report_path` names the file.
  */
 export const UNITTEST_RECORDING_SOURCE = String.raw`
 import os, traceback, unittest
 from xml.sax.saxutils import quoteattr, escape
+${PYTHON_HARNESS_SOURCE}
+# Read as the recorder loads, before unittest imports a test module or the code under test.
+HARNESS = harness_entries()
+HARNESS_INTACT = harness_intact(HARNESS)
 
 REPORT_OPEN = '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="">\n'
 REPORT_CLOSE = '</testsuite></testsuites>\n'
@@ -40,6 +47,14 @@ class RecordingMixin:
         if err is not None:
             kind = 'failure' if issubclass(err[0], test.failureException) else 'error'
             self.record(subtest, kind, self._exc_info_to_string(err, test), err)
+    def stopTest(self, test):
+        super().stopTest(test)
+        told = self.__dict__.setdefault('harness_told', set())
+        changed = harness_replaced(HARNESS, HARNESS_INTACT, told)
+        if changed:
+            # An error case no test id hides, as in pytest's reports.
+            cases = self.__dict__.setdefault('recorded_cases', [])
+            cases.append(('${HARNESS_CHANGED}', 'error', harness_message(test.id(), changed)))
     def stopTestRun(self):
         super().stopTestRun()
         write_report(self.report_path, self.__dict__.get('recorded_cases', []))

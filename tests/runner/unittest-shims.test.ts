@@ -109,6 +109,31 @@ describe('python shims', () => {
     },
   );
 
+  it('checks the harness after each test, as the direct recorder does: a replaced builtin is an error case', async () => {
+    const cwd = temp('coachgate-unittest-harness-');
+    fs.writeFileSync(
+      path.join(cwd, 'test_round.py'),
+      [
+        'import builtins, unittest',
+        'class RoundTest(unittest.TestCase):',
+        '    def test_bends(self):',
+        '        builtins.round = lambda value, digits=None: 3',
+        '    def test_restores(self):',
+        '        saved = builtins.len',
+        '        builtins.len = lambda value: 0',
+        '        builtins.len = saved',
+        '',
+      ].join('\n'),
+    );
+    const { run, report } = await shimmed();
+    expect(run('python3 -m unittest', cwd).status).toBe(0);
+    expect(report()).toEqual([
+      'passed test_round.RoundTest.test_bends',
+      'error coachgate: test harness changed',
+      'passed test_round.RoundTest.test_restores',
+    ]);
+  });
+
   it('a run inside another run records into its own report only', async () => {
     const cwd = project();
     const outer = await shimmed();

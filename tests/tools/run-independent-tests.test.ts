@@ -644,6 +644,47 @@ describe('run_independent_tests runs the runner the project uses', () => {
     expect(data.summary).toMatch(/tests\/test_greet\.py", line 13/);
   });
 
+  it("unittest's harness is checked after each test: code that bends assertEqual fails the run, named", async () => {
+    const repo = project({
+      Makefile: 'test:\n\tpython3 -m unittest discover -s tests -t .\n',
+      'app/__init__.py': '',
+      // Through computed names, so no static rule sees it; a pass for every comparison after it.
+      'app/total.py': [
+        'import unittest',
+        "setattr(getattr(unittest, 'Test' + 'Case'), 'assert' + 'Equal', lambda *args: None)",
+        '',
+        'def total(values):',
+        '    return sum(values) + 1',
+        '',
+      ].join('\n'),
+      'tests/__init__.py': '',
+      'tests/test_total.py': [
+        'import unittest',
+        '',
+        'class TotalTest(unittest.TestCase):',
+        '    def test_empty(self):',
+        '        self.assertEqual(len([]), 0)',
+        '    def test_total(self):',
+        '        from app.total import total',
+        '        self.assertEqual(total([1, 2]), 3)',
+        '',
+      ].join('\n'),
+    });
+    const data = dataOf(await run(repo));
+    expect(data.tests).toEqual([
+      { id: 'tests.test_total.TotalTest.test_empty', status: 'passed' },
+      { id: 'tests.test_total.TotalTest.test_total', status: 'passed' },
+      {
+        id: 'coachgate: test harness changed',
+        status: 'error',
+        message: expect.stringMatching(
+          /^replaced while tests\.test_total\.TotalTest\.test_total ran .*: unittest\.TestCase\.assertEqual\./,
+        ),
+      },
+    ]);
+    expect(data.status).toBe('failed');
+  });
+
   /**
    * Runs `body` with no pnpm on the server's PATH (npm puts this repository's node_modules/.bin, where
    * pnpm is a devDependency, on the tests' PATH) and `variables` set (undefined: removed).

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isTestSideFile } from '../../core/test-paths.js';
+import { harnessReplacedMessage } from '../python-harness.js';
 import { clipMessage } from './text.js';
 import type { TestCaseResult, TestStatus } from './types.js';
 
@@ -61,7 +62,7 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
     } else if (record.event === 'harness') {
       openCase(HARNESS_CHANGED).outcomes.push({
         status: 'error',
-        message: `replaced while ${record.nodeid} ran (by the code under test or the tests): ${record.changed.join(', ')}. The assertions and builtins that judge the tests must stay as they are.`,
+        message: harnessReplacedMessage(record.nodeid, record.changed),
       });
     } else if (record.event === 'plugins') {
       const hooked = root === undefined ? [] : codeHookingPytest(record.files, root);
