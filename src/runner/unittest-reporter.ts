@@ -6,9 +6,10 @@ import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 /**
  * unittest's results recorded beside the result class's own work, shared by the direct reporter and
  * the wrapped-run hook (unittest-shims.ts). The harness is read as it loads and checked after each
- * test, as the pytest reporter does: a replaced one becomes an error case naming it. The report is written when the run stops, merged with
- * what earlier unittest runs of the same command wrote (`python -m unittest a && … b`).
- * `RecordingMixin.report_path` names the file.
+ * test, as the pytest reporter does (python-harness.ts): a replaced one becomes an error case
+ * naming it. The report is written when the run stops, merged with what earlier unittest runs of
+ * the same command wrote (`python -m unittest a && … b`). `RecordingMixin.report_path` names the
+ * file.
  */
 export const UNITTEST_RECORDING_SOURCE = String.raw`
 import os, traceback, unittest
