@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
-import { HARNESS_CHANGED } from './report/pytest-jsonl.js';
+import { HARNESS_CHANGED } from './harness-case.js';
 
 const NODE_GUARD_FILE = 'coachgate-node-harness-guard.cjs';
 const VITEST_SETUP_FILE = 'coachgate-vitest-harness.mjs';

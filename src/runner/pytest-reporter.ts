@@ -92,12 +92,12 @@ class CoachgateReporter:
         import pytest
         self.harness = harness_entries(pytest)
         self.harness_intact = harness_intact(self.harness)
-        self.changed = set()
+        self.harness_told = set()
         self.config = None
         self.known_plugins = set()
 
     def check_harness(self, nodeid):
-        changed = harness_replaced(self.harness, self.harness_intact, self.changed)
+        changed = harness_replaced(self.harness, self.harness_intact, self.harness_told)
         if changed:
             self.emit({'event': 'harness', 'nodeid': nodeid, 'changed': changed})
         # Plugins registered once the session started (conftests, and whatever else hooks into

@@ -1,10 +1,4 @@
-const REPLACED_BY = '(by the code under test or the tests)';
-const MUST_STAY = 'The assertions and builtins that judge the tests must stay as they are.';
-
-/** What a replaced harness's case says: the replaced names, and the test they changed in. */
-export function harnessReplacedMessage(testId: string, changed: readonly string[]): string {
-  return `replaced while ${testId} ran ${REPLACED_BY}: ${changed.join(', ')}. ${MUST_STAY}`;
-}
+import { harnessReplacedMessage } from './harness-case.js';
 
 /**
  * Python shared by coachgate's pytest reporter and its unittest recorder: what judges a Python
@@ -64,8 +58,7 @@ def harness_intact(entries, getattr=getattr, type=type, vars=vars, any=any, map=
     return intact
 
 def harness_message(test_id, changed):
-    # As harnessReplacedMessage words it for pytest's reports.
-    return 'replaced while %s ran ${REPLACED_BY}: %s. ${MUST_STAY}' % (test_id, ', '.join(changed))
+    return ${JSON.stringify(harnessReplacedMessage('%s', ['%s']))} % (test_id, ', '.join(changed))
 
 def harness_replaced(entries, intact, told, getattr=getattr, sorted=sorted):
     # The labels replaced since the last call, each told once; named one by one only when the

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HARNESS_CHANGED } from './report/pytest-jsonl.js';
+import { HARNESS_CHANGED } from './harness-case.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 
 /**

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PYTEST_REPORTER_FILE, writePytestReporter } from '../../src/runner/pytest-reporter.js';
 import { countsFromTests } from '../../src/runner/report/counts.js';
-import { HARNESS_CHANGED, parsePytestReportLines } from '../../src/runner/report/pytest-jsonl.js';
+import { HARNESS_CHANGED } from '../../src/runner/harness-case.js';
+import { parsePytestReportLines } from '../../src/runner/report/pytest-jsonl.js';
 import type { TestCaseResult } from '../../src/runner/report/types.js';
 import {
   junitReport,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isTestSideFile } from '../../core/test-paths.js';
-import { harnessReplacedMessage } from '../python-harness.js';
+import { HARNESS_CHANGED, harnessReplacedMessage } from '../harness-case.js';
 import { clipMessage } from './text.js';
 import type { TestCaseResult, TestStatus } from './types.js';
 
@@ -20,9 +20,6 @@ type ReportLine =
   | { event: 'harness'; nodeid: string; changed: string[] }
   | { event: 'loaded'; files: string[] }
   | { event: 'plugins'; nodeid: string; files: string[] };
-
-/** The case a changed test harness becomes: an error no test id can hide. */
-export const HARNESS_CHANGED = 'coachgate: test harness changed';
 
 /** What one JUnit `<testcase>` would hold: its outcome elements, in the order pytest added them. */
 interface TestCase {
