@@ -424,6 +424,42 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     }
   });
 
+  it('lists the real file of each module the session loaded: through a linked directory or file, or ..', () => {
+    const files: ProjectFiles = {
+      'real_pkg/__init__.py': 'X = 1\n',
+      'other/mod_real.py': 'Y = 2\n',
+      'tests/test_a.py': [
+        'import os, sys',
+        'sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "linkdir"))',
+        'import pkg, mod, mod_real',
+        '',
+        'def test_a():',
+        '    assert pkg.X + mod.Y + mod_real.Y == 5',
+        '',
+      ].join('\n'),
+    };
+    let root = '';
+    const run = runInProject(files, (dir, report) => {
+      root = fs.realpathSync(dir);
+      fs.symlinkSync('real_pkg', path.join(dir, 'pkg'));
+      fs.symlinkSync(path.join('other', 'mod_real.py'), path.join(dir, 'mod.py'));
+      fs.symlinkSync(path.join(dir, 'other'), path.join(dir, 'linkdir'));
+      return ['python3', reporter, report, '-p', 'no:cacheprovider'];
+    });
+    expect(run.exit_code).toBe(0);
+    const lines = run
+      .report!.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string });
+    const loaded = lines.find((line) => line.event === 'loaded') as { files: string[] };
+    const inProject = loaded.files.filter((file) => file.startsWith(root + path.sep));
+    expect(inProject.map((file) => path.relative(root, file))).toEqual([
+      'other/mod_real.py',
+      'real_pkg/__init__.py',
+      'tests/test_a.py',
+    ]);
+  });
+
   it('exits as python -m pytest does: 0, 1, 2, 3, 4 and 5', () => {
     const expected = { passing: 0, mixed: 1, collection: 2, internal: 3, usage: 4, noTests: 5 };
     for (const [name, code] of Object.entries(expected) as [keyof typeof runs, number][]) {
