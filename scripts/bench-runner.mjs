@@ -43,7 +43,7 @@ const SUITES = [
         'import pytest\n\n@pytest.mark.parametrize("n", range(2000))\ndef test_many(n):\n    assert n >= 0\n',
     },
     raw: ['python3', '-m', 'pytest', '-p', 'no:cacheprovider'],
-    // Its ratio is within this VM's noise: --instructions counts it exactly.
+    // Its ratio is within this VM's noise: --instructions counts it instead.
     instructions: true,
   },
   {
@@ -114,8 +114,8 @@ async function servedRun(dir) {
 
 /**
  * Instructions, not time, for the suites marked so: on this VM one command's own runs differ by a
- * third, which hides a few percent. callgrind counts what the test processes execute, exactly. The
- * suite gets a project virtualenv whose `python` starts the real interpreter under valgrind, so the
+ * third, which hides a few percent. callgrind counts what the test processes execute (repeats
+ * agree within 0.3 %). The suite gets a project virtualenv whose `python` starts the real interpreter under valgrind, so the
  * served run (in its sandbox, with coachgate's reporter) and the raw one are counted alike, side by
  * side. Bubblewrap's start and the server's own work are not counted: the trivial suite's
  * milliseconds are that fixed cost.
@@ -125,7 +125,7 @@ async function instructionRow(suite) {
   const python = path.join(dir, '.venv', 'bin', 'python');
   fs.mkdirSync(path.dirname(python), { recursive: true });
   const valgrind = 'valgrind --tool=callgrind --callgrind-out-file=/dev/null';
-  fs.writeFileSync(python, `#!/bin/sh\nexec ${valgrind} ${PYTHON} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(python, `#!/bin/sh\nexec ${valgrind} "${PYTHON}" "$@"\n`, { mode: 0o755 });
   // The same hash seed on both sides (the served run inherits this environment): exact repeats.
   process.env.PYTHONHASHSEED = '0';
   try {
