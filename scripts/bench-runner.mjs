@@ -115,10 +115,10 @@ async function servedRun(dir) {
 /**
  * Instructions, not time, for the suites marked so: on this VM one command's own runs differ by a
  * third, which hides a few percent. callgrind counts what the test processes execute (repeats
- * agree within 0.3 %). The suite gets a project virtualenv whose `python` starts the real interpreter under valgrind, so the
- * served run (in its sandbox, with coachgate's reporter) and the raw one are counted alike, side by
- * side. Bubblewrap's start and the server's own work are not counted: the trivial suite's
- * milliseconds are that fixed cost.
+ * agree within 0.3 %). The suite gets a project virtualenv whose `python` starts the real
+ * interpreter under valgrind, so the served run (in its sandbox, with coachgate's reporter) and the
+ * raw one are counted alike, side by side. Bubblewrap's start and the server's own work are not
+ * counted: the trivial suite's milliseconds are that fixed cost.
  */
 async function instructionRow(suite) {
   const dir = gitRepository({ ...suite.files, '.gitignore': '.venv/\n' });
