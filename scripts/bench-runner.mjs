@@ -92,23 +92,32 @@ const PYTHON =
     encoding: 'utf8',
   }).stdout?.trim() || 'python3';
 
+/** The raw runs' environment, read at each run: as the served run sets it, no bytecode written. */
+const rawEnvironment = () => ({ ...process.env, PYTHONDONTWRITEBYTECODE: '1' });
+
 function rawRun(dir, argv) {
   const start = performance.now();
   const program = argv[0] === 'python3' ? PYTHON : argv[0];
   const result = spawnSync(program, argv.slice(1), {
     cwd: dir,
     stdio: 'ignore',
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    env: rawEnvironment(),
   });
   if (result.status !== 0) throw new Error(`raw run of ${argv.join(' ')} exited ${result.status}`);
   return performance.now() - start;
 }
 
-async function servedRun(dir) {
-  const start = performance.now();
-  const record = await runIndependentTests(dir, {});
+/** run_independent_tests of the suite, which must pass: its run record. */
+async function passingRun(dir, request = {}) {
+  const record = await runIndependentTests(dir, request);
   if (record.status !== 'passed')
     throw new Error(`served run in ${dir} was ${record.status}: ${record.summary}`);
+  return record;
+}
+
+async function servedRun(dir) {
+  const start = performance.now();
+  await passingRun(dir);
   return performance.now() - start;
 }
 
@@ -126,21 +135,20 @@ async function instructionRow(suite) {
   fs.mkdirSync(path.dirname(python), { recursive: true });
   const valgrind = 'valgrind --tool=callgrind --callgrind-out-file=/dev/null';
   fs.writeFileSync(python, `#!/bin/sh\nexec ${valgrind} "${PYTHON}" "$@"\n`, { mode: 0o755 });
-  // The same hash seed on both sides (the served run inherits this environment): exact repeats.
+  // The same hash seed on both sides (the served run inherits this environment).
   process.env.PYTHONHASHSEED = '0';
   try {
-    const [raw, served] = await Promise.all([
+    const [rawCount, servedCount] = await Promise.all([
       rawInstructions(dir, [python, ...suite.raw.slice(1)]),
-      runIndependentTests(dir, { timeout_s: 3600 }).then((record) => {
-        if (record.status !== 'passed') throw new Error(`served run was ${record.status}`);
-        return instructionsIn(fs.readFileSync(record.log_path, 'utf8'));
-      }),
+      passingRun(dir, { timeout_s: 3600 }).then((record) =>
+        instructionsIn(fs.readFileSync(record.log_path, 'utf8')),
+      ),
     ]);
     return {
       suite: suite.name,
-      'raw instructions': raw.toLocaleString('en'),
-      'served instructions': served.toLocaleString('en'),
-      ratio: `${(served / raw).toFixed(4)}×`,
+      'raw instructions': rawCount.toLocaleString('en'),
+      'served instructions': servedCount.toLocaleString('en'),
+      ratio: `${(servedCount / rawCount).toFixed(4)}×`,
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -159,7 +167,7 @@ function rawInstructions(dir, argv) {
     const child = spawn(argv[0], argv.slice(1), {
       cwd: dir,
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+      env: rawEnvironment(),
     });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -55,7 +55,8 @@ class RecordingMixin:
         if changed:
             # An error case no test id hides, as in pytest's reports.
             cases = self.__dict__.setdefault('recorded_cases', [])
-            cases.append(('${HARNESS_CHANGED}', 'error', harness_message(test.id(), changed)))
+            message = harness_message(test.id(), changed)
+            cases.append((${JSON.stringify(HARNESS_CHANGED)}, 'error', message))
     def stopTestRun(self):
         super().stopTestRun()
         write_report(self.report_path, self.__dict__.get('recorded_cases', []))
