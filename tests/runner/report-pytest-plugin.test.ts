@@ -374,10 +374,9 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
   });
 
   it('names code that registers a plugin with the running pytest, not the conftests and plugins the tests declare', () => {
-    const files: ProjectFiles = {
-      'pkg/__init__.py': '',
-      // Reaches the running plugin manager without importing pytest: no static rule sees it.
-      'pkg/hook.py': [
+    // Reaches the running plugin manager without importing pytest: no static rule sees it.
+    const hook = (registration: string[]) =>
+      [
         'import gc',
         '',
         'class Quiet:',
@@ -386,15 +385,26 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
         '',
         'for found in gc.get_objects():',
         '    if type(found).__name__ == "PytestPluginManager":',
-        '        found.register(Quiet())',
+        ...registration.map((line) => `        ${line}`),
         '        break',
         '',
-      ].join('\n'),
+      ].join('\n');
+    const files: ProjectFiles = {
+      'pkg/__init__.py': '',
+      'pkg/hook.py': hook(['found.register(Quiet())']),
       'pkg/fixtures.py': 'import pytest\n\n@pytest.fixture\ndef word():\n    return "hi"\n',
       'tests/conftest.py': 'pytest_plugins = ["pkg.fixtures"]\n',
       'tests/test_a.py':
         'def test_word(word):\n    assert word == "hi"\n\ndef test_hook():\n    import pkg.hook\n',
       'tests/test_b.py': 'def test_after():\n    pass\n',
+    };
+    // In place of a plugin of pytest's own: as many plugins as before the test.
+    const swapped = {
+      ...files,
+      'pkg/hook.py': hook([
+        'found.unregister(name="junitxml")',
+        'found.register(Quiet(), name="junitxml")',
+      ]),
     };
     const honest = {
       ...files,
@@ -402,6 +412,7 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     };
     for (const [project, hooked] of [
       [files, true],
+      [swapped, true],
       [honest, false],
     ] as const) {
       let root = '';
