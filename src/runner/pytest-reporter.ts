@@ -61,7 +61,7 @@ def loaded_files():
                 if not real.startswith(prefixes) and os.sep + 'site-packages' + os.sep not in real)
     return sorted(files)[:LOADED_LIMIT]
 
-def plugin_files(manager, plugins, fresh):
+def plugin_files(manager, plugins, fresh, getattr=getattr, isinstance=isinstance, type=type):
     # Where each fresh plugin comes from: a module's file, or the file of the module that defines a
     # plugin object's class. Modules a conftest declares in pytest_plugins are the test setup's own.
     import types
@@ -83,7 +83,7 @@ def plugin_files(manager, plugins, fresh):
     return set(real_files(names))
 
 def plugin_watch(manager, getattr=getattr, isinstance=isinstance, all=all, map=map, len=len,
-                 is_=_is):
+                 id=id, is_=_is):
     # A function giving the files of the plugins registered with pytest since its last call. Bound
     # at start, as harness_intact's are.
     # Looked at once, and held, so that no later plugin reuses an id (a blocked name maps to None).

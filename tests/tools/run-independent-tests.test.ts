@@ -685,6 +685,54 @@ describe('run_independent_tests runs the runner the project uses', () => {
     expect(data.status).toBe('failed');
   });
 
+  it("pytest's plugins are checked after each test: code that swaps in an outcome rewriter fails the run, named", async () => {
+    const repo = project({
+      'pytest.ini': '[pytest]\n',
+      'app/__init__.py': '',
+      // Found through gc, so no static rule sees it; in place of one of pytest's own plugins, so
+      // pytest holds as many plugins as before, and every report after it reads "passed".
+      'app/total.py': [
+        'import gc',
+        '',
+        'class Passing:',
+        '    def pytest_runtest_logreport(self, report):',
+        "        report.outcome = 'passed'",
+        '',
+        'for found in gc.get_objects():',
+        "    if type(found).__name__ == 'PytestPluginManager':",
+        "        found.unregister(name='junitxml')",
+        "        found.register(Passing(), name='junitxml')",
+        '        break',
+        '',
+        'def total(values):',
+        '    return sum(values) + 1',
+        '',
+      ].join('\n'),
+      'tests/test_total.py': [
+        'def test_empty():',
+        '    assert len([]) == 0',
+        '',
+        'def test_total():',
+        '    from app.total import total',
+        '    assert total([1, 2]) == 3',
+        '',
+      ].join('\n'),
+    });
+    const data = dataOf(await run(repo));
+    expect(data.tests).toEqual([
+      { id: 'tests/test_total.py::test_empty', status: 'passed' },
+      { id: 'tests/test_total.py::test_total', status: 'passed' },
+      {
+        id: 'coachgate: test harness changed',
+        status: 'error',
+        message: expect.stringMatching(
+          /^registered with pytest while tests\/test_total\.py::test_total ran .*: app\/total\.py\./,
+        ),
+      },
+    ]);
+    expect(data.status).toBe('failed');
+  });
+
   /**
    * Runs `body` with no pnpm on the server's PATH (npm puts this repository's node_modules/.bin, where
    * pnpm is a devDependency, on the tests' PATH) and `variables` set (undefined: removed).
