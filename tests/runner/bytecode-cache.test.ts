@@ -157,11 +157,6 @@ describe('which runs are given the cache, and when it is published', () => {
 });
 
 describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable bwrap)', () => {
-  const scratch: string[] = [];
-  afterEach(() =>
-    scratch.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })),
-  );
-
   /** A shell script run under bubblewrap with `cache`, and what it printed. */
   async function inSandbox(script: string, cache: BytecodeCache) {
     const cwd = repository().dir;
