@@ -15,6 +15,7 @@ import path from 'node:path';
 import { recordPlayerReport } from '../dist/actions/record-player-report.js';
 import { recordVerdict } from '../dist/actions/record-verdict.js';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
+import { codeOnly } from '../dist/analysis/code-only.js';
 import { openTask } from '../dist/actions/task-scope.js';
 import { isSource } from '../dist/evaluation/product-code.js';
 import { initKey } from '../dist/records/keys.js';
@@ -34,14 +35,19 @@ const env = {
 const git = (cwd, ...argv) =>
   execFileSync('git', argv, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
 
-/** The first added line of a changed product file that is long enough to cite. */
-function citation(dir, commit, files) {
+/**
+ * The first added line of a changed product file that is code and long enough to cite: a Coach
+ * that cites a docstring or a comment is refused whatever the change (cite the code that does it).
+ */
+async function citation(dir, commit, files) {
+  const collapse = (text) => text.replace(/\s+/g, ' ').trim();
   for (const file of files) {
+    const code = collapse(await codeOnly(file, git(dir, 'show', `${commit}:${file}`)));
     const added = git(dir, 'diff', '-U0', `${commit}^`, commit, '--', file)
       .split('\n')
       .filter((line) => line.startsWith('+') && !line.startsWith('+++'))
-      .map((line) => line.slice(1).trim())
-      .find((line) => line.length >= 12 && !line.startsWith('//'));
+      .map((line) => collapse(line.slice(1)))
+      .find((line) => line.length >= 12 && code.includes(line));
     if (added) return { file, snippet: added };
   }
   return undefined;
@@ -80,7 +86,7 @@ for (const source of sources) {
         .filter(Boolean))
         rmSync(path.join(dir, file), { force: true });
       const changed = git(dir, 'diff', '--name-only', `${commit}^`, commit).split('\n');
-      const cited = citation(dir, commit, changed.filter(isSource));
+      const cited = await citation(dir, commit, changed.filter(isSource));
       if (!cited) {
         tally.skipped += 1;
         continue;
