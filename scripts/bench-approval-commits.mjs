@@ -15,8 +15,8 @@ import path from 'node:path';
 import { recordPlayerReport } from '../dist/actions/record-player-report.js';
 import { recordVerdict } from '../dist/actions/record-verdict.js';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
-import { codeOnly } from '../dist/analysis/code-only.js';
 import { openTask } from '../dist/actions/task-scope.js';
+import { codeOnly } from '../dist/analysis/code-only.js';
 import { isSource } from '../dist/evaluation/product-code.js';
 import { initKey } from '../dist/records/keys.js';
 
