@@ -16,6 +16,7 @@ import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys
+from operator import is_ as _is
 
 MESSAGE_LIMIT = 2000
 ERROR_LINE = re.compile(r'^E\s')

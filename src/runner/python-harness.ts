@@ -14,7 +14,7 @@ import { harnessReplacedMessage } from './harness-case.js';
  * `__getattribute__` of its own is seen. Names a holder inherits go through getattr.
  */
 export const PYTHON_HARNESS_SOURCE = String.raw`
-from operator import is_ as _is, is_not as _is_not, itemgetter as _itemgetter
+from operator import is_not as _is_not, itemgetter as _itemgetter
 
 MISSING = object()
 
