@@ -45,26 +45,27 @@ export async function runIndependentTests(
   request: RunTestsRequest,
   options: RunTestsOptions = {},
 ): Promise<RunRecord> {
-  // A task's runs compare against its pinned base; touching a task pins it.
-  const repo =
-    request.task_id !== undefined
-      ? await openTask(worktree, request.task_id, options.baseRef)
-      : await openRepository(worktree, options.baseRef);
-  const command = await detectTestCommand(worktree, repo.config, request.command);
-  const timeoutS = Math.min(
-    request.timeout_s ?? repo.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S,
-    MAX_TIMEOUT_S,
-  );
-  const loginShell = repo.config.autobuild?.coach?.test_execution === 'login-shell';
-  const store = request.task_id !== undefined && options.storeAsEvidence !== false;
-
-  return runQueue.run(worktree, async () => {
-    // Independent reads of the tree, so they overlap; the fingerprint (git ls-files, every file read) dominates.
-    const [environment, modules, treeBefore] = await Promise.all([
+  // A task's runs compare against its pinned base; touching a task pins it. Opened while the run
+  // waits for its turn in the queue, and beside the tree's reads once it has it.
+  const opening = openRun(worktree, request, options.baseRef);
+  const queued = runQueue.run(worktree, async () => {
+    // Independent reads of the tree, so they overlap each other and the opening (git reads of the
+    // base); the fingerprint (git ls-files, every file read) dominates. They are made in the queue:
+    // another run in this worktree could be changing the tree.
+    const reads = Promise.all([
       projectEnvironment(worktree),
       firstPartyModules(worktree),
       treeFingerprint(worktree),
     ]);
+    reads.catch(() => undefined); // the opening's error is the one to report
+    const { repo, command } = await opening;
+    const [environment, modules, treeBefore] = await reads;
+    const timeoutS = Math.min(
+      request.timeout_s ?? repo.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S,
+      MAX_TIMEOUT_S,
+    );
+    const loginShell = repo.config.autobuild?.coach?.test_execution === 'login-shell';
+    const store = request.task_id !== undefined && options.storeAsEvidence !== false;
     const runId = newRunId();
     const startedAt = new Date().toISOString();
     // Before the trusted runs are started: a log path refused (a link on the way) leaves none waiting.
@@ -193,6 +194,17 @@ export async function runIndependentTests(
     };
     return store ? saveRun(worktree, request.task_id!, record) : record;
   });
+  // A refused request (no repository, an unknown task) is answered at once, not after a run ahead.
+  return Promise.all([opening, queued]).then(([, record]) => record);
+}
+
+/** The repository (the task's, pinned, when there is one) and the test command to run in it. */
+async function openRun(worktree: string, request: RunTestsRequest, baseRef?: string) {
+  const repo =
+    request.task_id !== undefined
+      ? await openTask(worktree, request.task_id, baseRef)
+      : await openRepository(worktree, baseRef);
+  return { repo, command: await detectTestCommand(worktree, repo.config, request.command) };
 }
 
 /** Progress while the trusted snapshots are made, so the call shows it is alive from its start. */

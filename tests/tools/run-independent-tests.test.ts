@@ -1416,6 +1416,34 @@ describe('run_independent_tests contract', () => {
     expect(allowed.detected_by).toMatch(/command input/);
   });
 
+  it('answers a refused request at once while another run of the worktree is under way', async () => {
+    const repo = project({
+      'tests/test_slow.py': 'import time\n\ndef test_slow():\n    time.sleep(3)\n',
+    });
+    const { client, close } = await connect({ roots: [repo.dir] });
+    try {
+      const settled: string[] = [];
+      const call = (name: string, args: Record<string, unknown>) =>
+        callTool(client, 'run_independent_tests', {
+          worktree: repo.dir,
+          task_id: 'TASK-1',
+          ...args,
+        }).then((result) => {
+          settled.push(name);
+          return result;
+        });
+      const slow = call('slow run', {});
+      const refused = await call('refused override', { command: ['true'] });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/allow_command_override/);
+      expect(dataOf(await slow).status).toBe('passed');
+      // Both are queued on the one worktree; the refusal does not wait for the run ahead of it.
+      expect(settled).toEqual(['refused override', 'slow run']);
+    } finally {
+      await close();
+    }
+  });
+
   it('runs toolchain.test from the base commit through sh -c, and reports a missing runner as environment', async () => {
     const repo = project({
       '.guardkit/config.yaml': 'toolchain:\n  test: definitely-not-a-test-runner --all\n',
