@@ -192,11 +192,13 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
   return {
     home,
     emptied,
-    readOnly: [
-      ...readOnly,
-      ...(player ? [] : repository),
-      ...reachedFrom(request.cwd, env, emptied, home),
-    ].filter(exists),
+    readOnly: outermost(
+      [
+        ...readOnly,
+        ...(player ? [] : repository),
+        ...reachedFrom(request.cwd, env, emptied, home),
+      ].filter(exists),
+    ),
     writable: [
       ...writable.filter(exists),
       ...(player ? repository : []),
@@ -239,6 +241,18 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
 export function isWithin(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * The entries no other entry contains. The read-only binds are made one after another, so one inside
+ * another shows nothing more (PATH's pyenv shims inside $PYENV_ROOT), and each bind costs every run
+ * start: bubblewrap re-reads the mount table for each.
+ */
+function outermost(entries: string[]): string[] {
+  const unique = [...new Set(entries)];
+  return unique.filter(
+    (entry) => !unique.some((other) => other !== entry && isWithin(entry, other)),
+  );
 }
 
 function exists(file: string): boolean {

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutputCapture } from '../../src/runner/output-capture.js';
+import { exposureFor, type SandboxRequest } from '../../src/sandbox/exposure.js';
 import { runSandboxed } from '../../src/sandbox/run.js';
 import { bwrapUsable } from '../helpers/bubblewrap.js';
 
@@ -78,6 +79,47 @@ describe.skipIf(!bwrapUsable)(
       expect(output).toContain('hi from a tool under /tmp');
       expect(output).toContain('secret hidden');
       expect(output).not.toContain('not for the run');
+    });
+
+    it('binds a toolchain once, not again for each of its directories on PATH, and its tools run', async () => {
+      // A pyenv under /tmp: $PYENV_ROOT names it, and PATH names its shims and bin inside it.
+      const root = path.join(temporary('coachgate-toolchain-'), 'pyenv');
+      write(path.join(root, 'shims/say-shim'), '#!/bin/sh\necho hi from a shim\n');
+      write(path.join(root, 'bin/say-bin'), '#!/bin/sh\necho hi from bin\n');
+      chmodSync(path.join(root, 'shims/say-shim'), 0o755);
+      chmodSync(path.join(root, 'bin/say-bin'), 0o755);
+      const project = temporary('coachgate-project-');
+      const env = {
+        PATH: `${root}/shims:${root}/bin:${root}/shims:${process.env.PATH}`,
+        HOME: os.homedir(),
+        PYENV_ROOT: root,
+      };
+      const request: SandboxRequest = {
+        cwd: project,
+        writable: [],
+        network: 'none',
+        home: 'toolchains',
+      };
+      const inToolchain = exposureFor(request, env).readOnly.filter((entry) =>
+        entry.startsWith(root),
+      );
+      expect(inToolchain).toEqual([root]);
+
+      const log = path.join(temporary('coachgate-log-'), 'run.log');
+      const capture = await OutputCapture.open(log);
+      const outcome = await runSandboxed(
+        {
+          argv: ['sh', '-c', 'say-shim; say-bin'],
+          cwd: project,
+          env,
+          timeoutMs: 30_000,
+          isolation: { policy: { mode: 'required', network: 'none' } },
+        },
+        capture,
+      );
+      await capture.close();
+      expect(outcome.exit_code).toBe(0);
+      expect(readFileSync(log, 'utf8')).toContain('hi from a shim\nhi from bin');
     });
   },
 );
