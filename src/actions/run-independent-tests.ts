@@ -48,7 +48,11 @@ export async function runIndependentTests(
   // A task's runs compare against its pinned base; touching a task pins it. Opened while the run
   // waits for its turn in the queue, and beside the tree's reads once it has it.
   const opening = openRun(worktree, request, options.baseRef);
+  let refused = false;
+  opening.catch(() => (refused = true));
   const queued = runQueue.run(worktree, async () => {
+    // Refused while it waited behind another run: the tree (every file of it) is not read for it.
+    if (refused) await opening;
     // Independent reads of the tree, so they overlap each other and the opening (git reads of the
     // base); the fingerprint (git ls-files, every file read) dominates. They are made in the queue:
     // another run in this worktree could be changing the tree.
