@@ -42,12 +42,15 @@ const git = (cwd, ...argv) =>
 async function citation(dir, commit, files) {
   const collapse = (text) => text.replace(/\s+/g, ' ').trim();
   for (const file of files) {
-    const code = collapse(await codeOnly(file, git(dir, 'show', `${commit}:${file}`)));
-    const added = git(dir, 'diff', '-U0', `${commit}^`, commit, '--', file)
+    const candidates = git(dir, 'diff', '-U0', `${commit}^`, commit, '--', file)
       .split('\n')
       .filter((line) => line.startsWith('+') && !line.startsWith('+++'))
       .map((line) => collapse(line.slice(1)))
-      .find((line) => line.length >= 12 && code.includes(line));
+      .filter((line) => line.length >= 12);
+    // The file is read and parsed only when it added a line long enough to cite.
+    if (candidates.length === 0) continue;
+    const code = collapse(await codeOnly(file, git(dir, 'show', `${commit}:${file}`)));
+    const added = candidates.find((line) => code.includes(line));
     if (added) return { file, snippet: added };
   }
   return undefined;
