@@ -34,10 +34,10 @@ on_release() {
 # Only what depends on the server's Node runs again, both projects in one vitest run: the server
 # itself over stdio and HTTP, its start-up imports, the process-tree clean-up and output capture, the
 # node --test report reader (node's reporters differ by release) and the loaded-file recorder (a
-# loader hook in-process on 22 and 24, a hooks thread on 20). Left to the main run: what reads text
-# or runs other programs (pytest, the JS runners and their reports, classifiers, summaries), whose
-# output does not depend on the server's Node, and report-node-versions, which runs every release by
-# its own binary whatever Node runs vitest. The releases run side by side, two workers each (the four
+# loader hook in-process on 22 and 24, the loader's reads on 20). Left to the main run: what reads
+# text or runs other programs (pytest, the JS runners and their reports, classifiers, summaries),
+# whose output does not depend on the server's Node, and report-node-versions, which runs every
+# release by its own binary whatever Node runs vitest. The releases run side by side, two workers each (the four
 # of the main run), so one's last slow file does not hold the cores idle; each output is printed
 # whole once both have ended.
 logs="$(mktemp -d)"

@@ -13,12 +13,17 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  * list, so a module loaded first in every node process of the run (`--require` through
  * NODE_OPTIONS, as the harness guard is) lists them when the process exits: CommonJS ones from the
  * require cache, ES modules as an in-process loader hook saw them load (`module.registerHooks`,
- * Node 22.15 and later). Where node has no such hook they come from V8's best-effort coverage, read
- * once at exit (the loader's module map holds every module's script for the life of the process,
- * so the coverage names each one): `module.register` would run its hooks on a thread of their own,
- * about 75 ms of CPU per test file on Node 20, where the coverage costs a few milliseconds. jest
- * compiles each module of a test file itself (`vm.compileFunction` or a `vm.Script`, with the
- * file's name), so in jest's processes that is what it records. It arms only in test processes:
+ * Node 22.15 and later). Node 20 has no such hook, but its loader reads each module's source
+ * through `fs.promises.readFile` or `fs.readFileSync`, looked up at every call, with the module's
+ * URL: a read made from the loader's own frame is a load (a test reading a source file as data is
+ * not). Where neither sees every load (hooks registered by the project load on a thread of their
+ * own; a node that reads otherwise) they come from V8's best-effort coverage, read once at exit
+ * (the loader's module map holds every module's script for the life of the process, so the
+ * coverage names each one). That walk of the heap costs about 7 ms of each test process on Node
+ * 20, where the reads cost next to nothing; `module.register` would run our hook on a thread of its
+ * own, about 75 ms of CPU per test file. jest compiles each module of a test file itself
+ * (`vm.compileFunction` or a `vm.Script`, with the file's name), so in jest's processes that is
+ * what it records. It arms only in test processes:
  * `node --test` children (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is
  * the runner's own file, its `.bin` link, or a jest worker); npm, tsc and the other programs of the
  * run load it and do nothing. Each process appends to a list of its own in the report directory.
@@ -59,15 +64,66 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
     };
   }
   const hooked = new Set();
-  if (registerHooks && !jest)
+  const noteLoad = (url) => {
+    if (own(url)) hooked.add(url);
+  };
+  // Hooks given to --loader or module.register load modules on a thread of their own, unseen
+  // here: a process with such hooks reads the coverage. Their thread loads this file too, and
+  // Node 22 fails a load there that meets a registerHooks hook, so none is made there.
+  let seesAll = !/--(experimental-)?loader\b/.test(
+    process.execArgv.join(' ') + ' ' + (process.env.NODE_OPTIONS || ''));
+  let watching = false;
+  const hooksThread = () => require('node:worker_threads').isInternalThread;
+  if (registerHooks && !jest && seesAll && !hooksThread()) {
     registerHooks({
       load(url, context, next) {
-        if (own(url)) hooked.add(url);
+        noteLoad(url);
         return next(url, context);
       },
     });
+    watching = true;
+  } else if (!registerHooks && !jest && seesAll) {
+    // Node 20's loader: fs.promises.readFile for an import, fs.readFileSync for what a required ES
+    // module imports.
+    const fromLoader = (callee) => {
+      const { prepareStackTrace, stackTraceLimit } = Error;
+      const frames = {};
+      try {
+        Error.prepareStackTrace = (_, sites) => sites;
+        Error.stackTraceLimit = 1;
+        Error.captureStackTrace(frames, callee);
+        const site = frames.stack && frames.stack[0];
+        return Boolean(site) && site.getFileName() === 'node:internal/modules/esm/load';
+      } finally {
+        Error.prepareStackTrace = prepareStackTrace;
+        Error.stackTraceLimit = stackTraceLimit;
+      }
+    };
+    const fs = require('node:fs');
+    const watchReads = (holder, name) => {
+      const read = holder[name];
+      const watched = function (file, options) {
+        if (file instanceof URL && fromLoader(watched)) {
+          watching = true; // this node reads through it: every load is seen
+          noteLoad(file.href);
+        }
+        return read.apply(this, arguments);
+      };
+      Object.defineProperty(watched, 'name', { value: name });
+      holder[name] = watched;
+    };
+    watchReads(fs.promises, 'readFile');
+    watchReads(fs, 'readFileSync');
+  }
+  const register = Module.register;
+  if (typeof register === 'function')
+    Module.register = function (...args) {
+      seesAll = false;
+      return register.apply(this, args);
+    };
   const esModules = () => {
-    if (registerHooks) return [...hooked];
+    // jest's modules were listed as it compiled them.
+    if (jest ? registerHooks : seesAll && watching) return [...hooked];
     let urls = [];
     try {
       const session = new (require('node:inspector').Session)();
@@ -81,7 +137,7 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
     } catch {
       // A node built without the inspector: CommonJS modules only.
     }
-    return urls;
+    return [...hooked, ...urls];
   };
   process.on('exit', () => {
     const files = Object.keys(Module._cache)

@@ -161,8 +161,24 @@ const cjsLayout = (script: string, test: string, testText: string) => ({
   test,
   id: 'upper',
 });
+/** The ES-module app with loader hooks registered (`module.register`), as tsx and ts-node do. */
+const hookedLayout = () => {
+  const layout = esmLayout('node --import ./hooks/register.js --test', NODE_TEST);
+  return {
+    ...layout,
+    base: {
+      ...layout.base,
+      'hooks/register.js': linesOf(
+        "import { register } from 'node:module';",
+        "register('./load.js', import.meta.url);",
+      ),
+      'hooks/load.js': 'export const load = (url, context, next) => next(url, context);\n',
+    },
+  };
+};
 const nodeLayouts = {
   'node --test (ES modules)': esmLayout('node --test', NODE_TEST),
+  'node --test with loader hooks (their own thread)': hookedLayout(),
   'vitest (its module graph)': esmLayout('vitest run', VITEST_TEST),
   'mocha (CommonJS)': cjsLayout('mocha', 'test/registry.spec.js', MOCHA_TEST),
   'jest (its own module system)': cjsLayout('jest', 'test/registry.test.js', JEST_TEST),

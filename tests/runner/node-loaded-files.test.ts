@@ -81,6 +81,66 @@ describe('the node loaded-file recorder', () => {
     ]);
   });
 
+  it('leaves out a source file a test reads as data', async () => {
+    write({
+      'package.json': '{"type": "module"}',
+      'app/upper.js': 'export const upper = (text) => text.toUpperCase();\n',
+      'app/unused.js': 'export const unused = 1;\n',
+      'test/upper.test.js': [
+        "import test from 'node:test';",
+        "import { readFile } from 'node:fs/promises';",
+        "import { upper } from '../app/upper.js';",
+        "test('reads', async () => { upper(String(await readFile(new URL('../app/unused.js', import.meta.url)))); });",
+      ].join('\n'),
+    });
+    run([process.execPath, '--test']);
+    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+      'app/upper.js',
+      'test/upper.test.js',
+    ]);
+  });
+
+  it('lists what an ES module a test requires imports, beside an import', async () => {
+    write({
+      'app/shout.mjs':
+        "import { upper } from './upper.mjs';\nexport const shout = (t) => upper(t) + '!';\n",
+      'app/upper.mjs': 'export const upper = (text) => text.toUpperCase();\n',
+      'app/plain.mjs': 'export const plain = 1;\n',
+      'test/shout.test.cjs': [
+        "const test = require('node:test');",
+        "const { shout } = require('../app/shout.mjs');",
+        "test('shouts', async () => { shout('a'); await import('../app/plain.mjs'); });",
+      ].join('\n'),
+    });
+    run([process.execPath, '--test']);
+    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+      'app/plain.mjs',
+      'app/shout.mjs',
+      'app/upper.mjs',
+      'test/shout.test.cjs',
+    ]);
+  });
+
+  it('lists the ES modules a registered loader hook loads', async () => {
+    // Hooks registered with module.register run on a thread of their own on Node 20 and 22.
+    write({
+      'package.json': '{"type": "module"}',
+      'hooks/register.js':
+        "import { register } from 'node:module';\nregister('./load.js', import.meta.url);\n",
+      'hooks/load.js': 'export const load = (url, context, next) => next(url, context);\n',
+      'app/upper.js': 'export const upper = (text) => text.toUpperCase();\n',
+      'test/upper.test.js': [
+        "import test from 'node:test';",
+        "import { upper } from '../app/upper.js';",
+        "test('upper', () => { upper('a'); });",
+      ].join('\n'),
+    });
+    run([process.execPath, '--import', './hooks/register.js', '--test']);
+    expect(inProject(await readNodeLoadedFiles(reports))).toEqual(
+      expect.arrayContaining(['app/upper.js', 'test/upper.test.js']),
+    );
+  });
+
   it('lists what mocha loads through its .bin link, leaving out node_modules', async () => {
     symlinkSync(path.resolve('node_modules'), path.join(project, 'node_modules'));
     write({
