@@ -104,6 +104,18 @@ export async function runIndependentTests(
     let run: TestRunResult;
     let treeAfter: string;
     let changedLoaded: string[] | undefined;
+    // The tree as the run left it, read from the moment its processes end, beside the reading of
+    // its reports; the fingerprint and the changed files loaded share one listing of it.
+    let after: { working: Promise<string[]>; fingerprint: Promise<string> } | undefined;
+    const readTreeAfter = () => {
+      if (!after) {
+        const working = listWorkingFiles(worktree);
+        after = { working, fingerprint: treeFingerprint(worktree, working) };
+        // Awaited below, unless the run's reports cannot be read: then its error is the one.
+        after.fingerprint.catch(() => undefined);
+      }
+      return after;
+    };
     try {
       // The base's bytecode, read-only, once a baseline of this base published it.
       const bytecodeKey = { baseCommit: repo.base.commit, command, environment, cwd: worktree };
@@ -113,13 +125,13 @@ export async function runIndependentTests(
           cwd: worktree,
           logPath,
           listLoaded: true,
+          onProcessesEnded: readTreeAfter,
           ...(bytecodeCache ? { bytecodeCache } : {}),
         }),
       );
-      // Both read the tree as the run left it: side by side, from one listing of it.
-      const working = listWorkingFiles(worktree);
+      const { working, fingerprint } = readTreeAfter();
       [treeAfter, changedLoaded] = await Promise.all([
-        treeFingerprint(worktree, working),
+        fingerprint,
         run.loaded_files &&
           changedFilesLoaded(worktree, repo.base.commit, run.loaded_files, working),
       ]);

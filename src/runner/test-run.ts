@@ -61,9 +61,14 @@ export interface TestRunSpec {
   /** Called every PROGRESS_INTERVAL_MS while the run lasts. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
   /**
+   * Called once the run's processes have ended, before its reports are read: a caller that reads
+   * the tree the run left can start then.
+   */
+  onProcessesEnded?: () => void;
+  /**
    * Lists the files node test processes and vitest load (pytest's reporter always does): the
-   * Player's run needs it, the trusted runs do not, and on Node 20 it costs a loader thread per
-   * test file.
+   * Player's run needs it, the trusted runs do not, and it costs something in every test process
+   * (src/runner/node-loaded-files.ts).
    */
   listLoaded?: boolean;
 }
@@ -177,6 +182,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       if (ticker) clearInterval(ticker);
       await capture.close();
     }
+    spec.onProcessesEnded?.();
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
     const output = outcome.spawn_error ? `${outcome.spawn_error}\n${excerpt}` : excerpt;
