@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import {
-  access,
   lstat,
   mkdir,
   open,
@@ -16,11 +15,13 @@ import { CallerError } from '../core/errors.js';
 import { realStateRoot, stateRoot } from './state-directory.js';
 import { readRegularFile } from '../repo/read-text.js';
 
+/**
+ * Whether `file` exists (links followed). Asked synchronously: a missing file is the common answer
+ * (a run looks for python3 in every PATH directory), and fs/promises builds an error with a stack
+ * for each one, about 30 µs, where existsSync makes the same access(2) call without one.
+ */
 export async function pathExists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
+  return existsSync(file);
 }
 
 export type JsonFile<T = unknown> =
