@@ -1,15 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
-import {
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  realpath,
-  rename,
-  stat,
-  unlink,
-} from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { realStateRoot, stateRoot } from './state-directory.js';
