@@ -37,9 +37,9 @@ on_release() {
 # loader hook in-process on 22 and 24, the loader's reads on 20). Left to the main run: what reads
 # text or runs other programs (pytest, the JS runners and their reports, classifiers, summaries),
 # whose output does not depend on the server's Node, and report-node-versions, which runs every
-# release by its own binary whatever Node runs vitest. The releases run side by side, two workers each (the four
-# of the main run), so one's last slow file does not hold the cores idle; each output is printed
-# whole once both have ended.
+# release by its own binary whatever Node runs vitest. The releases run side by side, two workers
+# each (the four of the main run), so one's last slow file does not hold the cores idle; each
+# output is printed whole once both have ended.
 logs="$(mktemp -d)"
 pids=()
 for version in "${RELEASES[@]}"; do

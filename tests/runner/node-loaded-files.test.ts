@@ -122,7 +122,7 @@ describe('the node loaded-file recorder', () => {
   });
 
   it('lists the ES modules a registered loader hook loads', async () => {
-    // Hooks registered with module.register run on a thread of their own on Node 20 and 22.
+    // Hooks registered with module.register load on a thread of their own, unseen by a hook here.
     write({
       'package.json': '{"type": "module"}',
       'hooks/register.js':
