@@ -1,10 +1,10 @@
 import {
+  existsSync,
   lstatSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
-  statSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -172,7 +172,7 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
     ...temporary,
     ...runtime,
     ...(request.home === 'toolchains' ? [home] : []),
-  ].filter(exists);
+  ].filter(existsSync);
   const player = request.home === 'user';
   const repository = repositoryPaths(request.cwd);
   const readOnly =
@@ -197,10 +197,10 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
         ...readOnly,
         ...(player ? [] : repository),
         ...reachedFrom(request.cwd, env, emptied, home),
-      ].filter(exists),
+      ].filter(existsSync),
     ),
     writable: [
-      ...writable.filter(exists),
+      ...writable.filter(existsSync),
       ...(player ? repository : []),
       request.cwd,
       ...borrowedToolchains(request.cwd),
@@ -218,21 +218,21 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
         : []),
       ...serverCode(request.cwd),
       ...(request.readOnly ?? []),
-    ].filter(exists),
+    ].filter(existsSync),
     // Docker's socket is root on the host; the run never needs it.
     hiddenDirectories: [
       stateRoot(),
       ...(player ? inHome(PLAYER_HIDDEN_HOME_DIRECTORIES) : []),
-    ].filter(exists),
+    ].filter(existsSync),
     hiddenFiles: [
       ...secretFiles(),
       '/run/docker.sock',
       '/var/run/docker.sock',
       ...(player ? inHome(PLAYER_HIDDEN_HOME_FILES) : []),
-    ].filter(exists),
+    ].filter(existsSync),
     // A cache removed since it was chosen is left hidden: Python then compiles, as without one.
     revealed:
-      request.bytecodeCache && exists(request.bytecodeCache.directory)
+      request.bytecodeCache && existsSync(request.bytecodeCache.directory)
         ? [{ path: request.bytecodeCache.directory, writable: request.bytecodeCache.writable }]
         : [],
   };
@@ -253,15 +253,6 @@ function outermost(entries: string[]): string[] {
   return unique.filter(
     (entry) => !unique.some((other) => other !== entry && isWithin(entry, other)),
   );
-}
-
-function exists(file: string): boolean {
-  try {
-    statSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
