@@ -4,7 +4,8 @@
 // machine load hits both sides alike. Each pair's difference (or ratio) is one figure; their median
 // and range are printed. On this VM the medians of each side alone, 9 runs each, put the trivial
 // pytest's overhead at +253, +71, +85 and +1 ms in four runs within the hour; the medians of 15
-// pairs' differences read -11 and +20 ms.
+// pairs' differences read -11 and +20 ms in a quiet hour, +35 to +172 ms in noisier ones, with
+// ranges of about a second that say so.
 // Targets: ≤ +50 ms median on a trivial pytest and a trivial `node --test` suite, ≤ 1.03× on a ~1 s suite.
 // Needs a build first: `npx tsc -p .`, then `node scripts/bench-sandbox.mjs`.
 import fs from 'node:fs';
@@ -82,19 +83,22 @@ for (const suite of SUITES) {
   await once(dir, suite.argv, 'off'); // warm the file cache for both sides
   for (let index = 0; index < RUNS; index++) {
     const order = index % 2 ? ['off', 'required'] : ['required', 'off'];
-    const times = {};
-    for (const mode of order) times[mode] = await once(dir, suite.argv, mode);
-    plain.push(times.off);
-    sandboxed.push(times.required);
+    const elapsed = {};
+    for (const mode of order) elapsed[mode] = await once(dir, suite.argv, mode);
+    plain.push(elapsed.off);
+    sandboxed.push(elapsed.required);
   }
   const [a, b] = [median(plain), median(sandboxed)];
   const extras = plain.map((time, index) => sandboxed[index] - time);
   const ratios = plain.map((time, index) => sandboxed[index] / time);
   const [extra, ratio] = [median(extras), median(ratios)];
   const signed = (ms) => `${ms < 0 ? '' : '+'}${ms.toFixed(0)}`;
+  const times = (value) => `${value.toFixed(3)}×`;
+  const span = (values, format) =>
+    `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
   const target = suite.ratio
-    ? `ratio ${ratio.toFixed(3)}× (${Math.min(...ratios).toFixed(3)}× to ${Math.max(...ratios).toFixed(3)}×; target ≤ 1.03×)`
-    : `${signed(extra)} ms (${signed(Math.min(...extras))} to ${signed(Math.max(...extras))}; target ≤ +50 ms)`;
+    ? `ratio ${times(ratio)} (${span(ratios, times)}; target ≤ 1.03×)`
+    : `${signed(extra)} ms (${span(extras, signed)}; target ≤ +50 ms)`;
   rows.push({
     suite: suite.name,
     plain_ms: Math.round(a),
