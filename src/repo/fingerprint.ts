@@ -1,12 +1,32 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink, realpath, stat } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+} from 'node:fs';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isServerWritten } from '../records/mirror-paths.js';
 import { listWorkingFiles } from './git.js';
 import { excludeFile, hiddenRunnerFiles, siteHookFiles } from './runner-loaded.js';
 import { isInside } from './workspace.js';
 
-const PARALLEL_READS = 16;
+/**
+ * How long hashing holds the event loop before other work gets a turn. Files are read synchronously:
+ * a pool of promise-based reads pays a thread-pool round trip for each open, stat, read and close,
+ * and took three times as long (sympy's 2,087 files: 320 against 105 ms; 230 against 305 ms with
+ * the page cache dropped).
+ */
+const SLICE_MS = 10;
+/** A file this large is streamed through the hash: read whole, it would hold the loop too long. */
+const STREAMED_BYTES = 8 * 1024 * 1024;
 
 /**
  * A hash of the worktree's state: the path, mode and content of every tracked and untracked, non-ignored
@@ -66,18 +86,17 @@ function hashEntries(entries: readonly string[]): string {
   return hash.digest('hex');
 }
 
-/** Entries of `files` (an `ignored:` prefix is kept as the label), read a bounded number at a time. */
+/** Entries of `files` (an `ignored:` prefix is kept as the label), in slices of the event loop. */
 async function fileEntries(root: string, files: readonly string[]): Promise<string[]> {
-  const entries: string[] = new Array(files.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const index = next++;
-      const file = files[index]!;
-      entries[index] = await fileEntry(root, file.replace(/^ignored:/, ''), file);
+  const entries: string[] = [];
+  let sliceStart = performance.now();
+  for (const file of files) {
+    entries.push(await fileEntry(root, file.replace(/^ignored:/, ''), file));
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, files.length) }, worker));
+  }
   return entries;
 }
 
@@ -85,20 +104,35 @@ async function fileEntries(root: string, files: readonly string[]): Promise<stri
 async function fileEntry(worktree: string, file: string, label: string): Promise<string> {
   const absolute = path.join(worktree, file);
   try {
-    const info = await lstat(absolute);
+    const info = lstatSync(absolute);
     if (info.isSymbolicLink()) {
       // What a link names can change without the link changing (a file in the store, outside the tree).
-      const target = await stat(absolute).catch(() => undefined);
-      const content = target?.isFile() ? contentHash(await readFile(absolute)) : 'not a file';
-      return `${label}\0link\0${await readlink(absolute)}\0${content}`;
+      const content = await contentHash(absolute).catch(() => undefined); // dangling, or a loop
+      return `${label}\0link\0${readlinkSync(absolute)}\0${content ?? 'not a file'}`;
     }
-    if (!info.isFile()) return `${label}\0other`;
-    return `${label}\0${info.mode & 0o111 ? 'x' : '-'}\0${contentHash(await readFile(absolute))}`;
+    const content = info.isFile() ? await contentHash(absolute) : undefined;
+    if (content === undefined) return `${label}\0other`;
+    return `${label}\0${info.mode & 0o111 ? 'x' : '-'}\0${content}`;
   } catch {
     return `${label}\0deleted`;
   }
 }
 
-function contentHash(content: Buffer): string {
-  return createHash('sha256').update(content).digest('hex');
+/** A regular file's sha256; undefined for anything else (a file swapped since its lstat). */
+async function contentHash(file: string): Promise<string | undefined> {
+  // Opened without blocking and checked before it is read: a FIFO put in a file's place must not
+  // hold the event loop.
+  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(descriptor);
+    if (!info.isFile()) return undefined;
+    const hash = createHash('sha256');
+    if (info.size < STREAMED_BYTES) hash.update(readFileSync(descriptor));
+    else
+      for await (const chunk of createReadStream('', { fd: descriptor, autoClose: false }))
+        hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  } finally {
+    closeSync(descriptor);
+  }
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,6 +67,17 @@ describe('treeFingerprint', () => {
       true,
     );
     expect(await linksIntoStore(repo.dir)).toEqual(['calc.py']);
+  });
+
+  it('never waits on a FIFO: one named by a link is not a file', async () => {
+    project();
+    execFileSync('mkfifo', [path.join(repo.dir, 'tests/feed')]);
+    symlinkSync('feed', path.join(repo.dir, 'tests/data.txt'));
+    const before = await treeFingerprint(repo.dir);
+    expect(before).toMatch(/^[0-9a-f]{64}$/);
+    rmSync(path.join(repo.dir, 'tests/feed'));
+    repo.write('tests/feed', '');
+    expect(await treeFingerprint(repo.dir)).not.toBe(before);
   });
 
   it('lists ignored runner files but not ignored data', async () => {

@@ -1,4 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -148,6 +158,21 @@ describe('record_verdict approval guard', () => {
     expect(await refusal()).toMatch(
       /worktree changed after test run .*Call run_independent_tests again/,
     );
+  });
+
+  it('refuses a stale run when one byte inside a large file changed, its size and times kept', async () => {
+    await setup();
+    // Larger than the fingerprint reads at once: it is streamed through the hash.
+    const data = path.join(repo.dir, 'fixtures/table.bin');
+    mkdirSync(path.dirname(data), { recursive: true });
+    writeFileSync(data, Buffer.alloc(9 * 1024 * 1024, 'a'));
+    await runTests();
+    const { atime, mtime } = statSync(data);
+    const file = openSync(data, 'r+');
+    writeSync(file, 'b', 5 * 1024 * 1024);
+    closeSync(file);
+    utimesSync(data, atime, mtime);
+    expect(await refusal()).toMatch(/worktree changed after test run/);
   });
 
   it('refuses a criterion nobody verified', async () => {
