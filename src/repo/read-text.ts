@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /** Largest worktree file read as text (task files, evidence, records, test sources). */
@@ -43,5 +43,23 @@ export async function readRegularFile(
     return buffer.toString('utf8', 0, bytesRead);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * `read` of a descriptor of `file` and its size, when it is a regular file (undefined otherwise);
+ * closed after. Opened without blocking and checked before any read, synchronously, for loops over
+ * a tree's files: a FIFO put in a file's place must not hold the event loop.
+ */
+export async function withRegularFile<T>(
+  file: string,
+  read: (descriptor: number, size: number) => T | Promise<T>,
+): Promise<T | undefined> {
+  const descriptor = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const info = fstatSync(descriptor);
+    return info.isFile() ? await read(descriptor, info.size) : undefined;
+  } finally {
+    closeSync(descriptor);
   }
 }
