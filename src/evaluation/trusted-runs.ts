@@ -188,13 +188,11 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
     const [pyenv, trusted, failToPass, newTests] = await Promise.all([
       snapshotPyenv(base.dir, worktree),
       selection.code.length + selection.acknowledged.length > 0
-        ? make(trustedSnapshot(worktree, baseCommit, selection))
+        ? make(trustedSnapshot(worktree, base, selection))
         : undefined,
-      playerTestSide.length > 0 ? make(failToPassSnapshot(worktree, baseCommit)) : undefined,
+      playerTestSide.length > 0 ? make(failToPassSnapshot(worktree, base)) : undefined,
       // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
-      newTestFiles.length > 0
-        ? make(trustedSnapshot(worktree, baseCommit, selection, true))
-        : undefined,
+      newTestFiles.length > 0 ? make(trustedSnapshot(worktree, base, selection, true)) : undefined,
     ]);
     prepared.work = {
       command,

@@ -91,10 +91,11 @@ describe('snapshots copy any tree git can hold', () => {
       chmodSync(path.join(repo.dir, 'src/app/run.sh'), 0o644);
       chmodSync(path.join(repo.dir, 'src/app/__init__.py'), 0o755);
       const selection = await trustedSelection(repo.dir, base);
-      const trusted = await trustedSnapshot(repo.dir, base, selection);
-      const failToPass = await failToPassSnapshot(repo.dir, base);
-      snapshots.push(trusted, failToPass);
-      for (const dir of [trusted.dir, failToPass.dir]) {
+      const baseTree = await baseSnapshot(repo.dir, base);
+      const trusted = await trustedSnapshot(repo.dir, baseTree, selection);
+      const failToPass = await failToPassSnapshot(repo.dir, baseTree);
+      snapshots.push(baseTree, trusted, failToPass);
+      for (const dir of [baseTree.dir, trusted.dir, failToPass.dir]) {
         expect(readlinkSync(path.join(dir, 'tests/fixtures/dir-link'))).toBe('real');
         expect(readlinkSync(path.join(dir, 'tests/fixtures/outside-link'))).toBe('/etc/hostname');
         expect(readlinkSync(path.join(dir, 'tests/fixtures/dangling-link'))).toBe('missing.txt');
