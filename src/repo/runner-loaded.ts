@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { readdirSync, type Dirent } from 'node:fs';
 import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
+import { eventLoopSlices } from './event-loop-slices.js';
 import { gitQuery, listWorkingFiles } from './git.js';
 import { WORKTREES_DIRECTORY } from './worktrees.js';
 
@@ -45,19 +47,12 @@ const SITE_HOOK = /^(?:sitecustomize\.py|usercustomize\.py|.*\.pth)$/;
 /**
  * Files git ignores (.gitignore, .git/info/exclude, the global excludes) that the test runner still loads:
  * conftest.py, runner config, test files and test helpers. Ignored directories are walked too, except
- * toolchains and tool output (UNWALKED_DIRECTORIES), whose site hooks are listed by {@link siteHookFiles}.
+ * toolchains and tool output (UNWALKED_DIRECTORIES), and toolchains inside them; the project's own
+ * virtualenvs' site hooks are listed by {@link siteHookFiles}.
  */
 export async function hiddenRunnerFiles(worktree: string): Promise<string[]> {
-  const ignored = (directories: string[]) =>
-    gitQuery(worktree, [
-      'ls-files',
-      '-z',
-      '--others',
-      '--ignored',
-      '--exclude-standard',
-      ...directories,
-    ]).then((output) => output.split('\0').filter(Boolean));
-  const listed = await ignored(['--directory']);
+  const listing = ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'];
+  const listed = (await gitQuery(worktree, listing)).split('\0').filter(Boolean);
   // Task worktrees under .guardkit/worktrees/ are other tasks' trees, fingerprinted on their own.
   const walk = listed.filter(
     (entry) =>
@@ -68,11 +63,54 @@ export async function hiddenRunnerFiles(worktree: string): Promise<string[]> {
   );
   const files = [
     ...listed.filter((entry) => !entry.endsWith('/')),
-    ...(walk.length > 0 ? await ignored(['--', ...walk]) : []),
+    ...(await filesUnder(worktree, walk)),
   ];
   return [...new Set(files)]
-    .filter((file) => !file.startsWith(STORE_PREFIX) && isRunnerLoadedFile(file))
+    .filter(
+      (file) =>
+        !file.startsWith(STORE_PREFIX) && !IN_TOOLCHAIN.test(file) && isRunnerLoadedFile(file),
+    )
     .sort();
+}
+
+/**
+ * A toolchain directory however deep (a scratch install's node_modules inside an ignored directory):
+ * runners skip those wherever they are, as the listing skips the ones git names on their own.
+ */
+const IN_TOOLCHAIN = new RegExp(
+  `(?:^|/)(?:${BORROWED_DIRECTORIES.map((name) => name.replace('.', '\\.')).join('|')})/`,
+);
+
+/**
+ * The files under ignored directories (`dir/`, as git names them), toolchains and `.git` left out:
+ * git's listing of them, since nothing under an ignored directory can be re-included, but without
+ * walking the toolchains (one scratch directory here held 29,000 files: git took 81 ms to list
+ * them, and 1,548 packages' own tests were hashed at every fingerprint). A nested repository's
+ * files are listed too, which git would leave out.
+ */
+async function filesUnder(worktree: string, directories: string[]): Promise<string[]> {
+  const files: string[] = [];
+  const pending = directories.map((directory) => directory.replace(/\/$/, ''));
+  const slice = eventLoopSlices();
+  while (pending.length > 0) {
+    const directory = pending.pop()!;
+    for (const entry of entriesOf(path.join(worktree, directory))) {
+      const relative = `${directory}/${entry.name}`;
+      if (!entry.isDirectory()) files.push(relative);
+      else if (entry.name !== '.git' && !IN_TOOLCHAIN.test(`${entry.name}/`))
+        pending.push(relative);
+    }
+    await slice();
+  }
+  return files;
+}
+
+function entriesOf(directory: string): Dirent[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return []; // removed meanwhile
+  }
 }
 
 /**

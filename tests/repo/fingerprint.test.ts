@@ -85,7 +85,15 @@ describe('treeFingerprint', () => {
     repo.write('conftest.py', '');
     repo.write('local/tests/conftest.py', '');
     repo.write('local/tests/data.log', '');
-    expect(await hiddenRunnerFiles(repo.dir)).toEqual(['conftest.py', 'local/tests/conftest.py']);
+    // A toolchain inside an ignored directory (a scratch install), which runners skip too.
+    repo.write('local/tools/node_modules/dep/test/dep.test.js', '');
+    repo.write('local/tools/.venv/lib/python3.11/site-packages/dep/conftest.py', '');
+    repo.write('local/node_modules_notes/test_notes.py', '');
+    expect(await hiddenRunnerFiles(repo.dir)).toEqual([
+      'conftest.py',
+      'local/node_modules_notes/test_notes.py',
+      'local/tests/conftest.py',
+    ]);
   });
 });
 
