@@ -3,9 +3,11 @@ import { lstatSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 /**
- * Digests kept per server process, keyed by path, inode, size, modification and change time: a
- * write always moves ctime, which no user can set back, so an unchanged key is unchanged content
- * and an installed tree is hashed once per process.
+ * Digests kept per server process, keyed by path, inode, size, modification and change time, so an
+ * installed tree is hashed once per process. A write moves ctime, which no user can set back, with
+ * one exception: a write through a shared mapping whose page is already dirty leaves both times
+ * as they were (docs/threat-model.md). The tree fingerprint, which ties approvals to trees, keeps
+ * no such cache.
  */
 const digests = new Map<string, Hashed>();
 
