@@ -53,7 +53,10 @@ async function readEachFile(dir) {
   return { files: files.length, bytes };
 }
 
-/** The snapshots prepareTrustedRuns makes for a turn that changed code and added tests. */
+/**
+ * The four snapshots prepareTrustedRuns makes for a turn that changed code and added tests (the
+ * tree is the commit, so nothing is laid over the copies), and their removal.
+ */
 async function turnSnapshots(dir) {
   const commit = git(dir, 'rev-parse', 'HEAD');
   const selection = await trustedSelection(dir, commit);
@@ -66,11 +69,12 @@ async function turnSnapshots(dir) {
   await Promise.all([base, ...others].map((snapshot) => snapshot.remove()));
 }
 
-/** The same four trees with standard tools: one `git archive | tar -x`, three `cp -a` of it. */
+/** The same four trees by standard tools (`git archive | tar -x`, three `cp -a`), removed. */
 function archiveAndCopies(dir) {
   const target = mkdtempSync(path.join(os.tmpdir(), 'coachgate-bench-archive-'));
-  const script = `git archive --format=tar HEAD | tar -x -C "${target}/0" && for n in 1 2 3; do cp -a "${target}/0" "${target}/$n"; done`;
-  execFileSync('sh', ['-c', `mkdir "${target}/0" && ${script}`], { cwd: dir });
+  const extract = `mkdir "${target}/0" && git archive --format=tar HEAD | tar -x -C "${target}/0"`;
+  const copies = `for n in 1 2 3; do cp -a "${target}/0" "${target}/$n"; done`;
+  execFileSync('sh', ['-c', `${extract} && ${copies}`], { cwd: dir });
   rmSync(target, { recursive: true, force: true });
 }
 
