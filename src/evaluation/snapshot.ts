@@ -167,6 +167,8 @@ async function extractCommit(worktree: string, commit: string, target: string): 
   for (let start = 0; start < blobs.length; start += BLOBS_PER_BATCH)
     batches.push(blobs.slice(start, start + BLOBS_PER_BATCH));
   const read = (batch: typeof blobs) => {
+    // The server's own git reading its object store, outside the sandbox: cat-file --batch applies
+    // no filter and runs nothing from the worktree.
     const reading = execa('git', ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'], {
       cwd: worktree,
       input: batch.map((entry) => entry.oid).join('\n') + '\n',
