@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { eventLoopSlices } from './event-loop-slices.js';
 import { cachedDigest, fileDigest } from './file-digest.js';
 
 /**
@@ -26,8 +27,6 @@ const OUT_OF_SCOPE = new Set([
 
 /** Files read and links resolved at once. */
 const PARALLEL = 64;
-/** Entries walked between two yields to the event loop (about 10 ms of synchronous calls). */
-const YIELD_EVERY = 1000;
 
 /**
  * The borrowed node_modules by content: worktree-relative path (`node_modules/chai/lib/chai.js`) to
@@ -87,7 +86,7 @@ async function walk(root: string): Promise<{ files: [string, Stats][]; links: st
   const files: [string, Stats][] = [];
   const links: string[] = [];
   const directories = [''];
-  let sinceYield = 0;
+  const slice = eventLoopSlices();
   while (directories.length > 0) {
     const dir = directories.pop()!;
     for (const entry of listDirectory(root, dir)) {
@@ -99,11 +98,8 @@ async function walk(root: string): Promise<{ files: [string, Stats][]; links: st
         const info = lstatOrUndefined(`${root}/${relative}`); // root is a real path: no join needed
         if (info) files.push([relative, info]);
       }
-      if (++sinceYield >= YIELD_EVERY) {
-        sinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
     }
+    await slice();
   }
   return { files, links };
 }
