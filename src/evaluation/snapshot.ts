@@ -197,9 +197,9 @@ async function extractCommit(worktree: string, commit: string, target: string): 
 
 /**
  * Replaces whatever is at `destination`: a link is replaced, never written through, and a file
- * created meanwhile in its place is an error, not overwritten. Synchronous (a third of the time of
- * promise-based calls, which took 1.7-2.3 s for sympy's 2,087 files), in the callers' slices of the
- * event loop.
+ * created meanwhile in its place is an error, not overwritten. Synchronous, in the callers' slices
+ * of the event loop: with three promise-based calls a file, sympy's base (2,087 files) took
+ * 0.74-1.1 s to extract on tmpfs, against 0.43-0.75 s.
  */
 function writeEntry(destination: string, mode: string, content: Buffer): void {
   mkdirSync(path.dirname(destination), { recursive: true });
