@@ -1,7 +1,6 @@
 import {
   constants,
   copyFileSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -27,6 +26,7 @@ import { withBaseTestBlocks } from '../core/rust-test-blocks.js';
 import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
 import { eventLoopSlices } from '../repo/event-loop-slices.js';
 import { listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
+import { lstatIfPresent } from '../repo/present-entries.js';
 import { withRegularFile } from '../repo/read-text.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../records/files.js';
@@ -237,14 +237,6 @@ async function overlay(from: string, to: string, files: string[]): Promise<void>
       writeEntry(path.join(to, file), info.mode & 0o111 ? '100755' : '100644', content);
     }
     await slice();
-  }
-}
-
-function lstatIfPresent(file: string): Stats | undefined {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
   }
 }
 

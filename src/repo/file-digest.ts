@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { lstatIfPresent } from './present-entries.js';
 
 /**
  * Digests kept per server process, keyed by path, inode, size, modification and change time, so an
@@ -43,14 +44,6 @@ export async function fileDigest(file: string, info?: Stats): Promise<string | u
   const { ino, size, mtimeMs, ctimeMs } = stats;
   digests.set(file, { ino, size, mtimeMs, ctimeMs, digest });
   return digest;
-}
-
-function lstatIfPresent(file: string): Stats | undefined {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The digest kept for a file whose lstat is `info`, when it has not changed since it was hashed. */

@@ -1,8 +1,9 @@
-import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { eventLoopSlices } from './event-loop-slices.js';
 import { cachedDigest, fileDigest } from './file-digest.js';
+import { entriesIfPresent, lstatIfPresent } from './present-entries.js';
 
 /**
  * Entries of a node_modules directory that are not installed packages and hold nothing a test
@@ -89,35 +90,19 @@ async function walk(root: string): Promise<{ files: [string, Stats][]; links: st
   const slice = eventLoopSlices();
   while (directories.length > 0) {
     const dir = directories.pop()!;
-    for (const entry of listDirectory(root, dir)) {
+    for (const entry of entriesIfPresent(dir ? `${root}/${dir}` : root)) {
       if (inNodeModules(dir) && OUT_OF_SCOPE.has(entry.name)) continue;
       const relative = dir ? `${dir}/${entry.name}` : entry.name;
       if (entry.isDirectory()) directories.push(relative);
       else if (entry.isSymbolicLink()) links.push(relative);
       else if (entry.isFile()) {
-        const info = lstatOrUndefined(`${root}/${relative}`); // root is a real path: no join needed
+        const info = lstatIfPresent(`${root}/${relative}`); // root is a real path: no join needed
         if (info) files.push([relative, info]);
       }
     }
     await slice();
   }
   return { files, links };
-}
-
-function listDirectory(root: string, dir: string): Dirent[] {
-  try {
-    return readdirSync(dir ? `${root}/${dir}` : root, { withFileTypes: true });
-  } catch {
-    return []; // removed while walking
-  }
-}
-
-function lstatOrUndefined(file: string): Stats | undefined {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
 }
 
 async function inBatches<T>(items: T[], each: (item: T) => Promise<void>): Promise<void> {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, type Dirent } from 'node:fs';
 import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isRunnerLoadedFile } from '../core/test-paths.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { eventLoopSlices } from './event-loop-slices.js';
 import { gitQuery, listWorkingFiles } from './git.js';
+import { entriesIfPresent } from './present-entries.js';
 import { WORKTREES_DIRECTORY } from './worktrees.js';
 
 /**
@@ -94,7 +94,7 @@ async function filesUnder(worktree: string, directories: string[]): Promise<stri
   const slice = eventLoopSlices();
   while (pending.length > 0) {
     const directory = pending.pop()!;
-    for (const entry of entriesOf(path.join(worktree, directory))) {
+    for (const entry of entriesIfPresent(path.join(worktree, directory))) {
       const relative = `${directory}/${entry.name}`;
       if (!entry.isDirectory()) files.push(relative);
       else if (entry.name !== '.git' && !IN_TOOLCHAIN.test(`${entry.name}/`))
@@ -103,14 +103,6 @@ async function filesUnder(worktree: string, directories: string[]): Promise<stri
     await slice();
   }
   return files;
-}
-
-function entriesOf(directory: string): Dirent[] {
-  try {
-    return readdirSync(directory, { withFileTypes: true });
-  } catch {
-    return []; // removed meanwhile
-  }
 }
 
 /**
