@@ -59,6 +59,8 @@ export interface EvaluationFacts {
   test_files_written?: string[];
   /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
   preexisting_failures: string[];
+  /** The candidate run's other failures, with how each ended in the base's run of its tests. */
+  unshared_failures?: { test: string; at_base: string }[];
   /** The trusted runs took none of the Player's changed code: they judged nothing of theirs. */
   vacuous?: boolean;
   /** Changed source files no rule took (named when the evaluation is vacuous). */
@@ -266,7 +268,7 @@ function runReasons(facts: ApprovalFacts): string[] {
   const preexisting = facts.evaluation?.preexisting_failures ?? [];
   if (value.status !== 'passed' && !onlyPreexistingFailures(value, preexisting)) {
     reasons.push(
-      `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.`,
+      `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.${unsharedFailuresNamed(facts.evaluation?.unshared_failures)}`,
     );
   }
   if (value.tree_hash === facts.current_tree_hash && facts.evaluation === null) {
@@ -282,6 +284,15 @@ function runReasons(facts: ApprovalFacts): string[] {
     );
   }
   return reasons;
+}
+
+/** The red run's failures the base does not share, each with how it ended at the base. */
+function unsharedFailuresNamed(failures: EvaluationFacts['unshared_failures']): string {
+  if (!failures?.length) return '';
+  const atBase = (outcome: string) =>
+    outcome === 'not run' ? 'did not run at the base' : `${outcome} at the base`;
+  const named = failures.map((failure) => `${failure.test} (${atBase(failure.at_base)})`);
+  return ` Failing and not failures the base shares: ${listed(named)}. A test that did not run at the base is new, or one the base's run never reached; only failures the base's run had too are pre-existing.`;
 }
 
 function requirementReasons(requirements: ApprovalFacts['requirements']): string[] {

@@ -73,6 +73,17 @@ export const EvaluationSchema = z.object({
     }),
   ),
   preexisting_failures: z.array(z.string()),
+  unshared_failures: z
+    .array(
+      z.object({
+        test: z.string(),
+        at_base: z.enum(['passed', 'failed', 'error', 'skipped', 'not run']),
+      }),
+    )
+    .optional()
+    .describe(
+      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached). Any of them refuses an approval. Absent when the base's tests did not run.",
+    ),
   gone_from_player_run: z
     .array(z.string())
     .optional()

@@ -104,6 +104,11 @@ function judged(
       tests_total: trusted.tests.length,
       ...(trusted.sandbox ? { sandbox: describeSandbox(trusted.sandbox) } : {}),
     },
+    unshared_failures: unsharedFailures(
+      baseline.tests,
+      candidateTests,
+      evaluation.preexisting_failures,
+    ),
     // Without per-test results at the base nothing is known of which gone test passed there.
     ...(baseline.tests.length > 0
       ? { gone_from_player_run: goneFromPlayerRun(baseline.tests, candidateTests) }
@@ -175,6 +180,23 @@ function unloadedUnits(
     );
     return unit && `${unit.id} did not load: ${unit.message ?? 'no message'}`;
   };
+}
+
+/**
+ * The Player's run's failures and errors the base does not share, with how each ended at the base:
+ * a refusal names them, so a Coach can tell a break of the Player's from a test the base's run
+ * never reached (a base that crashed part-way, a new test).
+ */
+function unsharedFailures(
+  baseline: TestCaseResult[],
+  candidate: EvaluationRequest['candidateTests'],
+  preexisting: readonly string[],
+): NonNullable<Evaluation['unshared_failures']> {
+  const atBase = new Map(baseline.map((test) => [test.id, test.status]));
+  const shared = new Set(preexisting);
+  return candidate
+    .filter((test) => (test.status === 'failed' || test.status === 'error') && !shared.has(test.id))
+    .map((test) => ({ test: test.id, at_base: atBase.get(test.id) ?? 'not run' }));
 }
 
 /** Base tests that passed at the base and whose id the Player's run does not have. */

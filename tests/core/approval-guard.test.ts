@@ -117,6 +117,16 @@ describe('approvalRefusals with a trusted evaluation', () => {
       /status "failed"/,
     );
     expect(approvalRefusals(facts(null, red(['old'])))[0]).toMatch(/status "failed"/);
+    // The refusal names the failures the base does not share, and how each ended there.
+    const unshared = [
+      { test: 'new', at_base: 'not run' },
+      { test: 'broken', at_base: 'passed' },
+    ];
+    expect(
+      approvalRefusals(
+        facts({ preexisting_failures: ['old'], unshared_failures: unshared }, red(['new'])),
+      )[0],
+    ).toMatch(/shares: new \(did not run at the base\), broken \(passed at the base\)\./);
   });
 
   it('refuses a fresh run that no trusted evaluation describes', () => {

@@ -280,6 +280,7 @@ describe.skipIf(!hasPytest)(
       );
       const data = await expectApproved();
       expect(data.evaluation.preexisting_failures).toEqual(['tests/test_legacy.py::test_legacy']);
+      expect(data.evaluation.unshared_failures).toEqual([]);
       const review = readFileSync(path.join(repo.dir, data.review_path), 'utf8');
       expect(review).toMatch(/## Pre-existing failures[\s\S]*tests\/test_legacy\.py::test_legacy/);
       // coachgate gate agrees with the guard: the red run's only failure is pre-existing.
@@ -295,6 +296,28 @@ describe.skipIf(!hasPytest)(
       // A new failure is not pre-existing: the gate fails as soon as the tree differs from the approval.
       repo.write('calc.py', BROKEN_CALC);
       expect(runGate(repo.dir, TASK, 'text').status).toBe(1);
+    });
+
+    it('a red run beside a pre-existing failure names each failure the base does not share', async () => {
+      await pythonProject(
+        {
+          'calc.py': GOOD_CALC,
+          'tests/test_new.py': 'def test_new():\n    assert 1 == 2\n',
+          'tests/test_legacy.py':
+            'def test_legacy():\n    assert 1 == 2\n\n\ndef test_kept():\n    assert 1 == 2\n',
+        },
+        {
+          'tests/test_legacy.py':
+            'def test_legacy():\n    assert 1 == 2\n\n\ndef test_kept():\n    pass\n',
+        },
+      );
+      const { run, text } = await expectRefused(/tests must pass before approval/);
+      expect(run.status).toBe('failed');
+      expect(text).toMatch(
+        /Failing and not failures the base shares: tests\/test_legacy\.py::test_kept \(passed at the base\), tests\/test_new\.py::test_new \(did not run at the base\)\./,
+      );
+      // The failure the base has too is pre-existing, and not named among them.
+      expect(text).not.toMatch(/test_legacy\.py::test_legacy \(/);
     });
 
     it('a spec-driven expected-value change is refused until acknowledged, then recorded', async () => {
