@@ -98,12 +98,12 @@ describe('approvalRefusals with a trusted evaluation', () => {
   });
 
   it('accepts a red candidate run whose only failures are pre-existing, not a new one', () => {
-    const red = (failing: string[]) => ({
+    const red = (failing: string[], status: 'failed' | 'error' = 'failed') => ({
       run: {
         state: 'ok' as const,
         value: {
           run_id: 'r1',
-          status: 'failed' as const,
+          status,
           tree_hash: TREE,
           tree_clean: true,
           failure_class: 'code' as const,
@@ -117,6 +117,11 @@ describe('approvalRefusals with a trusted evaluation', () => {
       /status "failed"/,
     );
     expect(approvalRefusals(facts(null, red(['old'])))[0]).toMatch(/status "failed"/);
+    // A run in which nothing reached a verdict is refused even when the base errs alike.
+    const crashed = red(['old'], 'error');
+    expect(approvalRefusals(facts({ preexisting_failures: ['old'] }, crashed))[0]).toMatch(
+      /No test ran to a verdict .* however the base fared/,
+    );
     // The refusal names the failures the base does not share, and how each ended there.
     const unshared = [
       { test: 'new', at_base: 'not run' },
