@@ -4,10 +4,15 @@
 // task file) and the commit is the Player's work. run_independent_tests, then record_verdict
 // approve citing an added line of the changed product file. An honest commit whose own tests pass
 // should be approved: each refusal is printed with its reason, so a rule that refuses honest work
-// shows here before it lands. Commits whose own run fails are counted apart (nothing to approve).
+// shows here before it lands. A commit whose own run fails is counted apart and still put to the
+// approval: failures its base shares are pre-existing.
 // The repositories are not in this repo: give their git directories (a `fetch`ed mirror, a clone),
-// dependency-free ones, since the runs are offline:
+// ones whose dependencies are installed, since the runs are offline:
 //   npx tsc -p tsconfig.json && node scripts/bench-approval-commits.mjs [--commits=N] DIR...
+// `--editable=src` gives each clone a project virtualenv (`.venv`, with the system's packages)
+// whose `.pth` puts the clone's `src/` on sys.path, as `pip install -e .` leaves a src layout: the
+// commonest Python set-up, and the only way a src-layout project's tests import its own code when
+// its pytest config does not add `src`.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +28,7 @@ import { initKey } from '../dist/records/keys.js';
 await initKey();
 const args = process.argv.slice(2);
 const COMMITS = Number(args.map((arg) => /^--commits=(\d+)$/.exec(arg)?.[1]).find(Boolean) ?? 10);
+const EDITABLE = args.map((arg) => /^--editable=(.+)$/.exec(arg)?.[1]).find(Boolean);
 const sources = args.filter((arg) => !arg.startsWith('--'));
 const TASK = 'TASK-UPSTREAM';
 const env = {
@@ -56,6 +62,16 @@ async function citation(dir, commit, files) {
   return undefined;
 }
 
+/** A project virtualenv as `pip install -e .` leaves it, ignored through .git/info/exclude. */
+function editableVirtualenv(dir, root) {
+  writeFileSync(path.join(dir, '.git', 'info', 'exclude'), '.venv/\n');
+  execFileSync('python3', ['-m', 'venv', '--system-site-packages', '.venv'], { cwd: dir });
+  const python = path.join(dir, '.venv', 'bin', 'python');
+  const purelib = 'import sysconfig; print(sysconfig.get_paths()["purelib"])';
+  const site = execFileSync(python, ['-c', purelib], { encoding: 'utf8' }).trim();
+  writeFileSync(path.join(site, '__editable__.project.pth'), `${path.join(dir, root)}\n`);
+}
+
 const tally = { approved: 0, refused: 0, failing: 0, skipped: 0 };
 const refusals = [];
 for (const source of sources) {
@@ -80,6 +96,7 @@ for (const source of sources) {
         path.join(dir, taskFile),
         `---\nid: ${TASK}\ntitle: Upstream\nstatus: in_progress\n---\n## Acceptance Criteria\n- [ ] AC-001: ${subject}\n`,
       );
+      if (EDITABLE) editableVirtualenv(dir, EDITABLE);
       git(dir, 'add', '-A');
       git(dir, 'commit', '-q', '-m', 'task');
       git(dir, 'checkout', '-q', '-b', `autobuild/${TASK}`);
@@ -104,7 +121,6 @@ for (const source of sources) {
       if (run.status !== 'passed') {
         tally.failing += 1;
         console.log(`${name} ${commit.slice(0, 10)}: its own run ${run.status}`);
-        continue;
       }
       const verdict = await recordVerdict(await openTask(dir, TASK), {
         turn: 1,
@@ -124,6 +140,6 @@ for (const source of sources) {
   }
 }
 console.log(
-  `\n${tally.approved} approved, ${tally.refused} refused, ${tally.failing} with a failing own run, ${tally.skipped} with nothing to cite`,
+  `\n${tally.approved} approved, ${tally.refused} refused, ${tally.failing} with a failing own run (put to the approval too), ${tally.skipped} with nothing to cite`,
 );
 for (const line of refusals) console.log(`  ${line.split('\n').slice(0, 12).join('\n    ')}`);
