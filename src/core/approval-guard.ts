@@ -268,7 +268,7 @@ function runReasons(facts: ApprovalFacts): string[] {
   const preexisting = facts.evaluation?.preexisting_failures ?? [];
   if (value.status !== 'passed' && !onlyPreexistingFailures(value, preexisting)) {
     reasons.push(
-      `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.${value.status === 'error' ? NOTHING_RAN : ''}${unsharedFailuresNamed(facts.evaluation?.unshared_failures)}`,
+      `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.${nothingRan(value) ? NOTHING_RAN : ''}${unsharedFailuresNamed(facts.evaluation?.unshared_failures)}`,
     );
   }
   if (value.tree_hash === facts.current_tree_hash && facts.evaluation === null) {
@@ -286,7 +286,12 @@ function runReasons(facts: ApprovalFacts): string[] {
   return reasons;
 }
 
-/** Why an erroring run is refused even when every error is one the base shares. */
+/** A run in which no test passed or failed: a crash, a collection error, setup errors only. */
+function nothingRan(run: { status: string; counts: { passed: number; failed: number } }): boolean {
+  return run.status === 'error' && run.counts.passed + run.counts.failed === 0;
+}
+
+/** Why such a run is refused even when every error is one the base shares. */
 const NOTHING_RAN =
   ' No test ran to a verdict (a crash, a collection error, an error in every setup), so the run judged nothing, however the base fared: fix what its output names (often a module the environment lacks) and run the tests again.';
 

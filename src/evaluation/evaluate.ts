@@ -1,3 +1,4 @@
+import { failingTests } from '../core/run-record.js';
 import { describeSandbox } from '../core/sandbox-policy.js';
 import type { z } from 'zod';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
@@ -194,9 +195,9 @@ function unsharedFailures(
 ): NonNullable<Evaluation['unshared_failures']> {
   const atBase = new Map(baseline.map((test) => [test.id, test.status]));
   const shared = new Set(preexisting);
-  return candidate
-    .filter((test) => (test.status === 'failed' || test.status === 'error') && !shared.has(test.id))
-    .map((test) => ({ test: test.id, at_base: atBase.get(test.id) ?? 'not run' }));
+  return failingTests({ tests: candidate })
+    .filter((id) => !shared.has(id))
+    .map((id) => ({ test: id, at_base: atBase.get(id) ?? 'not run' }));
 }
 
 /** Base tests that passed at the base and whose id the Player's run does not have. */

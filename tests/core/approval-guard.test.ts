@@ -119,9 +119,14 @@ describe('approvalRefusals with a trusted evaluation', () => {
     expect(approvalRefusals(facts(null, red(['old'])))[0]).toMatch(/status "failed"/);
     // A run in which nothing reached a verdict is refused even when the base errs alike.
     const crashed = red(['old'], 'error');
+    crashed.run.value.counts = { total: 1, passed: 0, failed: 0, errors: 1, skipped: 0 };
     expect(approvalRefusals(facts({ preexisting_failures: ['old'] }, crashed))[0]).toMatch(
       /No test ran to a verdict .* however the base fared/,
     );
+    // A run cut short after some tests ran to a verdict is not said to have judged nothing.
+    expect(
+      approvalRefusals(facts({ preexisting_failures: ['old'] }, red(['old'], 'error')))[0],
+    ).not.toMatch(/No test ran/);
     // The refusal names the failures the base does not share, and how each ended there.
     const unshared = [
       { test: 'new', at_base: 'not run' },
