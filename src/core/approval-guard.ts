@@ -301,7 +301,10 @@ function unsharedFailuresNamed(failures: EvaluationFacts['unshared_failures']): 
   const atBase = (outcome: string) =>
     outcome === 'not run' ? 'did not run at the base' : `${outcome} at the base`;
   const named = failures.map((failure) => `${failure.test} (${atBase(failure.at_base)})`);
-  return ` Failing and not failures the base shares: ${listed(named)}. A test that did not run at the base is new, or one the base's run never reached; only failures the base's run had too are pre-existing.`;
+  const notRun = failures.some((failure) => failure.at_base === 'not run')
+    ? " (a new test, or one the base's run never reached: only what failed there too is pre-existing)"
+    : '';
+  return ` Not failures the base shares: ${listed(named)}${notRun}.`;
 }
 
 function requirementReasons(requirements: ApprovalFacts['requirements']): string[] {

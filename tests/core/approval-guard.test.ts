@@ -136,7 +136,9 @@ describe('approvalRefusals with a trusted evaluation', () => {
       approvalRefusals(
         facts({ preexisting_failures: ['old'], unshared_failures: unshared }, red(['new'])),
       )[0],
-    ).toMatch(/shares: new \(did not run at the base\), broken \(passed at the base\)\./);
+    ).toMatch(
+      /shares: new \(did not run at the base\), broken \(passed at the base\) \(a new test/,
+    );
   });
 
   it('refuses a fresh run that no trusted evaluation describes', () => {
