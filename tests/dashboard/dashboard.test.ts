@@ -62,6 +62,21 @@ function snapshot(directory: string): string[] {
     .sort();
 }
 
+/**
+ * The directory once nothing in it moved for half a second (at most 10 s): the recorded loop's
+ * trusted runs may still be writing their logs in the background, which is not the page's doing.
+ */
+async function settledSnapshot(directory: string): Promise<string[]> {
+  let before = snapshot(directory);
+  for (let wait = 0; wait < 20; wait += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = snapshot(directory);
+    if (now.join('\n') === before.join('\n')) return now;
+    before = now;
+  }
+  return before;
+}
+
 function get(
   pathname: string,
   options: { method?: string; headers?: Record<string, string> } = {},
@@ -197,8 +212,8 @@ describe('coachgate ui: the JSON endpoint over a recorded loop', () => {
   });
 
   it('is read-only, loopback-checked and sends a strict CSP', async () => {
-    const state = snapshot(process.env.COACHGATE_STATE_DIR!);
-    const mirror = snapshot(path.join(worktree, '.guardkit'));
+    const state = await settledSnapshot(process.env.COACHGATE_STATE_DIR!);
+    const mirror = await settledSnapshot(path.join(worktree, '.guardkit'));
     const page = await get('');
     expect(page.headers['content-security-policy']).toBe(
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
