@@ -2,6 +2,7 @@ import path from 'node:path';
 import { approvalRefusals, type AcknowledgedChange } from '../core/approval-guard.js';
 import type { CoachTurnRecord } from '../core/coach-turn.js';
 import { CallerError } from '../core/errors.js';
+import { boundedLines, MESSAGE_LIMIT } from '../core/quote.js';
 import { feedbackForPlayer } from '../core/player-feedback.js';
 import type { EvidenceInput } from '../core/requirements.js';
 import { renderReview } from '../core/review.js';
@@ -245,11 +246,15 @@ async function refuseApproval(verdict: VerdictInProgress, reasons: string[]): Pr
       state.status === 'blocked' ? blockInfo(state.block_reason ?? 'blocked', null) : undefined,
     ),
   );
-  throw new CallerError(
-    `Approval refused for ${scope.taskId} turn ${request.turn} — the server's own evidence does not support it:\n${reasons.map((reason) => `- ${reason}`).join('\n')}`,
-    'Nothing was recorded as a verdict (the attempt is logged). Fix the causes, or record decision "feedback" with these as issues.',
-    { reasons },
+  const heading = `Approval refused for ${scope.taskId} turn ${request.turn} — the server's own evidence does not support it:`;
+  const fix = `Nothing was recorded as a verdict (the attempt is logged, each reason whole in review.md). Fix the causes, or record decision "feedback" with these as issues.`;
+  // Every reason keeps a share of what the text's limit leaves beside the heading and the fix.
+  const room = MESSAGE_LIMIT - heading.length - fix.length - 2;
+  const listed = boundedLines(
+    reasons.map((reason) => `- ${reason}`),
+    room,
   );
+  throw new CallerError(`${heading}\n${listed}`, fix, { reasons });
 }
 
 /** The verdict's records: coach_turn_<N>.json, the signed log entry, review.md. */

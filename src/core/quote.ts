@@ -18,3 +18,31 @@ export function boundedMessage(text: string, limit = MESSAGE_LIMIT): string {
     ? text
     : `${text.slice(0, limit)}… (${text.length - limit} more characters omitted)`;
 }
+
+/**
+ * Lines joined within `limit` characters, each given a fair share: short lines stay whole and the
+ * longest are cut to what is left, so one long line never pushes the lines after it out of the text
+ * (a refusal's last reason is as likely to be the one that matters as its first).
+ */
+export function boundedLines(lines: readonly string[], limit = MESSAGE_LIMIT): string {
+  const shares = new Array<number>(lines.length);
+  let left = limit - Math.max(0, lines.length - 1); // the newlines between them
+  const shortestFirst = lines.map((_, index) => index);
+  shortestFirst.sort((a, b) => lines[a]!.length - lines[b]!.length);
+  shortestFirst.forEach((index, position) => {
+    const share = Math.max(0, Math.floor(left / (lines.length - position)));
+    shares[index] = Math.min(lines[index]!.length, share);
+    left -= shares[index]!;
+  });
+  return lines.map((line, index) => cutTo(line, shares[index]!)).join('\n');
+}
+
+/** `text` in at most `length` characters, saying how much was left out. */
+function cutTo(text: string, length: number): string {
+  if (text.length <= length) return text;
+  const marker = (omitted: number) => `… (${omitted} more characters)`;
+  // The marker's width with the largest count it could show: the cut never runs over `length`.
+  const kept = Math.max(0, length - marker(text.length).length);
+  if (kept > 0) return `${text.slice(0, kept)}${marker(text.length - kept)}`;
+  return length > 0 ? '…' : '';
+}

@@ -208,6 +208,34 @@ describe('record_verdict approval guard', () => {
     ).toMatch(/lists 1 must_fix issue\(s\) \(logs the name\)/);
   });
 
+  it('names every reason of a refusal longer than its text allows, each whole in review.md', async () => {
+    repo = greetingProject();
+    ({ client, close } = await connect({ roots: [repo.dir] }));
+    // 120 files claimed that do not exist: one reason several times the text's 2,000 characters.
+    const claimed = Array.from({ length: 120 }, (_, n) => `src/generated/handler_${n}_of_many.js`);
+    await call('record_player_report', {
+      turn: 1,
+      report: { files_created: claimed, tests_passed: true, requirements_addressed: ['AC-001'] },
+    });
+    const result = await approve({
+      issues: [{ severity: 'must_fix', category: 'security', description: 'logs the name' }],
+    });
+    const text = textOf(result);
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text).toMatch(/no independent test run is stored/);
+    expect(text).toMatch(/claims files that do not exist: src\/generated\/handler_0_of_many\.js/);
+    expect(text).toMatch(/… \(\d+ more characters\)/);
+    // The reason after the long one, which a plain cut at 2,000 characters dropped.
+    expect(text).toMatch(/lists 1 must_fix issue\(s\) \(logs the name\)/);
+    const whole = (result._meta?.['coachgate/refusal'] as { reasons: string[] }).reasons;
+    expect(whole.join('\n')).toContain('src/generated/handler_119_of_many.js');
+    const review = readFileSync(
+      path.join(repo.dir, '.guardkit/autobuild', TASK, 'review.md'),
+      'utf8',
+    );
+    expect(review).toContain('src/generated/handler_119_of_many.js');
+  });
+
   it('refuses while check_test_integrity has a must_fix finding the trusted run does not settle', async () => {
     await setup();
     const taskFile = path.join(repo.dir, '.guardkit/tasks/backlog/TASK-042.md');
