@@ -253,6 +253,7 @@ async function refuseApproval(verdict: VerdictInProgress, reasons: string[]): Pr
   const listed = boundedLines(
     reasons.map((reason) => `- ${reason}`),
     room,
+    (count) => `- … and ${count} more reasons (each whole in review.md)`,
   );
   throw new CallerError(`${heading}\n${listed}`, fix, { reasons });
 }

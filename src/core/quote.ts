@@ -19,14 +19,37 @@ export function boundedMessage(text: string, limit = MESSAGE_LIMIT): string {
     : `${text.slice(0, limit)}… (${text.length - limit} more characters omitted)`;
 }
 
+/** A line cut shorter than this says too little to keep its place: the last lines give way. */
+const USEFUL_SHARE = 100;
+
 /**
  * Lines joined within `limit` characters, each given a fair share: short lines stay whole and the
  * longest are cut to what is left, so one long line never pushes the lines after it out of the text
- * (a refusal's last reason is as likely to be the one that matters as its first).
+ * (a refusal's last reason is as likely to be the one that matters as its first). When there are
+ * too many lines for each to keep a useful share, the last ones are left out and `more` says how
+ * many.
  */
-export function boundedLines(lines: readonly string[], limit = MESSAGE_LIMIT): string {
+export function boundedLines(
+  lines: readonly string[],
+  limit = MESSAGE_LIMIT,
+  more = (count: number) => `… (${count} more lines)`,
+): string {
+  for (let shown = lines.length; ; shown -= 1) {
+    const kept = lines.slice(0, shown);
+    const tail = shown < lines.length ? [more(lines.length - shown)] : [];
+    const shares = fairShares(kept, limit - tail.reduce((sum, line) => sum + line.length + 1, 0));
+    const useful = shares.every(
+      (share, index) => share >= Math.min(kept[index]!.length, USEFUL_SHARE),
+    );
+    if (useful || shown <= 1)
+      return [...kept.map((line, index) => cutTo(line, shares[index]!)), ...tail].join('\n');
+  }
+}
+
+/** Each line's length within `limit` (newlines between them counted), shortest lines served first. */
+function fairShares(lines: readonly string[], limit: number): number[] {
   const shares = new Array<number>(lines.length);
-  let left = limit - Math.max(0, lines.length - 1); // the newlines between them
+  let left = limit - Math.max(0, lines.length - 1);
   const shortestFirst = lines.map((_, index) => index);
   shortestFirst.sort((a, b) => lines[a]!.length - lines[b]!.length);
   shortestFirst.forEach((index, position) => {
@@ -34,7 +57,7 @@ export function boundedLines(lines: readonly string[], limit = MESSAGE_LIMIT): s
     shares[index] = Math.min(lines[index]!.length, share);
     left -= shares[index]!;
   });
-  return lines.map((line, index) => cutTo(line, shares[index]!)).join('\n');
+  return shares;
 }
 
 /** `text` in at most `length` characters, saying how much was left out. */

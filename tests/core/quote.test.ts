@@ -22,4 +22,15 @@ describe('boundedLines', () => {
     expect(Math.abs(first!.length - third!.length)).toBeLessThanOrEqual(1);
     expect(first!.length + third!.length + '- fits'.length + 2).toBeGreaterThan(590);
   });
+
+  it('leaves out the last lines, and says how many, rather than cut each to nothing', () => {
+    // 60 findings of 90 characters: at a fair share of 2,000 each would keep 30 characters.
+    const lines = Array.from({ length: 60 }, (_, n) => `- finding ${n} ${'y'.repeat(75)}`);
+    const text = boundedLines(lines, 2_000, (count) => `- and ${count} more`);
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    const shown = text.split('\n');
+    const more = Number(/^- and (\d+) more$/.exec(shown.at(-1)!)![1]);
+    expect(shown.slice(0, -1)).toEqual(lines.slice(0, lines.length - more));
+    expect(shown.length - 1).toBeGreaterThan(15);
+  });
 });
