@@ -253,7 +253,7 @@ async function refuseApproval(verdict: VerdictInProgress, reasons: string[]): Pr
   const listed = boundedLines(
     reasons.map((reason) => `- ${reason}`),
     room,
-    (count) => `- … and ${count} more reasons (each whole in review.md)`,
+    (count) => `- … and ${count} more reasons`,
   );
   throw new CallerError(`${heading}\n${listed}`, fix, { reasons });
 }
