@@ -13,10 +13,14 @@ export function quotePrefix(input: string, limit = QUOTE_LIMIT): string {
 /** Longest error text a tool returns: whatever an error message embeds, the answer stays small. */
 export const MESSAGE_LIMIT = 2_000;
 
+/** `text` in at most `limit` characters, saying how many were left out. */
 export function boundedMessage(text: string, limit = MESSAGE_LIMIT): string {
-  return text.length <= limit
-    ? text
-    : `${text.slice(0, limit)}… (${text.length - limit} more characters omitted)`;
+  if (text.length <= limit) return text;
+  const marker = (omitted: number) => `… (${omitted} more characters)`;
+  // The marker's width with the largest count it could show: the cut never runs over `limit`.
+  const kept = Math.max(0, limit - marker(text.length).length);
+  if (kept > 0) return `${text.slice(0, kept)}${marker(text.length - kept)}`;
+  return limit > 0 ? '…' : '';
 }
 
 /** A line cut shorter than this says too little to keep its place: the last lines give way. */
@@ -42,7 +46,9 @@ export function boundedLines(
       (share, index) => share >= Math.min(kept[index]!.length, USEFUL_SHARE),
     );
     if (useful || shown <= 1)
-      return [...kept.map((line, index) => cutTo(line, shares[index]!)), ...tail].join('\n');
+      return [...kept.map((line, index) => boundedMessage(line, shares[index]!)), ...tail].join(
+        '\n',
+      );
   }
 }
 
@@ -58,14 +64,4 @@ function fairShares(lines: readonly string[], limit: number): number[] {
     left -= shares[index]!;
   });
   return shares;
-}
-
-/** `text` in at most `length` characters, saying how much was left out. */
-function cutTo(text: string, length: number): string {
-  if (text.length <= length) return text;
-  const marker = (omitted: number) => `… (${omitted} more characters)`;
-  // The marker's width with the largest count it could show: the cut never runs over `length`.
-  const kept = Math.max(0, length - marker(text.length).length);
-  if (kept > 0) return `${text.slice(0, kept)}${marker(text.length - kept)}`;
-  return length > 0 ? '…' : '';
 }

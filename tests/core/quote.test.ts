@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedLines } from '../../src/core/quote.js';
+import { boundedLines, boundedMessage } from '../../src/core/quote.js';
 
 describe('boundedLines', () => {
   it('keeps lines that fit whole', () => {
@@ -32,5 +32,12 @@ describe('boundedLines', () => {
     const more = Number(/^- and (\d+) more$/.exec(shown.at(-1)!)![1]);
     expect(shown.slice(0, -1)).toEqual(lines.slice(0, lines.length - more));
     expect(shown.length - 1).toBeGreaterThan(15);
+  });
+
+  it('cuts one long message within the limit, marker included', () => {
+    const text = boundedMessage('z'.repeat(10_000), 2_000);
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text).toMatch(/^z+… \(\d+ more characters\)$/);
+    expect(Number(/\((\d+) more/.exec(text)![1]) + text.indexOf('…')).toBe(10_000);
   });
 });
