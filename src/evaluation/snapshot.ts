@@ -7,6 +7,7 @@ import {
   readlinkSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
   type Stats,
 } from 'node:fs';
@@ -37,6 +38,17 @@ export interface Snapshot {
   dir: string;
   remove(): Promise<void>;
 }
+
+/**
+ * Every file a snapshot takes from the base carries one modification time, and every file laid
+ * from the Player another. Python (and pytest) trust a compiled module whose recorded source time
+ * and size match: with these, the bytecode the baseline wrote for a base file matches that file in
+ * every later snapshot of the base (src/runner/bytecode-cache.ts), and never a Player's file, whatever
+ * its content and size. Fixed values, not the clock: no run's own files can carry them. 2000, not
+ * 1970: zip (wheels, sdists) refuses times before 1980.
+ */
+export const BASE_FILE_TIME = new Date('2000-01-01T00:00:00Z');
+export const LAID_FILE_TIME = new Date('2000-01-01T00:00:01Z');
 
 /** The base commit's tree, extracted: what the other snapshots start from. */
 export interface BaseSnapshot extends Snapshot {
@@ -131,7 +143,10 @@ async function copyTree(from: string, to: string, skipped: Set<string>): Promise
         mkdirSync(destination);
         directories.push(relative);
       } else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), destination);
-      else copyFileSync(source, destination, constants.COPYFILE_EXCL);
+      else {
+        copyFileSync(source, destination, constants.COPYFILE_EXCL);
+        utimesSync(destination, BASE_FILE_TIME, BASE_FILE_TIME);
+      }
       await slice();
     }
   }
@@ -189,7 +204,7 @@ async function extractCommit(worktree: string, commit: string, target: string): 
       const size = Number(stdout.subarray(offset, headerEnd).toString('latin1').split(' ')[2]);
       const content = stdout.subarray(headerEnd + 1, headerEnd + 1 + size);
       offset = headerEnd + 1 + size + 1;
-      writeEntry(path.join(target, entry.file), entry.mode, content);
+      writeEntry(path.join(target, entry.file), entry.mode, content, BASE_FILE_TIME);
       await slice();
     }
   }
@@ -201,16 +216,17 @@ async function extractCommit(worktree: string, commit: string, target: string): 
  * of the event loop: with three promise-based calls a file, sympy's base (2,087 files) took
  * 0.74-1.1 s to extract on tmpfs, against 0.43-0.75 s.
  */
-function writeEntry(destination: string, mode: string, content: Buffer): void {
+function writeEntry(destination: string, mode: string, content: Buffer, time: Date): void {
   mkdirSync(path.dirname(destination), { recursive: true });
   rmSync(destination, { force: true, recursive: true });
-  if (mode === '120000') symlinkSync(content.toString(), destination);
-  else writeFileSync(destination, content, { mode: mode === '100755' ? 0o755 : 0o644, flag: 'wx' });
+  if (mode === '120000') return symlinkSync(content.toString(), destination);
+  writeFileSync(destination, content, { mode: mode === '100755' ? 0o755 : 0o644, flag: 'wx' });
+  utimesSync(destination, time, time);
 }
 
 /**
  * Compiled Python is never copied: Python trusts a .pyc whose recorded mtime and size match the source,
- * and an extracted base file's mtime (the commit time) is easy to know.
+ * and a base file's mtime in a snapshot (BASE_FILE_TIME) is known to all.
  */
 const BYTECODE = /(?:^|\/)__pycache__\/|\.py[co]$/;
 
@@ -230,11 +246,12 @@ async function overlay(from: string, to: string, files: string[]): Promise<void>
   for (const [file, info] of present) {
     const source = path.join(from, file);
     if (info.isSymbolicLink()) {
-      writeEntry(path.join(to, file), '120000', Buffer.from(readlinkSync(source)));
+      writeEntry(path.join(to, file), '120000', Buffer.from(readlinkSync(source)), LAID_FILE_TIME);
     } else {
       const content = await withRegularFile(source, (descriptor) => readFileSync(descriptor));
       if (!content) throw new Error(`${file} stopped being a regular file while it was copied`);
-      writeEntry(path.join(to, file), info.mode & 0o111 ? '100755' : '100644', content);
+      const mode = info.mode & 0o111 ? '100755' : '100644';
+      writeEntry(path.join(to, file), mode, content, LAID_FILE_TIME);
     }
     await slice();
   }

@@ -12,7 +12,7 @@ import { WORKTREES_DIRECTORY } from './worktrees.js';
  * Ignored directories a snapshot borrows from the worktree (linked, not copied): the installed toolchain
  * the Player's tests run with. Everything else ignored stays out, so nothing hidden from git can ride along.
  * Cargo's `target` is build output, not a toolchain: shared, it hands a snapshot the Player's build of
- * the code (extracted files keep the commit's older mtimes), so each snapshot builds its own.
+ * the code (a snapshot's files carry fixed times from 2000), so each snapshot builds its own.
  */
 export const BORROWED_DIRECTORIES = ['.venv', 'venv', 'node_modules'];
 

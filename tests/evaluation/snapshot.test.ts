@@ -6,15 +6,19 @@ import {
   readlinkSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
+  utimesSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { trustedSelection } from '../../src/evaluation/product-code.js';
 import {
+  BASE_FILE_TIME,
   baseSnapshot,
   failToPassSnapshot,
+  LAID_FILE_TIME,
   trustedSnapshot,
   type Snapshot,
 } from '../../src/evaluation/snapshot.js';
@@ -126,6 +130,51 @@ describe('snapshots copy any tree git can hold', () => {
     } finally {
       sub.remove();
     }
+  });
+});
+
+describe('modification times', () => {
+  const snapshots: Snapshot[] = [];
+  afterEach(async () => {
+    await Promise.all(snapshots.splice(0).map((item) => item.remove()));
+  });
+
+  it('gives every file taken from the base one time and every file laid from the Player another', async () => {
+    repo = makeRepo({
+      'pyproject.toml': '[project]\nname = "app"\n',
+      'app/__init__.py': '',
+      'app/calc.py': 'X = 1\n',
+      'app/util.py': 'Y = 1\n',
+      'tests/test_calc.py': 'from app import calc, util\n\n\ndef test_x():\n    pass\n',
+    });
+    const base = repo.commit('base');
+    // The Player's versions, whatever times the Player gives them.
+    repo.write('app/calc.py', 'X = 2\n');
+    repo.write('tests/test_new.py', 'def test_y():\n    pass\n');
+    utimesSync(path.join(repo.dir, 'app/calc.py'), BASE_FILE_TIME, BASE_FILE_TIME);
+    const baseTree = await baseSnapshot(repo.dir, base);
+    const trusted = await trustedSnapshot(
+      repo.dir,
+      baseTree,
+      await trustedSelection(repo.dir, base),
+      true,
+    );
+    const failToPass = await failToPassSnapshot(repo.dir, baseTree);
+    snapshots.push(baseTree, trusted, failToPass);
+    const time = (dir: string, file: string) => statSync(path.join(dir, file)).mtimeMs;
+    const [fromBase, laid] = [BASE_FILE_TIME.getTime(), LAID_FILE_TIME.getTime()];
+    for (const dir of [baseTree.dir, trusted.dir, failToPass.dir])
+      expect(time(dir, 'app/util.py')).toBe(fromBase);
+    expect(time(baseTree.dir, 'app/calc.py')).toBe(fromBase);
+    expect(time(baseTree.dir, 'tests/test_calc.py')).toBe(fromBase);
+    // The trusted run: the Player's code and added tests over the base's tests.
+    expect(time(trusted.dir, 'app/calc.py')).toBe(laid);
+    expect(time(trusted.dir, 'tests/test_new.py')).toBe(laid);
+    expect(time(trusted.dir, 'tests/test_calc.py')).toBe(fromBase);
+    // The fail-to-pass run: every test file is the Player's, over the base's code.
+    expect(time(failToPass.dir, 'app/calc.py')).toBe(fromBase);
+    expect(time(failToPass.dir, 'tests/test_new.py')).toBe(laid);
+    expect(time(failToPass.dir, 'tests/test_calc.py')).toBe(laid);
   });
 });
 
