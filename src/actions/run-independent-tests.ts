@@ -117,9 +117,9 @@ export async function runIndependentTests(
       return after;
     };
     try {
-      // The base's bytecode, read-only, once a baseline of this base published it.
+      // The environment's bytecode, read-only, once a baseline of this base published it.
       const bytecodeKey = { baseCommit: repo.base.commit, command, environment, cwd: worktree };
-      run = await withBytecodeCache(worktree, bytecodeKey, false, (bytecodeCache) =>
+      run = await withBytecodeCache(worktree, bytecodeKey, 'worktree', (bytecodeCache) =>
         runTests({
           ...spec,
           cwd: worktree,

@@ -442,8 +442,8 @@ async function runIn(
         environment,
         cwd: snapshot.dir,
       };
-      const fills = snapshot === prepared.work?.base;
-      const outcome = await withBytecodeCache(request.worktree, bytecodeKey, fills, (bytecode) =>
+      const use = snapshot === prepared.work?.base ? 'fill' : 'snapshot';
+      const outcome = await withBytecodeCache(request.worktree, bytecodeKey, use, (bytecode) =>
         runTests({
           command,
           environment,

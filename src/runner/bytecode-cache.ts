@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  utimes,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { ensurePrivateDirectory, repositoryStateDirectory } from '../records/state-directory.js';
 import { isWithin } from '../sandbox/exposure.js';
@@ -9,7 +19,8 @@ import type { RunEnvironment } from './environment.js';
 /**
  * Python bytecode for the trusted runs of one base, kept by the server. Every run sets
  * PYTHONDONTWRITEBYTECODE, so pytest rewrites the assertions of its autoloaded plugins (all of
- * hypothesis, for one) anew at each start: 1–2 s of CPU, paid by each of a turn's runs.
+ * hypothesis, for one) and of every test module anew at each start: 1–2 s of CPU, paid by each of
+ * a turn's runs.
  *
  * Trust: the one run that writes it is the baseline, which executes the base's code and the
  * borrowed environment and nothing of the Player's; the baseline's result is trusted on the same
@@ -19,12 +30,29 @@ import type { RunEnvironment } from './environment.js';
  * out: the Player can change it between the baseline and a later run (src/evaluation/
  * planted-environment.ts judges it per turn), and bytecode written from a changed one would outlive
  * the change.
+ *
+ * A published cache holds two trees: `prefix/`, the bytecode of everything outside the baseline's
+ * directory (the interpreter's, the installed packages'), under their absolute paths as Python
+ * names them; and `tree/`, the bytecode of the base's own files, relative to the tree. Each
+ * snapshot of the base is a directory of its own, so a snapshot's run reads through a view of the
+ * cache that names `tree/` under the snapshot's path: its base files carry the time the baseline's
+ * did and match their bytecode; the files laid from the Player carry another and never do
+ * (src/evaluation/snapshot.ts). The Player's run in the worktree reads `prefix/` alone.
  */
 export interface BytecodeCache {
+  /** PYTHONPYCACHEPREFIX: where Python reads bytecode (and the filling run writes it). */
   directory: string;
   /** Only for the baseline: the one run of a turn that executes no Player code. */
   writable: boolean;
+  /** What the sandbox puts back, each at its own path: the cache, and a run's view of it. */
+  revealed: string[];
 }
+
+/**
+ * How a run uses its base's cache: the baseline fills it; a run in a snapshot of the base reads
+ * the base tree's bytecode too; the Player's run in the worktree reads the environment's alone.
+ */
+export type BytecodeCacheUse = 'fill' | 'snapshot' | 'worktree';
 
 /** One base's cache, for a run of `command` in `cwd` with `environment`. */
 export interface BytecodeCacheKey {
@@ -38,76 +66,129 @@ export interface BytecodeCacheKey {
 const KEPT = 4;
 /** A filling run's directory until it ends: readers only ever see a complete cache. */
 const FILLING = 'filling-';
+/** A snapshot run's view of a published cache, removed when the run ends. */
+const VIEW = 'view-';
+/** The two trees of a published cache (see BytecodeCache). */
+const PREFIX = 'prefix';
+const TREE = 'tree';
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** In every key: a cache of an earlier layout (one tree, no `prefix/`) is never read. */
+const LAYOUT = 'prefix+tree';
 
 /**
  * A run with the base's bytecode cache, when it may take one (a Python runner, no virtualenv of the
- * project's): `fills` only for the baseline, which publishes the cache once it ended whole; every
- * other run reads the published cache, or none while there is none yet.
+ * project's): the baseline (`fill`) writes one and publishes it once it ended whole; every other
+ * run reads the published cache, or none while there is none yet.
  */
 export async function withBytecodeCache<Outcome extends { timed_out: boolean; cancelled: boolean }>(
   worktree: string,
   key: BytecodeCacheKey,
-  fills: boolean,
+  use: BytecodeCacheUse,
   run: (cache?: BytecodeCache) => Promise<Outcome>,
 ): Promise<Outcome> {
   const { command, environment } = key;
   const python = command.runner === 'pytest' || command.runner === 'unittest';
   if (!python || environment.interpreter) return run();
-  if (!fills) return run(await bytecodeCacheToRead(worktree, key));
-  const cache = await bytecodeCacheToFill(worktree);
+  if (use !== 'fill') return readingBytecodeCache(worktree, key, use, run);
+  const filling = await fillingDirectory(worktree);
   let ended = false;
   try {
-    const outcome = await run(cache);
+    const prefix = path.join(filling, PREFIX);
+    const outcome = await run({ directory: prefix, writable: true, revealed: [filling] });
     ended = !outcome.timed_out && !outcome.cancelled;
     return outcome;
   } finally {
-    await publishBytecodeCache(worktree, key, cache, ended);
+    await publishBytecodeCache(worktree, key, filling, ended);
   }
 }
 
 /** An empty cache for a baseline to fill, beside the published ones. */
-async function bytecodeCacheToFill(worktree: string): Promise<BytecodeCache> {
+async function fillingDirectory(worktree: string): Promise<string> {
   const root = await cacheRoot(worktree);
   await ensurePrivateDirectory(root);
-  return { directory: await mkdtemp(path.join(root, FILLING)), writable: true };
+  const filling = await mkdtemp(path.join(root, FILLING));
+  await mkdir(path.join(filling, PREFIX));
+  return filling;
 }
 
 /**
  * Publishes a filled cache under its key, or discards it (`filled` false: the run timed out or was
- * stopped, or another run published the key first). A cache is only ever read whole: each pyc file
- * names its source by its path under the cache, so the directory can move once written.
+ * stopped, or another run published the key first). The bytecode of the baseline's own tree moves
+ * to `tree/`. A cache is only ever read whole: each pyc file names its source by its path under
+ * the cache, so the directory can move once written.
  */
 async function publishBytecodeCache(
   worktree: string,
   key: BytecodeCacheKey,
-  cache: BytecodeCache,
+  filling: string,
   filled: boolean,
 ): Promise<void> {
+  // None when the run imported nothing of its tree.
+  await realpath(key.cwd)
+    .then((tree) => rename(path.join(filling, PREFIX, tree), path.join(filling, TREE)))
+    .catch(() => undefined);
   const target = await cacheDirectory(worktree, key);
   const published =
     filled &&
-    (await rename(cache.directory, target).then(
+    (await rename(filling, target).then(
       () => true,
       () => false,
     ));
-  if (!published) await rm(cache.directory, { recursive: true, force: true });
+  if (!published) await rm(filling, { recursive: true, force: true });
   else await pruneCaches(path.dirname(target));
 }
 
-/** The published cache of `key`, read-only; undefined while there is none (runs compile as before). */
-async function bytecodeCacheToRead(
+/** The run with the published cache of `key`, read-only; without one while there is none. */
+async function readingBytecodeCache<Outcome>(
   worktree: string,
   key: BytecodeCacheKey,
-): Promise<BytecodeCache | undefined> {
-  const directory = await cacheDirectory(worktree, key);
+  use: BytecodeCacheUse,
+  run: (cache?: BytecodeCache) => Promise<Outcome>,
+): Promise<Outcome> {
+  const published = await cacheDirectory(worktree, key);
   // Marked as used, which also tells whether it is there (pruning keeps the most recently used).
   const now = new Date();
-  const present = await utimes(directory, now, now).then(
+  const present = await utimes(published, now, now).then(
     () => true,
     () => false,
   );
-  return present ? { directory, writable: false } : undefined;
+  if (!present) return run();
+  const prefix = path.join(published, PREFIX);
+  // A view that cannot be made (a full disk) costs the tree's bytecode, never the run.
+  const view =
+    use === 'snapshot' ? await treeView(published, key.cwd).catch(() => undefined) : undefined;
+  if (!view) return run({ directory: prefix, writable: false, revealed: [published] });
+  try {
+    return await run({ directory: view, writable: false, revealed: [published, view] });
+  } finally {
+    await rm(view, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A snapshot run's prefix: the published `prefix/` with `tree/` in place of the run's own
+ * directory. Along the path to that directory each level is a directory of links to the cache's
+ * entries there; everything else is a link into the cache, so nothing is copied.
+ */
+async function treeView(published: string, cwd: string): Promise<string> {
+  const view = await mkdtemp(path.join(path.dirname(published), VIEW));
+  try {
+    const parts = (await realpath(cwd)).split(path.sep).filter(Boolean);
+    let [into, from] = [view, path.join(published, PREFIX)];
+    for (const [index, part] of parts.entries()) {
+      const entries = await readdir(from).catch(() => [] as string[]);
+      for (const entry of entries.filter((name) => name !== part))
+        await symlink(path.join(from, entry), path.join(into, entry));
+      const next = path.join(into, part);
+      if (index === parts.length - 1) await symlink(path.join(published, TREE), next);
+      else await mkdir(next);
+      [into, from] = [next, path.join(from, part)];
+    }
+    return view;
+  } catch (error) {
+    await rm(view, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 async function cacheRoot(worktree: string): Promise<string> {
@@ -121,15 +202,15 @@ async function cacheDirectory(worktree: string, key: BytecodeCacheKey): Promise<
     isWithin(entry, key.cwd) ? path.relative(key.cwd, entry) : entry,
   );
   const digest = createHash('sha256')
-    .update(JSON.stringify([key.baseCommit, programs]))
+    .update(JSON.stringify([LAYOUT, key.baseCommit, programs]))
     .digest('hex')
     .slice(0, 24);
   return path.join(await cacheRoot(worktree), digest);
 }
 
 /**
- * Keeps the KEPT most recently used published caches, and the filling ones younger than a day (a
- * run lasts an hour at most; an older one was left by a server that was killed).
+ * Keeps the KEPT most recently used published caches, and the filling ones and views younger than
+ * a day (a run lasts an hour at most; an older one was left by a server that was killed).
  */
 async function pruneCaches(root: string): Promise<void> {
   const dated = await Promise.all(
@@ -139,7 +220,7 @@ async function pruneCaches(root: string): Promise<void> {
         (info) => info.mtimeMs,
         () => 0,
       );
-      return { directory, used, filling: entry.startsWith(FILLING) };
+      return { directory, used, filling: entry.startsWith(FILLING) || entry.startsWith(VIEW) };
     }),
   );
   const published = dated.filter((entry) => !entry.filling).sort((a, b) => b.used - a.used);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../package.js';
 import { stateRoot } from '../records/state-directory.js';
 import type { NetworkMode } from '../core/sandbox-policy.js';
+import type { BytecodeCache } from '../runner/bytecode-cache.js';
 
 /**
  * What one sandboxed run sees, as plain paths, for every backend. The rule is default-deny for the
@@ -37,7 +38,7 @@ export interface SandboxRequest {
    */
   readOnly?: string[];
   /** Python's bytecode cache, in the hidden state directory (src/runner/bytecode-cache.ts). */
-  bytecodeCache?: { directory: string; writable: boolean };
+  bytecodeCache?: BytecodeCache;
 }
 
 export interface Exposure {
@@ -231,10 +232,9 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
       ...(player ? inHome(PLAYER_HIDDEN_HOME_FILES) : []),
     ].filter(existsSync),
     // A cache removed since it was chosen is left hidden: Python then compiles, as without one.
-    revealed:
-      request.bytecodeCache && existsSync(request.bytecodeCache.directory)
-        ? [{ path: request.bytecodeCache.directory, writable: request.bytecodeCache.writable }]
-        : [],
+    revealed: (request.bytecodeCache?.revealed ?? [])
+      .filter(existsSync)
+      .map((entry) => ({ path: entry, writable: request.bytecodeCache!.writable })),
   };
 }
 

@@ -86,5 +86,33 @@ describe.skipIf(!python.hasPytest || !bwrapUsable)(
       );
       expect(forged).toEqual([]);
     });
+
+    it('runs the Player’s code, never the base’s bytecode, when the Player’s file is the size of the base’s', async () => {
+      // The base's divide() checks the wrong divisor; every version below has the base's size.
+      const base = GOOD_CALC.replace('b == 0', 'b == 9');
+      const project = await tasks.start({ 'calc.py': BROKEN_CALC }, { 'calc.py': base });
+      const first = await project.approve();
+      expect(first.result.isError, first.text).toBe(true);
+      expect(first.text).toMatch(/test_add passed at the base but failed in the trusted run/);
+      // The baseline published the bytecode of the base's own files, test modules included.
+      const files = await cachedFiles(project.repo.dir);
+      expect(files.some((file) => /\/tree\/tests\/test_calc\..*pytest.*\.pyc$/.test(file))).toBe(
+        true,
+      );
+
+      // Each run of this turn reads the cache: a broken add() still fails the base's test.
+      project.repo.write('calc.py', BROKEN_CALC.replace('a - b', 'a * b'));
+      const second = await project.approve();
+      expect(second.result.isError, second.text).toBe(true);
+      expect(second.text).toMatch(
+        /test_add passed at the base but failed in the trusted run.*6 == 5/,
+      );
+
+      // And the fix the Player's test proves is the one judged.
+      project.repo.write('calc.py', GOOD_CALC);
+      const third = await project.approve();
+      expect(third.run.env.notes.join('\n')).toContain("from the server's read-only cache");
+      expect(third.result.isError ?? false, third.text).toBe(false);
+    });
   },
 );

@@ -9,7 +9,12 @@ import {
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repositoryStateDirectory, stateRoot } from '../../src/records/state-directory.js';
-import { withBytecodeCache, type BytecodeCache } from '../../src/runner/bytecode-cache.js';
+import { BASE_FILE_TIME, LAID_FILE_TIME } from '../../src/evaluation/snapshot.js';
+import {
+  withBytecodeCache,
+  type BytecodeCache,
+  type BytecodeCacheUse,
+} from '../../src/runner/bytecode-cache.js';
 import type { TestCommand } from '../../src/runner/detect.js';
 import { projectEnvironment } from '../../src/runner/environment.js';
 import { OutputCapture } from '../../src/runner/output-capture.js';
@@ -50,9 +55,13 @@ async function published(repo: TempRepo): Promise<string[]> {
 }
 
 /** What a run was given, and the cache it saw, as the callback receives them. */
-async function given(repo: TempRepo, fills: boolean, key?: Awaited<ReturnType<typeof keyFor>>) {
+async function given(
+  repo: TempRepo,
+  use: BytecodeCacheUse,
+  key?: Awaited<ReturnType<typeof keyFor>>,
+) {
   let seen: BytecodeCache | undefined;
-  await withBytecodeCache(repo.dir, key ?? (await keyFor(repo)), fills, async (cache) => {
+  await withBytecodeCache(repo.dir, key ?? (await keyFor(repo)), use, async (cache) => {
     seen = cache;
     if (cache?.writable) writeFileSync(path.join(cache.directory, 'x.pyc'), 'bytecode');
     return ended;
@@ -63,36 +72,36 @@ async function given(repo: TempRepo, fills: boolean, key?: Awaited<ReturnType<ty
 describe('which runs are given the cache, and when it is published', () => {
   it('publishes the baseline’s cache once it ended, then hands it to the other runs read-only', async () => {
     const repo = repository();
-    expect(await given(repo, false)).toBeUndefined();
-    const filling = await given(repo, true);
+    expect(await given(repo, 'worktree')).toBeUndefined();
+    const filling = await given(repo, 'fill');
     expect(filling?.writable).toBe(true);
     // Filled out of sight, published whole under its key.
     expect(existsSync(filling!.directory)).toBe(false);
     const [entry, ...more] = await published(repo);
     expect(more).toEqual([]);
-    const read = await given(repo, false);
+    const read = await given(repo, 'worktree');
     expect(read).toMatchObject({ writable: false });
-    expect(path.basename(read!.directory)).toBe(entry);
+    expect(read!.revealed.map((directory) => path.basename(directory))).toEqual([entry]);
     expect(readFileSync(path.join(read!.directory, 'x.pyc'), 'utf8')).toBe('bytecode');
   });
 
   it('discards the cache of a baseline that timed out or was stopped', async () => {
     const repo = repository();
-    await withBytecodeCache(repo.dir, await keyFor(repo), true, async () => ({
+    await withBytecodeCache(repo.dir, await keyFor(repo), 'fill', async () => ({
       timed_out: true,
       cancelled: false,
     }));
     expect(await published(repo)).toEqual([]);
-    expect(await given(repo, false)).toBeUndefined();
+    expect(await given(repo, 'worktree')).toBeUndefined();
   });
 
   it('keeps the first of two baselines that publish the same key', async () => {
     const repo = repository();
-    await given(repo, true);
+    await given(repo, 'fill');
     const [first] = await published(repo);
-    const second = await given(repo, true);
+    const second = await given(repo, 'fill');
     expect(await published(repo)).toEqual([first]);
-    expect(existsSync(second!.directory)).toBe(false);
+    expect(existsSync(second!.revealed[0]!)).toBe(false);
   });
 
   it('keeps the four most recently used caches, and removes a filling one a killed server left', async () => {
@@ -102,12 +111,12 @@ describe('which runs are given the cache, and when it is published', () => {
     const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
     const caches = new Map<number, string>();
     for (const n of [1, 2, 3, 4]) {
-      await given(repo, true, ofBase(n));
-      caches.set(n, (await given(repo, false, ofBase(n)))!.directory);
+      await given(repo, 'fill', ofBase(n));
+      caches.set(n, (await given(repo, 'worktree', ofBase(n)))!.revealed[0]!);
     }
     // Base 1 was used longest ago, then 2, 3, 4; base 1 is read again, so 2 is the oldest now.
     for (const [n, directory] of caches) utimesSync(directory, daysAgo(5 - n), daysAgo(5 - n));
-    await given(repo, false, ofBase(1));
+    await given(repo, 'worktree', ofBase(1));
     const root = path.dirname(caches.get(1)!);
     const abandoned = path.join(root, 'filling-left-by-a-killed-server');
     const underWay = path.join(root, 'filling-of-a-run-under-way');
@@ -115,7 +124,7 @@ describe('which runs are given the cache, and when it is published', () => {
     mkdirSync(underWay);
     utimesSync(abandoned, daysAgo(2), daysAgo(2));
 
-    await given(repo, true, ofBase(5));
+    await given(repo, 'fill', ofBase(5));
     const left = await published(repo);
     expect(left).not.toContain(path.basename(caches.get(2)!));
     for (const n of [1, 3, 4]) expect(left).toContain(path.basename(caches.get(n)!));
@@ -130,9 +139,9 @@ describe('which runs are given the cache, and when it is published', () => {
     writeFileSync(path.join(repo.dir, '.venv/bin/python'), '');
     const venv = await keyFor(repo);
     expect(venv.environment.interpreter).toBeDefined();
-    expect(await given(repo, true, venv)).toBeUndefined();
+    expect(await given(repo, 'fill', venv)).toBeUndefined();
     const other = repository();
-    expect(await given(other, true, await keyFor(other, NODE))).toBeUndefined();
+    expect(await given(other, 'fill', await keyFor(other, NODE))).toBeUndefined();
     expect(await published(repo)).toEqual([]);
     expect(await published(other)).toEqual([]);
   });
@@ -150,16 +159,17 @@ describe('which runs are given the cache, and when it is published', () => {
         env: { ...base.environment.env, PATH: `${dir}/node_modules/.bin:/usr/bin` },
       },
     });
-    await given(repo, true, inSnapshot(repo.dir));
-    expect(await given(repo, false, inSnapshot(snapshot.dir))).toMatchObject({ writable: false });
-    expect(await given(repo, false, { ...base, baseCommit: '0'.repeat(40) })).toBeUndefined();
+    await given(repo, 'fill', inSnapshot(repo.dir));
+    expect(await given(repo, 'snapshot', inSnapshot(snapshot.dir))).toMatchObject({
+      writable: false,
+    });
+    expect(await given(repo, 'worktree', { ...base, baseCommit: '0'.repeat(40) })).toBeUndefined();
   });
 });
 
 describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable bwrap)', () => {
   /** A shell script run under bubblewrap with `cache`, and what it printed. */
-  async function inSandbox(script: string, cache: BytecodeCache) {
-    const cwd = repository().dir;
+  async function inSandbox(script: string, cache?: BytecodeCache, cwd = repository().dir) {
     const log = path.join(cwd, 'run.log');
     const capture = await OutputCapture.open(log);
     const outcome = await runSandboxed(
@@ -193,7 +203,7 @@ describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable 
       `cat ${path.join(stateRoot(), 'secret.txt')} || echo secret hidden`,
     ].join('; ');
 
-    const read = await inSandbox(script, { directory, writable: false });
+    const read = await inSandbox(script, { directory, writable: false, revealed: [directory] });
     expect(read.outcome.sandbox.backend).toBe('bubblewrap');
     expect(read.output).toContain('base bytecode');
     expect(read.output).not.toMatch(/^planted$/m);
@@ -201,10 +211,44 @@ describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable 
     expect(read.output).toContain('secret hidden');
     expect(existsSync(path.join(directory, 'planted.pyc'))).toBe(false);
 
-    const fill = await inSandbox(script, { directory, writable: true });
+    const fill = await inSandbox(script, { directory, writable: true, revealed: [directory] });
     expect(fill.output).toMatch(/^planted$/m);
     expect(fill.output).toContain('dont-write=unset');
     expect(fill.output).toContain('secret hidden');
     expect(existsSync(path.join(directory, 'planted.pyc'))).toBe(true);
+  });
+
+  it('a snapshot’s run reads the bytecode of the base’s files under its own path; laid files and the worktree’s run never do', async () => {
+    // The baseline's tree, a snapshot of the same base elsewhere, and the Player's worktree; one
+    // repository's cache. Both versions of the module are the same size.
+    const [baseline, snapshot, worktree] = [repository(), repository(), repository()];
+    const write = (dir: string, value: number, time: Date) => {
+      const file = path.join(dir, 'mod.py');
+      writeFileSync(file, `VALUE = ${value}\n`);
+      utimesSync(file, time, time);
+    };
+    const importing = async (dir: string, use: BytecodeCacheUse) => {
+      const key = { ...(await keyFor(baseline)), cwd: dir };
+      let output = '';
+      await withBytecodeCache(baseline.dir, key, use, async (cache) => {
+        const run = await inSandbox('python3 -c "import mod; print(mod.VALUE)"', cache, dir);
+        output = run.output.trim();
+        return ended;
+      });
+      return output;
+    };
+    write(baseline.dir, 1, BASE_FILE_TIME);
+    expect(await importing(baseline.dir, 'fill')).toBe('1');
+
+    // A file with the base file's time and size is taken for the base's file: what the snapshot
+    // writer's two times are for.
+    write(snapshot.dir, 2, BASE_FILE_TIME);
+    expect(await importing(snapshot.dir, 'snapshot')).toBe('1');
+    write(snapshot.dir, 2, LAID_FILE_TIME);
+    expect(await importing(snapshot.dir, 'snapshot')).toBe('2');
+    write(worktree.dir, 2, BASE_FILE_TIME);
+    expect(await importing(worktree.dir, 'worktree')).toBe('2');
+    // Each snapshot run's view of the cache is gone with the run.
+    expect((await published(baseline)).filter((entry) => entry.startsWith('view-'))).toEqual([]);
   });
 });
