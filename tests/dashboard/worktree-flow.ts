@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { stopTreeRuns } from '../../src/evaluation/early-runs.js';
 import { BLOCKED, CLI, dashboardRepository } from '../helpers/dashboard-repo.js';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
 
@@ -74,6 +75,9 @@ export async function worktreeFlowRepository(): Promise<string> {
     }
   } finally {
     await close();
+    // As a server stops: the trusted runs the passing run started in the background end now, not
+    // while a test compares the state directory before and after the page reads it.
+    await stopTreeRuns();
   }
   return repository;
 }
