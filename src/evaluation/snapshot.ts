@@ -19,6 +19,7 @@ import {
   realpath,
   rm,
   symlink,
+  utimes,
   writeFile,
 } from 'node:fs/promises';
 import os from 'node:os';
@@ -44,8 +45,8 @@ export interface Snapshot {
  * from the Player another. Python (and pytest) trust a compiled module whose recorded source time
  * and size match: with these, the bytecode the baseline wrote for a base file matches that file in
  * every later snapshot of the base (src/runner/bytecode-cache.ts), and never a Player's file, whatever
- * its content and size. Fixed values, not the clock: no run's own files can carry them. 2000, not
- * 1970: zip (wheels, sdists) refuses times before 1980.
+ * its content and size. Fixed values, not the clock's, which is what a run's own writes carry.
+ * 2000, not 1970: zip (wheels, sdists) refuses times before 1980.
  */
 export const BASE_FILE_TIME = new Date('2000-01-01T00:00:00Z');
 export const LAID_FILE_TIME = new Date('2000-01-01T00:00:01Z');
@@ -272,6 +273,7 @@ async function keepBaseRustTests(
       ? await readAtCommit(worktree, baseCommit, file)
       : undefined;
     await writeFile(destination, withBaseTestBlocks(player, base));
+    await utimes(destination, LAID_FILE_TIME, LAID_FILE_TIME);
   }
 }
 
