@@ -7,7 +7,7 @@ import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { sandboxedCommand, SandboxUnavailableError } from '../sandbox/run.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { PYTHON_TEST_FACTS_SCRIPT } from './python-test-facts-script.js';
-import type { SourceFile } from './test-facts.js';
+import type { SourceFile } from './source-text.js';
 
 const PYTHON_TIMEOUT_MS = 60_000;
 

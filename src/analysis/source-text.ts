@@ -27,3 +27,8 @@ export function bracketDepth(text: string): number {
   const code = withoutStrings(text);
   return (code.match(/[[({]/g) ?? []).length - (code.match(/[\])}]/g) ?? []).length;
 }
+
+export interface SourceFile {
+  path: string;
+  text: string;
+}

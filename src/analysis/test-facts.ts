@@ -7,11 +7,8 @@ import { loadTypeScript } from './typescript-parser.js';
 import { extractPythonTestFacts } from './python-test-facts.js';
 import { serverPython } from '../runner/pyenv.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
-
-export interface SourceFile {
-  path: string;
-  text: string;
-}
+import type { SourceFile } from './source-text.js';
+export type { SourceFile } from './source-text.js';
 
 export interface TestFactsOptions {
   /** Interpreter used for Python's `ast` (default `python3`). */

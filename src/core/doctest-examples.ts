@@ -5,7 +5,7 @@
  * take the Player's copy of that code: so a base example the Player changed or removed is a test
  * change, found by comparing the two texts.
  */
-import type { FileVersions, IntegrityFinding } from './integrity.js';
+import type { FileVersions, IntegrityFinding } from './integrity-types.js';
 
 /** Which doctests the base runs: Python's (a runner option or a DocTestSuite), Rust's (a library crate). */
 export interface DoctestsRun {

@@ -1,4 +1,4 @@
-import type { FileVersions, IntegrityFinding } from './integrity.js';
+import type { FileVersions, IntegrityFinding } from './integrity-types.js';
 
 /**
  * Product code runs in the test process, beside the runner and the assertion library: what it does to

@@ -39,3 +39,9 @@ export function normalisePathList(
   }
   return { paths: [...seen], problems };
 }
+
+/** Whether `child` is `parent` or lies under it (both absolute, lexically). */
+export function isWithin(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

@@ -1,4 +1,4 @@
-import type { FileVersions, IntegrityFinding } from './integrity.js';
+import type { FileVersions, IntegrityFinding } from './integrity-types.js';
 
 /**
  * Product code that asks whether a test runner is running it can behave correctly only under test: the

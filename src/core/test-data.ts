@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FileVersions, IntegrityFinding } from './integrity.js';
+import type { FileVersions, IntegrityFinding } from './integrity-types.js';
 import { isTestFile } from './test-paths.js';
 
 /** Directories whose files are test inputs: under a test tree, or named for fixtures and cases. */

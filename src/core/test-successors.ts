@@ -1,14 +1,5 @@
-import type { TestCase } from './integrity.js';
-
-/** A test the Player's tree holds in place of a base test that is gone under its old name or file. */
-export interface TestSuccessor {
-  /** The base test, as the parser names it. */
-  test: string;
-  /** Where it is now, and its name there. */
-  file: string;
-  as: string;
-  how: 'moved' | 'renamed' | 'wrapped' | 'split' | 'parametrized';
-}
+import type { TestCase, TestSuccessor } from './integrity-types.js';
+export type { TestSuccessor } from './integrity-types.js';
 
 export interface LocatedTest {
   file: string;

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isBinEntry, nodeModulesContent, packageDirectory } from '../repo/node-modules.js';
-import type { PlantedFile } from './planted-environment.js';
+import type { PlantedFile } from './planted-file.js';
 
 const RESTORE = 'Restore it (npm ci)';
 /**

@@ -14,12 +14,8 @@ import {
 import { readManyAtCommit } from '../repo/git.js';
 import { declaredPytestPlugins } from '../core/product-code.js';
 import { nodeModulesProblems } from './node-modules-integrity.js';
-
-export interface PlantedFile {
-  /** Worktree-relative. */
-  file: string;
-  problem: string;
-}
+import type { PlantedFile } from './planted-file.js';
+export type { PlantedFile } from './planted-file.js';
 
 /** .pth files that packaging tools write themselves: their import lines are expected. */
 const TOOLING_PTH =

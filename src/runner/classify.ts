@@ -15,7 +15,8 @@ import {
 import { visibleLines } from './report/text.js';
 import { isTestSideFile } from '../core/test-paths.js';
 import { stepFailureClass } from './step-failure.js';
-import type { FailureClass, RunStatus, TestCounts } from './report/types.js';
+import type { FailureClassification, RunStatus, TestCounts } from './report/types.js';
+export type { FailureClassification } from './report/types.js';
 
 export interface FailureFacts {
   status: RunStatus;
@@ -28,14 +29,6 @@ export interface FailureFacts {
   counts?: TestCounts;
   /** The test command as written (package script or toolchain.test), to name a failing command of a chain. */
   script?: string;
-}
-
-export interface FailureClassification {
-  failure_class: FailureClass;
-  /** What was found, quoting the output line it was found on. */
-  reason: string;
-  /** The next step, specific to the class and the cause. */
-  advice: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FailureClassification } from './classify.js';
+import type { FailureClassification } from './report/types.js';
 import { quoteLine } from './report/locate.js';
 import { isResultLine } from './report/summary-lines.js';
 

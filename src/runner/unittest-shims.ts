@@ -2,7 +2,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { shellQuote } from './chain.js';
 import { UNITTEST_RECORDING_SOURCE } from './unittest-reporter.js';
-import type { ReportChannel } from './wrapper-reports.js';
+import type { ReportChannel } from './report/types.js';
 
 /**
  * unittest behind a wrapper coachgate cannot see into (make, a package script, `toolchain.test`):

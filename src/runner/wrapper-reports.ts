@@ -2,15 +2,9 @@ import path from 'node:path';
 import type { ScriptRunner, TestCommand } from './detect.js';
 import { vitestHarnessGuardFlag } from './harness-guard.js';
 import { vitestLoadedFlag } from './node-loaded-files.js';
+import type { ReportChannel } from './report/types.js';
 import { unittestShims } from './unittest-shims.js';
-
-/** A report file a runner may leave in the report directory, and how it got there. */
-export interface ReportChannel {
-  file: string;
-  format: 'junit' | 'jest-json' | 'pytest-jsonl';
-  /** How the ids were obtained, for `tests_source` and `env.notes`. */
-  source: string;
-}
+export type { ReportChannel } from './report/types.js';
 
 export interface WrapperReporting {
   /** Variables to add (merged with the user's own value, never replacing it). */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../package.js';
 import { stateRoot } from '../records/state-directory.js';
+import { isWithin } from '../core/paths.js';
 import type { NetworkMode } from '../core/sandbox-policy.js';
 import type { BytecodeCache } from '../runner/bytecode-cache.js';
 
@@ -236,11 +237,6 @@ export function exposureFor(request: SandboxRequest, env: Record<string, string>
       .filter(existsSync)
       .map((entry) => ({ path: entry, writable: request.bytecodeCache!.writable })),
   };
-}
-
-export function isWithin(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /**

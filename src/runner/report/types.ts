@@ -30,3 +30,19 @@ export type FailureClass =
   | 'environment'
   | 'lint'
   | 'build';
+
+export interface FailureClassification {
+  failure_class: FailureClass;
+  /** What was found, quoting the output line it was found on. */
+  reason: string;
+  /** The next step, specific to the class and the cause. */
+  advice: string;
+}
+
+/** A report file a runner may leave in the report directory, and how it got there. */
+export interface ReportChannel {
+  file: string;
+  format: 'junit' | 'jest-json' | 'pytest-jsonl';
+  /** How the ids were obtained, for `tests_source` and `env.notes`. */
+  source: string;
+}
