@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { parseTaskMarkdown, type TaskDocument } from '../core/task.js';
 import { listAtCommit, readAtCommit } from './git.js';
-import { readRegularFile } from './read-text.js';
+import { readWorktreeFile } from './worktree-file.js';
 
 export const TASK_DIRECTORIES = ['.guardkit/tasks', 'tasks'];
 
@@ -26,7 +26,9 @@ export async function loadTask(
 ): Promise<LoadedTask> {
   const file = await findTaskFile(worktree, taskId, baseCommit);
   const text = (await readAtCommit(worktree, baseCommit, file))!;
-  const working = await readRegularFile(path.join(worktree, file)).catch(() => undefined);
+  const working = await readWorktreeFile(worktree, path.join(worktree, file)).catch(
+    () => undefined,
+  );
   return {
     ...parseTaskMarkdown(text, file),
     task_id: taskId,
@@ -100,9 +102,11 @@ export async function listTaskIds(worktree: string): Promise<string[]> {
       .filter((name) => name.endsWith('.md'))
       .slice(0, MAX_LISTED_TASK_FILES)) {
       const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
-      const text = await readRegularFile(path.join(worktree, relative), 256 * 1024).catch(
-        () => undefined,
-      );
+      const text = await readWorktreeFile(
+        worktree,
+        path.join(worktree, relative),
+        256 * 1024,
+      ).catch(() => undefined);
       const fromFile = /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];
       const id = (text === undefined ? undefined : safeId(text, relative)) ?? fromFile;
       if (id) ids.add(id);
