@@ -253,7 +253,8 @@ export async function integrityAgainstBase(
     Promise.all(
       files.map(async (file) => {
         const [before, now] = await Promise.all([
-          readAtCommit(worktree, base, file),
+          // Each side as large as a working-tree read at most; an unreadable side is compared as absent.
+          readAtCommit(worktree, base, file).catch(() => undefined),
           readWorktreeFile(worktree, path.join(worktree, file)).catch(() => undefined),
         ]);
         return {

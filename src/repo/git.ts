@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { CallerError } from '../core/errors.js';
 import { quotePrefix } from '../core/quote.js';
 import { readOnceAtCommit } from './commit-reads.js';
 import { queryFile } from './query-process.js';
+import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
 
 export interface BaseCommit {
   commit: string;
@@ -224,11 +226,41 @@ export async function readAtCommit(
   relativePath: string,
 ): Promise<string | undefined> {
   return readOnceAtCommit(worktree, commit, `blob\0${relativePath}`, () =>
-    // cat-file prints the stored blob: no textconv, no filter.
-    git(worktree)
-      .raw(['cat-file', 'blob', `${commit}:${relativePath}`])
-      .catch(() => undefined),
+    readBlob(worktree, `${commit}:${relativePath}`, relativePath),
   );
+}
+
+/**
+ * `git cat-file blob` (the stored blob: no textconv, no filter), with the limit a working-tree read
+ * has: past MAX_TEXT_FILE_BYTES git is stopped and the read rejects with EFBIG, so a huge committed
+ * file costs no more memory than a huge working file. Undefined when the commit has no such file.
+ */
+function readBlob(worktree: string, spec: string, file: string): Promise<string | undefined> {
+  const config = ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS].flatMap((pair) => [
+    '-c',
+    pair,
+  ]);
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...config, 'cat-file', 'blob', spec], {
+      cwd: worktree,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_TEXT_FILE_BYTES) chunks.push(chunk);
+      else child.kill();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (size > MAX_TEXT_FILE_BYTES)
+        reject(
+          new UnreadableFileError(file, 'EFBIG', `is over the ${MAX_TEXT_FILE_BYTES}-byte limit`),
+        );
+      else resolve(code === 0 ? Buffer.concat(chunks).toString('utf8') : undefined);
+    });
+  });
 }
 
 /** Files (worktree-relative) present at `commit` under the given directories. */

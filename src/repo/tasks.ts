@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { parseTaskMarkdown, type TaskDocument } from '../core/task.js';
 import { listAtCommit, readAtCommit } from './git.js';
+import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
 import { readWorktreeFile } from './worktree-file.js';
 
 export const TASK_DIRECTORIES = ['.guardkit/tasks', 'tasks'];
@@ -25,7 +26,9 @@ export async function loadTask(
   baseCommit: string,
 ): Promise<LoadedTask> {
   const file = await findTaskFile(worktree, taskId, baseCommit);
-  const text = (await readAtCommit(worktree, baseCommit, file))!;
+  const text = (await readAtCommit(worktree, baseCommit, file).catch((error: unknown) => {
+    throw error instanceof UnreadableFileError ? taskFileTooLarge(file, baseCommit) : error;
+  }))!;
   const working = await readWorktreeFile(worktree, path.join(worktree, file)).catch(
     () => undefined,
   );
@@ -36,6 +39,14 @@ export async function loadTask(
     base_commit: baseCommit,
     modified_in_worktree: working !== text,
   };
+}
+
+/** A task file over the read limit: refused whole, so no answer carries megabytes of requirements. */
+function taskFileTooLarge(file: string, baseCommit: string): CallerError {
+  return new CallerError(
+    `The task file ${file} at the base commit ${baseCommit.slice(0, 12)} is over the ${MAX_TEXT_FILE_BYTES / 1024 / 1024} MiB coachgate reads; the task is not loaded.`,
+    'Keep the task file to its requirements and acceptance criteria, commit the smaller file on the base branch, and re-pin the task (coachgate task pin-base) if it was pinned before.',
+  );
 }
 
 /** `<ID>.md` or `<ID>-<slug>.md` under the task directories, as committed at the base. */
