@@ -137,8 +137,14 @@ export async function assertWorkTreeRoot(worktree: string): Promise<void> {
   try {
     top = (await gitQuery(worktree, ['rev-parse', '--show-toplevel'])).trim();
   } catch {
+    const gitDirectory = await gitQuery(worktree, ['rev-parse', '--is-inside-git-dir']).then(
+      (answer) => answer.trim() === 'true',
+      () => false,
+    );
     throw new CallerError(
-      `${worktree} is not a git repository.`,
+      gitDirectory
+        ? `${worktree} is a git directory (where git keeps its data), not a worktree.`
+        : `${worktree} is not a git repository.`,
       'Pass the root of a git repository or git worktree (coachgate reads trusted files from its base commit).',
     );
   }
