@@ -9,6 +9,7 @@ import { CallerError } from '../core/errors.js';
 import { quotePrefix } from '../core/quote.js';
 import { readOnceAtCommit } from './commit-reads.js';
 import { queryFile } from './query-process.js';
+import { childOutput } from './child-output.js';
 import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
 
 export interface BaseCommit {
@@ -409,16 +410,13 @@ export async function readManyAtCommit(
   const named = files.filter((file) => !/[\n\r]/.test(file));
   const texts = new Map<string, string>();
   if (named.length === 0) return texts;
-  const { execa } = await import('execa');
   // git itself on the object store, outside the sandbox like every read-only query: cat-file runs
   // no filter, and the overrides keep the repository's configured programs from running.
   const config = NO_REPOSITORY_COMMANDS.flatMap((pair) => ['-c', pair]);
-  const { stdout } = await execa('git', [...config, 'cat-file', '--batch'], {
+  const { stdout: bytes } = await childOutput('git', [...config, 'cat-file', '--batch'], {
     cwd: worktree,
     input: named.map((file) => `${commit}:${file}`).join('\n') + '\n',
-    encoding: 'buffer',
   });
-  const bytes = Buffer.from(stdout);
   let offset = 0;
   for (const file of named) {
     const headerEnd = bytes.indexOf(0x0a, offset);
