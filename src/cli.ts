@@ -17,6 +17,7 @@ import { createServer } from './server/create-server.js';
 import { collectWhenIdleAfterBursts } from './server/idle-collection.js';
 import { LineDelimitedStdioTransport } from './server/stdio-transport.js';
 import { VERSION } from './package.js';
+import { CallerError } from './core/errors.js';
 import { UI_USAGE } from './dashboard/usage.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent
@@ -187,8 +188,13 @@ async function main(allArgs: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(
-    `coachgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  // A caller's problem (a damaged key, say) is said plainly; only an internal fault shows its stack.
+  const text =
+    error instanceof CallerError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+  process.stderr.write(`coachgate: ${text}\n`);
   process.exit(1);
 });

@@ -13,7 +13,7 @@ import { assertTaskId } from '../core/task-id.js';
 import { readBeadsGraph } from '../repo/beads.js';
 import { assertWorkTreeRoot } from '../repo/git.js';
 import { TASK_DIRECTORIES } from '../repo/tasks.js';
-import { readRegularFile } from '../repo/read-text.js';
+import { OutsideWorktreeError, readWorktreeFile } from '../repo/worktree-file.js';
 
 export type GraphSourceName = 'tasks' | 'feature' | 'beads' | 'edges';
 
@@ -73,7 +73,8 @@ async function readSource(
         );
       assertTaskId(request.feature_id);
       const file = path.join(worktree, '.guardkit', 'features', `${request.feature_id}.yaml`);
-      const text = await readRegularFile(file).catch(() => {
+      const text = await readWorktreeFile(worktree, file).catch((error: unknown) => {
+        if (error instanceof OutsideWorktreeError) throw error;
         throw new CallerError(
           `.guardkit/features/${request.feature_id}.yaml does not exist.`,
           'Check the feature id.',
@@ -100,7 +101,7 @@ export async function taskGraph(worktree: string): Promise<GraphSource> {
       const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
       try {
         const task = parseTaskMarkdown(
-          await readRegularFile(path.join(worktree, relative)),
+          await readWorktreeFile(worktree, path.join(worktree, relative)),
           relative,
         );
         const id = task.id ?? /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];

@@ -24,7 +24,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { latestRun } from '../records/runs.js';
 import { openRepository, openTask, type BaseMoved, type TaskScope } from './task-scope.js';
-import { readRegularFile } from '../repo/read-text.js';
+import { readWorktreeFile } from '../repo/worktree-file.js';
 import type { TrustedConfig } from '../repo/trusted-config.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 
@@ -253,8 +253,9 @@ export async function integrityAgainstBase(
     Promise.all(
       files.map(async (file) => {
         const [before, now] = await Promise.all([
-          readAtCommit(worktree, base, file),
-          readRegularFile(path.join(worktree, file)).catch(() => undefined),
+          // Each side as large as a working-tree read at most; an unreadable side is compared as absent.
+          readAtCommit(worktree, base, file).catch(() => undefined),
+          readWorktreeFile(worktree, path.join(worktree, file)).catch(() => undefined),
         ]);
         return {
           path: file,

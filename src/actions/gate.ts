@@ -22,10 +22,9 @@ import {
   mirrorTampering,
   readStateCopy,
   stateRecordNames,
-  taskRecordFile,
 } from '../records/mirrored.js';
 import { artifactNames } from '../records/mirror-paths.js';
-import { parseVerdictLog } from '../records/verdict-log.js';
+import { logFiles, readAnchoredLog } from '../records/verdict-log.js';
 import { gateChecks } from './gate-checks.js';
 import {
   approvedTreeReasons,
@@ -82,10 +81,12 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
   );
   const read: ReadRecord = async (file) =>
     fromState ? readStateCopy(file) : readText(file.mirror);
-  const logFile = await taskRecordFile(scope.worktree, scope.taskId, artifactNames.verdictLog);
-  const log = parseVerdictLog((await read(logFile)) ?? '', keys);
+  const files = await logFiles(scope.worktree, scope.taskId);
+  const log = await readAnchoredLog(files, read, fromState ? 'state' : 'mirror', keys);
   if (!log.chain.intact)
-    reasons.push(`${logFile.display} does not verify: ${log.chain.problems.join('; ')}`);
+    reasons.push(
+      `${fromState ? files.log.state : files.log.display} does not verify: ${log.chain.problems.join('; ')}`,
+    );
   const state = taskState(log.entries);
   if (state.status !== 'approved')
     reasons.push(

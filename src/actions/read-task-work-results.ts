@@ -11,6 +11,8 @@ import {
 } from '../core/task-work-results.js';
 import { MAX_REPORTED_FILES } from '../core/player-report.js';
 import { resolveFileInWorktree, worktreeRelative } from '../repo/workspace.js';
+import { readWorktreeFile } from '../repo/worktree-file.js';
+import { assertWorkTreeRoot } from '../repo/git.js';
 import { pathExists, readJsonFile } from '../records/files.js';
 import { artifactNames, taskDirectory } from '../records/mirror-paths.js';
 import { playerTurnNumbers, readPlayerTurn } from '../records/player-turns.js';
@@ -49,9 +51,11 @@ export async function readTaskWorkResults(
   taskId: string,
 ): Promise<TaskWorkResultsReport> {
   assertTaskId(taskId);
+  // A plain directory or a .git directory has no Player report to read: say what it is instead.
+  await assertWorkTreeRoot(worktree);
   const directory = taskDirectory(worktree, taskId);
   const resultsPath = path.join(directory, artifactNames.taskWorkResults);
-  let file = await readJsonFile(resultsPath);
+  let file = await readJsonFile(resultsPath, (target) => readWorktreeFile(worktree, target));
   let source: TaskWorkResultsReport['source'] = 'task_work_results';
   // Whichever the Player wrote last is its current report: an old task_work_results.json must not hide a
   // newer recorded turn (nor the other way round).

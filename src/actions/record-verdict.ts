@@ -173,9 +173,10 @@ async function openTurn(scope: TaskScope, request: VerdictRequest): Promise<Open
   const { worktree, taskId } = scope;
   const log = await readVerdictLog(worktree, taskId);
   if (!log.chain.intact) {
+    const file = await taskRecordFile(worktree, taskId, artifactNames.verdictLog);
     throw new CallerError(
-      `No verdict was recorded: ${worktreeRelative(worktree, path.join(taskDirectory(worktree, taskId), artifactNames.verdictLog))} is damaged (${log.chain.problems.join('; ')}).`,
-      'Restore the file (e.g. from version control); task_status lists the problems.',
+      `No verdict was recorded: the server's record in the state directory, ${file.state}, is damaged (${log.chain.problems.join('; ')}).`,
+      "Restore the task's files in the state directory from a backup (the worktree mirror is only a copy); task_status lists the problems.",
     );
   }
   const state = taskState(log.entries);

@@ -3,7 +3,13 @@ import { CallerError } from '../core/errors.js';
 import { assertWorkTreeRoot, hasCommit, type BaseCommit } from '../repo/git.js';
 import { loadTrustedConfig, type TrustedConfig } from '../repo/trusted-config.js';
 import { moveTaskStateAside } from '../records/state-directory.js';
-import { readPinnedBase, writePinnedBase, type PinnedBase } from '../records/pinned-base.js';
+import {
+  pinnedBasePath,
+  readPinnedBase,
+  writePinnedBase,
+  type PinnedBase,
+} from '../records/pinned-base.js';
+import { stateRecordNames } from '../records/mirrored.js';
 import { withTaskLock } from '../records/task-lock.js';
 
 /** The base the task was pinned to and the one resolved now, when they differ. */
@@ -47,6 +53,7 @@ export async function openTask(
       taskId,
       async () =>
         (await readPinnedBase(worktree, taskId)) ??
+        (await refuseLostPin(worktree, taskId, resolved.base)) ??
         writePinnedBase(worktree, taskId, resolved.base, 'server'),
     ));
   if (!(await hasCommit(worktree, pin.commit)))
@@ -100,6 +107,26 @@ async function lostPin(
       ? `If ${taskId} is a new task of this repository, start it afresh on the current base (${current.source}): ${command} — the old repository's records of ${taskId} are moved aside.`
       : `Restore the commit (e.g. git fetch it), or re-pin the task to the current base (${current.source}): ${command}`,
     { pinned_commit: pin.commit, fix_command: command },
+  );
+}
+
+/**
+ * A task without a pin but with records was pinned once and its pin was deleted: pinning it afresh would
+ * let whoever deleted it (and moved the base branch) choose what the task is judged against. Only a
+ * task with no records at all is new, and pinned on first touch.
+ */
+async function refuseLostPin(
+  worktree: string,
+  taskId: string,
+  current: BaseCommit,
+): Promise<undefined> {
+  const records = await stateRecordNames(worktree, taskId);
+  if (records.length === 0) return undefined;
+  const command = `coachgate task pin-base --task ${taskId} --base ${current.commit} --worktree ${worktree}`;
+  throw new CallerError(
+    `${taskId}'s pinned base is missing: ${await pinnedBasePath(worktree, taskId)} was deleted, yet the state directory holds ${records.length} record(s) of the task (${records.slice(0, 3).join(', ')}). coachgate does not re-pin a task by itself.`,
+    `A person checks which base the task belongs to and re-pins it: ${command} (the current base, ${current.source}, is filled in; use another --base if that is not the task's base).`,
+    { fix_command: command },
   );
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describeSandbox } from '../core/sandbox-policy.js';
 import { detectStall, type StallReport } from '../core/stall.js';
-import { stallHistory, taskState } from '../core/task-state.js';
+import { chainState, stallHistory, taskState } from '../core/task-state.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { pathExists } from '../records/files.js';
@@ -49,7 +49,7 @@ export async function taskStatus(scope: TaskScope) {
     playerTurnNumbers(worktree, taskId),
     mirrorTampering(worktree, taskId),
   ]);
-  const state = taskState(log.entries);
+  const state = chainState(taskState(log.entries), log.chain.intact);
   const turnNumbers = [
     ...new Set([...playerTurns, ...log.entries.map((entry) => entry.turn)]),
   ].sort((a, b) => a - b);

@@ -63,7 +63,14 @@ export function edgesFromFeature(yamlText: string): GraphSource {
   for (const error of document.errors)
     source.problem('feature file', `not valid YAML (${firstLine(error.message)})`);
   if (document.errors.length > 0) return source.build();
-  const feature: unknown = document.toJS();
+  let feature: unknown;
+  try {
+    feature = document.toJS();
+  } catch (error) {
+    // An alias bomb: yaml stops expanding past its alias-count bound, and says so.
+    source.problem('feature file', `cannot be expanded (${firstLine((error as Error).message)})`);
+    return source.build();
+  }
   if (!isRecord(feature) || !Array.isArray(feature.tasks)) {
     source.problem('feature file', 'has no "tasks" list');
     return source.build();

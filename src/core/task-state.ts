@@ -28,3 +28,16 @@ export function stallHistory(entries: VerdictLogEntry[]): StallTurn[] {
       : [],
   );
 }
+
+/**
+ * A broken chain approves nothing: its entries, an approval among them, are unproven, and no further
+ * verdict is recorded until a person restores the log. So the task is shown blocked, saying why.
+ */
+export function chainState(state: TaskState, intact: boolean): TaskState {
+  if (intact) return state;
+  return {
+    ...state,
+    status: 'blocked',
+    block_reason: `the verdict log does not verify (verdict_chain lists why): a person restores the task's records in the state directory${state.status === 'approved' ? '; its approval does not count' : ''}`,
+  };
+}

@@ -139,6 +139,12 @@ export const VerdictLogEntrySchema = z
       .string()
       .regex(/^[0-9a-f]{64}$/)
       .describe("SHA-256 (hex) of the previous line's exact text; 64 zeros for the first line."),
+    anchored: z
+      .literal(true)
+      .optional()
+      .describe(
+        'Written by a server that keeps the signed head (verdicts-head.json): without it, the log was cut.',
+      ),
     ...SignatureFields,
   })
   .describe(

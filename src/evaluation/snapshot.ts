@@ -29,6 +29,7 @@ import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
 import { eventLoopSlices } from '../repo/event-loop-slices.js';
 import { listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
 import { lstatIfPresent } from '../repo/present-entries.js';
+import { childOutput } from '../repo/child-output.js';
 import { withRegularFile } from '../repo/read-text.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../records/files.js';
@@ -178,18 +179,16 @@ async function extractCommit(worktree: string, commit: string, target: string): 
     );
   }
   const blobs = entries.filter((entry) => entry.type === 'blob');
-  const { execa } = await import('execa'); // on first use: execa is ~100 modules, too many for start-up
   const batches: (typeof blobs)[] = [];
   for (let start = 0; start < blobs.length; start += BLOBS_PER_BATCH)
     batches.push(blobs.slice(start, start + BLOBS_PER_BATCH));
   const read = (batch: typeof blobs) => {
     // The server's own git reading its object store, outside the sandbox: cat-file --batch applies
     // no filter and runs nothing from the worktree.
-    const reading = execa('git', ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'], {
+    const reading = childOutput('git', ['-c', 'core.fsmonitor=false', 'cat-file', '--batch'], {
       cwd: worktree,
       input: batch.map((entry) => entry.oid).join('\n') + '\n',
-      encoding: 'buffer',
-    }).then(({ stdout }) => Buffer.from(stdout));
+    }).then(({ stdout }) => stdout);
     reading.catch(() => undefined); // awaited in turn; a write failing first is the error
     return reading;
   };

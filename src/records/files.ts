@@ -148,11 +148,17 @@ export async function writeJsonAtomically(file: string, value: unknown): Promise
   await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Reads JSON, telling "missing" from "corrupt" (with line and column) — a broken record is never empty. */
-export async function readJsonFile<T = unknown>(file: string): Promise<JsonFile<T>> {
+/**
+ * Reads JSON, telling "missing" from "corrupt" (with line and column) — a broken record is never empty.
+ * `read` is how the text is read (e.g. refusing links that leave a worktree): its refusal is "corrupt".
+ */
+export async function readJsonFile<T = unknown>(
+  file: string,
+  read: (file: string) => Promise<string> = readRegularFile,
+): Promise<JsonFile<T>> {
   let text: string;
   try {
-    text = await readRegularFile(file);
+    text = await read(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing', path: file };
     return { state: 'corrupt', path: file, problem: `cannot read: ${(error as Error).message}` };
@@ -180,7 +186,9 @@ function parseJsonText(
     const position = /position (\d+)/.exec(message);
     const offset = position ? Number(position[1]) : text.length;
     const { line, column } = lineAndColumn(text, offset);
-    return { ok: false, problem: `invalid JSON at line ${line}, column ${column}: ${message}` };
+    // V8 quotes the text's start (`…, "root:x:0:0"... is not valid JSON`): a problem never repeats it.
+    const kind = message.split(', "')[0];
+    return { ok: false, problem: `invalid JSON at line ${line}, column ${column}: ${kind}` };
   }
 }
 

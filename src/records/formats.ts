@@ -8,6 +8,7 @@ import { TaskWorkResultsSchema } from '../core/task-work-results.js';
 import { VerdictLogEntrySchema } from '../core/verdict-entry.js';
 import { MergeRecordSchema } from './merge-record.js';
 import { PinnedBaseSchema } from './pinned-base.js';
+import { VerdictHeadSchema } from './verdict-head.js';
 
 /**
  * Every file format coachgate reads or writes, keyed by the JSON Schema file generated from it into
@@ -22,6 +23,7 @@ export const fileFormats: Record<string, { schema: z.ZodType; io: 'input' | 'out
   'run-record.schema.json': { schema: RunRecordSchema, io: 'output' },
   'run-evaluation.schema.json': { schema: StoredEvaluationSchema, io: 'output' },
   'verdict-log-entry.schema.json': { schema: VerdictLogEntrySchema, io: 'output' },
+  'verdict-head.schema.json': { schema: VerdictHeadSchema, io: 'output' },
   'pinned-base.schema.json': { schema: PinnedBaseSchema, io: 'output' },
   'merge-record.schema.json': { schema: MergeRecordSchema, io: 'output' },
 };

@@ -59,8 +59,24 @@ async function readKeyFile(): Promise<string | undefined> {
 }
 
 function fromPem(pem: string): SigningKey {
-  const privateKey = createPrivateKey(pem);
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(pem);
+  } catch (error) {
+    throw damagedKey(`is not a private key (${(error as Error).message})`);
+  }
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw damagedKey(`holds a ${privateKey.asymmetricKeyType} key, not an Ed25519 one`);
   return { ...describe(createPublicKey(privateKey)), privateKey };
+}
+
+/** A key file that is not a usable key: which file, and the two ways out. */
+function damagedKey(problem: string): CallerError {
+  const file = privateKeyPath();
+  return new CallerError(
+    `The signing key ${file} ${problem}: coachgate can neither sign nor verify with it.`,
+    `Restore the key from a backup; or, to start with a new key, move the file aside (mv ${file} ${file}.damaged) and run coachgate key init (records signed by the old key then verify only if its public key is in coachgate.trusted_keys).`,
+  );
 }
 
 /** The key this process loaded first, per state directory: the only key it will ever sign with. */

@@ -26,6 +26,7 @@ export const artifactNames = {
   playerTurn: (turn: number) => `player_turn_${turn}.json`,
   coachTurn: (turn: number) => `coach_turn_${turn}.json`,
   verdictLog: 'verdicts.jsonl',
+  verdictHead: 'verdicts-head.json',
   review: 'review.md',
   runsDirectory: 'runs',
   mergeRecord: 'merged.json',

@@ -28,7 +28,7 @@ export type Tampering = z.infer<typeof TamperingSchema>;
 
 /** Files of a task that are server records (mirrored); `task_work_results.json` is the Player's own. */
 const RECORD_NAME =
-  /^(verdicts\.jsonl|review\.md|merged\.json|(player|coach)_turn_\d+\.json|runs\/[^/]+\.json)$/;
+  /^(verdicts\.jsonl|verdicts-head\.json|review\.md|merged\.json|(player|coach)_turn_\d+\.json|runs\/[^/]+\.json)$/;
 
 export async function taskRecordFile(
   worktree: string,

@@ -54,7 +54,7 @@ export const BaseMovedSchema = z
     'Set when the base resolved now differs from the commit pinned for the task; the pinned one is used.',
   );
 
-async function pinPath(worktree: string, taskId: string): Promise<string> {
+export async function pinnedBasePath(worktree: string, taskId: string): Promise<string> {
   return path.join(await taskStateDirectory(worktree, taskId), 'pinned-base.json');
 }
 
@@ -67,7 +67,7 @@ export async function readPinnedBase(
   worktree: string,
   taskId: string,
 ): Promise<PinnedBase | undefined> {
-  const file = await readJsonFile(await pinPath(worktree, taskId));
+  const file = await readJsonFile(await pinnedBasePath(worktree, taskId));
   if (file.state === 'missing') return undefined;
   const parsed = file.state === 'ok' ? PinnedBaseSchema.safeParse(file.value) : undefined;
   if (!parsed?.success)
@@ -83,7 +83,7 @@ export async function writePinnedBase(
   base: BaseCommit,
   by: PinnedBase['pinned_by'],
 ): Promise<PinnedBase> {
-  const file = await pinPath(worktree, taskId);
+  const file = await pinnedBasePath(worktree, taskId);
   await ensurePrivateDirectory(path.dirname(file));
   const root = await rootCommit(worktree, base.commit);
   const pin: PinnedBase = {

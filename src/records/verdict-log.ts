@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { CHAIN_START, VerdictLogEntrySchema, type VerdictLogEntry } from '../core/verdict-entry.js';
@@ -10,8 +9,9 @@ import {
   signRecord,
   type TrustedKey,
 } from './keys.js';
-import { readStateCopy, taskRecordFile, writeMirrored } from './mirrored.js';
+import { readStateCopy, taskRecordFile, writeMirrored, type MirroredFile } from './mirrored.js';
 import { artifactNames, taskDirectory } from './mirror-paths.js';
+import { headProblems, lineHash, writeVerdictHead } from './verdict-head.js';
 
 export {
   VerdictIssueSchema,
@@ -22,7 +22,7 @@ export {
 
 export type NewVerdictLogEntry = Omit<
   VerdictLogEntry,
-  'seq' | 'prev_sha256' | 'key_id' | 'signature'
+  'seq' | 'prev_sha256' | 'anchored' | 'key_id' | 'signature'
 >;
 
 export interface VerdictLog {
@@ -34,7 +34,7 @@ export interface VerdictLog {
     problems: string[];
     /**
      * SHA-256 of the last line (64 zeros when empty). A chain cannot tell that its last line was edited or
-     * removed; storing this elsewhere (e.g. in coach_turn_N.json) lets a later check notice.
+     * removed; the signed head (verdicts-head.json) and coach_turn_N.json keep it elsewhere.
      */
     head_sha256: string;
   };
@@ -45,13 +45,46 @@ export function verdictLogPath(worktree: string, taskId: string): string {
 }
 
 /**
- * Reads the server's copy of `verdicts.jsonl` (never the worktree mirror) and verifies its hash chain and
- * every entry's signature with the local key; a missing file is an empty, intact log.
+ * Reads the server's copy of `verdicts.jsonl` (never the worktree mirror) and verifies its hash chain,
+ * every entry's signature with the local key, and its signed head; a missing file is an empty log.
  */
 export async function readVerdictLog(worktree: string, taskId: string): Promise<VerdictLog> {
-  const text =
-    (await readStateCopy(await taskRecordFile(worktree, taskId, artifactNames.verdictLog))) ?? '';
-  return parseVerdictLog(text, await localTrustedKeys());
+  const files = await logFiles(worktree, taskId);
+  return readAnchoredLog(files, readStateCopy, 'state', await localTrustedKeys());
+}
+
+export interface LogFiles {
+  log: MirroredFile;
+  head: MirroredFile;
+}
+
+export async function logFiles(worktree: string, taskId: string): Promise<LogFiles> {
+  return {
+    log: await taskRecordFile(worktree, taskId, artifactNames.verdictLog),
+    head: await taskRecordFile(worktree, taskId, artifactNames.verdictHead),
+  };
+}
+
+/**
+ * The log and its head read with `read` (the server's copy, or the mirror for `gate` in a clone) and
+ * verified together. Problems name the head file by the copy read: its state path or mirror path.
+ */
+export async function readAnchoredLog(
+  files: LogFiles,
+  read: (file: MirroredFile) => Promise<string | undefined>,
+  copy: 'state' | 'mirror',
+  keys: TrustedKey[],
+): Promise<VerdictLog> {
+  const text = (await read(files.log)) ?? '';
+  const log = parseVerdictLog(text, keys);
+  const headName = copy === 'state' ? files.head.state : files.head.display;
+  const anchored = log.entries.some((entry) => entry.anchored);
+  const problems = headProblems(await read(files.head), headName, logLines(text), anchored, keys);
+  if (problems.length === 0) return log;
+  return {
+    entries: log.entries,
+    chain: { ...log.chain, intact: false, problems: [...log.chain.problems, ...problems] },
+  };
 }
 
 /**
@@ -64,17 +97,21 @@ export async function appendVerdict(
   taskId: string,
   entry: NewVerdictLogEntry,
 ): Promise<VerdictLogEntry> {
-  const file = await taskRecordFile(worktree, taskId, artifactNames.verdictLog);
+  const files = await logFiles(worktree, taskId);
+  const file = files.log;
   const text = (await readStateCopy(file)) ?? '';
   const key = await signingKey();
-  const log = parseVerdictLog(text, [keyOf(key)]);
+  const log = await readAnchoredLog(files, readStateCopy, 'state', [keyOf(key)]);
   if (!log.chain.intact) {
     throw new CallerError(
-      `No verdict was recorded: the server's copy of ${file.display} is damaged (${log.chain.problems.join('; ')}).`,
-      'A person must restore the file (e.g. from git history or a backup) or move it aside to start a new log; coachgate does not append to a broken chain.',
+      `No verdict was recorded: the server's record in the state directory, ${file.state}, is damaged (${log.chain.problems.join('; ')}).`,
+      "A person must restore the task's files in the state directory (e.g. from a backup), or move that task directory aside to start anew; coachgate does not append to a broken chain.",
       { problems: log.chain.problems },
     );
   }
+  // The head exists before the first anchored entry, so a missing head always means a deleted one.
+  if ((await readStateCopy(files.head)) === undefined)
+    await writeVerdictHead(files.head, taskId, logLines(text), key);
   // Parsing puts the fields in schema order and drops unknown keys, so every line has one shape.
   const linked = VerdictLogEntrySchema.parse(
     signRecord(
@@ -82,17 +119,24 @@ export async function appendVerdict(
         ...entry,
         seq: (log.entries.at(-1)?.seq ?? 0) + 1,
         prev_sha256: log.chain.head_sha256,
+        anchored: true,
       }),
       key,
     ),
   );
   const existing = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  await writeMirrored(file, `${existing}${JSON.stringify(linked)}\n`);
+  const next = `${existing}${JSON.stringify(linked)}\n`;
+  await writeMirrored(file, next);
+  // After the line: a crash between the two leaves a head one line behind, which is not tampering.
+  await writeVerdictHead(files.head, taskId, logLines(next), key);
   return linked;
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+/** The log's lines; the newline after the last entry ends it, it does not start another line. */
+function logLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
 }
 
 /**
@@ -100,9 +144,7 @@ function sha256(text: string): string {
  * missing, invalid or unknown-key signature is a problem naming the line). Used on the mirror by `gate`.
  */
 export function parseVerdictLog(text: string, keys?: TrustedKey[]): VerdictLog {
-  const lines = text.split('\n');
-  // The newline after the last entry ends it; it does not start another line.
-  if (lines.at(-1) === '') lines.pop();
+  const lines = logLines(text);
 
   const entries: VerdictLogEntry[] = [];
   const problems: string[] = [];
@@ -121,7 +163,7 @@ export function parseVerdictLog(text: string, keys?: TrustedKey[]): VerdictLog {
       problems.push(
         'line 1: prev_sha256 is not the chain start (64 zeros): lines before it were removed',
       );
-    } else if (number > 1 && entry.prev_sha256 !== sha256(lines[index - 1]!)) {
+    } else if (number > 1 && entry.prev_sha256 !== lineHash(lines[index - 1]!)) {
       problems.push(
         `line ${number}: prev_sha256 does not match line ${number - 1}: line ${number - 1} was edited, or lines were removed or inserted between them`,
       );
@@ -147,7 +189,7 @@ export function parseVerdictLog(text: string, keys?: TrustedKey[]): VerdictLog {
     chain: {
       intact: problems.length === 0,
       problems,
-      head_sha256: last === undefined ? CHAIN_START : sha256(last),
+      head_sha256: last === undefined ? CHAIN_START : lineHash(last),
     },
   };
 }

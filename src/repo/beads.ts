@@ -2,7 +2,7 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { edgesFromBeads, type GraphSource } from '../core/graph-sources.js';
 import { pathExists } from '../records/files.js';
-import { readRegularFile } from './read-text.js';
+import { readWorktreeFile } from './worktree-file.js';
 
 /** Where older `bd` kept its data and where `bd export -o` is told to write it. */
 export const BEADS_JSONL = '.beads/issues.jsonl';
@@ -15,7 +15,7 @@ const BD_EXPORT_MAX_BYTES = 256 * 1024 * 1024;
  */
 export async function readBeadsJsonl(worktree: string): Promise<string> {
   const file = path.join(worktree, BEADS_JSONL);
-  if (await pathExists(file)) return readRegularFile(file);
+  if (await pathExists(file)) return readWorktreeFile(worktree, file);
   const { execa } = await import('execa'); // on first use: too many modules for start-up
   const exported = await execa('bd', ['export'], {
     cwd: worktree,

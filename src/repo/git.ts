@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
@@ -8,6 +9,8 @@ import { CallerError } from '../core/errors.js';
 import { quotePrefix } from '../core/quote.js';
 import { readOnceAtCommit } from './commit-reads.js';
 import { queryFile } from './query-process.js';
+import { childOutput } from './child-output.js';
+import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
 
 export interface BaseCommit {
   commit: string;
@@ -135,8 +138,14 @@ export async function assertWorkTreeRoot(worktree: string): Promise<void> {
   try {
     top = (await gitQuery(worktree, ['rev-parse', '--show-toplevel'])).trim();
   } catch {
+    const gitDirectory = await gitQuery(worktree, ['rev-parse', '--is-inside-git-dir']).then(
+      (answer) => answer.trim() === 'true',
+      () => false,
+    );
     throw new CallerError(
-      `${worktree} is not a git repository.`,
+      gitDirectory
+        ? `${worktree} is a git directory (where git keeps its data), not a worktree.`
+        : `${worktree} is not a git repository.`,
       'Pass the root of a git repository or git worktree (coachgate reads trusted files from its base commit).',
     );
   }
@@ -224,11 +233,41 @@ export async function readAtCommit(
   relativePath: string,
 ): Promise<string | undefined> {
   return readOnceAtCommit(worktree, commit, `blob\0${relativePath}`, () =>
-    // cat-file prints the stored blob: no textconv, no filter.
-    git(worktree)
-      .raw(['cat-file', 'blob', `${commit}:${relativePath}`])
-      .catch(() => undefined),
+    readBlob(worktree, `${commit}:${relativePath}`, relativePath),
   );
+}
+
+/**
+ * `git cat-file blob` (the stored blob: no textconv, no filter), with the limit a working-tree read
+ * has: past MAX_TEXT_FILE_BYTES git is stopped and the read rejects with EFBIG, so a huge committed
+ * file costs no more memory than a huge working file. Undefined when the commit has no such file.
+ */
+function readBlob(worktree: string, spec: string, file: string): Promise<string | undefined> {
+  const config = ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS].flatMap((pair) => [
+    '-c',
+    pair,
+  ]);
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...config, 'cat-file', 'blob', spec], {
+      cwd: worktree,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_TEXT_FILE_BYTES) chunks.push(chunk);
+      else child.kill();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (size > MAX_TEXT_FILE_BYTES)
+        reject(
+          new UnreadableFileError(file, 'EFBIG', `is over the ${MAX_TEXT_FILE_BYTES}-byte limit`),
+        );
+      else resolve(code === 0 ? Buffer.concat(chunks).toString('utf8') : undefined);
+    });
+  });
 }
 
 /** Files (worktree-relative) present at `commit` under the given directories. */
@@ -371,16 +410,13 @@ export async function readManyAtCommit(
   const named = files.filter((file) => !/[\n\r]/.test(file));
   const texts = new Map<string, string>();
   if (named.length === 0) return texts;
-  const { execa } = await import('execa');
   // git itself on the object store, outside the sandbox like every read-only query: cat-file runs
   // no filter, and the overrides keep the repository's configured programs from running.
   const config = NO_REPOSITORY_COMMANDS.flatMap((pair) => ['-c', pair]);
-  const { stdout } = await execa('git', [...config, 'cat-file', '--batch'], {
+  const { stdout: bytes } = await childOutput('git', [...config, 'cat-file', '--batch'], {
     cwd: worktree,
     input: named.map((file) => `${commit}:${file}`).join('\n') + '\n',
-    encoding: 'buffer',
   });
-  const bytes = Buffer.from(stdout);
   let offset = 0;
   for (const file of named) {
     const headerEnd = bytes.indexOf(0x0a, offset);

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { parseTaskMarkdown, type TaskDocument } from '../core/task.js';
 import { listAtCommit, readAtCommit } from './git.js';
-import { readRegularFile } from './read-text.js';
+import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
+import { readWorktreeFile } from './worktree-file.js';
 
 export const TASK_DIRECTORIES = ['.guardkit/tasks', 'tasks'];
 
@@ -25,8 +26,12 @@ export async function loadTask(
   baseCommit: string,
 ): Promise<LoadedTask> {
   const file = await findTaskFile(worktree, taskId, baseCommit);
-  const text = (await readAtCommit(worktree, baseCommit, file))!;
-  const working = await readRegularFile(path.join(worktree, file)).catch(() => undefined);
+  const text = (await readAtCommit(worktree, baseCommit, file).catch((error: unknown) => {
+    throw error instanceof UnreadableFileError ? taskFileTooLarge(file, baseCommit) : error;
+  }))!;
+  const working = await readWorktreeFile(worktree, path.join(worktree, file)).catch(
+    () => undefined,
+  );
   return {
     ...parseTaskMarkdown(text, file),
     task_id: taskId,
@@ -34,6 +39,14 @@ export async function loadTask(
     base_commit: baseCommit,
     modified_in_worktree: working !== text,
   };
+}
+
+/** A task file over the read limit: refused whole, so no answer carries megabytes of requirements. */
+function taskFileTooLarge(file: string, baseCommit: string): CallerError {
+  return new CallerError(
+    `The task file ${file} at the base commit ${baseCommit.slice(0, 12)} is over the ${MAX_TEXT_FILE_BYTES / 1024 / 1024} MiB coachgate reads; the task is not loaded.`,
+    'Keep the task file to its requirements and acceptance criteria, commit the smaller file on the base branch, and re-pin the task (coachgate task pin-base) if it was pinned before.',
+  );
 }
 
 /** `<ID>.md` or `<ID>-<slug>.md` under the task directories, as committed at the base. */
@@ -100,9 +113,11 @@ export async function listTaskIds(worktree: string): Promise<string[]> {
       .filter((name) => name.endsWith('.md'))
       .slice(0, MAX_LISTED_TASK_FILES)) {
       const relative = path.posix.join(directory, entry.split(path.sep).join('/'));
-      const text = await readRegularFile(path.join(worktree, relative), 256 * 1024).catch(
-        () => undefined,
-      );
+      const text = await readWorktreeFile(
+        worktree,
+        path.join(worktree, relative),
+        256 * 1024,
+      ).catch(() => undefined);
       const fromFile = /^([A-Za-z]+-[A-Za-z0-9]+(?:-\d+)?)/.exec(path.basename(entry))?.[1];
       const id = (text === undefined ? undefined : safeId(text, relative)) ?? fromFile;
       if (id) ids.add(id);

@@ -24,9 +24,14 @@ export class Workspace {
         'No allowed root directory exists.',
         'Start coachgate with --root DIR pointing at an existing directory.',
       );
-    if (worktree.trim() === '' || worktree.includes('\0'))
+    if (worktree.trim() === '')
       throw new CallerError(
         'worktree is empty.',
+        'Pass the path of the repository or git worktree to check.',
+      );
+    if (worktree.includes('\0'))
+      throw new CallerError(
+        `worktree ${quotePrefix(worktree.replaceAll('\0', '\\0'))} contains a NUL byte, which no path can hold.`,
         'Pass the path of the repository or git worktree to check.',
       );
     const lexical = path.resolve(roots[0]!, worktree);

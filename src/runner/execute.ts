@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { RunTree } from './process-tree.js';
 import type { OutputCapture } from './output-capture.js';
 
@@ -42,22 +43,16 @@ export async function runProcess(
   const started = performance.now();
   const [program, ...args] = spec.argv;
   const tree = new RunTree();
-  // Imported on the first run, not at start-up: the server must answer tools/list quickly.
-  const { execa } = await import('execa');
-  // execa's types accept descriptor literals only; at run time any open descriptor is passed as is.
-  const logDescriptor = capture.fd as 3;
-  const child = execa(program!, args, {
+  const child = spawn(program!, args, {
     cwd: spec.cwd,
     env: tree.environment(spec.env),
-    extendEnv: false,
     detached: true,
     // Straight into the log file: no pipe to wake the server for every line the runner flushes.
-    stdin: 'ignore',
-    stdout: logDescriptor,
-    stderr: logDescriptor,
-    reject: false,
-    cleanup: true,
+    stdio: ['ignore', capture.fd, capture.fd],
   });
+  // Listened to before anything else: a spawn that fails (ENOENT, EMFILE) is this run's outcome,
+  // never an unhandled 'error' event, which would end the server with every session on it.
+  const ended = ending(child);
   let timedOut = false;
   let cancelled = false;
   tree.started(child.pid);
@@ -88,24 +83,38 @@ export async function runProcess(
     if (leftBehind()) setTimeout(() => void kill('SIGKILL'), LINGER_MS).unref();
   });
 
-  const result = await child;
+  const result = await ended;
   clearTimeout(timer);
   clearInterval(watch);
   spec.signal?.removeEventListener('abort', onAbort);
   if (leftBehind()) await tree.killAll();
   tree.release();
-  const spawnFailed =
-    result.failed &&
-    result.exitCode === undefined &&
-    result.signal === undefined &&
-    !timedOut &&
-    !cancelled;
+  const spawnFailed = 'error' in result && !timedOut && !cancelled;
   return {
     exit_code: spawnFailed ? 127 : (result.exitCode ?? null),
     signal: result.signal ?? null,
     timed_out: timedOut,
     cancelled,
     duration_ms: Math.round(performance.now() - started),
-    ...(spawnFailed ? { spawn_error: result.shortMessage ?? result.message } : {}),
+    ...(spawnFailed
+      ? {
+          spawn_error: `Command failed with ${result.code}: ${spec.argv.join(' ')}\n${result.error}`,
+        }
+      : {}),
   };
+}
+
+type Ended =
+  | { exitCode: number | null; signal: NodeJS.Signals | null }
+  | { error: string; code: string; exitCode: null; signal: null };
+
+/** How the child ended: its exit, or the error that kept it from starting. */
+function ending(child: ChildProcess): Promise<Ended> {
+  return new Promise((resolve) => {
+    // `on`, not `once`: a later error (a failed kill) must find a listener too; the first one counts.
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ error: error.message, code: error.code ?? 'error', exitCode: null, signal: null }),
+    );
+    child.once('exit', (exitCode, signal) => resolve({ exitCode, signal }));
+  });
 }

@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { environmentFault } from '../core/environment-fault.js';
 import { CallerError } from '../core/errors.js';
 import { boundedMessage } from '../core/quote.js';
+import { oversizedAnswer } from './answer-size.js';
 import type { Workspace } from '../repo/workspace.js';
 import { stateRoot } from '../records/state-directory.js';
 
@@ -82,10 +83,13 @@ export function registerTool(
         if (chain?.intact === false)
           log(server, 'error', { tool: tool.name, tampering: chain.problems ?? [] });
         else if (!tool.annotations.readOnlyHint) log(server, 'info', { tool: tool.name, summary });
-        return {
+        const result: CallToolResult = {
           content: [{ type: 'text', text: summary }],
           structuredContent: data as Record<string, unknown>,
         };
+        const oversized = oversizedAnswer(tool.name, result);
+        if (oversized) throw oversized;
+        return result;
       } catch (thrown) {
         const error = await explainFault(tool.name, thrown, input, context(extra));
         const result = errorResult(tool.name, error);

@@ -92,10 +92,12 @@ describe('kill -9 during a record write, then the next call through MCP', () => 
       const identity = ['-c', 'user.name=t', '-c', 'user.email=t@example.com'];
       execFileSync('git', ['add', '-A'], { cwd: worktree });
       execFileSync('git', [...identity, 'commit', '-q', '-m', 'task file'], { cwd: worktree });
-      await killWriterAfter(60);
       const { client, close } = await connectOver(kind, worktree);
       try {
         const args = { worktree, task_id: TASK };
+        // The server pins the task on first touch, before any record of it exists.
+        await callTool(client, 'task_status', args);
+        await killWriterAfter(60);
         const report = { tests_passed: true, files_modified: ['README.md'] };
         expect(
           dataOf(await callTool(client, 'record_player_report', { ...args, turn: 1, report })),

@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFUSAL_META } from '../../src/tools/tool.js';
+import { taskStateDirectory } from '../../src/records/state-directory.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { GREET_TASK } from '../helpers/node-project.js';
@@ -144,5 +145,47 @@ describe('a pin that outlived its repository', () => {
     expect(textOf(refused)).toContain(
       `coachgate task pin-base --task TASK-042 --base ${repo.git('rev-parse', 'HEAD')} --worktree ${repo.dir}`,
     );
+  });
+});
+
+describe('a pin that disappears', () => {
+  it('is never re-made silently: the task is refused until a person runs task pin-base', async () => {
+    repo = makeRepo({ '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK });
+    const task = { worktree: repo.dir, task_id: 'TASK-042' };
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const pinned = dataOf(await callTool(client, 'task_status', task)).base.commit;
+    await callTool(client, 'record_player_report', {
+      ...task,
+      turn: 1,
+      report: { tests_passed: true, files_created: ['a.txt'] },
+    });
+    // The Player's tactic: delete the pin and move the base branch to a commit of its choosing.
+    const pinFile = path.join(await taskStateDirectory(repo.dir, 'TASK-042'), 'pinned-base.json');
+    rmSync(pinFile);
+    repo.write('planted.txt', 'x\n');
+    const moved = repo.commit('moved main');
+
+    const refused = await callTool(client, 'task_status', task);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain(`TASK-042's pinned base is missing: ${pinFile} was deleted`);
+    const command = `coachgate task pin-base --task TASK-042 --base ${moved} --worktree ${repo.dir}`;
+    expect(refused._meta?.[REFUSAL_META]).toMatchObject({ fix_command: command });
+    expect(existsSync(pinFile)).toBe(false);
+
+    const repin = coachgate(
+      'task',
+      'pin-base',
+      '--task',
+      'TASK-042',
+      '--base',
+      pinned,
+      '--worktree',
+      repo.dir,
+    );
+    expect(repin.status).toBe(0);
+    const status = dataOf(await callTool(client, 'task_status', task));
+    await close();
+    expect(status.base.commit).toBe(pinned);
+    expect(status.turns).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,19 +12,24 @@ import {
   type NewVerdictLogEntry,
 } from '../../src/records/verdict-log.js';
 import { taskRecordFile } from '../../src/records/mirrored.js';
+import { signingKey, signRecord } from '../../src/records/keys.js';
 
 const TASK = 'TASK-42';
 const ZEROS = '0'.repeat(64);
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+// The signed head beside the log sees every removed or edited last line too.
+const headProblem = expect.stringMatching(/verdicts-head\.json/);
 
 let worktree: string;
 let stateLog: string;
+let stateHead: string;
 beforeEach(async () => {
   worktree = mkdtempSync(path.join(os.tmpdir(), 'coachgate-verdicts-'));
   // The server's records are keyed by the repository's git directory.
   execFileSync('git', ['init', '-q'], { cwd: worktree });
   // The server's own copy: what every decision reads (the worktree file is a mirror of it).
   stateLog = (await taskRecordFile(worktree, TASK, 'verdicts.jsonl')).state;
+  stateHead = (await taskRecordFile(worktree, TASK, 'verdicts-head.json')).state;
 });
 afterEach(() => rmSync(worktree, { recursive: true, force: true }));
 
@@ -127,12 +132,14 @@ describe('verdict log', () => {
     expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([
       'line 3: prev_sha256 does not match line 2: line 2 was edited, or lines were removed or inserted between them',
       'line 3: seq 4, expected 3: lines were removed, inserted or reordered before it',
+      headProblem,
     ]);
 
     writeLines(lines.slice(1));
     expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([
       'line 1: prev_sha256 is not the chain start (64 zeros): lines before it were removed',
       'line 1: seq 2, expected 1: lines were removed, inserted or reordered before it',
+      headProblem,
     ]);
   });
 
@@ -142,7 +149,7 @@ describe('verdict log', () => {
     writeFileSync(logFile(), `${lines[0]}\n${lines[1]}\n${lines[2]!.slice(0, 40)}`);
     const torn = await readVerdictLog(worktree, TASK);
     expect(torn.chain.intact).toBe(false);
-    expect(torn.chain.problems).toHaveLength(1);
+    expect(torn.chain.problems).toEqual([expect.any(String), headProblem]);
     expect(torn.chain.problems[0]).toMatch(
       /^line 3: invalid JSON \(half-written or edited line\?\): /,
     );
@@ -153,6 +160,7 @@ describe('verdict log', () => {
       'line 2: empty line (half-written or edited file?)',
       'line 3: prev_sha256 does not match line 2: line 2 was edited, or lines were removed or inserted between them',
       'line 3: seq 2, expected 3: lines were removed, inserted or reordered before it',
+      headProblem,
     ]);
   });
 
@@ -162,6 +170,7 @@ describe('verdict log', () => {
     writeLines([lines[0]!, lines[1]!.replace('"strikes":2', '"strikes":"two"')]);
     expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([
       expect.stringMatching(/^line 2: not a verdict entry: strikes: /),
+      headProblem,
     ]);
   });
 
@@ -216,6 +225,7 @@ describe('verdict log', () => {
     const edited = await readVerdictLog(worktree, TASK);
     expect(edited.chain.problems).toEqual([
       expect.stringMatching(/^line 2 \(seq 2, verdict approve turn 2\): has an invalid signature/),
+      headProblem,
     ]);
     expect(edited.chain.head_sha256).not.toBe(head);
   });
@@ -231,5 +241,71 @@ describe('verdict log', () => {
     const log = await readVerdictLog(worktree, TASK);
     expect(log.chain).toMatchObject({ intact: true, problems: [] });
     expect(log.entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+});
+
+describe("the verdict log's signed head", () => {
+  const refusalOf = (promise: Promise<unknown>) => promise.catch((error: unknown) => error);
+
+  it('catches lines cut from the end, which leave a valid shorter chain, and refuses to append', async () => {
+    await appendTurns(4);
+    writeLines(fileLines().slice(0, 2));
+    const log = await readVerdictLog(worktree, TASK);
+    expect(log.chain.intact).toBe(false);
+    expect(log.chain.problems).toEqual([
+      `${stateHead} names 4 entries but verdicts.jsonl holds 2: lines were removed from its end`,
+    ]);
+    const refusal = await refusalOf(appendVerdict(worktree, TASK, feedback(3, 1)));
+    expect(refusal).toBeInstanceOf(CallerError);
+    expect((refusal as CallerError).message).toContain(
+      `the server's record in the state directory, ${stateLog}, is damaged`,
+    );
+    expect(fileLines()).toHaveLength(2);
+  });
+
+  it('catches the head deleted with the tail, and a head edited to match it', async () => {
+    await appendTurns(3);
+    const otherHead = readFileSync(stateHead, 'utf8');
+    writeLines(fileLines().slice(0, 1));
+    unlinkSync(stateHead);
+    expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([
+      expect.stringMatching(/verdicts-head\.json is missing, but the log's entries were written/),
+    ]);
+    // A head edited to match the shorter log no longer verifies.
+    writeFileSync(stateHead, otherHead.replace('"entries": 3', '"entries": 1'));
+    expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([
+      expect.stringMatching(/verdicts-head\.json has an invalid signature/),
+    ]);
+  });
+
+  it('accepts a head one line behind (a crash between the two writes) and moves it on', async () => {
+    await appendTurns(2);
+    const behind = readFileSync(stateHead, 'utf8');
+    await appendVerdict(worktree, TASK, feedback(3, 3));
+    writeFileSync(stateHead, behind);
+    expect((await readVerdictLog(worktree, TASK)).chain).toMatchObject({ intact: true });
+    await appendVerdict(worktree, TASK, feedback(4, 4));
+    expect(JSON.parse(readFileSync(stateHead, 'utf8'))).toMatchObject({ entries: 4 });
+    expect((await readVerdictLog(worktree, TASK)).chain.intact).toBe(true);
+  });
+
+  it('takes a log written before heads existed, and anchors it at the next append', async () => {
+    const key = await signingKey();
+    const lines: string[] = [];
+    for (const turn of [1, 2]) {
+      const prev = lines.length === 0 ? ZEROS : sha256(lines.at(-1)!);
+      lines.push(
+        JSON.stringify(signRecord({ ...feedback(turn, turn), seq: turn, prev_sha256: prev }, key)),
+      );
+    }
+    mkdirSync(path.dirname(logFile()), { recursive: true });
+    writeFileSync(logFile(), `${lines.join('\n')}\n`);
+    expect((await readVerdictLog(worktree, TASK)).chain).toMatchObject({ intact: true });
+    await appendVerdict(worktree, TASK, feedback(3, 3));
+    expect(JSON.parse(readFileSync(stateHead, 'utf8'))).toMatchObject({ entries: 3 });
+    writeLines(fileLines().slice(0, 2));
+    expect((await readVerdictLog(worktree, TASK)).chain.problems).toEqual([
+      `${stateHead} names 3 entries but verdicts.jsonl holds 2: lines were removed from its end`,
+    ]);
   });
 });

@@ -112,6 +112,23 @@ describe('check_graph_cycles through MCP', () => {
     expect(textOf(result)).toMatch(/is not a git repository/);
   });
 
+  it('reports a YAML alias bomb in a feature file as a problem of that file, not a fault', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-graph-'));
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level < 9; level++)
+      levels.push(
+        `${'b'.repeat(level)}: &l${level} [${Array(9)
+          .fill(level === 1 ? '*a' : `*l${level - 1}`)
+          .join(', ')}]`,
+      );
+    write('.guardkit/features/FEAT-1.yaml', `${levels.join('\n')}\ntasks: []\n`);
+    const result = await check({ worktree: dir, feature_id: 'FEAT-1' });
+    expect(result.isError).toBeFalsy();
+    expect(dataOf(result).problems).toEqual([
+      expect.stringMatching(/^feature file: cannot be expanded \(Excessive alias count/),
+    ]);
+  });
+
   it.skipIf(process.platform === 'win32')(
     'refuses a FIFO named as the feature file at once instead of hanging',
     async () => {

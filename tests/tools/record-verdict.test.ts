@@ -339,7 +339,7 @@ describe('verdict history', () => {
     );
     expect(status.verdict_chain.problems.join('\n')).toMatch(/line 2: prev_sha256/);
     expect(textOf(await feedback(3))).toMatch(
-      /No verdict was recorded: .*verdicts\.jsonl is damaged/,
+      /No verdict was recorded: the server's record in the state directory, .*verdicts\.jsonl, is damaged/,
     );
   });
 
