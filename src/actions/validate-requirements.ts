@@ -69,6 +69,12 @@ export async function validateRequirements(
         ),
       ),
       passed_tests: passed,
+      failed_tests:
+        latest.state === 'ok'
+          ? latest.value.tests
+              .filter((test) => test.status === 'failed' || test.status === 'error')
+              .map((test) => test.id)
+          : [],
       latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),
       passing_on_base_code: known.passingOnBaseCode ?? null,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),

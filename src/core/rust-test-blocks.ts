@@ -58,7 +58,7 @@ function sourceLayout(source: string): SourceLayout {
 }
 
 /** A `mod name {` opening at `index`: the name and the index of its brace. */
-const MODULE_OPENING = /^mod\s+(?:r#)?([A-Za-z_]\w*)\s*\{/;
+export const MODULE_OPENING = /^mod\s+(?:r#)?([A-Za-z_]\w*)\s*\{/;
 
 /**
  * Walks one module's items from `from` (past its opening brace) to its closing brace, the end of the
@@ -96,7 +96,7 @@ function scanModule(source: string, from: number, module: string[], layout: Sour
 }
 
 /** The outer attributes stacked from `index` on (comments between them allowed), and where they end. */
-function attributeGroup(source: string, index: number): { texts: string[]; end: number } {
+export function attributeGroup(source: string, index: number): { texts: string[]; end: number } {
   const texts: string[] = [];
   let at = index;
   let end = index;
@@ -119,14 +119,19 @@ function attributeGroup(source: string, index: number): { texts: string[]; end: 
  */
 export function isTestAttribute(attribute: string): boolean {
   const code = attribute.replace(/"(?:[^"\\]|\\.)*"/g, '""'); // `feature = "test-utils"` is no test
-  if (/^#\s*\[\s*(?:[\w]+\s*::\s*)*test\s*(?:\(|\])/.test(code)) return true;
+  if (isTestFunctionAttribute(code)) return true;
   return (
     /^#\s*\[\s*cfg\s*\(/.test(code) && /\btest\b/.test(code) && !/not\s*\(\s*test\b/.test(code)
   );
 }
 
+/** A test function's own attribute: `#[test]`, `#[tokio::test]`, `#[test(…)]` (a path ending in `test`). */
+export function isTestFunctionAttribute(attribute: string): boolean {
+  return /^#\s*\[\s*(?:[\w]+\s*::\s*)*test\s*(?:\(|\])/.test(attribute);
+}
+
 /** Past the item that follows its attributes: up to its `;`, or its block's closing brace. */
-function itemEnd(source: string, from: number): number {
+export function itemEnd(source: string, from: number): number {
   return walkCode(source, from, (index) => {
     const char = source[index];
     if (char === ';') return { stop: index + 1 };
@@ -152,7 +157,7 @@ function matching(source: string, open: number, opening: string, closing: string
  * Visits each code character from `from` on, past comments and literals. `visit` returns the index to
  * go on from, or `{ stop }` to end the walk there; the walk returns where it ended.
  */
-function walkCode(
+export function walkCode(
   source: string,
   from: number,
   visit: (index: number) => number | { stop: number },
