@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { enclosingTest } from '../../src/core/enclosing-test.js';
 
-const testAt = (file: string, text: string, line: number) =>
-  enclosingTest(file, text, line)?.test;
+const testAt = (file: string, text: string, line: number) => enclosingTest(file, text, line)?.test;
 
 describe('enclosingTest', () => {
   it('finds the JS test a line belongs to', () => {
