@@ -1,25 +1,25 @@
 /**
  * Rust keeps unit tests inside the source (`#[cfg(test)] mod tests { … }`, `#[test] fn …`). The trusted
- * runs take a crate's code from the Player but its in-source tests from the base: this swaps the
- * Player's test items, at the top level and inside inline modules (`mod inner { … }`), for the base's,
- * each put back into the module it was in at the base.
+ * runs take a crate's code from the Player but its in-source tests from the base, the fail-to-pass run
+ * the other way round: this swaps the test items of `code`, at the top level and inside inline modules
+ * (`mod inner { … }`), for those of `tests`, each put back into the module it was in there.
  */
-export function withBaseTestBlocks(player: string, base: string | undefined): string {
-  const kept = removeRanges(player, sourceLayout(player).items);
-  const baseItems = base ? sourceLayout(base).items : [];
-  if (baseItems.length === 0) return kept;
+export function withTestBlocksOf(code: string, tests: string | undefined): string {
+  const kept = removeRanges(code, sourceLayout(code).items);
+  const testItems = tests ? sourceLayout(tests).items : [];
+  if (testItems.length === 0) return kept;
   const modules = sourceLayout(kept).modules;
   const inserted = new Map<number, string[]>();
   const appended: string[] = [];
-  for (const item of baseItems) {
-    // Into the deepest module the Player kept; modules the Player removed are written around it.
+  for (const item of testItems) {
+    // Into the deepest module `code` has; modules it lacks are written around the item.
     let depth = item.module.length;
     while (depth > 0 && !modules.has(moduleKey(item.module.slice(0, depth)))) depth--;
     const text = item.module
       .slice(depth)
       .reduceRight(
         (inner, name) => `mod ${name} {\n${inner}\n}`,
-        base!.slice(item.start, item.end),
+        tests!.slice(item.start, item.end),
       );
     if (depth === 0) appended.push(text);
     else {
@@ -32,6 +32,11 @@ export function withBaseTestBlocks(player: string, base: string | undefined): st
     result = `${result.slice(0, close)}\n${texts.join('\n\n')}\n${result.slice(close)}`;
   if (appended.length === 0) return result;
   return `${result.replace(/\s*$/, '\n')}\n${appended.join('\n\n')}\n`;
+}
+
+/** The test items of a Rust source, as written: equal for two sources with the same tests. */
+export function testBlocks(source: string): string[] {
+  return sourceLayout(source).items.map((item) => source.slice(item.start, item.end));
 }
 
 interface TestItem {

@@ -1,5 +1,6 @@
 import { failingTests } from '../core/run-record.js';
 import { describeSandbox } from '../core/sandbox-policy.js';
+import { byStableId, stableTestIds } from '../core/stable-test-id.js';
 import type { z } from 'zod';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
 import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
@@ -74,10 +75,12 @@ function judged(
     diverging_new_tests: [],
   };
   if (!command || !baseline || !trusted) return evaluation;
-  const now = new Map(trusted.tests.map((test) => [test.id, test]));
+  // A doctest a change moved keeps its identity (src/core/stable-test-id.ts).
+  const now = byStableId(trusted.tests);
+  const stable = stableTestIds(baseline.tests.map((test) => test.id));
   const unloaded = unloadedUnits(baseline.tests, trusted.tests);
   for (const test of baseline.tests) {
-    const after = now.get(test.id);
+    const after = now.get(stable.get(test.id)!);
     if (test.status === 'passed' && after?.status !== 'passed') {
       const message = after ? after.message : unloaded(test.id);
       evaluation.regressions.push({
@@ -205,9 +208,10 @@ function goneFromPlayerRun(
   baseline: TestCaseResult[],
   candidate: EvaluationRequest['candidateTests'],
 ): string[] {
-  const ran = new Set(candidate.map((test) => test.id));
+  const ran = byStableId(candidate);
+  const stable = stableTestIds(baseline.map((test) => test.id));
   return baseline
-    .filter((test) => test.status === 'passed' && !ran.has(test.id))
+    .filter((test) => test.status === 'passed' && !ran.has(stable.get(test.id)!))
     .map((test) => test.id);
 }
 
