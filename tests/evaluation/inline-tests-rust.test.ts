@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { layoutTask, linesOf } from '../helpers/layout-task.js';
+import { describe, it } from 'vitest';
+import { approvedThenRefused, linesOf } from '../helpers/layout-task.js';
 import { runs } from '../helpers/toolchains.js';
 
 /**
@@ -59,42 +59,25 @@ const OLD_TEST = ['        assert_eq!(percent(150), 100);'];
 const NEW_TEST = [...OLD_TEST, '        assert_eq!(percent(-5), 0);'];
 const CITED_LINE = lib(FIXED, NEW_TEST).split('\n').indexOf(NEW_TEST[1]!) + 1;
 
-const task = (code: string[]) =>
-  layoutTask({
-    base: { ...CARGO, 'src/lib.rs': lib(BUGGY, OLD_TEST) },
-    player: { 'src/lib.rs': lib(code, NEW_TEST) },
-    criterion: 'percent(value) clamps negative values to 0',
-    evidence: [
-      { criterion: 'AC-001', file: 'src/lib.rs', line: CITED_LINE },
-      { criterion: 'AC-001', file: 'src/lib.rs', snippet: 'return 0;' },
-    ],
-  });
-
 describe.skipIf(!hasCargo)(
   `Rust tests inside src/lib.rs (real cargo)${hasCargo ? '' : ' — skipped: no cargo'}`,
   () => {
-    it('the fix is approved through the inline test it extended; doctests it moved are kept', async () => {
-      const honest = await task(FIXED);
-      try {
-        const approved = await honest.approve();
-        expect(approved.result.isError, `${approved.text}\n${approved.run.summary}`).toBeFalsy();
-        expect(approved.evaluation).toMatchObject({ regressions: [] });
-        // The Player's clamps() ran on the base code and failed there (the base's own passes).
-        expect(approved.evaluation!.passing_on_base_code).not.toContain('tests::clamps');
-      } finally {
-        await honest.close();
-      }
-    }, 240_000);
-
-    it('the reverted fix is refused, naming the inline test that fails', async () => {
-      const reverted = await task(BUGGY);
-      try {
-        const refused = await reverted.approve();
-        expect(refused.result.isError).toBe(true);
-        expect(refused.text).toMatch(/tests::clamps/);
-      } finally {
-        await reverted.close();
-      }
+    it('the fix is approved through the inline test it extended; the reverted fix is refused', async () => {
+      // Before: "test tests::clamps also passes on the base code" (the base's own clamps() ran
+      // there) and "base test src/lib.rs - double (line 8) ... did not run in the trusted run".
+      await approvedThenRefused({
+        base: { ...CARGO, 'src/lib.rs': lib(BUGGY, OLD_TEST) },
+        honest: { 'src/lib.rs': lib(FIXED, NEW_TEST) },
+        tactic: { 'src/lib.rs': lib(BUGGY, NEW_TEST) },
+        tacticRun: 'failed',
+        criterion: 'percent(value) clamps negative values to 0',
+        evidence: [
+          { criterion: 'AC-001', file: 'src/lib.rs', line: CITED_LINE },
+          { criterion: 'AC-001', file: 'src/lib.rs', snippet: 'return 0;' },
+        ],
+        taken: { taken_from_player: ['src/lib.rs'], regressions: [] },
+        refusal: /tests::clamps/,
+      });
     }, 240_000);
   },
 );
