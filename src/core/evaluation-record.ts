@@ -77,12 +77,12 @@ export const EvaluationSchema = z.object({
     .array(
       z.object({
         test: z.string(),
-        at_base: z.enum(['passed', 'failed', 'error', 'skipped', 'not run']),
+        at_base: z.enum(['passed', 'failed', 'error', 'skipped', 'not run', 'case moved']),
       }),
     )
     .optional()
     .describe(
-      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached). Any of them refuses an approval. Absent when the base's tests did not run.",
+      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached; 'case moved': a positional parametrize id, such as case11, of a test whose number of cases the Player changed, so the base's case of that id is another one). Any of them refuses an approval. Absent when the base's tests did not run.",
     ),
   gone_from_player_run: z
     .array(z.string())

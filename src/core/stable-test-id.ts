@@ -31,3 +31,29 @@ export function byStableId<T extends { id: string }>(tests: readonly T[]): Map<s
   const stable = stableTestIds(tests.map((test) => test.id));
   return new Map(tests.map((test) => [stable.get(test.id)!, test]));
 }
+
+/**
+ * pytest names a case whose parameters have no printable id by its position (`test_x[case11]`,
+ * `test_x[a0-b3]`): the ids of other runs name the same case only if the test has as many cases.
+ */
+const POSITIONAL_CASE = /^(.*)\[((?:[A-Za-z_]\w*?\d+)(?:-[A-Za-z_]\w*?\d+)*)\]$/;
+
+/**
+ * Whether an id of one run names a positional case whose test has a different number of cases in
+ * the other (`before`): cases were inserted or removed, so the same id there may be another case.
+ */
+export function positionMoved(before: readonly string[], after: readonly string[]) {
+  const counts = (ids: readonly string[]) => {
+    const count = new Map<string, number>();
+    for (const id of ids) {
+      const test = /^(.*)\[[^\]]*\]$/.exec(id)?.[1];
+      if (test !== undefined) count.set(test, (count.get(test) ?? 0) + 1);
+    }
+    return count;
+  };
+  const [then, now] = [counts(before), counts(after)];
+  return (id: string): boolean => {
+    const test = POSITIONAL_CASE.exec(id)?.[1];
+    return test !== undefined && then.get(test) !== now.get(test);
+  };
+}

@@ -1,6 +1,6 @@
 import { failingTests } from '../core/run-record.js';
 import { describeSandbox } from '../core/sandbox-policy.js';
-import { byStableId, stableTestIds } from '../core/stable-test-id.js';
+import { byStableId, positionMoved, stableTestIds } from '../core/stable-test-id.js';
 import type { z } from 'zod';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
 import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
@@ -198,9 +198,17 @@ function unsharedFailures(
 ): NonNullable<Evaluation['unshared_failures']> {
   const atBase = new Map(baseline.map((test) => [test.id, test.status]));
   const shared = new Set(preexisting);
+  // The Player inserted or removed positional cases: the base's case of that id is another one.
+  const moved = positionMoved(
+    baseline.map((test) => test.id),
+    candidate.map((test) => test.id),
+  );
   return failingTests({ tests: candidate })
     .filter((id) => !shared.has(id))
-    .map((id) => ({ test: id, at_base: atBase.get(id) ?? 'not run' }));
+    .map((id) => ({
+      test: id,
+      at_base: moved(id) ? ('case moved' as const) : (atBase.get(id) ?? 'not run'),
+    }));
 }
 
 /** Base tests that passed at the base and whose id the Player's run does not have. */

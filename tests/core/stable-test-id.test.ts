@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stableTestIds } from '../../src/core/stable-test-id.js';
+import { positionMoved, stableTestIds } from '../../src/core/stable-test-id.js';
 
 describe('stableTestIds', () => {
   it('names a rustdoc doctest by its item and occurrence, whatever line a change moved it to', () => {
@@ -19,5 +19,15 @@ describe('stableTestIds', () => {
     expect(base.get('src/lib.rs - add (line 4)')).toBe('src/lib.rs - add (#1)');
     expect(moved.get('src/lib.rs - add (line 17)')).toBe('src/lib.rs - add (#2)');
     expect(base.get('tests::adds')).toBe('tests::adds');
+  });
+});
+
+describe('positionMoved', () => {
+  it('flags a positional case only when its test has another number of cases', () => {
+    const base = ['t.py::test_x[case0]', 't.py::test_x[case1]', 't.py::test_y[3-True]'];
+    const moved = positionMoved(base, [...base, 't.py::test_x[case2]', 't.py::test_y[4-False]']);
+    expect(moved('t.py::test_x[case1]')).toBe(true);
+    expect(moved('t.py::test_y[3-True]')).toBe(false);
+    expect(positionMoved(base, base)('t.py::test_x[case1]')).toBe(false);
   });
 });
