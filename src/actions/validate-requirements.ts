@@ -34,6 +34,7 @@ export async function validateRequirements(
     task?: LoadedTask;
     report?: TaskWorkResultsReport;
     passingOnBaseCode?: string[];
+    keptBaseTests?: string[];
   } = {},
 ): Promise<RequirementsValidation> {
   const { worktree, taskId } = scope;
@@ -77,6 +78,7 @@ export async function validateRequirements(
           : [],
       latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),
       passing_on_base_code: known.passingOnBaseCode ?? null,
+      kept_base_tests: known.keptBaseTests ?? null,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),
     }),
     require_evidence: requireEvidence,

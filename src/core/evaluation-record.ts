@@ -99,6 +99,12 @@ export const EvaluationSchema = z.object({
     .describe(
       "True when passing_on_base_code is a previous turn's result: the same base, command, environment and Player's test files (by content) ran then. Absent when no run of the Player's tests on the base code was needed.",
     ),
+  kept_base_tests: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Of the tests the Coach cited for kept behaviour, the base tests that passed at the base and in the trusted run. Absent when none was cited.',
+    ),
   uncollected_test_files: z.array(z.string()),
   test_files_written: z
     .array(z.string())

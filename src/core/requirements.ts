@@ -13,6 +13,8 @@ export interface EvidenceInput {
   line?: number;
   snippet?: string;
   test?: string;
+  /** The criterion keeps a base behaviour: `test` is a base test, not one that fails on the base code. */
+  kept?: boolean;
 }
 
 export type EvidenceSource = 'coach' | 'player_promise';
@@ -73,6 +75,11 @@ export interface RequirementsInput {
    * run was made. A cited test in this list does not exercise the change.
    */
   passing_on_base_code?: string[] | null;
+  /**
+   * Base tests that passed at the base and in the trusted run, among those kept evidence cites;
+   * null when no trusted runs were made (validate_requirements).
+   */
+  kept_base_tests?: string[] | null;
 }
 
 /** Context lines either side of `line` within which a snippet must appear. */
@@ -199,6 +206,7 @@ function checkEvidence(
     | 'passed_tests'
     | 'failed_tests'
     | 'passing_on_base_code'
+    | 'kept_base_tests'
     | 'latest_run_lists_tests'
     | 'failures_only'
   >,
@@ -211,6 +219,8 @@ function checkEvidence(
     problems.push('evidence needs a file (with line/snippet) or a passed test');
   else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined))
     problems.push('line/snippet need a file to be checked against');
+  if (item.kept && test === undefined)
+    problems.push('kept evidence names the base test that pins the behaviour in `test`');
   // Code in a test file or test helper can say anything without the product doing it: a place
   // inside a test counts as that test, which must have passed; anywhere else it never counts. Rust
   // keeps unit tests inside its sources: a place inside one of those is that test too.
@@ -251,7 +261,8 @@ function checkEvidence(
     else {
       matchedTest = outcome.id;
       const onBase = context.passing_on_base_code;
-      if (onBase && outcome.members.every((id) => onBase.includes(id))) {
+      if (item.kept) problems.push(...keptProblems(checked, context.kept_base_tests));
+      else if (onBase && outcome.members.every((id) => onBase.includes(id))) {
         problems.push(
           `test ${outcome.id} also passes on the base code (fail-to-pass run: your tests on the base code), so it does not exercise the change: cite or write a test that fails without it`,
         );
@@ -264,11 +275,24 @@ function checkEvidence(
     ...(item.line !== undefined ? { line: item.line } : {}),
     ...(item.snippet !== undefined ? { snippet: item.snippet } : {}),
     ...(item.test !== undefined ? { test: item.test } : {}),
+    ...(item.kept ? { kept: true } : {}),
     source,
     valid: problems.length === 0,
     ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
     ...(matchedTest !== undefined ? { matched_test: matchedTest } : {}),
   };
+}
+
+/** Why a test cited for a kept behaviour does not show the base's behaviour is kept. */
+function keptProblems(test: string, kept: readonly string[] | null | undefined): string[] {
+  if (!kept)
+    return [
+      `kept behaviour (test ${test}) is checked against the trusted runs, which only record_verdict approve makes`,
+    ];
+  if (findTestId(test, kept) !== undefined) return [];
+  return [
+    `test ${test} is not a base test that passed at the base and in the trusted run (the base's tests on your code): a kept behaviour is shown by a base test that still passes`,
+  ];
 }
 
 /** The test enclosing a cited line (or the first line of a cited snippet) of a test file. */

@@ -1,3 +1,4 @@
+import { findTestId } from '../core/requirements.js';
 import { failingTests } from '../core/run-record.js';
 import { describeSandbox } from '../core/sandbox-policy.js';
 import { byStableId, positionMoved, stableTestIds } from '../core/stable-test-id.js';
@@ -27,6 +28,8 @@ export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
   candidateLoaded?: string[];
   /** The worktree's fingerprint, when the caller has just taken it; taken here otherwise. */
   tree?: string;
+  /** Tests the Coach cites for kept behaviour: which of them are base tests that still pass. */
+  keptTests?: string[];
 }
 
 /**
@@ -43,7 +46,18 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
     { ...request, tree },
     { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) },
   );
-  return judged(runs, request.baseCommit, request.candidateTests, request.candidateLoaded);
+  const evaluation = judged(
+    runs,
+    request.baseCommit,
+    request.candidateTests,
+    request.candidateLoaded,
+  );
+  const kept = request.keptTests ?? [];
+  if (kept.length === 0 || !runs.baseline || !runs.trusted) return evaluation;
+  return {
+    ...evaluation,
+    kept_base_tests: keptBaseTests(kept, runs.baseline.tests, runs.trusted.tests),
+  };
 }
 
 /** The trusted runs compared with the base's (PASS_TO_PASS) and with the candidate run. */
@@ -139,6 +153,22 @@ function judged(
         })
       : [],
   };
+}
+
+/** The base tests among `cited` that passed at the base and in the trusted run. */
+function keptBaseTests(
+  cited: readonly string[],
+  baseline: readonly TestCaseResult[],
+  trusted: readonly TestCaseResult[],
+): string[] {
+  const now = byStableId(trusted);
+  const stable = stableTestIds(baseline.map((test) => test.id));
+  const kept = baseline
+    .filter(
+      (test) => test.status === 'passed' && now.get(stable.get(test.id)!)?.status === 'passed',
+    )
+    .map((test) => test.id);
+  return [...new Set(cited.map((test) => findTestId(test, kept)).filter((id) => id !== undefined))];
 }
 
 /** The Player changed source files and the trusted runs took none of them: nothing of theirs ran. */

@@ -465,6 +465,26 @@ describe('criterion status and totals', () => {
     ).toMatch(/is not inside a test/);
   });
 
+  it('verifies kept behaviour by a base test that still passes, not by one failing on the base code', () => {
+    const kept = { test: 'test_greeting', kept: true };
+    const onBase = { passing_on_base_code: ['tests/test_greet.py::test_greeting'] };
+    // Without `kept`, a test passing on the base code shows nothing; with it, that is the point.
+    expect(checkOf({ test: 'test_greeting' }, onBase).check.problem).toMatch(
+      /also passes on the base/,
+    );
+    expect(
+      checkOf(kept, { ...onBase, kept_base_tests: ['tests/test_greet.py::test_greeting'] }),
+    ).toMatchObject({ status: 'verified', check: { valid: true, kept: true } });
+    // Not a base test that passed at the base and in the trusted run; no trusted runs; no test.
+    expect(checkOf(kept, { ...onBase, kept_base_tests: [] }).check.problem).toMatch(
+      /test test_greeting is not a base test that passed at the base and in the trusted run/,
+    );
+    expect(checkOf(kept).check.problem).toMatch(/only record_verdict approve makes/);
+    expect(
+      checkOf({ file: 'src/greet.py', line: 7, kept: true }, { kept_base_tests: [] }).check.problem,
+    ).toMatch(/kept evidence names the base test/);
+  });
+
   it('is never met for a task without criteria', () => {
     const report = evaluate({ criteria: [], player_claims: ['AC-001'], require_evidence: false });
     expect(report).toMatchObject({
