@@ -94,7 +94,12 @@ export async function recordVerdict(
       ? await evaluateLatestRun(
           scope,
           (request.acknowledged_left_out ?? []).map((item) => item.file),
-          options,
+          {
+            ...options,
+            keptTests: (request.evidence ?? []).flatMap((item) =>
+              item.kept && item.test ? [item.test] : [],
+            ),
+          },
         )
       : undefined;
 

@@ -34,6 +34,7 @@ export async function validateRequirements(
     task?: LoadedTask;
     report?: TaskWorkResultsReport;
     passingOnBaseCode?: string[];
+    keptBaseTests?: string[];
   } = {},
 ): Promise<RequirementsValidation> {
   const { worktree, taskId } = scope;
@@ -69,8 +70,15 @@ export async function validateRequirements(
         ),
       ),
       passed_tests: passed,
+      failed_tests:
+        latest.state === 'ok'
+          ? latest.value.tests
+              .filter((test) => test.status === 'failed' || test.status === 'error')
+              .map((test) => test.id)
+          : [],
       latest_run_lists_tests: latest.state !== 'ok' || hasPerTestResults(latest.value),
       passing_on_base_code: known.passingOnBaseCode ?? null,
+      kept_base_tests: known.keptBaseTests ?? null,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),
     }),
     require_evidence: requireEvidence,

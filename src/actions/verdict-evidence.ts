@@ -63,7 +63,12 @@ export interface EvidenceRequest {
 export async function evaluateLatestRun(
   scope: TaskScope,
   acknowledgedPaths: string[],
-  options: { signal?: AbortSignal; onProgress?: (elapsedMs: number, testsSeen: number) => void },
+  options: {
+    signal?: AbortSignal;
+    onProgress?: (elapsedMs: number, testsSeen: number) => void;
+    /** Tests the Coach cites for kept behaviour (src/evaluation/evaluate.ts). */
+    keptTests?: string[];
+  },
 ): Promise<EvaluatedRun | undefined> {
   const { worktree, taskId, config } = scope;
   const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
@@ -131,7 +136,12 @@ export async function gatherVerdictEvidence(
     run,
     task: request.task,
     report,
-    ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}),
+    ...(evaluation
+      ? {
+          passingOnBaseCode: evaluation.passing_on_base_code,
+          keptBaseTests: evaluation.kept_base_tests ?? [],
+        }
+      : {}),
   });
   const evidence: VerdictEvidence = {
     run,

@@ -299,7 +299,11 @@ const NOTHING_RAN =
 function unsharedFailuresNamed(failures: EvaluationFacts['unshared_failures']): string {
   if (!failures?.length) return '';
   const atBase = (outcome: string) =>
-    outcome === 'not run' ? 'did not run at the base' : `${outcome} at the base`;
+    outcome === 'not run'
+      ? 'did not run at the base'
+      : outcome === 'case moved'
+        ? 'a case at a position that moved: the base has another case under this id'
+        : `${outcome} at the base`;
   const named = failures.map((failure) => `${failure.test} (${atBase(failure.at_base)})`);
   const notRun = failures.some((failure) => failure.at_base === 'not run')
     ? " (a new test, or one the base's run never reached: only what failed there too is pre-existing)"

@@ -15,6 +15,7 @@ export const EvidenceCheckSchema = z.object({
   line: z.number().optional(),
   snippet: z.string().optional(),
   test: z.string().optional(),
+  kept: z.boolean().optional(),
   source: z.enum(['coach', 'player_promise']),
   valid: z.boolean(),
   problem: z.string().optional(),

@@ -77,12 +77,12 @@ export const EvaluationSchema = z.object({
     .array(
       z.object({
         test: z.string(),
-        at_base: z.enum(['passed', 'failed', 'error', 'skipped', 'not run']),
+        at_base: z.enum(['passed', 'failed', 'error', 'skipped', 'not run', 'case moved']),
       }),
     )
     .optional()
     .describe(
-      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached). Any of them refuses an approval. Absent when the base's tests did not run.",
+      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached; 'case moved': a positional parametrize id, such as case11, of a test whose number of cases the Player changed, so the base's case of that id is another one). Any of them refuses an approval. Absent when the base's tests did not run.",
     ),
   gone_from_player_run: z
     .array(z.string())
@@ -98,6 +98,12 @@ export const EvaluationSchema = z.object({
     .optional()
     .describe(
       "True when passing_on_base_code is a previous turn's result: the same base, command, environment and Player's test files (by content) ran then. Absent when no run of the Player's tests on the base code was needed.",
+    ),
+  kept_base_tests: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Of the tests the Coach cited for kept behaviour, the base tests that passed at the base and in the trusted run. Absent when none was cited.',
     ),
   uncollected_test_files: z.array(z.string()),
   test_files_written: z

@@ -1,5 +1,5 @@
 import { matchCriterion } from './criterion-match.js';
-import { enclosingTest } from './enclosing-test.js';
+import { enclosingTest, snapshotOwner, type EnclosingTest } from './enclosing-test.js';
 import { checkNamedTest, type FailuresOnlyRun } from './failures-only-run.js';
 import type { AcceptanceCriterion } from './task.js';
 import { isCompletePromise, type CompletionPromise } from './task-work-results.js';
@@ -13,6 +13,8 @@ export interface EvidenceInput {
   line?: number;
   snippet?: string;
   test?: string;
+  /** The criterion keeps a base behaviour: `test` is a base test, not one that fails on the base code. */
+  kept?: boolean;
 }
 
 export type EvidenceSource = 'coach' | 'player_promise';
@@ -62,6 +64,8 @@ export interface RequirementsInput {
   code_only?: ReadonlyMap<string, string | null>;
   /** Ids of the PASSED tests of the latest stored run for the task; null = no run stored. */
   passed_tests: string[] | null;
+  /** Ids that failed or errored in that run: a Go test counts through its subtests only if none did. */
+  failed_tests?: string[];
   /** False when the latest run has counts only (tests_source "none"): a test id cannot be checked. */
   latest_run_lists_tests?: boolean;
   /** The latest run names failing tests only (uvu): a cited test is checked against its files. */
@@ -71,6 +75,11 @@ export interface RequirementsInput {
    * run was made. A cited test in this list does not exercise the change.
    */
   passing_on_base_code?: string[] | null;
+  /**
+   * Base tests that passed at the base and in the trusted run, among those kept evidence cites;
+   * null when no trusted runs were made (validate_requirements).
+   */
+  kept_base_tests?: string[] | null;
 }
 
 /** Context lines either side of `line` within which a snippet must appear. */
@@ -195,7 +204,9 @@ function checkEvidence(
     | 'files'
     | 'code_only'
     | 'passed_tests'
+    | 'failed_tests'
     | 'passing_on_base_code'
+    | 'kept_base_tests'
     | 'latest_run_lists_tests'
     | 'failures_only'
   >,
@@ -208,15 +219,19 @@ function checkEvidence(
     problems.push('evidence needs a file (with line/snippet) or a passed test');
   else if (file === undefined && (item.line !== undefined || nonBlank(item.snippet) !== undefined))
     problems.push('line/snippet need a file to be checked against');
+  if (item.kept && test === undefined)
+    problems.push('kept evidence names the base test that pins the behaviour in `test`');
   // Code in a test file or test helper can say anything without the product doing it: a place
-  // inside a test counts as that test, which must have passed; anywhere else it never counts.
+  // inside a test counts as that test, which must have passed; anywhere else it never counts. Rust
+  // keeps unit tests inside its sources: a place inside one of those is that test too.
+  const testSide =
+    file !== undefined && (isTestSideFile(file) || snapshotOwner(file) !== undefined);
   const cited =
-    file !== undefined && test === undefined && isTestSideFile(file)
+    file !== undefined && test === undefined && (testSide || file.endsWith('.rs'))
       ? citedTest(file, item, context.files)
       : undefined;
   if (
-    file !== undefined &&
-    isTestSideFile(file) &&
+    testSide &&
     cited === undefined &&
     (item.line !== undefined || nonBlank(item.snippet) !== undefined)
   )
@@ -233,18 +248,21 @@ function checkEvidence(
         context.code_only?.get(file) ?? undefined,
       ),
     );
-  const checked = test ?? cited;
+  const checked = test ?? cited?.test;
   if (checked !== undefined) {
     const outcome = checkTest(
       checked,
-      inFile(context.passed_tests, test === undefined ? file : undefined),
+      inFile(context.passed_tests, cited?.file),
       context.latest_run_lists_tests ?? true,
       context.failures_only,
+      context.failed_tests ?? [],
     );
     if (!outcome.ok) problems.push(outcome.problem);
     else {
       matchedTest = outcome.id;
-      if (context.passing_on_base_code?.includes(outcome.id)) {
+      const onBase = context.passing_on_base_code;
+      if (item.kept) problems.push(...keptProblems(checked, context.kept_base_tests));
+      else if (onBase && outcome.members.every((id) => onBase.includes(id))) {
         problems.push(
           `test ${outcome.id} also passes on the base code (fail-to-pass run: your tests on the base code), so it does not exercise the change: cite or write a test that fails without it`,
         );
@@ -257,6 +275,7 @@ function checkEvidence(
     ...(item.line !== undefined ? { line: item.line } : {}),
     ...(item.snippet !== undefined ? { snippet: item.snippet } : {}),
     ...(item.test !== undefined ? { test: item.test } : {}),
+    ...(item.kept ? { kept: true } : {}),
     source,
     valid: problems.length === 0,
     ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
@@ -264,12 +283,24 @@ function checkEvidence(
   };
 }
 
+/** Why a test cited for a kept behaviour does not show the base's behaviour is kept. */
+function keptProblems(test: string, kept: readonly string[] | null | undefined): string[] {
+  if (!kept)
+    return [
+      `kept behaviour (test ${test}) is checked against the trusted runs, which only record_verdict approve makes`,
+    ];
+  if (findTestId(test, kept) !== undefined) return [];
+  return [
+    `test ${test} is not a base test that passed at the base and in the trusted run (the base's tests on your code): a kept behaviour is shown by a base test that still passes`,
+  ];
+}
+
 /** The test enclosing a cited line (or the first line of a cited snippet) of a test file. */
 function citedTest(
   file: string,
   item: EvidenceInput,
   files: ReadonlyMap<string, string | null>,
-): string | undefined {
+): EnclosingTest | undefined {
   const content = files.get(file);
   if (!content) return undefined;
   const snippet = nonBlank(item.snippet)?.split('\n')[0]?.trim();
@@ -326,7 +357,8 @@ function fileProblems(
   ];
 }
 
-type TestOutcome = { ok: true; id: string } | { ok: false; problem: string };
+/** `members`: the passed ids the test stands for, itself or its subtests. */
+type TestOutcome = { ok: true; id: string; members: string[] } | { ok: false; problem: string };
 
 /**
  * The id among `ids` that is `test`, or ends with it right after a separator: how a cited test is
@@ -335,10 +367,13 @@ type TestOutcome = { ok: true; id: string } | { ok: false; problem: string };
  */
 export function findTestId(test: string, ids: readonly string[]): string | undefined {
   const spaced = (id: string) => id.split(' > ').join(' ');
+  // jest's snapshot keys join a test's titles with spaces, without its file.
+  const titles = (id: string) => spaced(id.split(' > ').slice(1).join(' > '));
   return (
     ids.find((id) => id === test) ??
     ids.find((id) => TEST_ID_SEPARATORS.some((separator) => id.endsWith(separator + test))) ??
-    ids.find((id) => spaced(id) === spaced(test))
+    ids.find((id) => spaced(id) === spaced(test)) ??
+    ids.find((id) => id.includes(' > ') && titles(id) === spaced(test))
   );
 }
 
@@ -348,13 +383,17 @@ function checkTest(
   passedTests: readonly string[] | null,
   runListsTests: boolean,
   failuresOnly: FailuresOnlyRun | undefined,
+  failedTests: readonly string[],
 ): TestOutcome {
   if (passedTests === null)
     return {
       ok: false,
       problem: 'no stored test run for this task: run run_independent_tests first',
     };
-  if (!runListsTests && failuresOnly) return checkNamedTest(test, failuresOnly);
+  if (!runListsTests && failuresOnly) {
+    const outcome = checkNamedTest(test, failuresOnly);
+    return outcome.ok ? { ...outcome, members: [outcome.id] } : outcome;
+  }
   if (!runListsTests) {
     return {
       ok: false,
@@ -362,9 +401,35 @@ function checkTest(
     };
   }
   const id = findTestId(test, passedTests);
-  return id === undefined
-    ? { ok: false, problem: `test ${test} did not pass in the latest run` }
-    : { ok: true, id };
+  if (id !== undefined) return { ok: true, id, members: [id] };
+  return (
+    subtestsPassed(test, passedTests, failedTests) ?? {
+      ok: false,
+      problem: `test ${test} did not pass in the latest run`,
+    }
+  );
+}
+
+/**
+ * A Go test with subtests is reported through them (`pkg/TestX/case`): it passed when some of them
+ * passed and none failed.
+ */
+function subtestsPassed(
+  test: string,
+  passed: readonly string[],
+  failed: readonly string[],
+): TestOutcome | undefined {
+  const under = (id: string) => id.startsWith(`${test}/`) || id.includes(`/${test}/`);
+  const members = passed.filter(under);
+  if (members.length === 0) return undefined;
+  const failing = failed.filter(under);
+  if (failing.length > 0)
+    return {
+      ok: false,
+      problem: `test ${test} did not pass in the latest run: ${failing[0]} failed`,
+    };
+  const id = members[0]!;
+  return { ok: true, id: id.slice(0, id.indexOf(`${test}/`) + test.length), members };
 }
 
 /** Lines of a file; a final newline ends the last line rather than starting an empty one. */

@@ -1,25 +1,25 @@
 /**
  * Rust keeps unit tests inside the source (`#[cfg(test)] mod tests { … }`, `#[test] fn …`). The trusted
- * runs take a crate's code from the Player but its in-source tests from the base: this swaps the
- * Player's test items, at the top level and inside inline modules (`mod inner { … }`), for the base's,
- * each put back into the module it was in at the base.
+ * runs take a crate's code from the Player but its in-source tests from the base, the fail-to-pass run
+ * the other way round: this swaps the test items of `code`, at the top level and inside inline modules
+ * (`mod inner { … }`), for those of `tests`, each put back into the module it was in there.
  */
-export function withBaseTestBlocks(player: string, base: string | undefined): string {
-  const kept = removeRanges(player, sourceLayout(player).items);
-  const baseItems = base ? sourceLayout(base).items : [];
-  if (baseItems.length === 0) return kept;
+export function withTestBlocksOf(code: string, tests: string | undefined): string {
+  const kept = removeRanges(code, sourceLayout(code).items);
+  const testItems = tests ? sourceLayout(tests).items : [];
+  if (testItems.length === 0) return kept;
   const modules = sourceLayout(kept).modules;
   const inserted = new Map<number, string[]>();
   const appended: string[] = [];
-  for (const item of baseItems) {
-    // Into the deepest module the Player kept; modules the Player removed are written around it.
+  for (const item of testItems) {
+    // Into the deepest module `code` has; modules it lacks are written around the item.
     let depth = item.module.length;
     while (depth > 0 && !modules.has(moduleKey(item.module.slice(0, depth)))) depth--;
     const text = item.module
       .slice(depth)
       .reduceRight(
         (inner, name) => `mod ${name} {\n${inner}\n}`,
-        base!.slice(item.start, item.end),
+        tests!.slice(item.start, item.end),
       );
     if (depth === 0) appended.push(text);
     else {
@@ -32,6 +32,11 @@ export function withBaseTestBlocks(player: string, base: string | undefined): st
     result = `${result.slice(0, close)}\n${texts.join('\n\n')}\n${result.slice(close)}`;
   if (appended.length === 0) return result;
   return `${result.replace(/\s*$/, '\n')}\n${appended.join('\n\n')}\n`;
+}
+
+/** The test items of a Rust source, as written: equal for two sources with the same tests. */
+export function testBlocks(source: string): string[] {
+  return sourceLayout(source).items.map((item) => source.slice(item.start, item.end));
 }
 
 interface TestItem {
@@ -58,7 +63,7 @@ function sourceLayout(source: string): SourceLayout {
 }
 
 /** A `mod name {` opening at `index`: the name and the index of its brace. */
-const MODULE_OPENING = /^mod\s+(?:r#)?([A-Za-z_]\w*)\s*\{/;
+export const MODULE_OPENING = /^mod\s+(?:r#)?([A-Za-z_]\w*)\s*\{/;
 
 /**
  * Walks one module's items from `from` (past its opening brace) to its closing brace, the end of the
@@ -96,7 +101,7 @@ function scanModule(source: string, from: number, module: string[], layout: Sour
 }
 
 /** The outer attributes stacked from `index` on (comments between them allowed), and where they end. */
-function attributeGroup(source: string, index: number): { texts: string[]; end: number } {
+export function attributeGroup(source: string, index: number): { texts: string[]; end: number } {
   const texts: string[] = [];
   let at = index;
   let end = index;
@@ -119,14 +124,19 @@ function attributeGroup(source: string, index: number): { texts: string[]; end: 
  */
 export function isTestAttribute(attribute: string): boolean {
   const code = attribute.replace(/"(?:[^"\\]|\\.)*"/g, '""'); // `feature = "test-utils"` is no test
-  if (/^#\s*\[\s*(?:[\w]+\s*::\s*)*test\s*(?:\(|\])/.test(code)) return true;
+  if (isTestFunctionAttribute(code)) return true;
   return (
     /^#\s*\[\s*cfg\s*\(/.test(code) && /\btest\b/.test(code) && !/not\s*\(\s*test\b/.test(code)
   );
 }
 
+/** A test function's own attribute: `#[test]`, `#[tokio::test]`, `#[test(…)]` (a path ending in `test`). */
+export function isTestFunctionAttribute(attribute: string): boolean {
+  return /^#\s*\[\s*(?:[\w]+\s*::\s*)*test\s*(?:\(|\])/.test(attribute);
+}
+
 /** Past the item that follows its attributes: up to its `;`, or its block's closing brace. */
-function itemEnd(source: string, from: number): number {
+export function itemEnd(source: string, from: number): number {
   return walkCode(source, from, (index) => {
     const char = source[index];
     if (char === ';') return { stop: index + 1 };
@@ -152,7 +162,7 @@ function matching(source: string, open: number, opening: string, closing: string
  * Visits each code character from `from` on, past comments and literals. `visit` returns the index to
  * go on from, or `{ stop }` to end the walk there; the walk returns where it ended.
  */
-function walkCode(
+export function walkCode(
   source: string,
   from: number,
   visit: (index: number) => number | { stop: number },

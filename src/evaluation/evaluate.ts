@@ -1,5 +1,7 @@
+import { findTestId } from '../core/requirements.js';
 import { failingTests } from '../core/run-record.js';
 import { describeSandbox } from '../core/sandbox-policy.js';
+import { byStableId, positionMoved, stableTestIds } from '../core/stable-test-id.js';
 import type { z } from 'zod';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
 import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
@@ -26,6 +28,8 @@ export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
   candidateLoaded?: string[];
   /** The worktree's fingerprint, when the caller has just taken it; taken here otherwise. */
   tree?: string;
+  /** Tests the Coach cites for kept behaviour: which of them are base tests that still pass. */
+  keptTests?: string[];
 }
 
 /**
@@ -42,7 +46,18 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
     { ...request, tree },
     { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) },
   );
-  return judged(runs, request.baseCommit, request.candidateTests, request.candidateLoaded);
+  const evaluation = judged(
+    runs,
+    request.baseCommit,
+    request.candidateTests,
+    request.candidateLoaded,
+  );
+  const kept = request.keptTests ?? [];
+  if (kept.length === 0 || !runs.baseline || !runs.trusted) return evaluation;
+  return {
+    ...evaluation,
+    kept_base_tests: keptBaseTests(kept, runs.baseline.tests, runs.trusted.tests),
+  };
 }
 
 /** The trusted runs compared with the base's (PASS_TO_PASS) and with the candidate run. */
@@ -74,10 +89,12 @@ function judged(
     diverging_new_tests: [],
   };
   if (!command || !baseline || !trusted) return evaluation;
-  const now = new Map(trusted.tests.map((test) => [test.id, test]));
+  // A doctest a change moved keeps its identity (src/core/stable-test-id.ts).
+  const now = byStableId(trusted.tests);
+  const stable = stableTestIds(baseline.tests.map((test) => test.id));
   const unloaded = unloadedUnits(baseline.tests, trusted.tests);
   for (const test of baseline.tests) {
-    const after = now.get(test.id);
+    const after = now.get(stable.get(test.id)!);
     if (test.status === 'passed' && after?.status !== 'passed') {
       const message = after ? after.message : unloaded(test.id);
       evaluation.regressions.push({
@@ -138,6 +155,22 @@ function judged(
   };
 }
 
+/** The base tests among `cited` that passed at the base and in the trusted run. */
+function keptBaseTests(
+  cited: readonly string[],
+  baseline: readonly TestCaseResult[],
+  trusted: readonly TestCaseResult[],
+): string[] {
+  const now = byStableId(trusted);
+  const stable = stableTestIds(baseline.map((test) => test.id));
+  const kept = baseline
+    .filter(
+      (test) => test.status === 'passed' && now.get(stable.get(test.id)!)?.status === 'passed',
+    )
+    .map((test) => test.id);
+  return [...new Set(cited.map((test) => findTestId(test, kept)).filter((id) => id !== undefined))];
+}
+
 /** The Player changed source files and the trusted runs took none of them: nothing of theirs ran. */
 export function isVacuous(selection: TrustedSelection): boolean {
   return (
@@ -195,9 +228,17 @@ function unsharedFailures(
 ): NonNullable<Evaluation['unshared_failures']> {
   const atBase = new Map(baseline.map((test) => [test.id, test.status]));
   const shared = new Set(preexisting);
+  // The Player inserted or removed positional cases: the base's case of that id is another one.
+  const moved = positionMoved(
+    baseline.map((test) => test.id),
+    candidate.map((test) => test.id),
+  );
   return failingTests({ tests: candidate })
     .filter((id) => !shared.has(id))
-    .map((id) => ({ test: id, at_base: atBase.get(id) ?? 'not run' }));
+    .map((id) => ({
+      test: id,
+      at_base: moved(id) ? ('case moved' as const) : (atBase.get(id) ?? 'not run'),
+    }));
 }
 
 /** Base tests that passed at the base and whose id the Player's run does not have. */
@@ -205,9 +246,10 @@ function goneFromPlayerRun(
   baseline: TestCaseResult[],
   candidate: EvaluationRequest['candidateTests'],
 ): string[] {
-  const ran = new Set(candidate.map((test) => test.id));
+  const ran = byStableId(candidate);
+  const stable = stableTestIds(baseline.map((test) => test.id));
   return baseline
-    .filter((test) => test.status === 'passed' && !ran.has(test.id))
+    .filter((test) => test.status === 'passed' && !ran.has(stable.get(test.id)!))
     .map((test) => test.id);
 }
 

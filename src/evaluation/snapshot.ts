@@ -24,13 +24,13 @@ import {
 } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { withBaseTestBlocks } from '../core/rust-test-blocks.js';
+import { testBlocks, withTestBlocksOf } from '../core/rust-test-blocks.js';
 import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
 import { eventLoopSlices } from '../repo/event-loop-slices.js';
 import { listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
 import { lstatIfPresent } from '../repo/present-entries.js';
 import { childOutput } from '../repo/child-output.js';
-import { withRegularFile } from '../repo/read-text.js';
+import { readRegularFile, withRegularFile } from '../repo/read-text.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../records/files.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
@@ -94,20 +94,52 @@ export async function trustedSnapshot(
 
 /**
  * The fail-to-pass run's tree: the base code with the Player's test files and test support laid over it,
- * and the base's test config, so a test that passes here does not exercise the Player's change. `laid`
- * lists the paths taken from the Player.
+ * and the base's test config, so a test that passes here does not exercise the Player's change. Sources
+ * in `inlineTests` (see sourcesWithNewInlineTests) keep the base's code with the Player's in-source tests
+ * spliced in. `laid` lists the paths taken from the Player, wholly or in part.
  */
 export async function failToPassSnapshot(
   worktree: string,
   base: BaseSnapshot,
+  inlineTests: string[] = [],
 ): Promise<Snapshot & { laid: string[] }> {
   const snapshot = await copiedBase(base, 'coachgate-f2p-');
   const playerTests = (await listWorkingFiles(worktree)).filter(
     (file) => !file.startsWith(STORE_PREFIX) && isTestSideFile(file) && !isTestConfigFile(file),
   );
   await overlay(worktree, snapshot.dir, playerTests);
+  for (const file of inlineTests) {
+    const destination = path.join(snapshot.dir, file);
+    const player = await readRegularFile(path.join(worktree, file));
+    await writeFile(destination, withTestBlocksOf(await readFile(destination, 'utf8'), player));
+    await utimes(destination, LAID_FILE_TIME, LAID_FILE_TIME);
+  }
   await borrowDirectories(worktree, snapshot.dir);
-  return { ...snapshot, laid: playerTests };
+  return { ...snapshot, laid: [...playerTests, ...inlineTests] };
+}
+
+/**
+ * The Rust sources among `files` (present at the base and in the worktree) whose in-source tests
+ * (`#[cfg(test)]` items, `#[test]` functions) the Player changed: run on the base code, the base's
+ * own copy of such a file would run the base's tests in place of the Player's.
+ */
+export async function sourcesWithNewInlineTests(
+  worktree: string,
+  base: BaseSnapshot,
+  files: string[],
+): Promise<string[]> {
+  const changed: string[] = [];
+  for (const file of files.filter((name) => name.endsWith('.rs') && !isTestSideFile(name))) {
+    // A link is laid as a link (the trusted runs take it whole): only files are spliced.
+    const read = (root: string) =>
+      lstatIfPresent(path.join(root, file))?.isFile()
+        ? readRegularFile(path.join(root, file)).catch(() => undefined)
+        : undefined;
+    const [player, original] = [await read(worktree), await read(base.dir)];
+    if (player === undefined || original === undefined) continue;
+    if (testBlocks(player).join('\n') !== testBlocks(original).join('\n')) changed.push(file);
+  }
+  return changed;
 }
 
 async function emptySnapshot(prefix: string): Promise<Snapshot> {
@@ -271,7 +303,7 @@ async function keepBaseRustTests(
     const base = selection.base_files.has(file)
       ? await readAtCommit(worktree, baseCommit, file)
       : undefined;
-    await writeFile(destination, withBaseTestBlocks(player, base));
+    await writeFile(destination, withTestBlocksOf(player, base));
     await utimes(destination, LAID_FILE_TIME, LAID_FILE_TIME);
   }
 }

@@ -30,7 +30,13 @@ import {
 } from './run-cache.js';
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
 import { trustedSelection, type TrustedSelection } from './product-code.js';
-import { baseSnapshot, failToPassSnapshot, trustedSnapshot, type Snapshot } from './snapshot.js';
+import {
+  baseSnapshot,
+  failToPassSnapshot,
+  sourcesWithNewInlineTests,
+  trustedSnapshot,
+  type Snapshot,
+} from './snapshot.js';
 import { guardTestFiles } from './test-file-watch.js';
 
 /** What the trusted runs are made from: the worktree as it is, the pinned base, the base's config. */
@@ -170,7 +176,11 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
     const playerTestSide = changed.filter(
       (file) => isTestSideFile(file) && !isTestConfigFile(file) && present(file),
     );
-    const onlyTestFiles = playerTestSide.every((file) => isTestFile(file) && isNamedAsTest(file));
+    // Tests the Player wrote inside product sources (Rust's `mod tests`) run on the base code too.
+    const inlineTests = await sourcesWithNewInlineTests(worktree, base, selection.code);
+    const onlyTestFiles =
+      inlineTests.length === 0 &&
+      playerTestSide.every((file) => isTestFile(file) && isNamedAsTest(file));
     // Where ids do not name the file, the baseline's results of a base test file the Player changed
     // cannot be told from the run's: the run is limited only when every one of them is new.
     const limitFailToPass =
@@ -190,7 +200,9 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       selection.code.length + selection.acknowledged.length > 0
         ? make(trustedSnapshot(worktree, base, selection))
         : undefined,
-      playerTestSide.length > 0 ? make(failToPassSnapshot(worktree, base)) : undefined,
+      playerTestSide.length + inlineTests.length > 0
+        ? make(failToPassSnapshot(worktree, base, inlineTests))
+        : undefined,
       // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
       newTestFiles.length > 0 ? make(trustedSnapshot(worktree, base, selection, true)) : undefined,
     ]);

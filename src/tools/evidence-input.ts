@@ -14,6 +14,12 @@ export const evidenceInput = z
         .describe(
           'Test id or name that must have PASSED in the latest stored run (e.g. tests/test_x.py::test_y).',
         ),
+      kept: z
+        .boolean()
+        .optional()
+        .describe(
+          "The criterion keeps a behaviour the base already has: test names a base test that passed at the base and must pass in the trusted run (base tests on the Player's code); it need not fail on the base code. Checked by record_verdict approve only (it makes the trusted runs).",
+        ),
     }),
   )
   .max(500);

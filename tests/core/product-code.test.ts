@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manifestPaths, productCode } from '../../src/core/product-code.js';
-import { withBaseTestBlocks } from '../../src/core/rust-test-blocks.js';
+import { withTestBlocksOf } from '../../src/core/rust-test-blocks.js';
 
 /** The base tree (file list, manifests' content) decides what the trusted runs take from the Player. */
 function code(files: Record<string, string>) {
@@ -136,7 +136,7 @@ describe('productCode', () => {
   });
 });
 
-describe('withBaseTestBlocks', () => {
+describe('withTestBlocksOf', () => {
   const BASE = [
     'pub fn add(a: i32, b: i32) -> i32 { a + b }',
     '',
@@ -154,7 +154,7 @@ describe('withBaseTestBlocks', () => {
       'assert_eq!(add(2, 3), 5)',
       'assert!(true)',
     );
-    const result = withBaseTestBlocks(player, BASE);
+    const result = withTestBlocksOf(player, BASE);
     expect(result).toContain('a - b');
     expect(result).toContain('assert_eq!(add(2, 3), 5)');
     expect(result).not.toContain('assert!(true)');
@@ -162,7 +162,7 @@ describe('withBaseTestBlocks', () => {
 
   it("drops a new file's in-source tests and keeps items after a test module", () => {
     const player = `#[cfg(test)]\nmod t { #[test] fn x() {} }\n\npub fn after<'a>(s: &'a str) -> &'a str { s }\n`;
-    const result = withBaseTestBlocks(player, undefined);
+    const result = withTestBlocksOf(player, undefined);
     expect(result).not.toContain('mod t');
     expect(result).toContain("pub fn after<'a>");
   });
@@ -177,7 +177,7 @@ describe('withBaseTestBlocks', () => {
       '/* nested /* } */ comment */ pub fn kept() {}',
       '',
     ].join('\n');
-    const result = withBaseTestBlocks(player, undefined);
+    const result = withTestBlocksOf(player, undefined);
     expect(result).toContain('pub fn real()');
     expect(result).not.toContain('FIXTURE');
     expect(result).toContain('pub fn kept() {}');
@@ -207,7 +207,7 @@ describe('withBaseTestBlocks', () => {
       'assert_eq!(super::one(), 1)',
       'assert!(true)',
     );
-    const result = withBaseTestBlocks(player, NESTED_BASE);
+    const result = withTestBlocksOf(player, NESTED_BASE);
     expect(result).toContain('pub fn one() -> i32 { 2 }');
     expect(result).not.toContain('assert!(true)');
     const inner = result.slice(result.indexOf('pub mod inner {'), result.indexOf('#[cfg(all'));
@@ -223,7 +223,7 @@ describe('withBaseTestBlocks', () => {
     const player = nested
       .replace('assert_eq!(super::one(), 1)', 'assert!(true)')
       .replace('assert_eq!(crate::inner::one(), 1)', 'assert!(1 == 1)');
-    const result = withBaseTestBlocks(player, nested);
+    const result = withTestBlocksOf(player, nested);
     expect(result).not.toContain('assert!(true)');
     expect(result).not.toContain('assert!(1 == 1)');
     expect(result).toContain('assert_eq!(super::one(), 1)');
@@ -233,7 +233,7 @@ describe('withBaseTestBlocks', () => {
 
   it('re-creates the module a nested base test lived in when the Player removed it', () => {
     const player = NESTED_BASE.slice(NESTED_BASE.indexOf('#[cfg(all'));
-    const result = withBaseTestBlocks(player, NESTED_BASE);
+    const result = withTestBlocksOf(player, NESTED_BASE);
     expect(result).toMatch(/mod inner \{\s*#\[cfg\(test\)\]\s*mod tests \{[\s\S]*is_one/);
   });
 
@@ -254,7 +254,7 @@ describe('withBaseTestBlocks', () => {
       .replace('fn fixture() -> [u8; 2] { [1, 2] }', 'fn fixture() -> [u8; 2] { [9, 9] }')
       .replace('assert_eq!(super::two(), super::fixture())', 'assert!(true)')
       .replace('{ 1 }', '{ 7 }');
-    const result = withBaseTestBlocks(player, base);
+    const result = withTestBlocksOf(player, base);
     expect(result).toContain('fn fixture() -> [u8; 2] { [1, 2] }');
     expect(result).not.toContain('[9, 9]');
     expect(result).toMatch(/mod checks \{\s*#\[test\]\s*fn two_is_one_two\(\) \{ assert_eq!/);

@@ -386,6 +386,105 @@ describe('criterion status and totals', () => {
       );
   });
 
+  it('checks a place inside a Go, Rust or snapshot test as that test, by the runner’s id', () => {
+    const goTest = [
+      'package shout',
+      'func TestShout(t *testing.T) {',
+      '\tt.Run("loud", func(t *testing.T) { check(t) })',
+      '\tt.Run("quiet", func(t *testing.T) {',
+      '\t\tcheck(t)',
+      '\t})',
+      '}',
+    ].join('\n');
+    const lib =
+      'pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn f_runs() { f() }\n}\n';
+    const snap = 'exports[`shout > says it 1`] = `"HI!"`;\n';
+    const files = new Map<string, string | null>([
+      ['shout_test.go', goTest],
+      ['src/lib.rs', lib],
+      ['test/__snapshots__/shout.test.js.snap', snap],
+    ]);
+    const passed = [
+      'example.com/shout/TestShout/loud',
+      'example.com/shout/TestShout/quiet',
+      'tests::f_runs',
+      'test/shout.test.js > shout > says it',
+    ];
+    const check = (item: Omit<EvidenceInput, 'criterion'>, more: Partial<RequirementsInput> = {}) =>
+      evaluate({
+        files,
+        passed_tests: passed,
+        coach_evidence: [{ criterion: 'AC-001', ...item }],
+        ...more,
+      }).criteria[0]!.evidence[0]!;
+    // The parent stands for its subtests; a subtest for itself.
+    expect(check({ file: 'shout_test.go', line: 2 })).toMatchObject({
+      valid: true,
+      matched_test: 'example.com/shout/TestShout',
+    });
+    expect(check({ file: 'shout_test.go', line: 5 }).matched_test).toBe(
+      'example.com/shout/TestShout/quiet',
+    );
+    // One failing subtest and the parent did not pass; all passing on the base code: no exercise.
+    expect(
+      check(
+        { file: 'shout_test.go', line: 2 },
+        { passed_tests: passed.slice(1), failed_tests: [passed[0]!] },
+      ).problem,
+    ).toMatch(/test TestShout did not pass in the latest run: \S+TestShout\/loud failed/);
+    expect(
+      check({ file: 'shout_test.go', line: 2 }, { passing_on_base_code: passed.slice(0, 2) })
+        .problem,
+    ).toMatch(/also passes on the base code/);
+    expect(
+      check({ file: 'shout_test.go', line: 2 }, { passing_on_base_code: passed.slice(0, 1) }).valid,
+    ).toBe(true);
+    // An inline Rust unit test counts as its test; the code beside it stays product code.
+    expect(check({ file: 'src/lib.rs', line: 5 }).matched_test).toBe('tests::f_runs');
+    expect(check({ file: 'src/lib.rs', line: 5 }, { passed_tests: [] }).problem).toMatch(
+      /test tests::f_runs did not pass/,
+    );
+    expect(check({ file: 'src/lib.rs', line: 1, snippet: 'pub fn f' })).toMatchObject({
+      valid: true,
+    });
+    // A snapshot entry is the test that wrote it, a jest key (titles joined by spaces) too.
+    expect(check({ file: 'test/__snapshots__/shout.test.js.snap', line: 1 }).matched_test).toBe(
+      'test/shout.test.js > shout > says it',
+    );
+    const jestFiles = new Map(files).set(
+      'test/__snapshots__/shout.test.js.snap',
+      'exports[`shout says it 1`] = `"HI!"`;\n\n// trailing\n',
+    );
+    expect(
+      check({ file: 'test/__snapshots__/shout.test.js.snap', line: 1 }, { files: jestFiles })
+        .matched_test,
+    ).toBe('test/shout.test.js > shout > says it');
+    expect(
+      check({ file: 'test/__snapshots__/shout.test.js.snap', line: 3 }, { files: jestFiles })
+        .problem,
+    ).toMatch(/is not inside a test/);
+  });
+
+  it('verifies kept behaviour by a base test that still passes, not by one failing on the base code', () => {
+    const kept = { test: 'test_greeting', kept: true };
+    const onBase = { passing_on_base_code: ['tests/test_greet.py::test_greeting'] };
+    // Without `kept`, a test passing on the base code shows nothing; with it, that is the point.
+    expect(checkOf({ test: 'test_greeting' }, onBase).check.problem).toMatch(
+      /also passes on the base/,
+    );
+    expect(
+      checkOf(kept, { ...onBase, kept_base_tests: ['tests/test_greet.py::test_greeting'] }),
+    ).toMatchObject({ status: 'verified', check: { valid: true, kept: true } });
+    // Not a base test that passed at the base and in the trusted run; no trusted runs; no test.
+    expect(checkOf(kept, { ...onBase, kept_base_tests: [] }).check.problem).toMatch(
+      /test test_greeting is not a base test that passed at the base and in the trusted run/,
+    );
+    expect(checkOf(kept).check.problem).toMatch(/only record_verdict approve makes/);
+    expect(
+      checkOf({ file: 'src/greet.py', line: 7, kept: true }, { kept_base_tests: [] }).check.problem,
+    ).toMatch(/kept evidence names the base test/);
+  });
+
   it('is never met for a task without criteria', () => {
     const report = evaluate({ criteria: [], player_claims: ['AC-001'], require_evidence: false });
     expect(report).toMatchObject({
