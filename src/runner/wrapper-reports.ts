@@ -2,7 +2,9 @@ import path from 'node:path';
 import type { ScriptRunner, TestCommand } from './detect.js';
 import { vitestHarnessGuardFlag } from './harness-guard.js';
 import { vitestLoadedFlag } from './node-loaded-files.js';
+import { JEST_PROGRAM, MOCHA_PROGRAM } from './runner-programs.js';
 import { unittestShims } from './unittest-shims.js';
+import type { CoachgateAdditions } from './user-view.js';
 
 /** A report file a runner may leave in the report directory, and how it got there. */
 export interface ReportChannel {
@@ -22,6 +24,8 @@ export interface WrapperReporting {
   channels: ReportChannel[];
   /** Directories put first on PATH (the unittest shims). */
   pathFirst: string[];
+  /** The report arguments the runner's tests would read in its `process.argv`, and its program. */
+  runnerArgs?: CoachgateAdditions['runnerArgs'];
 }
 
 /**
@@ -81,6 +85,7 @@ export function wrapperReporting(
     if (last) reporting.appendArgs = flags.args;
     else reporting.insertArgs = flags.args;
     if (flags.channel) reporting.channels.push(flags.channel);
+    if (flags.program) reporting.runnerArgs = { program: flags.program, args: flags.args };
   }
   // unittest reads no option or variable a wrapper passes on: shims reach it (POSIX shells),
   // read after the runner the command names.
@@ -102,7 +107,7 @@ function runnerFlags(
   reportDirectory: string,
   last: boolean,
   listLoaded: boolean,
-): { args: string[]; channel?: ReportChannel } | undefined {
+): { args: string[]; channel?: ReportChannel; program?: string } | undefined {
   const via = last ? 'appended to the script' : "inserted after its command in the script's chain";
   if (runner === 'vitest') {
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');
@@ -122,6 +127,8 @@ function runnerFlags(
     const file = path.join(reportDirectory, 'wrapped-jest.json');
     return {
       args: ['--json', `--outputFile=${file}`],
+      // Its tests run in its process (in band) or see its argv (workers): theirs to parse.
+      program: JEST_PROGRAM,
       channel: {
         file,
         format: 'jest-json',
@@ -133,6 +140,7 @@ function runnerFlags(
     const file = path.join(reportDirectory, 'wrapped-mocha.xml');
     return {
       args: ['--reporter=xunit', `--reporter-option=output=${file}`],
+      program: MOCHA_PROGRAM,
       channel: { file, format: 'junit', source: `mocha xunit report via --reporter xunit ${via}` },
     };
   }
