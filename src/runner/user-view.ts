@@ -5,7 +5,7 @@ export interface CoachgateAdditions {
   /** The suffix coachgate appended to NODE_OPTIONS (its preloads, node's test reporters). */
   nodeOptions?: string;
   /**
-   * Report arguments given to a runner that parses its command line as it starts (jest, mocha),
+   * Report arguments given to a runner that parses its command line as it starts (jest),
    * whose tests then read the same `process.argv` (commander's tests parse it): the runner's
    * program, as a regular expression in JavaScript source, and the arguments.
    */
@@ -19,8 +19,8 @@ export interface CoachgateAdditions {
  * the preloads, a node program a test spawns would load node:test and write its reporter stream to
  * the stdout the test compares). The runner that starts the test processes keeps it, for them. A
  * runner given report arguments reads its command line as its main module starts, synchronously
- * (jest's and mocha's CommonJS bins): the arguments leave `process.argv` on the next tick, once read,
- * before any test file loads.
+ * (jest's CommonJS bin): the arguments leave `process.argv` on the next tick, once read, before any
+ * test file loads. A runner whose main module is an ES module keeps them (it has not read them yet).
  */
 export function userViewSource(added: CoachgateAdditions): string {
   const parts = ["// coachgate: the tests see the user's run, not coachgate's additions to it."];
@@ -51,6 +51,7 @@ function withoutArgs({ program, args }: { program: string; args: string[] }): st
   const argv = process.argv;
   const from = !${program}.test(argv[1] || '') ? -1 : argv.findIndex((_, index) =>
     args.every((arg, offset) => argv[index + offset] === arg));
-  if (from >= 0) process.nextTick(() => argv.splice(from, args.length));
+  // Once a CommonJS main module ran (process.mainModule is set); an ES module one has not yet.
+  if (from >= 0) process.nextTick(() => process.mainModule && argv.splice(from, args.length));
 }`;
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ScriptRunner, TestCommand } from './detect.js';
 import { vitestHarnessGuardFlag } from './harness-guard.js';
 import { vitestLoadedFlag } from './node-loaded-files.js';
-import { JEST_PROGRAM, MOCHA_PROGRAM } from './runner-programs.js';
+import { JEST_PROGRAM } from './runner-programs.js';
 import { unittestShims } from './unittest-shims.js';
 import type { CoachgateAdditions } from './user-view.js';
 
@@ -30,8 +30,8 @@ export interface WrapperReporting {
 
 /**
  * Per-test reports through a wrapper (`npm test`, `toolchain.test`, make, tox) without editing the project:
- * variables every pytest and every `node --test` reads whatever starts them, plus reporter arguments
- * for vitest, jest, mocha or ava: appended (through the package manager, or to `toolchain.test`) when
+ * variables every pytest, every `node --test` and every mocha reads whatever starts them, plus reporter arguments
+ * for vitest, jest or ava: appended (through the package manager, or to `toolchain.test`) when
  * the command ends with the runner, else inserted after the runner's command in the chain. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads
  * the TAP from its log.
  */
@@ -85,6 +85,7 @@ export function wrapperReporting(
     if (last) reporting.appendArgs = flags.args;
     else reporting.insertArgs = flags.args;
     if (flags.channel) reporting.channels.push(flags.channel);
+    Object.assign(reporting.env, flags.env);
     if (flags.program) reporting.runnerArgs = { program: flags.program, args: flags.args };
   }
   // unittest reads no option or variable a wrapper passes on: shims reach it (POSIX shells),
@@ -97,6 +98,15 @@ export function wrapperReporting(
   return reporting;
 }
 
+interface RunnerFlags {
+  args: string[];
+  /** Variables the runner reads its report options from. */
+  env?: Record<string, string>;
+  channel?: ReportChannel;
+  /** The runner's program, when its tests read the process.argv it parsed `args` from. */
+  program?: string;
+}
+
 /**
  * The arguments asking `runner` for a report, and where it goes: at the end of the script (`last`),
  * or after the runner's own command inside the chain.
@@ -107,7 +117,7 @@ function runnerFlags(
   reportDirectory: string,
   last: boolean,
   listLoaded: boolean,
-): { args: string[]; channel?: ReportChannel; program?: string } | undefined {
+): RunnerFlags | undefined {
   const via = last ? 'appended to the script' : "inserted after its command in the script's chain";
   if (runner === 'vitest') {
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');
@@ -138,10 +148,13 @@ function runnerFlags(
   }
   if (runner === 'mocha' && !choosesOwnReporter(command)) {
     const file = path.join(reportDirectory, 'wrapped-mocha.xml');
+    // Through mocha's own variable, read where its options are (below the command line's, above
+    // the .mocharc's): mocha 12 parses its arguments in an ES module, after any preload could take
+    // them back out of the process.argv its tests read.
     return {
-      args: ['--reporter=xunit', `--reporter-option=output=${file}`],
-      program: MOCHA_PROGRAM,
-      channel: { file, format: 'junit', source: `mocha xunit report via --reporter xunit ${via}` },
+      args: [],
+      env: { MOCHA_OPTIONS: `--reporter=xunit --reporter-option=output=${file}` },
+      channel: { file, format: 'junit', source: 'mocha xunit report via MOCHA_OPTIONS' },
     };
   }
   // ava prints TAP on stdout with --tap; the run reads it from the log.
