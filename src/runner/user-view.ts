@@ -14,10 +14,10 @@ export interface CoachgateAdditions {
 
 /**
  * The start of the preload every node process of the run loads first: coachgate's run is the user's
- * run. In a process that runs tests (a `node --test` child, a jest worker, mocha), coachgate's
- * suffix leaves NODE_OPTIONS, so the programs the tests start inherit the user's environment (with
- * the preloads, a node program a test spawns would load node:test and write its reporter stream to
- * the stdout the test compares). The runner that starts the test processes keeps it, for them. A
+ * run. In a process that runs tests (a `node --test` child, a jest or vitest worker, mocha: each
+ * known by what its runner sets, or by its program), coachgate's suffix leaves NODE_OPTIONS, so the
+ * programs the tests start inherit the user's environment (with the preloads, a node program a test
+ * spawns would load node:test and write its reporter stream to the stdout the test compares). The runner that starts the test processes keeps it, for them. A
  * runner given report arguments reads its command line as its main module starts, synchronously
  * (jest's CommonJS bin): the arguments leave `process.argv` on the next tick, once read, before any
  * test file loads. A runner whose main module is an ES module keeps them (it has not read them yet).
@@ -34,7 +34,8 @@ function withoutNodeOptions(suffix: string): string {
   const env = process.env;
   const added = ${JSON.stringify(suffix)};
   const runsTests = (env.NODE_TEST_CONTEXT || '').startsWith('child') ||
-    env.JEST_WORKER_ID !== undefined || ${MOCHA_PROGRAM}.test(process.argv[1] || '');
+    env.JEST_WORKER_ID !== undefined || env.VITEST_POOL_ID !== undefined ||
+    ${MOCHA_PROGRAM}.test(process.argv[1] || '');
   const options = env.NODE_OPTIONS || '';
   const at = options.lastIndexOf(added);
   if (runsTests && at >= 0) {
