@@ -13,6 +13,8 @@ export interface CreatedTask {
   /** The base the task is pinned to, or null with the reason it is not pinned yet. */
   pinned_base: string | null;
   not_pinned?: string;
+  /** The ignore rule the task file matched (`.gitignore:1:*`): it was committed with `git add -f`. */
+  force_added?: string;
 }
 
 /**
@@ -33,11 +35,12 @@ export async function createTask(
       not_pinned:
         'not committed (--no-commit): it is pinned when its worktree starts or a tool first opens it',
     };
-  const commit = await commitTaskFile(
+  const { commit, ignoredBy } = await commitTaskFile(
     worktree,
     written.path,
     `${written.id}: add task ${task.title}`,
   );
+  const forced = ignoredBy ? { force_added: ignoredBy } : {};
   const repo = await openRepository(worktree, options.baseRef);
   const atBase = await findTaskFile(worktree, written.id, repo.base.commit).then(
     () => true,
@@ -47,15 +50,24 @@ export async function createTask(
     return {
       ...written,
       commit,
+      ...forced,
       pinned_base: null,
       not_pinned: `the base (${repo.base.source}, ${repo.base.commit.slice(0, 12)}) does not contain the new commit: merge it into the base branch; the task is pinned when its worktree starts or a tool first opens it`,
     };
   const scope = await openTask(worktree, written.id, options.baseRef);
-  return { ...written, commit, pinned_base: scope.base.commit };
+  return { ...written, commit, ...forced, pinned_base: scope.base.commit };
 }
 
-/** Commits exactly `file` (other staged changes stay staged), without running the repository's hooks. */
-async function commitTaskFile(worktree: string, file: string, message: string): Promise<string> {
+/**
+ * Commits exactly `file` (other staged changes stay staged), without running the repository's hooks.
+ * A task file the repository ignores (a whitelist .gitignore: `*` then `!src/`) is added with
+ * `git add -f`, since the server reads tasks from the base commit; the rule it matched is returned.
+ */
+async function commitTaskFile(
+  worktree: string,
+  file: string,
+  message: string,
+): Promise<{ commit: string; ignoredBy?: string }> {
   const identity = (
     await git(worktree)
       .raw(['config', 'user.email'])
@@ -64,8 +76,9 @@ async function commitTaskFile(worktree: string, file: string, message: string): 
     ? []
     : ['user.name=coachgate', 'user.email=coachgate@localhost'];
   const repo = git(worktree, identity);
+  const ignoredBy = await ignoreRule(worktree, file);
   try {
-    await repo.raw(['add', '--', file]);
+    await repo.raw(['add', ...(ignoredBy ? ['-f'] : []), '--', file]);
     await repo.raw(['commit', '-q', '--no-verify', '-m', message, '--only', '--', file]);
   } catch (error) {
     throw new CallerError(
@@ -73,5 +86,16 @@ async function commitTaskFile(worktree: string, file: string, message: string): 
       `Commit it yourself (git add ${file} && git commit), or pass --no-commit.`,
     );
   }
-  return (await repo.revparse(['HEAD'])).trim();
+  const commit = (await repo.revparse(['HEAD'])).trim();
+  return ignoredBy ? { commit, ignoredBy } : { commit };
+}
+
+/** The rule ignoring `file` (`.gitignore:1:*`, git's own answer), or undefined when none does. */
+async function ignoreRule(worktree: string, file: string): Promise<string | undefined> {
+  const answer = await git(worktree)
+    .raw(['check-ignore', '--verbose', '--no-index', '--', file])
+    .catch(() => '');
+  // `<source>:<line>:<pattern>\t<path>`; a `!` pattern is a rule that un-ignores.
+  const rule = answer.split('\t')[0]?.trim();
+  return rule && !/^[^:]*:\d+:!/.test(rule) ? rule : undefined;
 }

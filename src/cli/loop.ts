@@ -230,6 +230,12 @@ async function taskCommand(args: string[], print: Print): Promise<number> {
       created.commit
         ? `committed ${created.commit.slice(0, 12)}`
         : `Commit it: the server reads tasks from the base commit (git add ${created.path} && git commit).`,
+      ...(created.force_added
+        ? [
+            `force-added (git add -f): ${created.force_added} ignores it, and the server reads tasks ` +
+              'from the base commit; un-ignore .guardkit/ in that file so git shows later edits',
+          ]
+        : []),
       created.pinned_base
         ? `base pinned to ${created.pinned_base}`
         : `base not pinned yet: ${created.not_pinned}`,

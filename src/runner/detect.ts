@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { CallerError } from '../core/errors.js';
+import { listWorkingFiles } from '../repo/git.js';
 import { readRegularFile } from '../repo/read-text.js';
 import { chainCommands, type ChainCommand } from './chain.js';
 
@@ -139,8 +140,19 @@ export async function detectTestCommand(
       runner: 'dotnet',
       report: 'text',
     };
+  // Last, so a project with a manifest keeps its own runner.
+  const pytestFile = await pytestFileInTree(worktree);
+  if (pytestFile) {
+    const folder = path.posix.dirname(pytestFile);
+    return {
+      argv: ['pytest'],
+      detected_by: `${pytestFile} → pytest (tests found in ${folder === '.' ? 'the root' : `${folder}/`})`,
+      runner: 'pytest',
+      report: 'junit',
+    };
+  }
   throw new CallerError(
-    `No test command found in ${worktree}: no toolchain.test in the base-commit .guardkit/config.yaml and no project marker (pyproject.toml, pytest.ini, setup.cfg, tests/*.py, test_*.py, package.json scripts.test, go.mod, Cargo.toml, pom.xml, *.csproj/*.sln).`,
+    `No test command found in ${worktree}: no toolchain.test in the base-commit .guardkit/config.yaml and no project marker (pyproject.toml, pytest.ini, setup.cfg, conftest.py, test_*.py or *_test.py, package.json scripts.test, go.mod, Cargo.toml, pom.xml, *.csproj/*.sln).`,
     'Set toolchain.test in .guardkit/config.yaml on the base branch.',
   );
 }
@@ -211,6 +223,33 @@ async function pythonTestsMarker(
   if (entries.some((name) => name.endsWith('.py'))) return 'tests/*.py';
   const atRoot = [...files].some((name) => /^test_\w*\.py$|^\w+_test\.py$/.test(name));
   return atRoot ? 'test_*.py at the root' : undefined;
+}
+
+/** Folders pytest does not enter by default (its `norecursedirs`), and vendored trees. */
+const NOT_COLLECTED =
+  /^(?:\..*|.*\.egg|_darcs|build|CVS|dist|node_modules|venv|\{arch\}|vendor|third_party|site-packages)$/;
+
+/**
+ * A file pytest collects with no configuration (any `conftest.py`, `test_*.py` or `*_test.py`,
+ * as its `python_files` default names them) anywhere in the tree outside the folders it skips and
+ * outside virtual environments (a folder holding `pyvenv.cfg`, as pytest recognises one): the
+ * shallowest, so the folder named is where the tests live (`_pytest/`, `testing/`).
+ */
+async function pytestFileInTree(worktree: string): Promise<string | undefined> {
+  const listed = await listWorkingFiles(worktree).catch(() => [] as string[]);
+  const environments = listed
+    .filter((file) => path.posix.basename(file) === 'pyvenv.cfg')
+    .map((file) => `${path.posix.dirname(file)}/`);
+  const candidates = listed.filter((file) => {
+    const parts = file.split('/');
+    return (
+      /^(?:conftest|test_\w*|\w+_test)\.py$/.test(parts.pop()!) &&
+      !parts.some((part) => NOT_COLLECTED.test(part)) &&
+      !environments.some((environment) => file.startsWith(environment))
+    );
+  });
+  const depth = (file: string) => file.split('/').length;
+  return candidates.sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))[0];
 }
 
 async function readManifest(

@@ -2,13 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import { HARNESS_CHANGED } from './harness-case.js';
+import { MOCHA_PROGRAM } from './runner-programs.js';
+import { userViewSource, type CoachgateAdditions } from './user-view.js';
 
 const NODE_GUARD_FILE = 'coachgate-node-harness-guard.cjs';
 const VITEST_SETUP_FILE = 'coachgate-vitest-harness.mjs';
 const VITEST_GUARD_REPORTER_FILE = 'coachgate-vitest-harness-reporter.mjs';
-
-/** A mocha process, by its program (mocha's own file or its `.bin` link), in the preloads' source. */
-export const MOCHA_PROGRAM = String.raw`/\/mocha\/|\/_?mocha(\.js)?$/`;
 
 /**
  * The harness guards of node's runners share this: `take(label, holder)` records the property
@@ -194,14 +193,18 @@ function mayRunVitest(command: TestCommand): boolean {
 
 /**
  * Puts the guards the command may need in the run's report directory, where the NODE_OPTIONS flag
- * and vitest's reporter flag name them; returns the files written.
+ * and vitest's reporter flag name them; returns the files written. The node guard is the first
+ * module every node process of the run loads, so it also hides coachgate's additions from the tests.
  */
 export async function writeHarnessGuards(
   command: TestCommand,
   reportDirectory: string,
+  /** What the guard, loaded first, takes back out of the tests' sight (src/runner/user-view.ts). */
+  added: CoachgateAdditions = {},
 ): Promise<string[]> {
   const files: [string, string][] = [];
-  if (mayRunNodeTest(command)) files.push([NODE_GUARD_FILE, NODE_GUARD_SOURCE]);
+  if (mayRunNodeTest(command))
+    files.push([NODE_GUARD_FILE, userViewSource(added) + NODE_GUARD_SOURCE]);
   if (mayRunVitest(command))
     files.push(
       [VITEST_SETUP_FILE, VITEST_SETUP_SOURCE],

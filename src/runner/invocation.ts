@@ -7,6 +7,7 @@ import { nodeHarnessGuardFlag, vitestHarnessGuardFlag } from './harness-guard.js
 import { nodeLoadedFlag, vitestLoadedFlag } from './node-loaded-files.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
+import type { CoachgateAdditions } from './user-view.js';
 import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
 
 export interface Invocation {
@@ -20,6 +21,8 @@ export interface Invocation {
   notes: string[];
   /** The script shell to write (executable) before the run, when the package manager needs one. */
   scriptShell?: { file: string; content: string };
+  /** What coachgate added that the tests must not see, for the node guard to take back out. */
+  added: CoachgateAdditions;
 }
 import { commandShellArgv, defaultPython, loginShellArgv, shellLabel } from './platform.js';
 
@@ -40,6 +43,7 @@ export function buildInvocation(
   const junit = path.join(reportDirectory, 'junit.xml');
   const env = { ...environment.env };
   const notes: string[] = [];
+  const added: CoachgateAdditions = {};
   let channels: ReportChannel[] = [];
   let argv: string[] | undefined;
   let shellCommand = command.shellCommand;
@@ -100,10 +104,8 @@ export function buildInvocation(
           ...fileArgs,
         ];
         // Through the environment, which every test child inherits (node passes it on).
-        env.NODE_OPTIONS = mergeVariable(
-          env.NODE_OPTIONS,
-          nodeTestFlags(reportDirectory, listLoaded),
-        );
+        added.nodeOptions = nodeTestFlags(reportDirectory, listLoaded);
+        env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, added.nodeOptions);
         notes.push(NODE_GUARD_NOTE);
         channels = [
           {
@@ -142,8 +144,10 @@ export function buildInvocation(
     // wrapped node --test or mocha lists what it loads.
     if (wrapped.env.NODE_OPTIONS) {
       wrapped.env.NODE_OPTIONS += ` ${nodeTestFlags(reportDirectory, listLoaded)}`;
+      added.nodeOptions = wrapped.env.NODE_OPTIONS;
       notes.push(NODE_GUARD_NOTE);
     }
+    if (wrapped.runnerArgs) added.runnerArgs = wrapped.runnerArgs;
     for (const [name, value] of Object.entries(wrapped.env))
       env[name] = mergeVariable(env[name], value);
     notes.push(
@@ -185,7 +189,7 @@ export function buildInvocation(
     : shellCommand !== undefined
       ? commandShellArgv(shellCommand)
       : undefined;
-  const extra = scriptShell ? { scriptShell } : {};
+  const extra = { added, ...(scriptShell ? { scriptShell } : {}) };
   if (shellArgv)
     return { argv: shellArgv, shell: shellLabel(shellArgv), env, channels, notes, ...extra };
   return { argv: argv!, shell: 'none', env, channels, notes, ...extra };

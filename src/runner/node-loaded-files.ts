@@ -1,7 +1,8 @@
 import { open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MOCHA_PROGRAM, requireFlag } from './harness-guard.js';
+import { requireFlag } from './harness-guard.js';
+import { JEST_PROGRAM, MOCHA_PROGRAM } from './runner-programs.js';
 
 const RECORDER_FILE = 'coachgate-node-loaded.cjs';
 const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
@@ -31,7 +32,7 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
 const mocha = ${MOCHA_PROGRAM}.test(program);
-const jest = /\/jest-worker\/|\/jest(-cli)?\/bin\/jest(\.js)?$|\/\.bin\/jest$/.test(program);
+const jest = /\/jest-worker\//.test(program) || ${JEST_PROGRAM}.test(program);
 if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) {
   const { appendFileSync } = require('node:fs');
   const Module = require('node:module');

@@ -7,7 +7,9 @@ import { pathExists } from '../records/files.js';
 import { readRegularFile } from '../repo/read-text.js';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
+import { npmRelease } from './npm-provided-manager.js';
 import { findOnPath } from './platform.js';
+import { stripAnsi } from './report/text.js';
 
 const run = promisify(execFile);
 
@@ -28,7 +30,8 @@ const INSTALL_TIMEOUT_MS = 120_000;
 /**
  * A project naming `pnpm@x` or `yarn@x` in `packageManager` runs `pnpm test` as its users do: with
  * their pnpm when one is on PATH, else through corepack (Node 20–24 ship it), which runs the exact
- * release declared, else with the manager the project's own devDependencies put in node_modules/.bin.
+ * release declared, else with the manager the project's own devDependencies put in node_modules/.bin,
+ * else with the exact release declared as npm installs it (src/runner/npm-provided-manager.ts).
  * The project's node_modules/.bin does not count as "on PATH": a user's shell does not have it.
  * Anything else runs as detected, and a missing manager stays an `environment` failure.
  */
@@ -77,9 +80,40 @@ export async function declaredPackageManager(
       ],
     };
   }
+  const version = EXACT_SPEC.exec(command.packageManager)?.[2];
+  const npm = version
+    ? await npmRelease(
+        name,
+        version,
+        { ...environment.env, PATH: basePath },
+        reportDirectory,
+        signal,
+      )
+    : { failure: 'npm installs exact releases only', folder: undefined, shims: undefined };
+  if (!npm.folder) {
+    return {
+      ...unchanged,
+      notes: [
+        `${name} is not on PATH and neither corepack nor npm could provide it: ` +
+          `${corepack.failure}; ${npm.failure}`,
+      ],
+    };
+  }
   return {
-    ...unchanged,
-    notes: [`${name} is not on PATH and corepack could not provide it: ${corepack.failure}`],
+    command,
+    // As for corepack: the commands linked in a directory of the run, the package's folder for
+    // the sandbox to show.
+    environment: {
+      ...environment,
+      env: {
+        ...environment.env,
+        PATH: [environment.env.PATH, npm.shims, npm.folder].join(path.delimiter),
+      },
+    },
+    notes: [
+      `${name} is not on PATH and corepack could not provide ${command.packageManager} ` +
+        `(${corepack.failure}): runs ${command.packageManager} as npm installed it from the registry`,
+    ],
   };
 }
 
@@ -141,7 +175,10 @@ function corepackHome(env: Record<string, string>): string {
 /** corepack's error line (`Error: No compatible signature found in package metadata`). */
 function corepackError(error: unknown): string {
   const { stderr, message } = error as { stderr?: string; message?: string };
-  const line = (stderr ?? '').split('\n').find((text) => /^\w*Error\b|^Usage Error/.test(text));
+  // corepack colours its `Internal Error: …` line.
+  const line = stripAnsi(stderr ?? '')
+    .split('\n')
+    .find((text) => /^(?:\w+ )?\w*Error\b/.test(text));
   return (line ?? message ?? String(error)).trim().slice(0, 200);
 }
 

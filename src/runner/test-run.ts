@@ -109,15 +109,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (['npm', 'custom'].includes(spec.command.runner))
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
-    // What node loads first in the run (the harness guards, the loaded-file recorder, vitest's
-    // loaded-file reporter): in the writable report directory, so read-only again: no test child
-    // rewrites it for the next.
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
-    const preloadFiles = [
-      ...(await writeHarnessGuards(spec.command, reportDirectory)),
-      ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
-    ];
     const manager = await declaredPackageManager(
       spec.command,
       spec.environment,
@@ -138,6 +131,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       listLoaded,
     );
     invocation.notes.push(...manager.notes);
+    // What node loads first in the run (the harness guards, the loaded-file recorder, vitest's
+    // loaded-file reporter): in the writable report directory, so read-only again: no test child
+    // rewrites it for the next.
+    const preloadFiles = [
+      ...(await writeHarnessGuards(spec.command, reportDirectory, invocation.added)),
+      ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
+    ];
     if (invocation.scriptShell) {
       const { file, content } = invocation.scriptShell;
       await writeFile(file, content, { mode: 0o755 });

@@ -3,7 +3,9 @@ import type { ScriptRunner, TestCommand } from './detect.js';
 import { vitestHarnessGuardFlag } from './harness-guard.js';
 import { vitestLoadedFlag } from './node-loaded-files.js';
 import type { ReportChannel } from './report/types.js';
+import { JEST_PROGRAM } from './runner-programs.js';
 import { unittestShims } from './unittest-shims.js';
+import type { CoachgateAdditions } from './user-view.js';
 export type { ReportChannel } from './report/types.js';
 
 export interface WrapperReporting {
@@ -16,12 +18,14 @@ export interface WrapperReporting {
   channels: ReportChannel[];
   /** Directories put first on PATH (the unittest shims). */
   pathFirst: string[];
+  /** The report arguments the runner's tests would read in its `process.argv`, and its program. */
+  runnerArgs?: CoachgateAdditions['runnerArgs'];
 }
 
 /**
  * Per-test reports through a wrapper (`npm test`, `toolchain.test`, make, tox) without editing the project:
- * variables every pytest and every `node --test` reads whatever starts them, plus reporter arguments
- * for vitest, jest, mocha or ava: appended (through the package manager, or to `toolchain.test`) when
+ * variables every pytest, every `node --test` and every mocha reads whatever starts them, plus reporter arguments
+ * for vitest, jest or ava: appended (through the package manager, or to `toolchain.test`) when
  * the command ends with the runner, else inserted after the runner's command in the chain. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads
  * the TAP from its log.
  */
@@ -75,6 +79,8 @@ export function wrapperReporting(
     if (last) reporting.appendArgs = flags.args;
     else reporting.insertArgs = flags.args;
     if (flags.channel) reporting.channels.push(flags.channel);
+    Object.assign(reporting.env, flags.env);
+    if (flags.program) reporting.runnerArgs = { program: flags.program, args: flags.args };
   }
   // unittest reads no option or variable a wrapper passes on: shims reach it (POSIX shells),
   // read after the runner the command names.
@@ -84,6 +90,15 @@ export function wrapperReporting(
     reporting.channels.push(shims.channel);
   }
   return reporting;
+}
+
+interface RunnerFlags {
+  args: string[];
+  /** Variables the runner reads its report options from. */
+  env?: Record<string, string>;
+  channel?: ReportChannel;
+  /** The runner's program, when its tests read the process.argv it parsed `args` from. */
+  program?: string;
 }
 
 /**
@@ -96,7 +111,7 @@ function runnerFlags(
   reportDirectory: string,
   last: boolean,
   listLoaded: boolean,
-): { args: string[]; channel?: ReportChannel } | undefined {
+): RunnerFlags | undefined {
   const via = last ? 'appended to the script' : "inserted after its command in the script's chain";
   if (runner === 'vitest') {
     const file = path.join(reportDirectory, 'wrapped-vitest.xml');
@@ -116,6 +131,8 @@ function runnerFlags(
     const file = path.join(reportDirectory, 'wrapped-jest.json');
     return {
       args: ['--json', `--outputFile=${file}`],
+      // Its tests run in its process (in band) or see its argv (workers): theirs to parse.
+      program: JEST_PROGRAM,
       channel: {
         file,
         format: 'jest-json',
@@ -125,9 +142,13 @@ function runnerFlags(
   }
   if (runner === 'mocha' && !choosesOwnReporter(command)) {
     const file = path.join(reportDirectory, 'wrapped-mocha.xml');
+    // Through mocha's own variable, read where its options are (below the command line's, above
+    // the .mocharc's): mocha 12 parses its arguments in an ES module, after any preload could take
+    // them back out of the process.argv its tests read.
     return {
-      args: ['--reporter=xunit', `--reporter-option=output=${file}`],
-      channel: { file, format: 'junit', source: `mocha xunit report via --reporter xunit ${via}` },
+      args: [],
+      env: { MOCHA_OPTIONS: `--reporter=xunit --reporter-option=output=${file}` },
+      channel: { file, format: 'junit', source: 'mocha xunit report via MOCHA_OPTIONS' },
     };
   }
   // ava prints TAP on stdout with --tap; the run reads it from the log.

@@ -68,6 +68,24 @@ describe('coachgate task new', () => {
     expect(repo.git('diff', '--cached', '--name-only')).toBe('a.txt');
   });
 
+  it('a whitelist .gitignore: the task file is force-added, and the output names the rule', async () => {
+    repo = makeRepo({ '.gitignore': '*\n!.gitignore\n!src/\n!src/**\n', 'src/a.py': 'A = 1\n' });
+    const made = taskNew('--title', 'Greet', '--criterion', 'greets');
+    expect(made.status, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(
+      /committed [0-9a-f]{12}\nforce-added \(git add -f\): \.gitignore:1:\* ignores it, .*\nbase pinned to [0-9a-f]{40}\n$/,
+    );
+    expect(repo.git('show', '--name-only', '--format=', 'HEAD')).toBe(
+      '.guardkit/tasks/backlog/TASK-001-greet.md',
+    );
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const task = dataOf(
+      await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-001' }),
+    );
+    await close();
+    expect(task.title).toBe('Greet');
+  });
+
   it('refuses a task without criteria and never overwrites an existing id', () => {
     repo = makeRepo({
       '.guardkit/tasks/backlog/TASK-007-old.md': '---\nid: TASK-007\ntitle: Old\n---\n',

@@ -1,0 +1,7 @@
+/**
+ * Test runners' processes, by their program (`process.argv[1]`: the runner's own file or its `.bin`
+ * link), as regular expressions in the preloads' source.
+ */
+export const MOCHA_PROGRAM = String.raw`/\/mocha\/|\/_?mocha(\.js)?$/`;
+/** jest's command-line process (not its workers). */
+export const JEST_PROGRAM = String.raw`/\/jest(-cli)?\/bin\/jest(\.js)?$|\/\.bin\/jest$/`;
