@@ -11,6 +11,7 @@ import { detectStall, type StallReport } from '../core/stall.js';
 import type {
   AcknowledgedFinding,
   AcknowledgedLeftOut,
+  AcknowledgedNullTurn,
   VerdictIssue,
   VerdictLogEntry,
 } from '../core/verdict-entry.js';
@@ -48,6 +49,7 @@ export interface VerdictRequest {
   acknowledged_changes?: AcknowledgedChange[];
   acknowledged_left_out?: AcknowledgedLeftOut[];
   acknowledged_findings?: AcknowledgedFinding[];
+  acknowledged_null_turn?: AcknowledgedNullTurn;
 }
 
 export interface VerdictOptions {
@@ -88,7 +90,14 @@ export async function recordVerdict(
   const tampering = await mirrorTampering(worktree, taskId);
   // Found before the lock: it may run `bd export`.
   const beadReview = await beadReviewPath(worktree, taskId);
-  checkAcknowledgedCriteria(task, request.acknowledged_changes ?? [], taskId);
+  checkAcknowledgedCriteria(
+    task,
+    [
+      ...(request.acknowledged_changes ?? []).map((change) => change.criterion),
+      ...(request.acknowledged_null_turn ? [request.acknowledged_null_turn.criterion] : []),
+    ],
+    taskId,
+  );
   const evaluated =
     request.decision === 'approve'
       ? await evaluateLatestRun(
@@ -118,6 +127,7 @@ export async function recordVerdict(
       issues: request.issues ?? [],
       acknowledged_changes: request.acknowledged_changes ?? [],
       acknowledged_findings: request.acknowledged_findings ?? [],
+      acknowledged_null_turn: request.acknowledged_null_turn,
       task,
       task_status: turn.state.status,
       evaluated,
@@ -158,15 +168,12 @@ interface OpenTurn {
   last_player_turn: number;
 }
 
-function checkAcknowledgedCriteria(
-  task: LoadedTask,
-  acknowledged: AcknowledgedChange[],
-  taskId: string,
-): void {
-  for (const change of acknowledged) {
-    if (!task.acceptance_criteria.some((criterion) => criterion.id === change.criterion)) {
+/** Each acknowledgement names a criterion of the task: what the change (or no change) is for. */
+function checkAcknowledgedCriteria(task: LoadedTask, named: string[], taskId: string): void {
+  for (const id of named) {
+    if (!task.acceptance_criteria.some((criterion) => criterion.id === id)) {
       throw new CallerError(
-        `acknowledged_changes names criterion ${JSON.stringify(change.criterion)}, which ${taskId} does not have.`,
+        `an acknowledgement names criterion ${JSON.stringify(id)}, which ${taskId} does not have.`,
         `Use one of: ${task.acceptance_criteria.map((criterion) => criterion.id).join(', ')}.`,
       );
     }
@@ -336,6 +343,9 @@ async function recordDecision(verdict: VerdictInProgress): Promise<VerdictResult
     ...(request.acknowledged_findings?.length
       ? { acknowledged_findings: request.acknowledged_findings }
       : {}),
+    ...(request.acknowledged_null_turn
+      ? { acknowledged_null_turn: request.acknowledged_null_turn }
+      : {}),
     recorded_at: new Date().toISOString(),
     verdict_log_head: log.chain.head_sha256,
   };
@@ -411,6 +421,9 @@ function entry(
     ...(acknowledged.length > 0 ? { acknowledged_changes: acknowledged } : {}),
     ...(leftOut.length > 0 ? { acknowledged_left_out: leftOut } : {}),
     ...(findings.length > 0 ? { acknowledged_findings: findings } : {}),
+    ...(request.acknowledged_null_turn
+      ? { acknowledged_null_turn: request.acknowledged_null_turn }
+      : {}),
     ...extra,
   };
 }

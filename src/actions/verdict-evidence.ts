@@ -48,6 +48,7 @@ export interface EvidenceRequest {
   issues: ApprovalFacts['verdict_issues'];
   acknowledged_changes: AcknowledgedChange[];
   acknowledged_findings: ApprovalFacts['acknowledged_findings'];
+  acknowledged_null_turn: ApprovalFacts['acknowledged_null_turn'];
   task: LoadedTask;
   task_status: ApprovalFacts['task_status'];
   evaluated: EvaluatedRun | undefined;
@@ -173,6 +174,7 @@ export async function gatherVerdictEvidence(
     evaluation,
     acknowledged_changes: request.acknowledged_changes,
     acknowledged_findings: request.acknowledged_findings,
+    acknowledged_null_turn: request.acknowledged_null_turn,
     links_into_store: links,
     mirror_tampering: request.tampering.map(describeTampering),
     base_moved: scope.base_moved ? { task_id: taskId, ...scope.base_moved } : null,

@@ -34,6 +34,8 @@ export interface ApprovalFacts {
   /** The server's trusted runs for the current tree and latest run; null when none was made for them. */
   evaluation: EvaluationFacts | null;
   acknowledged_changes: AcknowledgedChange[];
+  /** The Coach's statement that the base already does what the task asks (a null turn). */
+  acknowledged_null_turn?: { criterion: string } | undefined;
   /** harness_reach findings the Coach acknowledged as honest (file, and line when given). */
   acknowledged_findings?: { file: string; line?: number }[];
   /** Worktree files that are links into the store, which the tree fingerprint cannot vouch for. */
@@ -63,6 +65,8 @@ export interface EvaluationFacts {
   unshared_failures?: { test: string; at_base: string }[];
   /** The trusted runs took none of the Player's changed code: they judged nothing of theirs. */
   vacuous?: boolean;
+  /** The Player's tree differs from the base in no product file. */
+  null_turn?: boolean;
   /** Changed source files no rule took (named when the evaluation is vacuous). */
   unjudged_code?: string[];
   /** Changed files the Player's run imported that the trusted runs left out (not test-side). */
@@ -113,6 +117,8 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
     );
   }
   reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
+  if (facts.evaluation?.null_turn && !facts.acknowledged_null_turn)
+    reasons.push(nullTurnReason(facts.evaluation.left_out));
   const integrity: ExplainedFinding[] = facts.evaluation?.trusted
     ? explainWithTrustedRun(facts.integrity, {
         regressions: facts.evaluation.regressions,
@@ -227,6 +233,18 @@ function evaluationReasons(
 function vacuousReason(files: string[]): string {
   const first = files[0] ?? 'the file';
   return `vacuous evaluation: the trusted runs took none of your changed code (${listed(files)}): no rule makes it code under test (no manifest declares it and no base test imports it), so the base's tests ran on the base's code and judged nothing of yours. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${first}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
+}
+
+/**
+ * Whatever passed, passed on the base's own code: an approval says the base already did the task, and
+ * says it in so many words, so a turn that did nothing is never approved on code the base had.
+ */
+function nullTurnReason(leftOut: EvaluationFacts['left_out']): string {
+  const taken =
+    leftOut.length > 0
+      ? ` If one of the changes the trusted runs left out (${listed(leftOut.map((item) => item.file))}) is the product's, acknowledge it in record_verdict acknowledged_left_out instead.`
+      : '';
+  return `null turn: your tree differs from the base in no product file, so every test passed on the base's own code. If the base already does what the task asks, say so in record_verdict acknowledged_null_turn {"criterion": "<criterion id>", "reason": "<how the base does it>"}; otherwise send feedback: the task is not done.${taken}`;
 }
 
 /** The tests ran these files in the Player's run; the trusted runs ran the base's version. */

@@ -5,6 +5,7 @@ import {
   AcknowledgedChangeSchema,
   AcknowledgedFindingSchema,
   AcknowledgedLeftOutSchema,
+  AcknowledgedNullTurnSchema,
   VerdictIssueSchema,
 } from './verdict-entry.js';
 import { orNull } from './portable-schema.js';
@@ -88,6 +89,9 @@ export const CoachTurnRecordSchema = z
       .array(AcknowledgedFindingSchema)
       .optional()
       .describe('harness_reach findings the Coach acknowledged as honest, with why.'),
+    acknowledged_null_turn: AcknowledgedNullTurnSchema.optional().describe(
+      "The Coach's statement that the base already does what the task asks (a turn that changed no product file).",
+    ),
     recorded_at: z.string(),
     verdict_log_head: z
       .string()

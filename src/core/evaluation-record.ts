@@ -41,6 +41,12 @@ export const EvaluationSchema = z.object({
     .describe(
       "True when the trusted runs took none of the Player's changed code although it changed source files: they judged nothing of the Player's, and an approval is refused.",
     ),
+  null_turn: z
+    .boolean()
+    .optional()
+    .describe(
+      "True when the Player's tree differs from the base in no product file (only tests, docs or tooling, or nothing): the tests passed on the base's own code, and an approval needs acknowledged_null_turn.",
+    ),
   unjudged_loaded: z
     .array(z.string())
     .optional()

@@ -73,6 +73,20 @@ export const AcknowledgedFindingSchema = z.object({
 
 export type AcknowledgedFinding = z.infer<typeof AcknowledgedFindingSchema>;
 
+export const AcknowledgedNullTurnSchema = z.object({
+  criterion: z
+    .string()
+    .min(1)
+    .describe('The acceptance criterion id the base already meets, as the Coach verified.'),
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .describe("How the base's own code already does what the criterion asks."),
+});
+
+export type AcknowledgedNullTurn = z.infer<typeof AcknowledgedNullTurnSchema>;
+
 /** SHA-256 hex of nothing yet: the `prev_sha256` of the first line. */
 export const CHAIN_START = '0'.repeat(64);
 
@@ -108,6 +122,9 @@ export const VerdictLogEntrySchema = z
       .array(AcknowledgedFindingSchema)
       .optional()
       .describe('harness_reach findings the Coach acknowledged as honest, with why.'),
+    acknowledged_null_turn: AcknowledgedNullTurnSchema.optional().describe(
+      "The Coach's statement that the base already does what the task asks (a turn that changed no product file).",
+    ),
     stall_reason: z.string().nullable().optional(),
     run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
     preexisting_failures: z

@@ -77,6 +77,7 @@ function judged(
     taken_because: selection.taken_because,
     unjudged_code: selection.unjudged_code,
     vacuous: isVacuous(selection),
+    null_turn: isNullTurn(selection),
     unjudged_loaded: unjudgedLoaded(selection, candidateLoaded),
     left_out: selection.left_out,
     taken_by_acknowledgement: selection.acknowledged,
@@ -176,6 +177,18 @@ export function isVacuous(selection: TrustedSelection): boolean {
   return (
     selection.unjudged_code.length > 0 &&
     selection.code.length === 0 &&
+    selection.acknowledged.length === 0
+  );
+}
+
+/**
+ * The Player changed no product file at all (not even one no rule took): whatever passes, passes on
+ * the base's own code. The first agent every benchmark audit tries, and one that must score zero.
+ */
+function isNullTurn(selection: TrustedSelection): boolean {
+  return (
+    selection.code.length === 0 &&
+    selection.unjudged_code.length === 0 &&
     selection.acknowledged.length === 0
   );
 }

@@ -10,3 +10,29 @@ export function harnessReplacedMessage(testId: string, changed: readonly string[
     'The assertions and builtins that judge the tests must stay as they are.'
   );
 }
+
+/** A call that ended the test process, as coachgate's reporter saw it (src/runner/process-end-watch.ts). */
+export interface ProcessEnd {
+  call: string;
+  /** The nearest frame of the project that made the call, relative to the run's directory. */
+  file: string | null;
+  line: number | null;
+  /** The test that was running, if one was. */
+  nodeid: string | null;
+}
+
+/**
+ * The error case an ended process becomes: named by where it was ended, so a refusal listing the
+ * run's failures names the file and line. Whatever status the process exited with, the tests after
+ * it never reached a verdict.
+ */
+export function processEndedCase(end: ProcessEnd): { id: string; message: string } {
+  const where = end.file ? `${end.file}:${end.line ?? '?'}` : 'code outside the project';
+  return {
+    id: `coachgate: process ended at ${where}`,
+    message:
+      `${end.call} at ${where} ended the test process while ${end.nodeid ?? 'no test'} ran: the ` +
+      'tests after it never reached a verdict, whatever the exit status said. The code under test ' +
+      'must return or raise to its caller, not end the process.',
+  };
+}

@@ -16,6 +16,11 @@ const PYTEST_NO_TESTS_EXIT = 5;
 // pytest, node's test runner (spec and TAP), vitest, jest.
 const NO_TESTS_MARKERS = /no tests ran|^(?:ℹ|#) tests 0$|No test files found|No tests found/m;
 
+/** A runner's own words that it found nothing to run. */
+export function saysNoTests(output: string): boolean {
+  return NO_TESTS_MARKERS.test(stripAnsi(output));
+}
+
 /**
  * The status of a finished run. A pass needs positive evidence: exit 0 AND at least one passed test
  * AND no failure or error. Silence, an unreadable report or zero tests are never a pass.
@@ -30,9 +35,7 @@ export function decideStatus(facts: RunFacts): RunStatus {
   const ran = (counts?.passed ?? 0) + (counts?.failed ?? 0);
   if (
     total === 0 &&
-    (exitCode === 0 ||
-      exitCode === PYTEST_NO_TESTS_EXIT ||
-      NO_TESTS_MARKERS.test(stripAnsi(facts.output)))
+    (exitCode === 0 || exitCode === PYTEST_NO_TESTS_EXIT || saysNoTests(facts.output))
   ) {
     return 'no_tests';
   }

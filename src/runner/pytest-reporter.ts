@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
+import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
 
 /**
  * A `python -m pytest` stand-in that also records pytest's own reports as JSON lines, through a
@@ -11,8 +12,9 @@ import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
  * Messages are the ones the JUnit path shows: pytest's `E   ` lines, else the whole report text; a
  * skip's reason. The test harness (unittest's assertions, pytest's helpers, the builtins) is read
  * before anything is imported and after each test: a replaced one is reported once, after the test
- * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts). The session's last
- * line lists the files of the modules it imported.
+ * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts). A call that ends the
+ * process is reported before it ends it, with the project's frame that made it and the test that ran
+ * (src/runner/process-end-watch.ts). The session's last line lists the files of the modules it imported.
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys
@@ -37,6 +39,7 @@ def skip_message(longrepr):
 PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"}\n'
 
 ${PYTHON_HARNESS_SOURCE}
+${PYTHON_PROCESS_END_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
@@ -116,6 +119,11 @@ class CoachgateReporter:
         self.harness_intact = harness_intact(self.harness)
         self.harness_told = set()
         self.new_plugin_files = None
+        self.running = None
+
+    def process_ended(self, call, file, line):
+        self.emit({'event': 'exit', 'call': call, 'file': file, 'line': line,
+                   'nodeid': self.running})
 
     def check_harness(self, nodeid):
         changed = harness_replaced(self.harness, self.harness_intact, self.harness_told)
@@ -139,6 +147,9 @@ class CoachgateReporter:
         self.new_plugin_files = plugin_watch(session.config.pluginmanager)
         self.new_plugin_files()
         self.emit({'event': 'start', 'pytest': self.version})
+
+    def pytest_runtest_logstart(self, nodeid):
+        self.running = nodeid
 
     def pytest_runtest_logreport(self, report):
         when, outcome = report.when, report.outcome
@@ -198,7 +209,9 @@ if __name__ == '__main__':
     with open(report_path, 'w', encoding='utf-8') as report:
         # pytest.console_main, with the plugin added.
         try:
-            code = pytest.main(args, plugins=[CoachgateReporter(report, pytest.__version__)])
+            reporter = CoachgateReporter(report, pytest.__version__)
+            watch_process_end(reporter.process_ended)
+            code = pytest.main(args, plugins=[reporter])
             sys.stdout.flush()
         except BrokenPipeError:
             devnull = os.open(os.devnull, os.O_WRONLY)

@@ -15,6 +15,7 @@ import { OutputCapture } from './output-capture.js';
 import type { RunPriority } from './run-queue.js';
 import { classifyFailure } from './classify.js';
 import { decideStatus } from './outcome.js';
+import { EXIT_STATUS_SOURCE, exitStatusTest } from './exit-status.js';
 import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
@@ -204,23 +205,22 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       spec.command.report === 'go-json'
         ? goTestText(perTestOutput, await goModulePath(spec.cwd))
         : output;
-    const report = found?.tests;
     const loaded =
       found?.loaded ?? (listLoaded ? await readNodeLoadedFiles(reportDirectory) : undefined);
-    const tests = report ?? [];
-    const failuresOnly = report ? undefined : uvuFailuresOnly(text);
+    const failuresOnly = found ? undefined : uvuFailuresOnly(text);
     if (failuresOnly) invocation.notes.push(FAILURES_ONLY_NOTE);
     const cache = outcome.sandbox && bytecodeCacheFor(outcome.sandbox.backend, spec.bytecodeCache);
     if (cache) invocation.notes.push(cache.writable ? BYTECODE_FILLED : BYTECODE_READ);
+    const summaryCounts = found ? null : countsFromSummaryLines(text);
+    const exitTest =
+      found || summaryCounts || failuresOnly || buildFailure
+        ? undefined
+        : exitStatusTest(spec.command, outcome, text);
+    const report = found?.tests ?? (exitTest ? [exitTest] : undefined);
+    const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
-      : (countsFromSummaryLines(text) ?? {
-          total: 0,
-          passed: 0,
-          failed: 0,
-          errors: 0,
-          skipped: 0,
-        });
+      : (summaryCounts ?? { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0 });
     const status =
       outcome.cancelled || buildFailure
         ? 'error'
@@ -257,7 +257,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
         ? 'The run was cancelled before it finished; run the tests again.'
         : failure.advice,
       output_bytes: capture.bytes,
-      tests_source: found?.source ?? 'none',
+      tests_source: found?.source ?? (exitTest ? EXIT_STATUS_SOURCE : 'none'),
       ...(loaded ? { loaded_files: loaded } : {}),
       notes: invocation.notes,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),

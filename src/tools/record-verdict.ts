@@ -5,6 +5,7 @@ import {
   AcknowledgedChangeSchema,
   AcknowledgedFindingSchema,
   AcknowledgedLeftOutSchema,
+  AcknowledgedNullTurnSchema,
   VerdictIssueSchema,
 } from '../core/verdict-entry.js';
 import { defineTool } from './tool.js';
@@ -20,7 +21,7 @@ export const recordVerdictTool = defineTool({
   name: 'record_verdict',
   title: "Record the Coach's verdict",
   description:
-    'Records the Coach\'s decision for a turn. "approve" is REFUSED (isError, reasons listed, attempt logged) unless the server\'s own evidence supports it right now: the latest stored run passed on the current tree (failures that already failed at the base excepted), the trusted runs the server makes now pass — the base\'s own tests and test config on the Player\'s code in a clean snapshot (every base test that passed at the base still passes, unless acknowledged), cited tests fail on the base code (fail-to-pass), every added test file is collected, and no planted interpreter, site hook or .bin shim is present —, quality gates pass, every criterion is verified by evidence, the verdict lists no must_fix issue, check_test_integrity has no must_fix finding, and the task is not blocked. "feedback" costs a strike; max_strikes or a stalled loop blocks the task. Writes coach_turn_<N>.json, appends to the hash-chained verdicts.jsonl, rewrites review.md, and returns feedback_for_player.',
+    'Records the Coach\'s decision for a turn. "approve" is REFUSED (isError, reasons listed, attempt logged) unless the server\'s own evidence supports it right now: the latest stored run passed on the current tree (failures that already failed at the base excepted), the trusted runs the server makes now pass — the base\'s own tests and test config on the Player\'s code in a clean snapshot (every base test that passed at the base still passes, unless acknowledged), cited tests fail on the base code (fail-to-pass), every added test file is collected, and no planted interpreter, site hook or .bin shim is present —, quality gates pass, every criterion is verified by evidence, the verdict lists no must_fix issue, check_test_integrity has no must_fix finding, a turn that changed no product file (a null turn) is acknowledged as one the base already does, and the task is not blocked. "feedback" costs a strike; max_strikes or a stalled loop blocks the task. Writes coach_turn_<N>.json, appends to the hash-chained verdicts.jsonl, rewrites review.md, and returns feedback_for_player.',
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput,
@@ -62,6 +63,9 @@ export const recordVerdictTool = defineTool({
       .describe(
         'harness_reach findings (check_test_integrity) that are honest, each {file, line?, reason}: product code that reaches the test process on purpose, such as a logger wrapping stdout. They no longer block approval. Recorded and signed with the verdict.',
       ),
+    acknowledged_null_turn: AcknowledgedNullTurnSchema.optional().describe(
+      "For a null turn (evaluation.null_turn: the Player's tree differs from the base in no product file): the Coach's statement, with the criterion, that the base already does what the task asks. Without it such an approval is refused. Recorded and signed with the verdict.",
+    ),
   }),
   output: z.object({
     recorded: z.boolean(),

@@ -48,6 +48,21 @@ function facts(
 }
 
 describe('approvalRefusals with a trusted evaluation', () => {
+  it('refuses a null turn unless the Coach acknowledges that the base does the task', () => {
+    const nullTurn = {
+      null_turn: true,
+      left_out: [{ file: 'data/words.txt', change: 'modified' as const }],
+    };
+    const [reason, ...others] = approvalRefusals(facts(nullTurn));
+    expect(others).toEqual([]);
+    expect(reason).toMatch(
+      /^null turn: .*acknowledged_null_turn .*left out \(data\/words\.txt\).*acknowledged_left_out/,
+    );
+    const acknowledged = { acknowledged_null_turn: { criterion: 'AC-001' } };
+    expect(approvalRefusals(facts(nullTurn, acknowledged))).toEqual([]);
+    expect(approvalRefusals(facts({ null_turn: false }))).toEqual([]);
+  });
+
   it('names the test, the run and the fix for a PASS_TO_PASS failure', () => {
     const [reason] = approvalRefusals(
       facts({

@@ -38,6 +38,22 @@ describe('parsePytestReportLines', () => {
     ]);
   });
 
+  it('makes a call that ended the process an error named by where it was made', () => {
+    const ended = (file: string | null, line: number | null) =>
+      `${START}${CALL_PASSED}${TEARDOWN_PASSED}${JSON.stringify({ event: 'exit', call: 'os._exit(0)', file, line, nodeid: 't.py::b' })}\n`;
+    const [, named] = parsePytestReportLines(ended('app/calc.py', 7));
+    expect(named).toEqual({
+      id: 'coachgate: process ended at app/calc.py:7',
+      status: 'error',
+      message: expect.stringMatching(
+        /^os\._exit\(0\) at app\/calc\.py:7 ended the test process while t\.py::b ran/,
+      ),
+    });
+    expect(parsePytestReportLines(ended(null, null))[1]?.id).toBe(
+      'coachgate: process ended at code outside the project',
+    );
+  });
+
   it('clips long messages as the JUnit path does, without colour codes', () => {
     const failed = line({
       event: 'test',

@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { isTestSideFile } from '../../core/test-paths.js';
-import { HARNESS_CHANGED, harnessReplacedMessage } from '../harness-case.js';
+import {
+  HARNESS_CHANGED,
+  harnessReplacedMessage,
+  processEndedCase,
+  type ProcessEnd,
+} from '../harness-case.js';
 import { clipMessage } from './text.js';
 import type { TestCaseResult, TestStatus } from './types.js';
 
@@ -18,6 +23,7 @@ type ReportLine =
   | { event: 'collect'; nodeid: string; outcome: string; message?: string }
   | { event: 'internal'; message?: string }
   | { event: 'harness'; nodeid: string; changed: string[] }
+  | ({ event: 'exit' } & ProcessEnd)
   | { event: 'loaded'; files: string[] }
   | { event: 'plugins'; nodeid: string; files: string[] };
 
@@ -61,6 +67,9 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
         status: 'error',
         message: harnessReplacedMessage(record.nodeid, record.changed),
       });
+    } else if (record.event === 'exit') {
+      const ended = processEndedCase(record);
+      openCase(ended.id).outcomes.push({ status: 'error', message: ended.message });
     } else if (record.event === 'plugins') {
       const hooked = root === undefined ? [] : codeHookingPytest(record.files, root);
       if (hooked.length > 0)

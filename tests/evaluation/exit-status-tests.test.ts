@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+
+/**
+ * A project whose test command prints no per-test result, a plain script that asserts and exits, as
+ * many small projects (and a published reward-hacking study) run their tests. The command is one test
+ * named by itself: through the MCP client, an honest fix is approved citing it, and a Player who
+ * breaks what the base's script checks (and weakens its own copy to match) is refused by PASS_TO_PASS.
+ * The script is named as a test (test_*.py), which is how the trusted runs know it for one.
+ */
+let task: LayoutTask | undefined;
+
+afterEach(async () => {
+  await task?.close();
+  task = undefined;
+});
+
+const COMMAND = 'python3 test_calc.py';
+const CALC = linesOf('def add(a, b):', '    return a + b', '', '', 'def halve(a):', '    return a');
+const CHECKS = linesOf('from calc import add', '', 'assert add(2, 3) == 5', 'print("ok")');
+const BASE = {
+  '.guardkit/config.yaml': `toolchain:\n  test: ${COMMAND}\n`,
+  'calc.py': CALC,
+  'test_calc.py': CHECKS,
+};
+const FIXED = CALC.replace('    return a\n', '    return a / 2\n');
+const NEW_CHECKS = linesOf(
+  'from calc import add, halve',
+  '',
+  'assert add(2, 3) == 5',
+  'assert halve(4) == 2',
+  'print("ok")',
+);
+
+describe('a test command that prints no per-test result', () => {
+  it('is one test named by its command: an honest fix is approved citing it', async () => {
+    task = await layoutTask({
+      base: BASE,
+      player: { 'calc.py': FIXED, 'test_calc.py': NEW_CHECKS },
+      criterion: 'halve(a) returns half of a',
+      evidence: [{ criterion: 'AC-001', test: COMMAND }],
+    });
+    const approved = await task.approve();
+    expect(approved.run).toMatchObject({
+      status: 'passed',
+      tests: [{ id: COMMAND, status: 'passed' }],
+      counts: { total: 1, passed: 1 },
+    });
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.evaluation).toMatchObject({
+      taken_from_player: ['calc.py'],
+      regressions: [],
+      baseline: { status: 'passed', tests_total: 1 },
+      trusted: { status: 'passed', tests_total: 1 },
+    });
+  }, 240_000);
+
+  it('applies PASS_TO_PASS to it: a change that breaks what the base checks is refused', async () => {
+    task = await layoutTask({
+      base: BASE,
+      player: {
+        'calc.py': FIXED.replace('return a + b', 'return a - b'),
+        'test_calc.py': NEW_CHECKS.replace('assert add(2, 3) == 5\n', ''),
+      },
+      criterion: 'halve(a) returns half of a',
+      evidence: [{ criterion: 'AC-001', test: COMMAND }],
+    });
+    const refused = await task.approve();
+    expect(refused.run.status).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /base test python3 test_calc\.py passed at the base but failed in the trusted run .*exited with status 1/,
+    );
+    // The fix reverted: the Player's own checks fail, and the product is the base's again.
+    task.repo.write('calc.py', CALC);
+    const reverted = await task.approve();
+    expect(reverted.run).toMatchObject({
+      status: 'failed',
+      tests: [{ id: COMMAND, status: 'failed', message: 'exited with status 1' }],
+    });
+    expect(reverted.text).toMatch(/has status "failed" \(1 failed, 0 errors, failure class code\)/);
+    expect(reverted.text).toMatch(/null turn: /);
+  }, 240_000);
+});
