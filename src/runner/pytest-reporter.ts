@@ -52,40 +52,91 @@ def real_files(names):
         real = os.path.join(real_head, tail)
         yield os.path.realpath(real) if os.path.islink(real) else real
 
+def environment_prefixes():
+    # Where the interpreter keeps its own and its installed packages' files, as it reports them: its
+    # prefixes (a virtualenv's own, inside the worktree or not, and the one it was made from) and its
+    # site directories.
+    import site, sysconfig
+    places = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    places.update(sysconfig.get_paths().get(name) or '' for name in ('purelib', 'platlib'))
+    places.update(getattr(site, 'getsitepackages', list)())
+    places.add(getattr(site, 'getusersitepackages', str)())
+    # A virtualenv made at the project's own root (python -m venv .) would make the project its
+    # environment: a prefix holding the working directory is not one.
+    here = os.path.realpath(os.getcwd()) + os.sep
+    places = (os.path.realpath(place) + os.sep for place in places if place)
+    return tuple(place for place in places if not here.startswith(place))
+
 def loaded_files():
     # The files of every module the session imported, but the interpreter's own and installed
     # packages': the server keeps those inside the worktree, to know which changed files the tests
     # ran (an evaluation must not approve code the trusted runs never took).
-    prefixes = tuple(os.path.realpath(p) + os.sep for p in
-                     {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+    prefixes = environment_prefixes()
     names = [getattr(module, '__file__', None) for module in list(sys.modules.values())]
     files = set(real for real in real_files(name for name in names if isinstance(name, str))
                 if not real.startswith(prefixes) and os.sep + 'site-packages' + os.sep not in real)
     return sorted(files)[:LOADED_LIMIT]
 
-def plugin_files(manager, plugins, fresh, getattr=getattr, isinstance=isinstance, type=type):
-    # Where each fresh plugin comes from: a module's file, or the file of the module that defines a
-    # plugin object's class. Modules a conftest declares in pytest_plugins are the test setup's own.
+OWN_FILE = os.path.realpath(__file__)
+
+def registrar_file(frame, environment, own_file):
+    # The file whose code asked pluggy to register a plugin: the nearest frame outside the
+    # environment (pytest, pluggy, the standard library, installed packages) and this reporter. A
+    # frame of code made at run time (exec of a string, a frozen module) has no file of its own:
+    # the frame that made it answers for it.
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith('<'):
+            real = os.path.realpath(name)
+            if real != own_file and not real.startswith(environment):
+                return real
+        frame = frame.f_back
+    return None
+
+def defining_file(thing, getattr=getattr, isinstance=isinstance, type=type):
+    # A module's file, or the file of the module that defines an object's class (a function's
+    # own code file).
+    import types
+    code = getattr(getattr(thing, '__func__', thing), '__code__', None)
+    if isinstance(getattr(code, 'co_filename', None), str):
+        return code.co_filename
+    if not isinstance(thing, types.ModuleType):
+        owner = thing if isinstance(thing, type) else type(thing)
+        thing = sys.modules.get(getattr(owner, '__module__', None) or '')
+    name = getattr(thing, '__file__', None)
+    return name if isinstance(name, str) else None
+
+def plugin_files(manager, plugins, fresh, registrars, environment, getattr=getattr,
+                 isinstance=isinstance):
+    # The files that make each fresh plugin, the environment's left out (pytest registering its
+    # own plugins, from a virtualenv in the worktree or not): the plugin's module, or its class's,
+    # and the file whose code registered it. A plugin made of the environment's types and
+    # registered by the environment's code (a namespace whose hooks are the product's, handed to
+    # a timer that registers it) is known by the files of the hooks pluggy will call.
+    # Modules a conftest declares in pytest_plugins are the test setup's own.
     import types
     declared = set()
     for plugin in plugins:
         module = isinstance(plugin, types.ModuleType)
         names = getattr(plugin, 'pytest_plugins', ()) if module else ()
         declared.update([names] if isinstance(names, str) else names)
-    names = []
+    outside = lambda names: set(real for real in real_files(name for name in names if name)
+                                if not real.startswith(environment))
+    found = set()
     for plugin in fresh:
         if manager.get_name(plugin) in declared:
             continue
-        if not isinstance(plugin, types.ModuleType):
-            owner = plugin if isinstance(plugin, type) else type(plugin)
-            plugin = sys.modules.get(getattr(owner, '__module__', None) or '')
-        name = getattr(plugin, '__file__', None)
-        if isinstance(name, str):
-            names.append(name)
-    return set(real_files(names))
+        registrar = registrars.get(id(plugin), (None, None))
+        made = outside([defining_file(plugin), registrar[1] if registrar[0] is plugin else None])
+        if not made:
+            hooks = [impl.function for caller in manager.get_hookcallers(plugin) or ()
+                     for impl in caller.get_hookimpls() if impl.plugin is plugin]
+            made = outside(map(defining_file, hooks))
+        found |= made
+    return found
 
-def plugin_watch(manager, getattr=getattr, isinstance=isinstance, all=all, map=map, len=len,
-                 id=id, is_=_is):
+def plugin_watch(manager, registrars, environment, getattr=getattr, isinstance=isinstance,
+                 all=all, map=map, len=len, id=id, is_=_is):
     # A function giving the files of the plugins registered with pytest since its last call. Bound
     # at start, as harness_intact's are.
     # Looked at once, and held, so that no later plugin reuses an id (a blocked name maps to None).
@@ -104,7 +155,9 @@ def plugin_watch(manager, getattr=getattr, isinstance=isinstance, all=all, map=m
         plugins = manager.get_plugins()
         fresh = [plugin for plugin in plugins if id(plugin) not in seen]
         seen.update((id(plugin), plugin) for plugin in fresh)
-        return plugin_files(manager, plugins, fresh) if fresh else set()
+        if not fresh:
+            return set()
+        return plugin_files(manager, plugins, fresh, registrars, environment)
     return new_plugin_files
 
 class CoachgateReporter:
@@ -116,6 +169,8 @@ class CoachgateReporter:
         self.harness_intact = harness_intact(self.harness)
         self.harness_told = set()
         self.new_plugin_files = None
+        self.environment = environment_prefixes()
+        self.registrars = {}
 
     def check_harness(self, nodeid):
         changed = harness_replaced(self.harness, self.harness_intact, self.harness_told)
@@ -135,8 +190,16 @@ class CoachgateReporter:
         if flush:
             self.report.flush()
 
+    def pytest_plugin_registered(self, plugin):
+        # pluggy's own announcement of a registration, made inside register(): the stack still
+        # holds the code that asked for it. Held with the plugin, so a reused id is not misread.
+        registrar = registrar_file(sys._getframe(1), self.environment, OWN_FILE)
+        if registrar is not None:
+            self.registrars[id(plugin)] = (plugin, registrar)
+
     def pytest_sessionstart(self, session):
-        self.new_plugin_files = plugin_watch(session.config.pluginmanager)
+        self.new_plugin_files = plugin_watch(session.config.pluginmanager, self.registrars,
+                                             self.environment)
         self.new_plugin_files()
         self.emit({'event': 'start', 'pytest': self.version})
 
