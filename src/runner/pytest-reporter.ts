@@ -15,7 +15,7 @@ import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
  * line lists the files of the modules it imported.
  */
 const REPORTER_SOURCE = String.raw`
-import json, os, re, sys
+import json, os, re, sys, time
 from json.encoder import encode_basestring_ascii as json_string
 from operator import is_ as _is
 
@@ -135,6 +135,51 @@ def plugin_files(manager, plugins, fresh, registrars, environment, getattr=getat
         found |= made
     return found
 
+def bytecode_source(pyc):
+    # The source a bytecode file stands for, as Python places it: beside it under __pycache__, or
+    # under sys.pycache_prefix at the source's own path; None for any other place.
+    directory, name = os.path.split(pyc)
+    stem = name.split('.', 1)[0] + '.py'
+    if os.path.basename(directory) == '__pycache__':
+        return os.path.join(os.path.dirname(directory), stem)
+    prefix = sys.pycache_prefix and os.path.realpath(sys.pycache_prefix) + os.sep
+    if prefix and pyc.startswith(prefix):
+        return os.path.join(os.sep, directory[len(prefix):], stem)
+    return None
+
+def bytecode_watch(judged, isinstance=isinstance, str=str, len=len):
+    # The bytecode files the process read that were written once it started, outside the cache the
+    # run was given (the prefix at start: the server's, read-only to every run but the baseline's),
+    # for a source of the tree or the environment: read through Python's own audit event for each
+    # file it opens (the import system's open_code, pytest's rewritten modules), and dated by the
+    # inode's change time, which no process sets back. Honest runs write no bytecode
+    # (PYTHONDONTWRITEBYTECODE); whatever is read so was written by a process of the run.
+    since = time.time()
+    given = sys.pycache_prefix and os.path.realpath(sys.pycache_prefix) + os.sep
+    found, seen = [], set()
+    def hook(event, args):
+        if event != 'open' or not isinstance(args[0], str) or not args[0].endswith('.pyc'):
+            return
+        mode, flags = args[1], args[2] if len(args) > 2 else 0
+        writing = (isinstance(mode, str) and any(c in mode for c in 'wax+')) or (
+            mode is None and flags & (os.O_WRONLY | os.O_RDWR))
+        if writing or args[0] in seen:
+            return
+        seen.add(args[0])
+        real = os.path.realpath(args[0])
+        if given and real.startswith(given):
+            return
+        try:
+            if os.stat(real).st_ctime < since:
+                return
+        except OSError:
+            return
+        source = bytecode_source(real)
+        if source is None or source.startswith(judged):
+            found.append(real)
+    sys.addaudithook(hook)
+    return found
+
 def plugin_watch(manager, registrars, environment, getattr=getattr, isinstance=isinstance,
                  all=all, map=map, len=len, id=id, is_=_is):
     # A function giving the files of the plugins registered with pytest since its last call. Bound
@@ -161,8 +206,9 @@ def plugin_watch(manager, registrars, environment, getattr=getattr, isinstance=i
     return new_plugin_files
 
 class CoachgateReporter:
-    def __init__(self, report, version):
+    def __init__(self, report, version, bytecode_read):
         self.report = report
+        self.bytecode_read = bytecode_read
         self.version = version
         import pytest
         self.harness = harness_entries(pytest)
@@ -181,6 +227,13 @@ class CoachgateReporter:
         added = self.new_plugin_files() if self.new_plugin_files else set()
         if added:
             self.emit({'event': 'plugins', 'nodeid': nodeid, 'files': sorted(added)})
+        self.check_bytecode(nodeid)
+
+    def check_bytecode(self, nodeid):
+        if self.bytecode_read:
+            files = sorted(set(self.bytecode_read))
+            self.emit({'event': 'bytecode', 'nodeid': nodeid, 'files': files})
+            del self.bytecode_read[:]
 
     def emit(self, record, flush=True):
         self.write(json.dumps(record) + '\n', flush)
@@ -237,6 +290,7 @@ class CoachgateReporter:
                    'message': message})
 
     def pytest_sessionfinish(self):
+        self.check_bytecode('the session')
         self.emit({'event': 'loaded', 'files': loaded_files()})
 
     def pytest_internalerror(self, excrepr):
@@ -244,6 +298,9 @@ class CoachgateReporter:
 
 if __name__ == '__main__':
     report_path, args = sys.argv[1], sys.argv[2:]
+    # Watching before pytest or anything of the tree is imported.
+    bytecode_read = bytecode_watch(
+        (os.path.realpath(os.getcwd()) + os.sep,) + environment_prefixes())
     # As python -m pytest sees it: the working directory heads sys.path (unless -P / PYTHONSAFEPATH),
     # not this script's directory, and argv[0] is pytest's __main__.py.
     if not getattr(sys.flags, 'safe_path', False):
@@ -261,7 +318,8 @@ if __name__ == '__main__':
     with open(report_path, 'w', encoding='utf-8') as report:
         # pytest.console_main, with the plugin added.
         try:
-            code = pytest.main(args, plugins=[CoachgateReporter(report, pytest.__version__)])
+            reporter = CoachgateReporter(report, pytest.__version__, bytecode_read)
+            code = pytest.main(args, plugins=[reporter])
             sys.stdout.flush()
         except BrokenPipeError:
             devnull = os.open(os.devnull, os.O_WRONLY)
