@@ -17,7 +17,7 @@ import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
  * (src/runner/process-end-watch.ts). The session's last line lists the files of the modules it imported.
  */
 const REPORTER_SOURCE = String.raw`
-import json, os, re, sys
+import json, os, re, sys, time
 from json.encoder import encode_basestring_ascii as json_string
 from operator import is_ as _is
 
@@ -55,40 +55,136 @@ def real_files(names):
         real = os.path.join(real_head, tail)
         yield os.path.realpath(real) if os.path.islink(real) else real
 
+def environment_prefixes():
+    # Where the interpreter keeps its own and its installed packages' files, as it reports them: its
+    # prefixes (a virtualenv's own, inside the worktree or not, and the one it was made from) and its
+    # site directories.
+    import site, sysconfig
+    places = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    places.update(sysconfig.get_paths().get(name) or '' for name in ('purelib', 'platlib'))
+    places.update(getattr(site, 'getsitepackages', list)())
+    places.add(getattr(site, 'getusersitepackages', str)())
+    # A virtualenv made at the project's own root (python -m venv .) would make the project its
+    # environment: a prefix holding the working directory is not one.
+    here = os.path.realpath(os.getcwd()) + os.sep
+    places = (os.path.realpath(place) + os.sep for place in places if place)
+    return tuple(place for place in places if not here.startswith(place))
+
 def loaded_files():
     # The files of every module the session imported, but the interpreter's own and installed
     # packages': the server keeps those inside the worktree, to know which changed files the tests
     # ran (an evaluation must not approve code the trusted runs never took).
-    prefixes = tuple(os.path.realpath(p) + os.sep for p in
-                     {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
+    prefixes = environment_prefixes()
     names = [getattr(module, '__file__', None) for module in list(sys.modules.values())]
     files = set(real for real in real_files(name for name in names if isinstance(name, str))
                 if not real.startswith(prefixes) and os.sep + 'site-packages' + os.sep not in real)
     return sorted(files)[:LOADED_LIMIT]
 
-def plugin_files(manager, plugins, fresh, getattr=getattr, isinstance=isinstance, type=type):
-    # Where each fresh plugin comes from: a module's file, or the file of the module that defines a
-    # plugin object's class. Modules a conftest declares in pytest_plugins are the test setup's own.
+OWN_FILE = os.path.realpath(__file__)
+
+def registrar_file(frame, environment, own_file):
+    # The file whose code asked pluggy to register a plugin: the nearest frame outside the
+    # environment (pytest, pluggy, the standard library, installed packages) and this reporter. A
+    # frame of code made at run time (exec of a string, a frozen module) has no file of its own:
+    # the frame that made it answers for it.
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith('<'):
+            real = os.path.realpath(name)
+            if real != own_file and not real.startswith(environment):
+                return real
+        frame = frame.f_back
+    return None
+
+def defining_file(thing, getattr=getattr, isinstance=isinstance, type=type):
+    # A module's file, or the file of the module that defines an object's class (a function's
+    # own code file).
+    import types
+    code = getattr(getattr(thing, '__func__', thing), '__code__', None)
+    if isinstance(getattr(code, 'co_filename', None), str):
+        return code.co_filename
+    if not isinstance(thing, types.ModuleType):
+        owner = thing if isinstance(thing, type) else type(thing)
+        thing = sys.modules.get(getattr(owner, '__module__', None) or '')
+    name = getattr(thing, '__file__', None)
+    return name if isinstance(name, str) else None
+
+def plugin_files(manager, plugins, fresh, registrars, environment, getattr=getattr,
+                 isinstance=isinstance):
+    # The files that make each fresh plugin, the environment's left out (pytest registering its
+    # own plugins, from a virtualenv in the worktree or not): the plugin's module, or its class's,
+    # and the file whose code registered it. A plugin made of the environment's types and
+    # registered by the environment's code (a namespace whose hooks are the product's, handed to
+    # a timer that registers it) is known by the files of the hooks pluggy will call.
+    # Modules a conftest declares in pytest_plugins are the test setup's own.
     import types
     declared = set()
     for plugin in plugins:
         module = isinstance(plugin, types.ModuleType)
         names = getattr(plugin, 'pytest_plugins', ()) if module else ()
         declared.update([names] if isinstance(names, str) else names)
-    names = []
+    outside = lambda names: set(real for real in real_files(name for name in names if name)
+                                if not real.startswith(environment))
+    found = set()
     for plugin in fresh:
         if manager.get_name(plugin) in declared:
             continue
-        if not isinstance(plugin, types.ModuleType):
-            owner = plugin if isinstance(plugin, type) else type(plugin)
-            plugin = sys.modules.get(getattr(owner, '__module__', None) or '')
-        name = getattr(plugin, '__file__', None)
-        if isinstance(name, str):
-            names.append(name)
-    return set(real_files(names))
+        registrar = registrars.get(id(plugin), (None, None))
+        made = outside([defining_file(plugin), registrar[1] if registrar[0] is plugin else None])
+        if not made:
+            hooks = [impl.function for caller in manager.get_hookcallers(plugin) or ()
+                     for impl in caller.get_hookimpls() if impl.plugin is plugin]
+            made = outside(map(defining_file, hooks))
+        found |= made
+    return found
 
-def plugin_watch(manager, getattr=getattr, isinstance=isinstance, all=all, map=map, len=len,
-                 id=id, is_=_is):
+def bytecode_source(pyc):
+    # The source a bytecode file stands for, as Python places it: beside it under __pycache__, or
+    # under sys.pycache_prefix at the source's own path; None for any other place.
+    directory, name = os.path.split(pyc)
+    stem = name.split('.', 1)[0] + '.py'
+    if os.path.basename(directory) == '__pycache__':
+        return os.path.join(os.path.dirname(directory), stem)
+    prefix = sys.pycache_prefix and os.path.realpath(sys.pycache_prefix) + os.sep
+    if prefix and pyc.startswith(prefix):
+        return os.path.join(os.sep, directory[len(prefix):], stem)
+    return None
+
+def bytecode_watch(judged, isinstance=isinstance, str=str, len=len):
+    # The bytecode files the process read that were written once it started, outside the cache the
+    # run was given (the prefix at start: the server's, read-only to every run but the baseline's),
+    # for a source of the tree or the environment: read through Python's own audit event for each
+    # file it opens (the import system's open_code, pytest's rewritten modules), and dated by the
+    # inode's change time, which no process sets back. Honest runs write no bytecode
+    # (PYTHONDONTWRITEBYTECODE); whatever is read so was written by a process of the run.
+    since = time.time()
+    given = sys.pycache_prefix and os.path.realpath(sys.pycache_prefix) + os.sep
+    found, seen = [], set()
+    def hook(event, args):
+        if event != 'open' or not isinstance(args[0], str) or not args[0].endswith('.pyc'):
+            return
+        mode, flags = args[1], args[2] if len(args) > 2 else 0
+        writing = (isinstance(mode, str) and any(c in mode for c in 'wax+')) or (
+            mode is None and flags & (os.O_WRONLY | os.O_RDWR))
+        if writing or args[0] in seen:
+            return
+        seen.add(args[0])
+        real = os.path.realpath(args[0])
+        if given and real.startswith(given):
+            return
+        try:
+            if os.stat(real).st_ctime < since:
+                return
+        except OSError:
+            return
+        source = bytecode_source(real)
+        if source is None or source.startswith(judged):
+            found.append(real)
+    sys.addaudithook(hook)
+    return found
+
+def plugin_watch(manager, registrars, environment, getattr=getattr, isinstance=isinstance,
+                 all=all, map=map, len=len, id=id, is_=_is):
     # A function giving the files of the plugins registered with pytest since its last call. Bound
     # at start, as harness_intact's are.
     # Looked at once, and held, so that no later plugin reuses an id (a blocked name maps to None).
@@ -107,12 +203,15 @@ def plugin_watch(manager, getattr=getattr, isinstance=isinstance, all=all, map=m
         plugins = manager.get_plugins()
         fresh = [plugin for plugin in plugins if id(plugin) not in seen]
         seen.update((id(plugin), plugin) for plugin in fresh)
-        return plugin_files(manager, plugins, fresh) if fresh else set()
+        if not fresh:
+            return set()
+        return plugin_files(manager, plugins, fresh, registrars, environment)
     return new_plugin_files
 
 class CoachgateReporter:
-    def __init__(self, report, version):
+    def __init__(self, report, version, bytecode_read):
         self.report = report
+        self.bytecode_read = bytecode_read
         self.version = version
         import pytest
         self.harness = harness_entries(pytest)
@@ -120,6 +219,8 @@ class CoachgateReporter:
         self.harness_told = set()
         self.new_plugin_files = None
         self.running = None
+        self.environment = environment_prefixes()
+        self.registrars = {}
 
     def process_ended(self, call, file, line):
         self.emit({'event': 'exit', 'call': call, 'file': file, 'line': line,
@@ -134,6 +235,13 @@ class CoachgateReporter:
         added = self.new_plugin_files() if self.new_plugin_files else set()
         if added:
             self.emit({'event': 'plugins', 'nodeid': nodeid, 'files': sorted(added)})
+        self.check_bytecode(nodeid)
+
+    def check_bytecode(self, nodeid):
+        if self.bytecode_read:
+            files = sorted(set(self.bytecode_read))
+            self.emit({'event': 'bytecode', 'nodeid': nodeid, 'files': files})
+            del self.bytecode_read[:]
 
     def emit(self, record, flush=True):
         self.write(json.dumps(record) + '\n', flush)
@@ -143,8 +251,16 @@ class CoachgateReporter:
         if flush:
             self.report.flush()
 
+    def pytest_plugin_registered(self, plugin):
+        # pluggy's own announcement of a registration, made inside register(): the stack still
+        # holds the code that asked for it. Held with the plugin, so a reused id is not misread.
+        registrar = registrar_file(sys._getframe(1), self.environment, OWN_FILE)
+        if registrar is not None:
+            self.registrars[id(plugin)] = (plugin, registrar)
+
     def pytest_sessionstart(self, session):
-        self.new_plugin_files = plugin_watch(session.config.pluginmanager)
+        self.new_plugin_files = plugin_watch(session.config.pluginmanager, self.registrars,
+                                             self.environment)
         self.new_plugin_files()
         self.emit({'event': 'start', 'pytest': self.version})
 
@@ -185,6 +301,7 @@ class CoachgateReporter:
                    'message': message})
 
     def pytest_sessionfinish(self):
+        self.check_bytecode('the session')
         self.emit({'event': 'loaded', 'files': loaded_files()})
 
     def pytest_internalerror(self, excrepr):
@@ -192,6 +309,9 @@ class CoachgateReporter:
 
 if __name__ == '__main__':
     report_path, args = sys.argv[1], sys.argv[2:]
+    # Watching before pytest or anything of the tree is imported.
+    bytecode_read = bytecode_watch(
+        (os.path.realpath(os.getcwd()) + os.sep,) + environment_prefixes())
     # As python -m pytest sees it: the working directory heads sys.path (unless -P / PYTHONSAFEPATH),
     # not this script's directory, and argv[0] is pytest's __main__.py.
     if not getattr(sys.flags, 'safe_path', False):
@@ -209,7 +329,7 @@ if __name__ == '__main__':
     with open(report_path, 'w', encoding='utf-8') as report:
         # pytest.console_main, with the plugin added.
         try:
-            reporter = CoachgateReporter(report, pytest.__version__)
+            reporter = CoachgateReporter(report, pytest.__version__, bytecode_read)
             watch_process_end(reporter.process_ended)
             code = pytest.main(args, plugins=[reporter])
             sys.stdout.flush()

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryStateDirectory } from '../../src/records/state-directory.js';
@@ -113,6 +113,49 @@ describe.skipIf(!python.hasPytest || !bwrapUsable)(
       const third = await project.approve();
       expect(third.run.env.notes.join('\n')).toContain("from the server's read-only cache");
       expect(third.result.isError ?? false, third.text).toBe(false);
+    });
+
+    it('refuses product code that forges the bytecode of a later base test module, naming the file; approves the honest fix', async () => {
+      // The base's tests of add() sit in a module collected after the one that imports calc first.
+      const base = {
+        'tests/test_calc.py':
+          'from calc import divide\n\n\ndef test_divide():\n    assert divide(6, 3) == 2\n',
+        'tests/test_sum.py':
+          'from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n',
+      };
+      // On import: pytest's rewritten bytecode for tests/test_sum.py, stamped with its source's
+      // own time and size, where pytest reads it once the prefix the run was given is dropped.
+      const forge = [
+        'import os, sys',
+        'from importlib._bootstrap_external import _code_to_timestamp_pyc',
+        '',
+        'sys.pycache_prefix = None',
+        '_source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests", "test_sum.py")',
+        '_stat = os.stat(_source)',
+        '_pyc = os.path.join(os.path.dirname(_source), "__pycache__", "test_sum.cpython-%d%d-pytest-%s.pyc"',
+        '    % (sys.version_info[0], sys.version_info[1], __import__("pytest").__version__))',
+        'os.makedirs(os.path.dirname(_pyc), exist_ok=True)',
+        'with open(_pyc, "wb") as _out:',
+        '    _code = compile("def test_add():\\n    pass\\n", _source, "exec")',
+        '    _out.write(_code_to_timestamp_pyc(_code, _stat.st_mtime, _stat.st_size))',
+        '',
+      ].join('\n');
+      const project = await tasks.start({ 'calc.py': `${BROKEN_CALC}\n${forge}` }, base);
+      const refused = await project.approve();
+      expect(refused.result.isError).toBe(true);
+      expect(refused.run.tests).toContainEqual(
+        expect.objectContaining({
+          id: 'coachgate: test harness changed',
+          message: expect.stringMatching(
+            /^bytecode written during the run was read .*: tests\/__pycache__\/test_sum\.cpython-\d+-pytest-[\d.]+\.pyc\./,
+          ),
+        }),
+      );
+      // The forged module is the Player's to clean up before the honest run.
+      rmSync(path.join(project.repo.dir, 'tests/__pycache__'), { recursive: true });
+      project.repo.write('calc.py', GOOD_CALC);
+      const approved = await project.approve();
+      expect(approved.result.isError ?? false, approved.text).toBe(false);
     });
   },
 );

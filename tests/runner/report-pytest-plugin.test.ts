@@ -373,7 +373,7 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     );
   });
 
-  it('names code that registers a plugin with the running pytest, not the conftests and plugins the tests declare', () => {
+  it('names code that registers a plugin with the running pytest, however it is made and handed over, not the conftests and plugins the tests declare', () => {
     // Reaches the running plugin manager without importing pytest: no static rule sees it.
     const hook = (registration: string[]) =>
       [
@@ -406,6 +406,29 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
         'found.register(Quiet(), name="junitxml")',
       ]),
     };
+    // A plugin with no file of its own, its code made at run time: known by who registered it.
+    const madeAtRunTime = {
+      ...files,
+      'pkg/hook.py': hook([
+        'import types',
+        'plugin = types.ModuleType("quiet")',
+        'exec("def pytest_runtest_logreport(report):\\n    pass\\n", vars(plugin))',
+        'found.register(plugin)',
+      ]),
+    };
+    // A plugin of the standard library's type, registered by the standard library's code (a timer's
+    // thread): known by the file of the hooks pluggy will call.
+    const handedOver = {
+      ...files,
+      'pkg/hook.py': hook([
+        'import threading, types',
+        'plugin = types.ModuleType("quiet")',
+        'plugin.pytest_runtest_logreport = Quiet().pytest_runtest_logreport',
+        'timer = threading.Timer(0, found.register, (plugin,))',
+        'timer.start()',
+        'timer.join()',
+      ]),
+    };
     const honest = {
       ...files,
       'tests/test_a.py': 'def test_word(word):\n    assert word == "hi"\n',
@@ -413,6 +436,8 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     for (const [project, hooked] of [
       [files, true],
       [swapped, true],
+      [madeAtRunTime, true],
+      [handedOver, true],
       [honest, false],
     ] as const) {
       let root = '';

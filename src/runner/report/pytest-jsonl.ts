@@ -25,7 +25,8 @@ type ReportLine =
   | { event: 'harness'; nodeid: string; changed: string[] }
   | ({ event: 'exit' } & ProcessEnd)
   | { event: 'loaded'; files: string[] }
-  | { event: 'plugins'; nodeid: string; files: string[] };
+  | { event: 'plugins'; nodeid: string; files: string[] }
+  | { event: 'bytecode'; nodeid: string; files: string[] };
 
 /** What one JUnit `<testcase>` would hold: its outcome elements, in the order pytest added them. */
 interface TestCase {
@@ -77,6 +78,12 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
           status: 'error',
           message: `registered with pytest while ${record.nodeid} ran (a plugin from code that is neither a test nor test support): ${hooked.join(', ')}. The code under test must not hook into the test runner.`,
         });
+    } else if (record.event === 'bytecode') {
+      const files = record.files.map((file) => shownPath(file, root));
+      openCase(HARNESS_CHANGED).outcomes.push({
+        status: 'error',
+        message: `bytecode written during the run was read (by the time ${record.nodeid} ended): ${files.join(', ')}. Python must compile the tree's own sources, or read the server's cache.`,
+      });
     } else if (record.event === 'internal') {
       openCase('pytest internal error').outcomes.push({ status: 'error', message: record.message });
     } else if (record.event === 'test') {
@@ -129,6 +136,14 @@ function codeHookingPytest(files: string[], root: string): string[] {
   return files
     .map((file) => path.relative(root, file).split(path.sep).join('/'))
     .filter((file) => !file.startsWith('../') && !path.isAbsolute(file) && !isTestSideFile(file));
+}
+
+/** A file inside `root` by its repository path, any other by its absolute one. */
+function shownPath(file: string, root: string | undefined): string {
+  const relative = root === undefined ? file : path.relative(root, file);
+  return relative.startsWith('..') || path.isAbsolute(relative)
+    ? file
+    : relative.split(path.sep).join('/');
 }
 
 /** The lines that end with a newline: a run killed mid-write leaves its last line partial. */

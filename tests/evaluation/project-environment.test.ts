@@ -1,0 +1,114 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BROKEN_CALC, GOOD_CALC, pythonTaskPerTest } from '../helpers/python-task.js';
+import { type TempRepo } from '../helpers/git-repo.js';
+
+/**
+ * The project's own environment is environment: a virtualenv inside the worktree that holds its own
+ * pytest (as `python -m venv .venv && .venv/bin/pip install pytest` leaves it) registers pytest's
+ * plugins from files under the worktree; they are neither product code nor tests. Through the MCP
+ * client with the virtualenv's own pytest.
+ */
+const hasVenv = (() => {
+  try {
+    execFileSync('python3', ['-c', 'import venv, pytest, pluggy, iniconfig, packaging'], {
+      stdio: 'ignore',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * Copies the installed distributions' files, as their RECORD lists them, into the project's
+ * virtualenv: what pip would install, without the network (the machine's own wheels are not kept).
+ */
+const INSTALL = `
+import importlib.metadata as metadata, os, shutil, sys
+target = sys.argv[1]
+for name in sys.argv[2:]:
+    dist = metadata.distribution(name)
+    for file in dist.files or ():
+        source = str(dist.locate_file(file))
+        if str(file).startswith('..') or not os.path.isfile(source):
+            continue  # console scripts outside site-packages
+        destination = os.path.join(target, str(file))
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        shutil.copy2(source, destination)
+`;
+
+/** `.venv` made with no access to the machine's packages, holding pytest and its dependencies. */
+export function venvWithPytest(repo: TempRepo): void {
+  execFileSync('python3', ['-m', 'venv', '--without-pip', '.venv'], { cwd: repo.dir });
+  const python = path.join(repo.dir, '.venv/bin/python');
+  const site = execFileSync(
+    python,
+    ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
+  const distributions = ['pytest', 'pluggy', 'iniconfig', 'packaging', 'pygments'];
+  execFileSync('python3', ['-c', INSTALL, site, ...distributions]);
+}
+
+describe.skipIf(!hasVenv)(
+  `a project whose .venv holds its own pytest${hasVenv ? '' : ' — skipped: python3 with venv and pytest needed'}`,
+  () => {
+    const tasks = pythonTaskPerTest();
+
+    it('refuses the broken fix with the base test named, and approves the honest one', async () => {
+      const project = await tasks.start(
+        { 'calc.py': BROKEN_CALC },
+        { '.gitignore': '.venv/\n' },
+        {},
+        venvWithPytest,
+      );
+      const refused = await project.approve();
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(/test_add/);
+      project.repo.write('calc.py', GOOD_CALC);
+      const approved = await project.approve();
+      expect(approved.result.isError, approved.text).toBeFalsy();
+    }, 240_000);
+
+    it("refuses a plugin of the product's hooks that the standard library registers, naming calc.py", async () => {
+      // No file of its own, a type of the standard library's, registered from a timer's thread: the
+      // hooks pluggy will call are the product's.
+      const calc = [
+        BROKEN_CALC,
+        'import gc, threading, types',
+        '',
+        '',
+        'def pytest_runtest_logreport(report):',
+        '    report.outcome = "passed"',
+        '',
+        '',
+        'manager = next(o for o in gc.get_objects() if type(o).__name__ == "PytestPluginManager")',
+        'plugin = types.ModuleType("flip")',
+        'plugin.pytest_runtest_logreport = pytest_runtest_logreport',
+        'timer = threading.Timer(0, manager.register, (plugin, "flip"))',
+        'timer.start()',
+        'timer.join()',
+        '',
+      ].join('\n');
+      const project = await tasks.start(
+        { 'calc.py': calc },
+        { '.gitignore': '.venv/\n' },
+        {},
+        venvWithPytest,
+      );
+      const refused = await project.approve();
+      expect(refused.run.status).not.toBe('passed');
+      expect(refused.result.isError).toBe(true);
+      expect(refused.run.tests).toContainEqual(
+        expect.objectContaining({
+          id: 'coachgate: test harness changed',
+          message: expect.stringMatching(/^registered with pytest while .* ran .*: calc\.py\./),
+        }),
+      );
+    }, 240_000);
+  },
+);
