@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { CALL_RECORDER_SOURCE } from './call-recorder.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 
 /**
@@ -12,7 +13,8 @@ import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
  * skip's reason. The test harness (unittest's assertions, pytest's helpers, the builtins) is read
  * before anything is imported and after each test: a replaced one is reported once, after the test
  * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts). The session's last
- * line lists the files of the modules it imported.
+ * line lists the files of the modules it imported. In a trusted run the server asks for, the calls
+ * the tests make into the Player's changed files are recorded too (src/runner/call-recorder.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys
@@ -37,6 +39,7 @@ def skip_message(longrepr):
 PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"}\n'
 
 ${PYTHON_HARNESS_SOURCE}
+${CALL_RECORDER_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
@@ -116,6 +119,7 @@ class CoachgateReporter:
         self.harness_intact = harness_intact(self.harness)
         self.harness_told = set()
         self.new_plugin_files = None
+        self.recorder = call_recorder(os.path.dirname(os.path.abspath(__file__)))
 
     def check_harness(self, nodeid):
         changed = harness_replaced(self.harness, self.harness_intact, self.harness_told)
@@ -139,6 +143,13 @@ class CoachgateReporter:
         self.new_plugin_files = plugin_watch(session.config.pluginmanager)
         self.new_plugin_files()
         self.emit({'event': 'start', 'pytest': self.version})
+        if self.recorder:
+            self.recorder.start()
+
+    def pytest_runtest_logstart(self, nodeid):
+        if self.recorder:
+            self.recorder.test = nodeid
+            self.recorder.start()  # again, if a test's own profiler replaced it
 
     def pytest_runtest_logreport(self, report):
         when, outcome = report.when, report.outcome
@@ -174,6 +185,8 @@ class CoachgateReporter:
                    'message': message})
 
     def pytest_sessionfinish(self):
+        if self.recorder:
+            self.recorder.finish()
         self.emit({'event': 'loaded', 'files': loaded_files()})
 
     def pytest_internalerror(self, excrepr):
