@@ -4,7 +4,8 @@
  * active only when the server put `coachgate_observe.json` beside the reporter, in the run's own
  * report directory: no argument, variable or output the tests could see changes.
  *
- * A profile hook (Python 3.11 has no per-function monitoring) sees every call; it keeps the
+ * A profile hook (Python 3.11 has no per-function monitoring), on while test code runs, sees every
+ * call; it keeps the
  * outermost call into a function of a changed file (nested calls are reproduced by replaying their
  * caller). Such a call is recorded when its caller is a test-side file and its arguments are plain
  * values; its result is recorded when plain, else the call is replayed for its effect only. Any other
@@ -64,7 +65,7 @@ class CallRecorder:
         self.files = frozenset(config['files'])
         self.callers = frozenset(config['callers'])
         self.out = out
-        self.test = '<collection>'
+        self.test = None
         self.count = 0
         self.returned = dis.opmap['RETURN_VALUE']
         self.profile = self.make_profile()
@@ -76,41 +77,47 @@ class CallRecorder:
         if sys.getprofile() is None and self.count < CALL_LIMIT:
             sys.setprofile(self.profile)
 
-    def finish(self):
+    def stop(self):
         if sys.getprofile() is self.profile:
             sys.setprofile(None)
+
+    def finish(self):
+        self.stop()
         self.write({'event': 'end', 'sys_path': [p for p in sys.path if isinstance(p, str)]})
         self.out.flush()
 
     def make_profile(self):
-        codes = {}
+        codes = {}  # code -> False (not observed), or (name the tests call it by, wrapper's code)
         files = {}
         active = {}  # frame of each outermost call into a changed file -> its record, or None
         realpath = os.path.realpath
-        def watched(code):
-            name = code.co_filename
-            real = files.get(name)
-            if real is None:
-                real = files[name] = realpath(name)
-            return (real in self.files and code.co_flags & FUNCTION_FLAGS
-                    and not code.co_flags & GENERATOR_FLAGS)
-        def caller_is_test(frame):
-            name = frame.f_code.co_filename
-            real = files.get(name)
-            if real is None:
-                real = files[name] = realpath(name)
-            return real in self.callers
-        def on_call(frame, code):
+        def real(name):
+            found = files.get(name)
+            if found is None:
+                found = files[name] = realpath(name)
+            return found
+        def decide(frame, code):
+            if (real(code.co_filename) not in self.files or not code.co_flags & FUNCTION_FLAGS
+                    or code.co_flags & GENERATOR_FLAGS):
+                return False
+            return entry_point(frame.f_globals, code)
+        def on_call(frame, code, entry):
+            name, wrapper = entry
+            caller = frame.f_back
+            if caller is not None and wrapper is not None and caller.f_code is wrapper:
+                caller = caller.f_back  # a decorator's wrapper defined elsewhere
+            if caller is not None and real(caller.f_code.co_filename) in self.files:
+                return  # the module's own body (an import, a decorator): replayed by importing
             module = frame.f_globals.get('__name__')
             record = None
-            qualname = code.co_qualname
-            if (frame.f_back is not None and caller_is_test(frame.f_back)
-                    and '<' not in qualname and isinstance(module, str) and module != '__main__'):
+            if (name is not None and caller is not None
+                    and real(caller.f_code.co_filename) in self.callers
+                    and isinstance(module, str) and module != '__main__'):
                 args, kwargs = call_arguments(code, frame.f_locals)
                 shown_args, shown_kwargs = plain_repr(args), plain_repr(kwargs)
                 if shown_args is not None and shown_kwargs is not None:
                     record = {'event': 'call', 'test': self.test, 'module': module,
-                              'function': qualname, 'file': files[code.co_filename],
+                              'function': name, 'file': real(code.co_filename),
                               'args': shown_args, 'kwargs': shown_kwargs}
             active[frame] = record
             if record is None:
@@ -138,14 +145,71 @@ class CallRecorder:
                 if active:
                     return  # inside a recorded call: replaying it reproduces this one
                 code = frame.f_code
-                decided = codes.get(code)
-                if decided is None:
-                    decided = codes[code] = bool(watched(code))
-                if decided:
-                    on_call(frame, code)
+                entry = codes.get(code)
+                if entry is None:
+                    entry = codes[code] = decide(frame, code)
+                if entry:
+                    on_call(frame, code, entry)
             elif event == 'return' and active and frame in active:
                 on_return(frame, arg)
         return profile
+
+def unwraps_to(value, code):
+    # Whether value is the function of code, or a decorator's wrapper of it (functools.wraps).
+    for _ in range(5):
+        if getattr(value, '__code__', None) is code:
+            return True
+        value = getattr(value, '__wrapped__', None)
+        if value is None:
+            return False
+    return False
+
+def entry_point(namespace, code):
+    # The name a caller outside the module reaches this code by (its qualified name, or the
+    # module-level name of a lambda or a decorated function), and the code of the wrapper that name
+    # holds when it is not the function itself; (None, None) when none does (a nested function).
+    qualname = code.co_qualname
+    candidates = []
+    if '<' not in qualname:
+        target = namespace.get(qualname.split('.')[0])
+        for part in qualname.split('.')[1:]:
+            target = getattr(target, part, None)
+        candidates.append((qualname, target))
+    candidates.extend((name, value) for name, value in list(namespace.items())
+                      if isinstance(name, str) and callable(value))
+    for name, value in candidates:
+        if unwraps_to(value, code):
+            outer = getattr(value, '__code__', None)
+            return (name, None if outer is code else outer)
+    return (None, None)
+
+def call_observer(recorder, pytest):
+    # The pytest plugin that turns the recorder on where test code runs: each test's setup, call
+    # and teardown. pytest's own work between them (reports, hooks) calls nothing of the product;
+    # watching the test modules' import (assertion rewriting, importlib) doubled the CPU time of a
+    # 1,500-test run, so calls made at collection are not seen (docs/threat-model.md).
+    def watching(wrapped):
+        return pytest.hookimpl(hookwrapper=True)(wrapped)
+    class CoachgateObserver:
+        @watching
+        def pytest_runtest_setup(self, item):
+            recorder.test = item.nodeid
+            recorder.start()
+            yield
+            recorder.stop()
+        @watching
+        def pytest_runtest_call(self, item):
+            recorder.start()
+            yield
+            recorder.stop()
+        @watching
+        def pytest_runtest_teardown(self, item):
+            recorder.start()
+            yield
+            recorder.stop()
+        def pytest_sessionfinish(self):
+            recorder.finish()
+    return CoachgateObserver()
 
 def call_recorder(directory):
     # The recorder the server asked for, or None for every run it did not.

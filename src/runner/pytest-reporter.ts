@@ -119,7 +119,6 @@ class CoachgateReporter:
         self.harness_intact = harness_intact(self.harness)
         self.harness_told = set()
         self.new_plugin_files = None
-        self.recorder = call_recorder(os.path.dirname(os.path.abspath(__file__)))
 
     def check_harness(self, nodeid):
         changed = harness_replaced(self.harness, self.harness_intact, self.harness_told)
@@ -143,13 +142,6 @@ class CoachgateReporter:
         self.new_plugin_files = plugin_watch(session.config.pluginmanager)
         self.new_plugin_files()
         self.emit({'event': 'start', 'pytest': self.version})
-        if self.recorder:
-            self.recorder.start()
-
-    def pytest_runtest_logstart(self, nodeid):
-        if self.recorder:
-            self.recorder.test = nodeid
-            self.recorder.start()  # again, if a test's own profiler replaced it
 
     def pytest_runtest_logreport(self, report):
         when, outcome = report.when, report.outcome
@@ -185,8 +177,6 @@ class CoachgateReporter:
                    'message': message})
 
     def pytest_sessionfinish(self):
-        if self.recorder:
-            self.recorder.finish()
         self.emit({'event': 'loaded', 'files': loaded_files()})
 
     def pytest_internalerror(self, excrepr):
@@ -211,7 +201,11 @@ if __name__ == '__main__':
     with open(report_path, 'w', encoding='utf-8') as report:
         # pytest.console_main, with the plugin added.
         try:
-            code = pytest.main(args, plugins=[CoachgateReporter(report, pytest.__version__)])
+            plugins = [CoachgateReporter(report, pytest.__version__)]
+            recorder = call_recorder(os.path.dirname(os.path.abspath(__file__)))
+            if recorder:
+                plugins.append(call_observer(recorder, pytest))
+            code = pytest.main(args, plugins=plugins)
             sys.stdout.flush()
         except BrokenPipeError:
             devnull = os.open(os.devnull, os.O_WRONLY)
