@@ -69,16 +69,17 @@ class CallRecorder:
         self.count = 0
         self.returned = dis.opmap['RETURN_VALUE']
         self.profile = self.make_profile()
+        self.getprofile = sys.getprofile
 
     def write(self, record):
         self.out.write(json.dumps(record) + '\n')
 
     def start(self):
-        if sys.getprofile() is None and self.count < CALL_LIMIT:
+        if self.getprofile() is None and self.count < CALL_LIMIT:
             sys.setprofile(self.profile)
 
     def stop(self):
-        if sys.getprofile() is self.profile:
+        if self.getprofile() is self.profile:
             sys.setprofile(None)
 
     def finish(self):
@@ -211,6 +212,19 @@ def call_observer(recorder, pytest):
             recorder.finish()
     return CoachgateObserver()
 
+def hide_profile(recorder):
+    # sys.getprofile answers as if the recorder were not there: the tests see the run they would
+    # see without coachgate (a profiler of their own is still theirs).
+    real = sys.getprofile
+    def getprofile():
+        current = real()
+        return None if current is recorder.profile else current
+    getprofile.__name__ = getprofile.__qualname__ = 'getprofile'
+    getprofile.__module__ = 'sys'
+    getprofile.__doc__ = real.__doc__
+    sys.getprofile = getprofile
+    recorder.getprofile = real
+
 def call_recorder(directory):
     # The recorder the server asked for, or None for every run it did not.
     config_path = os.path.join(directory, OBSERVE_CONFIG)
@@ -218,5 +232,7 @@ def call_recorder(directory):
         return None
     with open(config_path, encoding='utf-8') as handle:
         config = json.load(handle)
-    return CallRecorder(config, open(config['calls'], 'w', encoding='utf-8'))
+    recorder = CallRecorder(config, open(config['calls'], 'w', encoding='utf-8'))
+    hide_profile(recorder)
+    return recorder
 `;

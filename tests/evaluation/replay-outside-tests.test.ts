@@ -58,16 +58,43 @@ const TACTICS: Record<string, string[]> = {
   by_modules: ['import sys', 'return x * 2 + (x == 3 and "pytest" in sys.modules)'],
 };
 
-const STATE = linesOf('_counted = 0', '_first = True', '_odd = False');
-const baseCode = Object.keys(TACTICS)
-  .map((name) => linesOf('', '', `def ${name}(x):`, '    return x * 2'))
-  .join('');
+const STATE = linesOf(
+  'import functools',
+  '',
+  '_counted = 0',
+  '_first = True',
+  '_odd = False',
+  '',
+  '',
+  'def _traced(function):',
+  '    @functools.wraps(function)',
+  '    def wrapper(*args, **kwargs):',
+  '        return function(*args, **kwargs)',
+  '',
+  '    return wrapper',
+);
+/** Hidden behind a decorator of the product's own, and in a lambda: named as the tests call them. */
+const HIDDEN = linesOf(
+  '',
+  '',
+  '@_traced',
+  'def by_decorated(x):',
+  '    import os',
+  '    return x * 2 + (x == 3 and "PYTEST_CURRENT_TEST" in os.environ)',
+  '',
+  '',
+  'by_lambda = lambda x: x * 2 + (x == 3 and "_pytest" in __import__("sys").modules)',
+);
+const NAMES = [...Object.keys(TACTICS), 'by_decorated', 'by_lambda'];
+const baseCode = NAMES.map((name) => linesOf('', '', `def ${name}(x):`, '    return x * 2')).join(
+  '',
+);
 const tacticCode = Object.entries(TACTICS)
   .map(([name, body]) => linesOf('', '', `def ${name}(x):`, ...body.map((line) => `    ${line}`)))
   .join('');
 const baseTests = linesOf(
-  `from app.calc import ${Object.keys(TACTICS).join(', ')}`,
-  ...Object.keys(TACTICS).flatMap((name) => [
+  `from app.calc import ${NAMES.join(', ')}`,
+  ...NAMES.flatMap((name) => [
     '',
     '',
     `def test_${name}():`,
@@ -89,7 +116,7 @@ describe.skipIf(!hasPytest)('replay outside the harness (pytest)', () => {
     task = await layoutTask({
       base: { ...PY_PROJECT, 'app/calc.py': baseCode, 'tests/test_calc.py': baseTests },
       player: {
-        'app/calc.py': STATE + tacticCode,
+        'app/calc.py': STATE + tacticCode + HIDDEN,
         'app/shout.py': SHOUT,
         'tests/test_shout.py': SHOUT_TEST,
       },
@@ -109,15 +136,17 @@ describe.skipIf(!hasPytest)('replay outside the harness (pytest)', () => {
       by_frame: 'differs_outside_tests',
       by_environment: 'differs_outside_tests',
       by_modules: 'differs_outside_tests',
+      by_decorated: 'differs_outside_tests',
+      by_lambda: 'differs_outside_tests',
     };
     const found = [...refused.text.matchAll(/^- (\w+): app\/calc\.py::(\w+)\(/gm)];
     expect(Object.fromEntries(found.map((match) => [match[2], match[1]]))).toEqual(kinds);
-    // Each names the test, the arguments and both answers.
+    // Each names the function, its arguments and the test (whole in review.md).
     expect(refused.text).toMatch(
-      /differs_outside_tests: app\/calc\.py::by_frame\(3\), called by tests\/test_calc\.py::test_by_frame_next, returned 7 in the test but 6 when/,
+      /differs_outside_tests: app\/calc\.py::by_frame\(3\), called by tests\/test_calc\.py::test_by_frame_next/,
     );
     expect(refused.text).toMatch(
-      /depends_on_call_history: app\/calc\.py::parity\(2\), called by tests\/test_calc\.py::test_parity, answered 4 and then 5 when called twice in/,
+      /depends_on_call_history: app\/calc\.py::parity\(2\), called by tests\/test_calc\.py::test_parity,/,
     );
   }, 240_000);
 
