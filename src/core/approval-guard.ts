@@ -6,6 +6,7 @@ import {
   type IntegrityFinding,
 } from './integrity.js';
 import { failingTests, type RunRecord } from './run-record.js';
+import { observationReason, type ObservationFinding } from './observation-reason.js';
 
 /** Everything the guard re-evaluates server-side at the moment an approval is requested. */
 export interface ApprovalFacts {
@@ -77,6 +78,8 @@ export interface EvaluationFacts {
   diverging_new_tests: { test: string; trusted_outcome: string; responsible: string[] }[];
   /** Base tests that passed at the base and are not in the Player's run under their id. */
   gone_from_player_run?: string[];
+  /** The tests' calls into the Player's changed code, replayed outside the harness. */
+  observation?: { findings: ObservationFinding[] };
 }
 
 /** The Coach's statement that a base test's changed outcome is what a criterion asks for. */
@@ -221,6 +224,12 @@ function evaluationReasons(
     reasons.push(
       `the code under test wrote into the base's test files during the trusted runs: ${listed(evaluation.test_files_written)}. The base's tests, data and config judge the code; it must not change them. Find the write (a path under the tests, a golden file) and remove it.`,
     );
+  for (const finding of evaluation.observation?.findings ?? []) {
+    const stateAsked =
+      finding.kind === 'depends_on_call_history' &&
+      acknowledged.some((change) => change.test === finding.function);
+    if (!stateAsked) reasons.push(observationReason(finding));
+  }
   for (const file of evaluation.uncollected_test_files) {
     reasons.push(
       `test file ${file} was added but contributes no test to the candidate run: the runner never collects it. Fix: move or rename it where the base's test config collects tests.`,

@@ -1,6 +1,32 @@
 import { z } from 'zod';
 import { AcknowledgedChangeSchema } from './verdict-entry.js';
 
+/** The tests' calls into the Player's changed code, replayed outside the harness (src/observation/). */
+const ObservationSchema = z
+  .object({
+    calls_recorded: z.number(),
+    cut: z
+      .boolean()
+      .describe('True when the record reached its bound: later calls were not observed.'),
+    calls_compared: z.number(),
+    import_failed: z.array(z.string()),
+    findings: z.array(
+      z.object({
+        kind: z.enum(['differs_outside_tests', 'depends_on_call_history']),
+        function: z.string().describe('file::qualified name'),
+        test: z.string(),
+        arguments: z.string(),
+        in_tests: z.string(),
+        outside: z.string(),
+        again: z.string().optional(),
+        calls: z.number(),
+      }),
+    ),
+  })
+  .describe(
+    "The trusted run's calls from the base's tests into functions of the Player's changed files with plain-value arguments (pytest), replayed in a fresh process with no runner: in the run's order (differs_outside_tests) and each alone, twice in a row (depends_on_call_history). Each finding refuses an approval; a depends_on_call_history one the task asks for is acknowledged in record_verdict acknowledged_changes [{test: function, criterion, reason}].",
+  );
+
 /** One approval evaluation as record_verdict returns it and coach_turn_N.json keeps it (src/evaluation/evaluate.ts). */
 export const EvaluationSchema = z.object({
   base_commit: z.string(),
@@ -129,6 +155,7 @@ export const EvaluationSchema = z.object({
     .describe(
       "The Player's added tests that passed in the worktree but not with the base's test infrastructure.",
     ),
+  observation: ObservationSchema.optional(),
 });
 
 /**

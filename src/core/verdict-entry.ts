@@ -32,7 +32,7 @@ export const AcknowledgedChangeSchema = z.object({
     .string()
     .min(1)
     .describe(
-      'A test id as the refusal lists it (or its tail after a separator, as for test evidence).',
+      'A test id as the refusal lists it (or its tail after a separator, as for test evidence), or the function (file::name) a depends_on_call_history finding names.',
     ),
   criterion: z
     .string()

@@ -147,6 +147,7 @@ function judged(
           (file) => isNamedAsTest(file) && !candidateTests.some((test) => test.id.startsWith(file)),
         )
       : [],
+    ...(trusted.observation ? { observation: trusted.observation } : {}),
     diverging_new_tests: runs.new_tests
       ? divergingNewTests(candidateTests, runs.new_tests.tests, selection, {
           byFile: idsNameFiles(command),

@@ -12,6 +12,8 @@ import { pyenvChoice, type PyenvChoice } from '../runner/pyenv.js';
 import { fileLimitArguments } from '../runner/file-limit.js';
 import { firstPartyModules } from '../runner/first-party.js';
 import type { TestCaseResult } from '../runner/report/types.js';
+import type { Observation } from '../observation/judge.js';
+import type { ObserveRequest } from '../observation/replay.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
@@ -56,6 +58,8 @@ export interface SnapshotRun {
   sandbox?: SandboxInForce;
   /** The base's test files, data and config the run changed or removed (runs of the Player's code). */
   wrote_test_files?: string[];
+  /** The tests' calls into the Player's changed code, replayed outside the harness (trusted run). */
+  observation?: Observation;
 }
 
 /** The server-made runs of one tree, before they are compared with a candidate run. */
@@ -301,6 +305,9 @@ export async function executeTrustedRuns(
         tests: trusted.tests,
         ...('sandbox' in trusted && trusted.sandbox ? { sandbox: trusted.sandbox } : {}),
         ...('wrote_test_files' in trusted ? { wrote_test_files: trusted.wrote_test_files } : {}),
+        ...('observation' in trusted && trusted.observation
+          ? { observation: trusted.observation }
+          : {}),
       },
       passing_on_base_code: onBaseCode
         .filter((test) => test.status === 'passed')
@@ -447,6 +454,9 @@ async function runIn(
         ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
         : undefined;
       const modules = await firstPartyModules(snapshot.dir);
+      // The trusted run (base tests on the Player's code) records the tests' calls into it.
+      const observe =
+        name === 'trusted' ? await observeRequest(snapshot.dir, selection) : undefined;
       // The base's run (the baseline) fills the cache; the others read it once it is published.
       const bytecodeKey = {
         baseCommit: request.baseCommit,
@@ -468,6 +478,7 @@ async function runIn(
           sandbox: effectivePolicy(request.config.coachgate.sandbox),
           ...(guard ? { readOnly: guard.readOnly } : {}),
           ...(bytecode ? { bytecodeCache: bytecode } : {}),
+          ...(observe ? { observe } : {}),
           signal: hooks.signal,
           priority,
           onProgress:
@@ -486,6 +497,19 @@ function baseTestFiles(selection: TrustedSelection): string[] {
   return [...selection.base_files].filter(
     (file) => !taken.has(file) && (isTestSideFile(file) || isTestDataFile(file)),
   );
+}
+
+/** The Player's changed Python product files in a snapshot, and the base's tests calling them. */
+async function observeRequest(
+  directory: string,
+  selection: TrustedSelection,
+): Promise<ObserveRequest | undefined> {
+  const root = await realpath(directory);
+  const files = [...selection.code, ...selection.acknowledged]
+    .filter((file) => file.endsWith('.py') && !isTestSideFile(file))
+    .map((file) => path.join(root, file));
+  if (files.length === 0) return undefined;
+  return { files, callers: baseTestFiles(selection).map((file) => path.join(root, file)) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { CALL_RECORDER_SOURCE } from './call-recorder.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
 
@@ -15,6 +16,8 @@ import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
  * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts). A call that ends the
  * process is reported before it ends it, with the project's frame that made it and the test that ran
  * (src/runner/process-end-watch.ts). The session's last line lists the files of the modules it imported.
+ * In a trusted run the server asks for, the calls the tests make into the Player's changed files are
+ * recorded too (src/runner/call-recorder.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys, time
@@ -40,6 +43,7 @@ PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"
 
 ${PYTHON_HARNESS_SOURCE}
 ${PYTHON_PROCESS_END_SOURCE}
+${CALL_RECORDER_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
@@ -331,7 +335,11 @@ if __name__ == '__main__':
         try:
             reporter = CoachgateReporter(report, pytest.__version__, bytecode_read)
             watch_process_end(reporter.process_ended)
-            code = pytest.main(args, plugins=[reporter])
+            plugins = [reporter]
+            recorder = call_recorder(os.path.dirname(os.path.abspath(__file__)))
+            if recorder:
+                plugins.append(call_observer(recorder, pytest))
+            code = pytest.main(args, plugins=plugins)
             sys.stdout.flush()
         except BrokenPipeError:
             devnull = os.open(os.devnull, os.O_WRONLY)

@@ -37,6 +37,12 @@ import { stripAnsi } from './report/text.js';
 import { staleBuild } from './stale-build.js';
 import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
+import type { Observation } from '../observation/judge.js';
+import {
+  replayRecordedCalls,
+  requestObservation,
+  type ObserveRequest,
+} from '../observation/replay.js';
 
 export interface TestRunSpec {
   command: TestCommand;
@@ -72,6 +78,11 @@ export interface TestRunSpec {
    * (src/runner/node-loaded-files.ts).
    */
   listLoaded?: boolean;
+  /**
+   * A trusted run's calls into the Player's changed files, recorded and replayed outside the
+   * harness (pytest; src/observation/).
+   */
+  observe?: ObserveRequest;
 }
 
 export interface TestRunResult extends ProcessOutcome {
@@ -97,6 +108,8 @@ export interface TestRunResult extends ProcessOutcome {
   failures_only?: UvuFailuresOnly;
   /** The sandbox the run had (absent only when nothing was started). */
   sandbox?: SandboxInForce;
+  /** What the replay of the recorded calls outside the harness showed (spec.observe). */
+  observation?: Observation;
 }
 
 /** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
@@ -110,6 +123,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (['npm', 'custom'].includes(spec.command.runner))
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
+    const observe = spec.command.runner === 'pytest' ? spec.observe : undefined;
+    if (observe) await requestObservation(reportDirectory, observe);
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     const manager = await declaredPackageManager(
@@ -183,6 +198,20 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       if (ticker) clearInterval(ticker);
       await capture.close();
     }
+    const observation =
+      observe && !outcome.cancelled && !outcome.timed_out
+        ? await replayRecordedCalls({
+            reportDirectory,
+            interpreter: invocation.argv[0]!,
+            cwd: spec.cwd,
+            env: invocation.env,
+            sandbox: spec.sandbox,
+            loginShell: spec.loginShell,
+            readOnly: [...(spec.readOnly ?? []), ...preloadFiles],
+            signal: spec.signal,
+            priority: spec.priority,
+          })
+        : undefined;
     spec.onProcessesEnded?.();
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
@@ -261,6 +290,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       ...(loaded ? { loaded_files: loaded } : {}),
       notes: invocation.notes,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),
+      ...(observation ? { observation } : {}),
     };
   } finally {
     await rm(reportDirectory, { recursive: true, force: true });

@@ -1,0 +1,101 @@
+import { readFile, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import { OutputCapture } from '../runner/output-capture.js';
+import type { RunPriority } from '../runner/run-queue.js';
+import { runSandboxed } from '../sandbox/run.js';
+import { judgeReplay, parseRecordedCalls, type Observation, type ReplayAnswer } from './judge.js';
+import { REPLAY_FILE, REPLAY_SOURCE } from './replay-script.js';
+
+/** What a trusted run observes: the Player's changed product files and the tests' files. */
+export interface ObserveRequest {
+  /** Absolute real paths of the changed product files whose functions are observed. */
+  files: string[];
+  /** Absolute real paths of the test-side files whose calls into them are recorded. */
+  callers: string[];
+}
+
+/** Where the recorder finds its request and writes its calls (src/runner/call-recorder.ts). */
+const OBSERVE_CONFIG = 'coachgate_observe.json';
+const CALLS_FILE = 'observed-calls.jsonl';
+const ANSWER_FILE = 'replay-answer.json';
+const REPLAY_TIMEOUT_MS = 120_000;
+
+/** Variables a runner sets or reads: none reaches the replay, which runs with no runner. */
+const RUNNER_VARIABLE = /^(?:_?PYTEST|COACHGATE|COV_CORE)/i;
+
+/** Asks the run's recorder to observe: a file in the run's own report directory, nothing else. */
+export async function requestObservation(
+  reportDirectory: string,
+  request: ObserveRequest,
+): Promise<void> {
+  const calls = path.join(reportDirectory, CALLS_FILE);
+  await writeFile(
+    path.join(reportDirectory, OBSERVE_CONFIG),
+    JSON.stringify({ ...request, calls }),
+  );
+}
+
+export interface ReplaySpec {
+  reportDirectory: string;
+  /** The interpreter the run used. */
+  interpreter: string;
+  cwd: string;
+  /** The run's environment; runner variables are removed from it. */
+  env: Record<string, string>;
+  sandbox: SandboxPolicy;
+  loginShell: boolean;
+  readOnly: string[];
+  signal?: AbortSignal;
+  priority?: RunPriority;
+}
+
+/**
+ * Replays the calls the run recorded, outside the harness, in the same sandbox door as the run,
+ * and judges the answers; undefined when the run recorded nothing (not observed, or it never
+ * reached the end of its session).
+ */
+export async function replayRecordedCalls(spec: ReplaySpec): Promise<Observation | undefined> {
+  const text = await readFile(path.join(spec.reportDirectory, CALLS_FILE), 'utf8').catch(
+    () => undefined,
+  );
+  const root = await realpath(spec.cwd);
+  // Files are named as the repository names them.
+  const lines = (text === undefined ? [] : parseRecordedCalls(text)).map((line) =>
+    line.event === 'call' ? { ...line, file: path.relative(root, line.file) } : line,
+  );
+  if (!lines.some((line) => line.event === 'call')) return undefined;
+  const script = path.join(spec.reportDirectory, REPLAY_FILE);
+  const answerPath = path.join(spec.reportDirectory, ANSWER_FILE);
+  await writeFile(script, REPLAY_SOURCE);
+  // The product's own output during the replay is kept apart from the run's log.
+  const capture = await OutputCapture.open(path.join(spec.reportDirectory, 'replay.log'));
+  try {
+    await runSandboxed(
+      {
+        argv: [spec.interpreter, script, path.join(spec.reportDirectory, CALLS_FILE), answerPath],
+        cwd: spec.cwd,
+        env: Object.fromEntries(
+          Object.entries(spec.env).filter(([name]) => !RUNNER_VARIABLE.test(name)),
+        ),
+        timeoutMs: REPLAY_TIMEOUT_MS,
+        signal: spec.signal,
+        priority: spec.priority,
+        isolation: {
+          policy: spec.sandbox,
+          writable: [spec.reportDirectory],
+          readOnly: [...spec.readOnly, script],
+          loginShell: spec.loginShell,
+        },
+      },
+      capture,
+    );
+  } finally {
+    await capture.close();
+  }
+  const answer = await readFile(answerPath, 'utf8').then(
+    (json) => JSON.parse(json) as ReplayAnswer,
+    () => undefined,
+  );
+  return judgeReplay(lines, answer ?? { import_failed: [], alone: {}, session: {} });
+}
