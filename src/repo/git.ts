@@ -135,6 +135,11 @@ export async function assertWorkTreeRoot(worktree: string): Promise<void> {
   try {
     top = (await gitQuery(worktree, ['rev-parse', '--show-toplevel'])).trim();
   } catch {
+    if (!(await lstat(worktree).catch(() => undefined)))
+      throw new CallerError(
+        `${worktree} does not exist.`,
+        'Pass the root of an existing git repository or git worktree.',
+      );
     throw new CallerError(
       `${worktree} is not a git repository.`,
       'Pass the root of a git repository or git worktree (coachgate reads trusted files from its base commit).',
