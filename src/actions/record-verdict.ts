@@ -2,6 +2,7 @@ import path from 'node:path';
 import { approvalRefusals, type AcknowledgedChange } from '../core/approval-guard.js';
 import type { CoachTurnRecord } from '../core/coach-turn.js';
 import { CallerError } from '../core/errors.js';
+import { assertKnownCriteria } from '../core/known-criteria.js';
 import { boundedLines, MESSAGE_LIMIT } from '../core/quote.js';
 import { feedbackForPlayer } from '../core/player-feedback.js';
 import type { EvidenceInput } from '../core/requirements.js';
@@ -88,7 +89,7 @@ export async function recordVerdict(
   const tampering = await mirrorTampering(worktree, taskId);
   // Found before the lock: it may run `bd export`.
   const beadReview = await beadReviewPath(worktree, taskId);
-  checkAcknowledgedCriteria(task, request.acknowledged_changes ?? [], taskId);
+  checkNamedCriteria(task, request, taskId);
   const evaluated =
     request.decision === 'approve'
       ? await evaluateLatestRun(
@@ -153,19 +154,23 @@ interface OpenTurn {
   last_player_turn: number;
 }
 
-function checkAcknowledgedCriteria(
-  task: LoadedTask,
-  acknowledged: AcknowledgedChange[],
-  taskId: string,
-): void {
-  for (const change of acknowledged) {
-    if (!task.acceptance_criteria.some((criterion) => criterion.id === change.criterion)) {
+/** Every criterion the request names (evidence, acknowledged changes) is one of the task's. */
+function checkNamedCriteria(task: LoadedTask, request: VerdictRequest, taskId: string): void {
+  const criteria = task.acceptance_criteria;
+  for (const change of request.acknowledged_changes ?? []) {
+    if (!criteria.some((criterion) => criterion.id === change.criterion)) {
       throw new CallerError(
         `acknowledged_changes names criterion ${JSON.stringify(change.criterion)}, which ${taskId} does not have.`,
-        `Use one of: ${task.acceptance_criteria.map((criterion) => criterion.id).join(', ')}.`,
+        `Use one of: ${criteria.map((criterion) => criterion.id).join(', ')}.`,
       );
     }
   }
+  assertKnownCriteria(
+    taskId,
+    criteria,
+    (request.evidence ?? []).map((item) => item.criterion),
+    'evidence[].criterion',
+  );
 }
 
 /** The verdict log, read under the lock, and whether it takes a verdict for this turn. */

@@ -1,4 +1,6 @@
+import { assertKnownCriteria } from '../core/known-criteria.js';
 import type { EvidenceInput } from '../core/requirements.js';
+import { loadTask } from '../repo/tasks.js';
 import type { WaitOptions } from '../evaluation/early-runs.js';
 import type { TaskScope } from './task-scope.js';
 import { validateRequirements, type RequirementsValidation } from './validate-requirements.js';
@@ -15,10 +17,16 @@ export async function checkRequirements(
   evidence: EvidenceInput[],
   wait: WaitOptions,
 ): Promise<RequirementsValidation> {
-  const evaluated = await latestRunEvaluation(scope, [], wait);
-  return validateRequirements(
-    scope,
-    evidence,
-    evaluated ? { passingOnBaseCode: evaluated.result.passing_on_base_code } : {},
+  const task = await loadTask(scope.worktree, scope.taskId, scope.base.commit);
+  assertKnownCriteria(
+    scope.taskId,
+    task.acceptance_criteria,
+    evidence.map((item) => item.criterion),
+    'evidence[].criterion',
   );
+  const evaluated = await latestRunEvaluation(scope, [], wait);
+  return validateRequirements(scope, evidence, {
+    task,
+    ...(evaluated ? { passingOnBaseCode: evaluated.result.passing_on_base_code } : {}),
+  });
 }
