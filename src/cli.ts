@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { commandHelp } from './cli/help.js';
 import { INIT_USAGE } from './cli/init.js';
 import { LOOP_COMMANDS, LOOP_USAGE, runLoopCommand } from './cli/loop.js';
 import {
@@ -90,12 +91,16 @@ async function main(allArgs: string[]): Promise<void> {
   } catch (error) {
     usageError((error as Error).message);
   }
-  if (argv[0] === 'ui' && !argv.includes('--help') && !argv.includes('-h')) {
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  const first = argv[0] ?? '';
+  const help = wantsHelp && /^[a-z]/.test(first) ? commandHelp(USAGE, first) : undefined;
+  if (help) return print(help);
+  if (argv[0] === 'ui' && !wantsHelp) {
     const { uiCommand } = await import('./cli/ui.js');
     process.exitCode = await uiCommand(argv.slice(1), print);
     return;
   }
-  if (LOOP_COMMANDS.has(argv[0] ?? '') && !argv.includes('--help') && !argv.includes('-h')) {
+  if (LOOP_COMMANDS.has(argv[0] ?? '') && !wantsHelp) {
     process.exitCode = await runLoopCommand(argv, print);
     return;
   }

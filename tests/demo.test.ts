@@ -27,6 +27,12 @@ describe('npm run demo (dist/cli.js demo)', () => {
     expect(kept).toBeDefined();
     expect(result.stdout).toContain(`example project copied to ${kept}/greeting`);
     expect(existsSync(`${kept}/greeting/.guardkit/autobuild/TASK-GREET-001/review.md`)).toBe(true);
+    // Its closing hint runs as printed, with nothing installed on PATH.
+    const gate = /^ {2}(.* gate --task TASK-GREET-001 --worktree \S+)$/m.exec(result.stdout)?.[1];
+    expect(gate).toMatch(/^node \S+cli\.js gate/);
+    const ran = spawnSync('sh', ['-c', gate!], { encoding: 'utf8' });
+    expect(ran.stdout).toMatch(/COACH GATE: PASSED/);
+    expect(ran.status, ran.stderr).toBe(0);
     rmSync(kept!, { recursive: true, force: true });
   });
 });

@@ -175,6 +175,34 @@ describe('the docs match the server and the CLI', () => {
     }
   });
 
+  it('docs/configuration.md documents every key of the config schema, with its default, and no other', () => {
+    interface Node {
+      properties?: Record<string, Node>;
+      default?: unknown;
+    }
+    const schema = JSON.parse(read('schemas/config.schema.json')) as Node;
+    const leaves = new Map<string, unknown>();
+    const walk = (node: Node, prefix: string) => {
+      for (const [key, child] of Object.entries(node.properties ?? {})) {
+        if (child.properties) walk(child, `${prefix}${key}.`);
+        else leaves.set(`${prefix}${key}`, child.default);
+      }
+    };
+    walk(schema, '');
+    const documented = new Map<string, string>();
+    for (const [, keys, fallback] of read('docs/configuration.md').matchAll(
+      /^\| (`[a-z_.]+`(?:, `[a-z_.]+`)*) +\| ([^|]+?) +\|/gm,
+    ))
+      for (const key of keys!.split(', ')) documented.set(key.slice(1, -1), fallback!);
+    expect([...documented.keys()].sort()).toEqual([...leaves.keys()].sort());
+    // Defaults the schema states must read the same in the table (others are applied in code).
+    for (const [key, fallback] of leaves) {
+      if (fallback === undefined) continue;
+      const shown = typeof fallback === 'string' ? fallback : JSON.stringify(fallback);
+      expect(documented.get(key)!.replaceAll('`', ''), key).toBe(shown);
+    }
+  });
+
   it('every relative link in the README and docs/ leads to a file, and its #anchor to a heading', () => {
     const broken: string[] = [];
     for (const page of PAGES) {

@@ -157,6 +157,21 @@ describe('the built binary (dist/cli.js)', () => {
     mainline.remove();
   });
 
+  it("prints a sub-command's own help: its entries and the options they name", () => {
+    const help = (...args: string[]) =>
+      execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+    const gate = help('gate', '--help');
+    expect(gate).toMatch(/^Usage:\n {2}coachgate gate --task ID/);
+    expect(gate).toMatch(/\n {2}--task ID +the task to check or run\./);
+    expect(gate).not.toMatch(/coachgate (worktree|init|serve|demo)/);
+    const worktree = help('worktree', 'finish', '-h');
+    expect(worktree.match(/^ {2}coachgate worktree (start|finish|preserve)/gm)).toHaveLength(3);
+    expect(help('task', 'new', '--help')).toMatch(
+      /coachgate task new[\s\S]*coachgate task pin-base/,
+    );
+    expect(help('--help')).toMatch(/coachgate demo/);
+  });
+
   it('prints help and version, and exits 2 on an unknown flag', () => {
     expect(execFileSync(process.execPath, [cli, '--help'], { encoding: 'utf8' })).toMatch(
       /Usage:\n {2}coachgate \[serve\] \[--root DIR \.\.\.\]/,

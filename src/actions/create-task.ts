@@ -1,7 +1,8 @@
 import { CallerError } from '../core/errors.js';
 import type { NewTask } from '../core/task-template.js';
-import { git } from '../repo/git.js';
-import { writeNewTask } from '../repo/new-task.js';
+import { assertWorkTreeRoot, git } from '../repo/git.js';
+import { prepareNewTask, writePreparedTask } from '../repo/new-task.js';
+import { readPinnedBase, type PinnedBase } from '../records/pinned-base.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { openRepository, openTask } from './task-scope.js';
 
@@ -19,21 +20,30 @@ export interface CreatedTask {
 
 /**
  * `coachgate task new`: writes the task file, commits it (that file only) and pins the base that holds
- * it, so a `main` moved before any tool opens the task cannot choose the task's base.
+ * it, so a `main` moved before any tool opens the task cannot choose the task's base. Everything that can
+ * refuse (a missing directory, an invalid committed config, an unknown dependency, an id already pinned)
+ * is checked before the file is written: a refused command leaves the repository as it was.
  */
 export async function createTask(
   worktree: string,
   task: Omit<NewTask, 'id'> & { id?: string },
   options: { commit: boolean; baseRef?: string },
 ): Promise<CreatedTask> {
-  const written = await writeNewTask(worktree, task);
+  if (options.commit) await openRepository(worktree, options.baseRef);
+  else await assertWorkTreeRoot(worktree);
+  const prepared = await prepareNewTask(worktree, task);
+  const oldPin = await readPinnedBase(worktree, prepared.id);
+  if (oldPin && options.commit) throw pinnedBefore(worktree, prepared.id, oldPin);
+  await writePreparedTask(worktree, prepared);
+  const written = { id: prepared.id, path: prepared.path };
   if (!options.commit)
     return {
       ...written,
       commit: null,
       pinned_base: null,
-      not_pinned:
-        'not committed (--no-commit): it is pinned when its worktree starts or a tool first opens it',
+      not_pinned: oldPin
+        ? `not committed (--no-commit), and ${written.id} has an older pin (${oldPin.commit.slice(0, 12)}); once committed, re-pin it: ${repinCommand(worktree, written.id)}`
+        : 'not committed (--no-commit): it is pinned when its worktree starts or a tool first opens it',
     };
   const { commit, ignoredBy } = await commitTaskFile(
     worktree,
@@ -56,6 +66,22 @@ export async function createTask(
     };
   const scope = await openTask(worktree, written.id, options.baseRef);
   return { ...written, commit, ...forced, pinned_base: scope.base.commit };
+}
+
+function repinCommand(worktree: string, taskId: string): string {
+  return `coachgate task pin-base --task ${taskId} --base HEAD --worktree ${worktree}`;
+}
+
+/**
+ * An id pinned before its task file exists (an earlier task of that id, or a lookup by an older
+ * version): the new task would be judged against a base that lacks it, so nothing is written.
+ */
+function pinnedBefore(worktree: string, taskId: string, pin: PinnedBase): CallerError {
+  return new CallerError(
+    `${taskId} is already pinned to ${pin.commit} (by ${pin.pinned_by}, ${pin.pinned_at}), a base without this new task: nothing was written.`,
+    `Pick another --id; or, if that pin is a leftover, write the task with --no-commit, commit it, then re-pin: ${repinCommand(worktree, taskId)}`,
+    { pinned_commit: pin.commit },
+  );
 }
 
 /**

@@ -21,7 +21,7 @@ export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
     passed: loops.length === 0,
     reason:
       loops.length === 0
-        ? `no cycles (${graph.node_count} ${bead ? 'beads' : 'tasks'}, ${graph.edge_count} dependencies)`
+        ? `no cycles (${counted(graph.node_count, bead ? 'bead' : 'task')}, ${counted(graph.edge_count, 'dependency', 'dependencies')})`
         : `${loops.length} dependency cycle(s): ${loops.join('; ')}`,
     details: graph.suggested_breaks.map((edge) => `break ${edge.from} → ${edge.to}`),
   };
@@ -35,4 +35,8 @@ export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
       details: [...(gate.sandbox_warning ? [gate.sandbox_warning] : []), ...gate.new_errors],
     })),
   ];
+}
+
+function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
 }

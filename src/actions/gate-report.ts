@@ -1,6 +1,7 @@
 import type { GateCheck, GateReport, GateRow } from '../core/gate-report.js';
 import { readVerdictLog } from '../records/verdict-log.js';
-import { gateDecision, type GateDecision } from './gate.js';
+import { describeSandbox } from '../core/sandbox-policy.js';
+import { gateDecision, type ApprovalTerms, type GateDecision } from './gate.js';
 import type { TaskScope } from './task-scope.js';
 
 const LABELS: Record<GateCheck['name'], string> = {
@@ -42,8 +43,8 @@ export async function gateReport(scope: TaskScope): Promise<GateReport> {
     task_id: scope.taskId,
     title: task.title,
     passed: decision.pass,
-    status: task.status,
-    strikes: task.strikes,
+    status: decision.approval?.merged ? 'merged_approved' : decision.verdicts.status,
+    strikes: decision.verdicts.strikes,
     max_strikes: task.max_strikes,
     rows,
     reasons: decision.reasons,
@@ -56,18 +57,29 @@ export async function gateReport(scope: TaskScope): Promise<GateReport> {
   return report;
 }
 
-function verdictRow({ task }: GateDecision): GateRow {
-  const chain = task.verdict_chain.intact ? '' : '; verdicts.jsonl is damaged';
-  const detail = `${task.status === 'approved' ? 'APPROVED' : task.status} (${task.turns.length} turn(s), ${task.strikes}/${task.max_strikes} strikes${chain})`;
+/** The verdict history the gate verified: the state copy, or the committed mirror on a fresh clone. */
+function verdictRow({ verdicts, task }: GateDecision): GateRow {
+  const untrusted = verdicts.untrusted_keys.length > 0;
+  const chain = untrusted
+    ? `; signed by key ${verdicts.untrusted_keys.join(', ')}, not trusted here (coachgate.trusted_keys)`
+    : verdicts.intact
+      ? ''
+      : '; verdicts.jsonl is damaged';
+  const status = verdicts.status === 'approved' ? 'APPROVED' : verdicts.status;
   return {
     label: 'Verdict',
-    state: task.status === 'approved' && task.verdict_chain.intact ? 'pass' : 'fail',
-    detail,
+    state: verdicts.status === 'approved' && verdicts.intact ? 'pass' : 'fail',
+    detail: `${status} (${verdicts.last_turn} turn(s), ${verdicts.strikes}/${task.max_strikes} strikes${chain})`,
     details: [],
   };
 }
 
-function testsRow({ task, approval }: GateDecision): GateRow {
+/**
+ * With an approval, the approving run the gate checked (it may live only in the committed mirror);
+ * before one, the task's latest run.
+ */
+function testsRow({ task, approval, approving_run }: GateDecision): GateRow {
+  if (approval && approving_run) return approvedRunRow(approval, approving_run);
   const run = task.latest_run;
   if (!run)
     return { label: 'Tests', state: 'fail', detail: 'no independent test run stored', details: [] };
@@ -79,28 +91,50 @@ function testsRow({ task, approval }: GateDecision): GateRow {
       details: [],
     };
   const counts = `${run.counts.passed} passed, ${run.counts.failed} failed, ${run.counts.errors} errors`;
-  // After the merge the run describes the approved files, which the gate compared one by one.
-  const merged =
-    approval?.run_id === run.run_id && approval.merged?.changed_files.length === 0
-      ? approval.merged
-      : null;
-  const fresh = run.fresh
-    ? 'current tree'
-    : merged
-      ? `approved tree, merged in ${merged.merge_commit.slice(0, 12)}`
-      : 'STALE: the tree changed since this run';
-  // The approval guard's rule: failures the base already had do not fail the tests.
-  const preexistingOnly = approval?.run_id === run.run_id && approval.run_preexisting_only;
   return {
     label: 'Tests',
-    state: (run.status === 'passed' || preexistingOnly) && (run.fresh || merged) ? 'pass' : 'fail',
-    detail: `${run.status}: ${counts} (${run.run_id}, ${fresh})${preexistingOnly ? '; every failure is pre-existing (fails at the base too)' : ''}`,
-    details: run.sandbox_warning
-      ? [run.sandbox_warning]
-      : run.sandbox
-        ? [`sandbox: ${run.sandbox}`]
-        : [],
+    state: run.status === 'passed' && run.fresh ? 'pass' : 'fail',
+    detail: `${run.status}: ${counts} (${run.run_id}, ${run.fresh ? 'current tree' : 'STALE: the tree changed since this run'})`,
+    details: sandboxDetails(run),
   };
+}
+
+function approvedRunRow(
+  approval: ApprovalTerms,
+  { record: run, fresh: current }: NonNullable<GateDecision['approving_run']>,
+): GateRow {
+  const counts = `${run.counts.passed} passed, ${run.counts.failed} failed, ${run.counts.errors} errors`;
+  const { merged } = approval;
+  // After the merge the run describes the approved files, which the gate compared one by one.
+  const tree = !merged
+    ? current
+      ? 'current tree'
+      : 'STALE: the tree changed since this run'
+    : merged.changed_files.length === 0
+      ? `approved tree, merged in ${merged.merge_commit.slice(0, 12)}; the ${merged.approved_files} approved file(s) unchanged (signed merged.json)`
+      : `merged in ${merged.merge_commit.slice(0, 12)}, but ${merged.changed_files.length} approved file(s) changed since`;
+  const fresh = merged ? merged.changed_files.length === 0 : current;
+  // The approval guard's rule: failures the base already had do not fail the tests.
+  const preexisting = approval.run_preexisting_only;
+  return {
+    label: 'Tests',
+    state: (run.status === 'passed' || preexisting) && fresh ? 'pass' : 'fail',
+    detail: `${run.status}: ${counts} (${run.run_id}, ${tree})${preexisting ? '; every failure is pre-existing (fails at the base too)' : ''}`,
+    details: run.sandbox
+      ? sandboxDetails({
+          sandbox: describeSandbox(run.sandbox),
+          ...(run.sandbox.warning ? { sandbox_warning: run.sandbox.warning } : {}),
+        })
+      : [],
+  };
+}
+
+function sandboxDetails(run: { sandbox_warning?: string; sandbox?: string }): string[] {
+  return run.sandbox_warning
+    ? [run.sandbox_warning]
+    : run.sandbox
+      ? [`sandbox: ${run.sandbox}`]
+      : [];
 }
 
 /** The failure pattern: one line per Coach decision, as review.md lists it. */

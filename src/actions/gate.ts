@@ -1,6 +1,7 @@
 import type { GateCheck } from '../core/gate-report.js';
 import { readFile } from 'node:fs/promises';
-import { taskState } from '../core/task-state.js';
+import type { RunRecord } from '../core/run-record.js';
+import { taskState, type TaskState } from '../core/task-state.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
 import {
   linkIntoStoreReason,
@@ -8,6 +9,7 @@ import {
   type AcknowledgedChange,
 } from '../core/approval-guard.js';
 import { linksIntoStore } from '../repo/runner-loaded.js';
+import { CONFIG_PATH } from '../repo/trusted-config.js';
 import { loadTask } from '../repo/tasks.js';
 import {
   existingSigningKey,
@@ -50,6 +52,10 @@ export interface GateDecision {
   verified_with: string;
   /** What the approving verdict accepted besides green tests; null without an approval. */
   approval: ApprovalTerms | null;
+  /** The verdict history the gate read and verified (state copy, or the mirror on a fresh clone). */
+  verdicts: TaskState & { intact: boolean; untrusted_keys: string[] };
+  /** The approving run the gate checked, and whether the tree is still the one it ran on. */
+  approving_run: { record: RunRecord; fresh: boolean } | null;
 }
 
 /** Base-test changes the Coach acknowledged, and pre-existing failures the approving run may show. */
@@ -88,6 +94,8 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
       `${fromState ? files.log.state : files.log.display} does not verify: ${log.chain.problems.join('; ')}`,
     );
   const state = taskState(log.entries);
+  const untrusted = untrustedKeys(log.entries, keys);
+  if (untrusted.length > 0) reasons.push(untrustedKeyReason(untrusted));
   if (state.status !== 'approved')
     reasons.push(
       `task is ${state.status}${state.block_reason ? ` (${state.block_reason})` : ''}, not approved`,
@@ -104,9 +112,11 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
         }
       : null;
   let merge: MergeRecord | null = null;
+  let approvingRun: GateDecision['approving_run'] = null;
   if (approval && terms) {
     const checked = await approvingRunReasons(scope, approval, keys, read);
     reasons.push(...checked.reasons);
+    approvingRun = checked.run;
     terms.run_preexisting_only = checked.preexisting_only;
     merge = checked.merge?.record ?? null;
     terms.merged = checked.merge && mergedApproval(checked.merge.record, checked.merge.changed);
@@ -134,6 +144,8 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     task: await taskStatus(scope),
     checks,
     approval: terms,
+    verdicts: { ...state, intact: log.chain.intact, untrusted_keys: untrusted },
+    approving_run: approvingRun,
     verified_with: `${fromState ? "the server's state copy" : 'the worktree mirror alone (no state directory for this clone)'}, ${description}${merge ? `; ${describeMerge(merge)}` : ''}`,
   };
 }
@@ -143,9 +155,19 @@ async function approvingRunReasons(
   approval: VerdictLogEntry,
   keys: TrustedKey[],
   read: ReadRecord,
-): Promise<{ reasons: string[]; preexisting_only: boolean; merge: CheckedMerge | null }> {
+): Promise<{
+  reasons: string[];
+  preexisting_only: boolean;
+  merge: CheckedMerge | null;
+  run: GateDecision['approving_run'];
+}> {
   const entry = `verdicts.jsonl seq ${approval.seq} (approve, turn ${approval.turn})`;
-  const refused = (reason: string) => ({ reasons: [reason], preexisting_only: false, merge: null });
+  const refused = (reason: string) => ({
+    reasons: [reason],
+    preexisting_only: false,
+    merge: null,
+    run: null,
+  });
   if (!approval.run_id) return refused(`${entry} names no approving run`);
   const found = await readApprovingRun(scope, approval.run_id, read);
   if ('problem' in found) return refused(found.problem);
@@ -162,7 +184,19 @@ async function approvingRunReasons(
     reasons: [...reasons, ...tree.reasons],
     preexisting_only: preexistingOnly,
     merge: tree.merge,
+    run: { record: run, fresh: tree.merge === null && tree.reasons.length === 0 },
   };
+}
+
+/** Keys that signed verdicts but are not trusted here (typically: a fresh clone without trusted_keys). */
+function untrustedKeys(entries: VerdictLogEntry[], keys: TrustedKey[]): string[] {
+  const trusted = new Set(keys.map((key) => key.key_id));
+  const signers = entries.flatMap((entry) => (entry.key_id ? [entry.key_id] : []));
+  return [...new Set(signers)].filter((id) => !trusted.has(id));
+}
+
+function untrustedKeyReason(keyIds: string[]): string {
+  return `the verdicts are signed by key ${keyIds.join(', ')}, which this checkout does not trust: pin the Coach's public key (\`coachgate key show\` where it signed) under coachgate.trusted_keys in ${CONFIG_PATH} and commit it`;
 }
 
 /** `coachgate.trusted_keys` from the base config when pinned; otherwise the local key, said so. */

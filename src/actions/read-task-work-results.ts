@@ -89,14 +89,14 @@ export async function readTaskWorkResults(
   }
   const parsed = TaskWorkResultsSchema.safeParse(file.value);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${shown}: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    const issues = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
     );
     return empty(
       shown,
       source,
-      problems,
-      `The Player report ${shown} does not have the expected shape.`,
+      issues.map((issue) => `${shown}: ${issue}`),
+      `The Player report ${shown} does not have the expected shape: ${issues.slice(0, 3).join('; ')}.`,
     );
   }
   const { claims, problems } = playerClaims(worktree, parsed.data);

@@ -1,4 +1,6 @@
 import { CallerError } from '../core/errors.js';
+import { assertKnownCriteria } from '../core/known-criteria.js';
+import { loadTask } from '../repo/tasks.js';
 import {
   canonicalJson,
   PlayerReportSchema,
@@ -32,8 +34,18 @@ export async function recordPlayerReport(
   report: PlayerReport,
   baseRef?: string,
 ): Promise<RecordPlayerReportResult> {
-  await openTask(worktree, taskId, baseRef);
+  const scope = await openTask(worktree, taskId, baseRef);
   const normalised = PlayerReportSchema.parse(report);
+  const task = await loadTask(worktree, taskId, scope.base.commit);
+  assertKnownCriteria(
+    taskId,
+    task.acceptance_criteria,
+    [
+      ...normalised.requirements_addressed,
+      ...(normalised.completion_promises ?? []).map((promise) => promise.criterion_id),
+    ],
+    'the report (requirements_addressed, completion_promises[].criterion_id)',
+  );
   const relative = await playerTurnDisplay(worktree, taskId, turn);
   return withTaskLock(worktree, taskId, async () => {
     const turns = await playerTurnNumbers(worktree, taskId);

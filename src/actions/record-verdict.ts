@@ -2,6 +2,7 @@ import path from 'node:path';
 import { approvalRefusals, type AcknowledgedChange } from '../core/approval-guard.js';
 import type { CoachTurnRecord } from '../core/coach-turn.js';
 import { CallerError } from '../core/errors.js';
+import { assertKnownCriteria } from '../core/known-criteria.js';
 import { boundedLines, MESSAGE_LIMIT } from '../core/quote.js';
 import { feedbackForPlayer } from '../core/player-feedback.js';
 import type { EvidenceInput } from '../core/requirements.js';
@@ -90,14 +91,7 @@ export async function recordVerdict(
   const tampering = await mirrorTampering(worktree, taskId);
   // Found before the lock: it may run `bd export`.
   const beadReview = await beadReviewPath(worktree, taskId);
-  checkAcknowledgedCriteria(
-    task,
-    [
-      ...(request.acknowledged_changes ?? []).map((change) => change.criterion),
-      ...(request.acknowledged_null_turn ? [request.acknowledged_null_turn.criterion] : []),
-    ],
-    taskId,
-  );
+  checkNamedCriteria(task, request, taskId);
   const evaluated =
     request.decision === 'approve'
       ? await evaluateLatestRun(
@@ -168,16 +162,27 @@ interface OpenTurn {
   last_player_turn: number;
 }
 
-/** Each acknowledgement names a criterion of the task: what the change (or no change) is for. */
-function checkAcknowledgedCriteria(task: LoadedTask, named: string[], taskId: string): void {
-  for (const id of named) {
-    if (!task.acceptance_criteria.some((criterion) => criterion.id === id)) {
+/** Every criterion the request names (evidence, acknowledgements) is one of the task's. */
+function checkNamedCriteria(task: LoadedTask, request: VerdictRequest, taskId: string): void {
+  const criteria = task.acceptance_criteria;
+  const acknowledged = [
+    ...(request.acknowledged_changes ?? []).map((change) => change.criterion),
+    ...(request.acknowledged_null_turn ? [request.acknowledged_null_turn.criterion] : []),
+  ];
+  for (const id of acknowledged) {
+    if (!criteria.some((criterion) => criterion.id === id)) {
       throw new CallerError(
         `an acknowledgement names criterion ${JSON.stringify(id)}, which ${taskId} does not have.`,
-        `Use one of: ${task.acceptance_criteria.map((criterion) => criterion.id).join(', ')}.`,
+        `Use one of: ${criteria.map((criterion) => criterion.id).join(', ')}.`,
       );
     }
   }
+  assertKnownCriteria(
+    taskId,
+    criteria,
+    (request.evidence ?? []).map((item) => item.criterion),
+    'evidence[].criterion',
+  );
 }
 
 /** The verdict log, read under the lock, and whether it takes a verdict for this turn. */

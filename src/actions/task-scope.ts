@@ -11,6 +11,7 @@ import {
 } from '../records/pinned-base.js';
 import { stateRecordNames } from '../records/mirrored.js';
 import { withTaskLock } from '../records/task-lock.js';
+import { findTaskFile } from '../repo/tasks.js';
 
 /** The base the task was pinned to and the one resolved now, when they differ. */
 export interface BaseMoved {
@@ -37,7 +38,9 @@ export async function openRepository(
 /**
  * Every tool, prompt and `gate` opens a task here. The first time, the resolved base is pinned in the
  * state directory; afterwards the pinned commit is the base whatever main, the merge-base or base_ref say
- * (a Player moving `main` cannot move it). Only `coachgate task pin-base` re-pins.
+ * (a Player moving `main` cannot move it). Only `coachgate task pin-base` re-pins. A task the resolved
+ * base does not hold is refused before anything is written: a lookup of a task not created yet would
+ * otherwise pin a base that lacks it, and the task, once committed, would be refused for good.
  */
 export async function openTask(
   worktree: string,
@@ -46,19 +49,26 @@ export async function openTask(
 ): Promise<TaskScope> {
   assertTaskId(taskId);
   const resolved = await openRepository(worktree, baseRef);
-  const pin =
-    (await readPinnedBase(worktree, taskId)) ??
-    (await withTaskLock(
-      worktree,
-      taskId,
-      async () =>
-        (await readPinnedBase(worktree, taskId)) ??
-        (await refuseLostPin(worktree, taskId, resolved.base)) ??
-        writePinnedBase(worktree, taskId, resolved.base, 'server'),
-    ));
+  const pin = (await readPinnedBase(worktree, taskId)) ?? (await pinFirstTime(resolved, taskId));
   if (!(await hasCommit(worktree, pin.commit)))
     throw await lostPin(worktree, taskId, pin, resolved.base);
   return scopeAtPin(resolved, taskId, pin);
+}
+
+async function pinFirstTime(
+  resolved: TrustedConfig & { worktree: string },
+  taskId: string,
+): Promise<PinnedBase> {
+  const { worktree, base } = resolved;
+  await findTaskFile(worktree, taskId, base.commit);
+  return withTaskLock(
+    worktree,
+    taskId,
+    async () =>
+      (await readPinnedBase(worktree, taskId)) ??
+      (await refuseLostPin(worktree, taskId, base)) ??
+      writePinnedBase(worktree, taskId, base, 'server'),
+  );
 }
 
 /**

@@ -2,6 +2,7 @@ import type { AcknowledgedChange, ApprovalFacts } from '../core/approval-guard.j
 import type { EvidenceInput } from '../core/requirements.js';
 import type { RunRecord } from '../core/run-record.js';
 import type { LoadedTask } from '../repo/tasks.js';
+import type { WaitOptions } from '../evaluation/early-runs.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { saveEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
@@ -56,6 +57,9 @@ export interface EvidenceRequest {
   tampering: Tampering[];
 }
 
+/** How long to wait for the trusted runs, and the tests the Coach cites for kept behaviour. */
+export type EvaluationOptions = WaitOptions & { keptTests?: string[] };
+
 /**
  * The trusted evaluation of the latest stored run, when that run describes the current tree. It runs
  * outside the task lock: it takes as long as the suite, and a Player report or another verdict must not
@@ -64,32 +68,40 @@ export interface EvidenceRequest {
 export async function evaluateLatestRun(
   scope: TaskScope,
   acknowledgedPaths: string[],
-  options: {
-    signal?: AbortSignal;
-    onProgress?: (elapsedMs: number, testsSeen: number) => void;
-    /** Tests the Coach cites for kept behaviour (src/evaluation/evaluate.ts). */
-    keptTests?: string[];
-  },
+  options: EvaluationOptions,
 ): Promise<EvaluatedRun | undefined> {
-  const { worktree, taskId, config } = scope;
-  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
-  if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
-  const [result, checks] = await Promise.all([
-    evaluateCandidate({
-      worktree,
-      taskId,
-      baseCommit: scope.base.commit,
-      config,
-      candidateTests: run.value.tests,
-      candidateLoaded: run.value.changed_files_loaded,
-      tree,
-      acknowledgedPaths,
-      ...options,
-    }),
+  const [evaluated, checks] = await Promise.all([
+    latestRunEvaluation(scope, acknowledgedPaths, options),
     // Mostly waiting for the trusted runs to end: the checks go in that wait, not after it.
     treeChecks(scope),
   ]);
-  return { run_id: run.value.run_id, tree, result, checks };
+  return evaluated && { ...evaluated, checks };
+}
+
+/**
+ * The trusted runs' judgement of the latest stored run on the current tree (undefined when the tree
+ * changed since): what record_verdict and validate_requirements both read, from the same runs.
+ */
+export async function latestRunEvaluation(
+  scope: TaskScope,
+  acknowledgedPaths: string[],
+  options: EvaluationOptions,
+): Promise<Omit<EvaluatedRun, 'checks'> | undefined> {
+  const { worktree, taskId, config } = scope;
+  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
+  if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
+  const result = await evaluateCandidate({
+    worktree,
+    taskId,
+    baseCommit: scope.base.commit,
+    config,
+    candidateTests: run.value.tests,
+    candidateLoaded: run.value.changed_files_loaded,
+    tree,
+    acknowledgedPaths,
+    ...options,
+  });
+  return { run_id: run.value.run_id, tree, result };
 }
 
 async function treeChecks(scope: TaskScope): Promise<TreeChecks> {

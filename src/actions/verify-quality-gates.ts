@@ -23,7 +23,9 @@ export async function verifyQualityGates(
   signal?: AbortSignal,
 ): Promise<QualityGatesReport> {
   const report = known ?? (await readTaskWorkResults(scope.worktree, scope.taskId));
-  const gates = evaluateGates(report.results ? report.reported_gates : undefined, scope.config);
+  const gates = report.results
+    ? evaluateGates(report.reported_gates, scope.config)
+    : evaluateGates(undefined, scope.config, report.found ? report.message : undefined);
   const toolchain = await runToolchainGates(scope, signal);
   const failedToolchain = toolchain
     .filter((gate) => !gate.passed)

@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI_SCRIPT, PACKAGE_ROOT } from '../package.js';
 import { stateRoot } from '../records/state-directory.js';
+import { findOnPath } from '../runner/platform.js';
 
 const EXAMPLE = fileURLToPath(new URL('examples/greeting/', PACKAGE_ROOT));
 const CLI = fileURLToPath(CLI_SCRIPT);
@@ -176,7 +177,7 @@ export async function runDemo(print: (line: string) => void, keep?: string): Pro
         ? '\nDemo finished: the buggy turn was caught by the server, the fixed turn was approved.'
         : '\nDemo FAILED: the loop did not go as scripted.',
     );
-    print(keptDirectoryNote(scratch, worktree));
+    print(keptDirectoryNote(scratch, worktree, await coachgateCommand()));
     return ok ? 0 : 1;
   } finally {
     await client.close().catch(() => undefined);
@@ -184,12 +185,12 @@ export async function runDemo(print: (line: string) => void, keep?: string): Pro
 }
 
 /** The demo keeps its repository, so the records it prints can be looked at (and gated) afterwards. */
-function keptDirectoryNote(scratch: string | undefined, worktree: string): string {
+function keptDirectoryNote(scratch: string | undefined, worktree: string, command: string): string {
   return [
     `\nThe example repository is kept in ${worktree}:`,
     `  ls ${path.join(worktree, '.guardkit', 'autobuild', TASK)}     the mirrored records (review.md, verdicts.jsonl, runs/)`,
-    `  coachgate gate --task ${TASK} --worktree ${worktree}`,
-    `  coachgate ui --root ${worktree}     the dashboard of the loop`,
+    `  ${command} gate --task ${TASK} --worktree ${worktree}`,
+    `  ${command} ui --root ${worktree}     the dashboard of the loop`,
     `Remove it with: rm -rf ${scratch ?? worktree}`,
   ].join('\n');
 }
@@ -242,4 +243,12 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => (line.trim() ? `        ${line}` : ''))
     .join('\n');
+}
+
+/**
+ * How the closing hints spell coachgate so they run as printed: `coachgate` once it is on PATH,
+ * else this very CLI through node (right after `npm install && npm run demo` nothing is installed).
+ */
+async function coachgateCommand(): Promise<string> {
+  return (await findOnPath('coachgate')) ? 'coachgate' : `node ${fileURLToPath(CLI_SCRIPT)}`;
 }

@@ -138,7 +138,7 @@ export function parseConfig(text: string, source = '.guardkit/config.yaml'): Par
     );
     throw new CallerError(
       `${source} has invalid values: ${problems.join('; ')}.`,
-      'Fix them on the base branch (see schemas/config.schema.json).',
+      "Fix them on the base branch: every key is described in coachgate's docs/configuration.md (the JSON Schema ships in the coachgate package as schemas/config.schema.json).",
     );
   }
   return {

@@ -19,7 +19,8 @@ export interface GateReport {
   task_id: string;
   title: string;
   passed: boolean;
-  status: 'approved' | 'in_progress' | 'blocked';
+  /** From the verified verdicts; merged_approved once the approval was checked through merged.json. */
+  status: 'approved' | 'merged_approved' | 'in_progress' | 'blocked';
   strikes: number;
   max_strikes: number;
   rows: GateRow[];
@@ -82,6 +83,12 @@ function renderBox(report: GateReport): string {
     for (const detail of row.details.slice(0, 5)) body.push(...wrap(`    ${detail}`, 6));
   }
   const sections = [lines, body];
+  // The rows summarise; the reasons say what to do (e.g. which key to pin), so a failing box shows them.
+  if (!report.passed && !report.blocked && report.reasons.length > 0)
+    sections.push([
+      'Why it fails:',
+      ...report.reasons.slice(0, 8).flatMap((reason) => wrap(`  - ${reason}`, 4)),
+    ]);
   if (report.acknowledged_changes.length > 0) {
     sections.push([
       'Changed base behaviour (acknowledged by the Coach):',

@@ -22,8 +22,14 @@ export interface GatesReport {
 /**
  * Evaluates every gate every time (no short-circuit: a failing coverage gate once hid a failing test run).
  * A gate is required when configured or when the Player reported it; a required gate with no signal fails.
+ * `unreadable`: why a report that exists could not be read (corrupt JSON, wrong shape), given as the
+ * reason of each required gate it would have fed, so a corrupt report never reads as a missing one.
  */
-export function evaluateGates(reported: ReportedGates | undefined, config: Config): GatesReport {
+export function evaluateGates(
+  reported: ReportedGates | undefined,
+  config: Config,
+  unreadable?: string,
+): GatesReport {
   const settings = config.coachgate;
   const required = new Set<GateName>(settings.required_gates);
   if (settings.coverage_min !== undefined) required.add('coverage');
@@ -47,7 +53,9 @@ export function evaluateGates(reported: ReportedGates | undefined, config: Confi
       required.has('arch_review') || r.arch_review_score !== undefined,
     ),
     planAuditGate(r, required.has('plan_audit') || r.plan_audit_violations !== undefined),
-  ];
+  ].map((result) =>
+    unreadable !== undefined && !result.passed ? { ...result, reason: unreadable } : result,
+  );
   const failed = gates.filter((gate) => !gate.passed);
   const passed = (name: GateName) => gates.find((gate) => gate.name === name)!.passed;
   return {

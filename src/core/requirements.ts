@@ -144,12 +144,13 @@ export function evaluateRequirements(input: RequirementsInput): RequirementsRepo
       ...(claimedByPlayer.has(criterion) ? ['player' as const] : []),
       ...(claimedByCoach.has(criterion) ? ['coach' as const] : []),
     ];
-    // Evidence that does not hold (a cited test that failed, a snippet that is not there, a promised file
-    // that does not exist) contradicts the claim: it outweighs any evidence that does hold.
+    // A Player promise that does not hold (a promised file that does not exist) contradicts the claim.
+    // A Coach item that does not hold is reported beside the rest and hides no valid one: leaving it
+    // out would give the same result, so counting it against the criterion protects nothing.
     // A promise whose files merely exist proves nothing by itself: some evidence must check code or a test.
     const verified =
       evidence.some((check) => check.valid && provesSomething(check)) &&
-      evidence.every((check) => check.valid);
+      evidence.every((check) => check.valid || check.source === 'coach');
     const status: CriterionStatus = verified
       ? 'verified'
       : claimed_by.length > 0 || evidence.length > 0

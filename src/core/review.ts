@@ -172,6 +172,7 @@ function entrySummary(entry: VerdictLogEntry): string {
   return oneLine(parts.join(' · ')) || 'no issues';
 }
 
+/** Line breaks become spaces; runs of spaces inside a line stay (`greet('  Ada  ')` means them). */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(/\s*\r?\n\s*/g, ' ').trim();
 }

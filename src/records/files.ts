@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { realStateRoot, stateRoot } from './state-directory.js';
 import { readRegularFile } from '../repo/read-text.js';
+import { jsonErrorOffset } from '../core/json-error-offset.js';
 
 /**
  * Whether `file` exists (links followed). Asked synchronously: a missing file is the common answer
@@ -184,7 +185,7 @@ function parseJsonText(
   } catch (error) {
     const message = (error as Error).message;
     const position = /position (\d+)/.exec(message);
-    const offset = position ? Number(position[1]) : text.length;
+    const offset = position ? Number(position[1]) : jsonErrorOffset(text);
     const { line, column } = lineAndColumn(text, offset);
     // V8 quotes the text's start (`…, "root:x:0:0"... is not valid JSON`): a problem never repeats it.
     const kind = message.split(', "')[0];
@@ -193,7 +194,8 @@ function parseJsonText(
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
+  const end = offset < 0 ? text.length : offset;
+  const before = text.slice(0, end);
   const line = before.split('\n').length;
-  return { line, column: offset - before.lastIndexOf('\n') };
+  return { line, column: end - before.lastIndexOf('\n') };
 }

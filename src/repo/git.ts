@@ -138,6 +138,11 @@ export async function assertWorkTreeRoot(worktree: string): Promise<void> {
   try {
     top = (await gitQuery(worktree, ['rev-parse', '--show-toplevel'])).trim();
   } catch {
+    if (!(await lstat(worktree).catch(() => undefined)))
+      throw new CallerError(
+        `${worktree} does not exist.`,
+        'Pass the root of an existing git repository or git worktree.',
+      );
     const gitDirectory = await gitQuery(worktree, ['rev-parse', '--is-inside-git-dir']).then(
       (answer) => answer.trim() === 'true',
       () => false,

@@ -13,9 +13,7 @@ import { CriterionReportSchema, StallSchema } from '../core/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
 import { EvaluationSchema } from '../core/evaluation-record.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
-
-/** As the test runs report: hosts may allow 5 s of silence. */
-const PROGRESS_INTERVAL_MS = 2_500;
+import { whileTrustedRunsWait } from './trusted-wait.js';
 
 export const recordVerdictTool = defineTool({
   name: 'record_verdict',
@@ -94,23 +92,9 @@ export const recordVerdictTool = defineTool({
       task_id,
       context.baseRef,
     );
-    // Progress every PROGRESS_INTERVAL_MS for the whole call, so a client that resets its request
-    // timeout on progress (the SDK's resetTimeoutOnProgress) waits as long as the trusted runs last.
-    let ticks = 0;
-    let testsSeen = 0;
-    const started = Date.now();
-    const heartbeat = setInterval(
-      () =>
-        void context.progress(
-          ++ticks,
-          `trusted evaluation: waiting ${Math.round((Date.now() - started) / 1000)} s, ${testsSeen} tests finished in its runs`,
-        ),
-      PROGRESS_INTERVAL_MS,
+    const result = await whileTrustedRunsWait(context, (wait) =>
+      recordVerdict(scope, request, wait),
     );
-    const result = await recordVerdict(scope, request, {
-      signal: context.signal,
-      onProgress: (_elapsedMs, tests) => void (testsSeen = tests),
-    }).finally(() => clearInterval(heartbeat));
     const head =
       result.status === 'approved'
         ? `APPROVED ${task_id} at turn ${request.turn}.`

@@ -1,17 +1,19 @@
 import { z } from 'zod';
 import { openTask } from '../actions/task-scope.js';
-import { validateRequirements } from '../actions/validate-requirements.js';
+import { checkRequirements } from '../actions/requirements-check.js';
+import type { RequirementsValidation } from '../actions/validate-requirements.js';
 import { defineTool } from './tool.js';
 import { CriterionReportSchema } from '../core/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { orNull } from '../core/portable-schema.js';
+import { whileTrustedRunsWait } from './trusted-wait.js';
 
 export const validateRequirementsTool = defineTool({
   name: 'validate_requirements',
   title: 'Validate acceptance criteria against evidence',
   description:
-    'Checks each acceptance criterion (from the base-commit task file) against the Player\'s claims and evidence: a criterion is verified only by a file:line whose snippet is within 3 lines, an existing file promised by the Player, or a test that PASSED in the latest stored run. "I implemented it" is not evidence (require_evidence, default true).',
+    'Checks each acceptance criterion (from the base-commit task file) against the Player\'s claims and evidence: a criterion is verified only by a file:line whose snippet is within 3 lines, an existing file promised by the Player, or a test that PASSED in the latest stored run and does not pass on the base code (fail-to-pass, from the trusted runs the approval shares: it waits for them). "Met" means record_verdict would accept the same evidence; an item that does not hold is reported without hiding a valid one. "I implemented it" is not evidence (require_evidence, default true).',
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput,
@@ -39,12 +41,24 @@ export const validateRequirementsTool = defineTool({
       task_id,
       context.baseRef,
     );
-    const report = await validateRequirements(scope, evidence ?? []);
-    return {
-      data: report,
-      summary: report.all_criteria_met
-        ? `All ${report.criteria_total} criteria met.`
-        : `${report.criteria_met}/${report.criteria_total} criteria met; not met: ${report.missing.join(', ') || '(task has no criteria)'}.`,
-    };
+    const report = await whileTrustedRunsWait(context, (wait) =>
+      checkRequirements(scope, evidence ?? [], wait),
+    );
+    return { data: report, summary: requirementsSummary(report) };
   },
 });
+
+/** The verdict on the criteria, then every evidence item that does not hold, even beside a valid one. */
+function requirementsSummary(report: RequirementsValidation): string {
+  const head = report.all_criteria_met
+    ? `All ${report.criteria_total} criteria met.`
+    : `${report.criteria_met}/${report.criteria_total} criteria met; not met: ${report.missing.join(', ') || '(task has no criteria)'}.`;
+  const invalid = report.criteria.flatMap((criterion) =>
+    criterion.evidence
+      .filter((check) => !check.valid)
+      .map((check) => `${criterion.id}: ${check.problem}`),
+  );
+  return invalid.length === 0
+    ? head
+    : `${head} Evidence that does not hold (${invalid.length}): ${invalid.join(' | ')}`;
+}

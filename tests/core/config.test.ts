@@ -48,6 +48,10 @@ describe('parseConfig', () => {
     expect(() => parseConfig('toolchain:\n  test_timeout: 99999\n')).toThrow(
       /toolchain\.test_timeout/,
     );
+    // The user's repository has no schemas/ folder: the pointer names coachgate's own docs.
+    expect(() => parseConfig('coachgate:\n  max_strikes: zero\n')).toThrow(
+      /described in coachgate's docs\/configuration\.md \(the JSON Schema ships in the coachgate package/,
+    );
   });
 
   it('reports YAML syntax errors with a position', () => {

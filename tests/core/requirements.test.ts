@@ -630,4 +630,26 @@ describe('contradicting evidence', () => {
     expect(report.criteria[0]!.evidence.map((check) => check.valid)).toEqual([false, true]);
     expect(report.all_criteria_met).toBe(false);
   });
+
+  it("reports a Coach item that does not hold without hiding a valid one; a Player's false promise still contradicts", () => {
+    const input = {
+      criteria: [{ id: 'AC-003', text: 'names are trimmed', checked: false }],
+      player_claims: ['AC-003'],
+      coach_evidence: [
+        { criterion: 'AC-003', test: 'trims names before greeting' },
+        { criterion: 'AC-003', test: 'greets by name' },
+      ],
+      require_evidence: true,
+      files: new Map([['src/greet.js', 'export function greet() {}\n']]),
+      passed_tests: ['greets by name'],
+    };
+    const mixed = evaluateRequirements({ ...input, promises: [] });
+    expect(mixed.criteria[0]).toMatchObject({ status: 'verified' });
+    expect(mixed.criteria[0]!.evidence.map((check) => check.valid)).toEqual([false, true]);
+    const promised = evaluateRequirements({
+      ...input,
+      promises: [{ criterion_id: 'AC-003', implementation_files: ['src/gone.js'] }],
+    });
+    expect(promised.criteria[0]).toMatchObject({ status: 'claimed_unverified' });
+  });
 });

@@ -160,6 +160,19 @@ describe('renderReview', () => {
     ]);
   });
 
+  it('keeps spaces inside a line of the history (they may be the evidence), joining only line breaks', () => {
+    const spaced = entry(1, {
+      kind: 'refused_approval',
+      decision: 'approve',
+      issues: [],
+      reasons: ["snippet greet('  Ada  ') not found\n  in src/greet.js"],
+    });
+    const rows = section(renderReview(review({ history: [spaced] })), 'Validation history')
+      .trim()
+      .split('\n');
+    expect(cells(rows[2]!)[3]).toBe("snippet greet('  Ada  ') not found in src/greet.js");
+  });
+
   it('shows each criterion with its evidence and status', () => {
     const rows = section(renderReview(review()), 'Requirements compliance').trim().split('\n');
     expect(rows[0]).toBe('| Criterion | Evidence | Status |');

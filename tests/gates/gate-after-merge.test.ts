@@ -46,10 +46,10 @@ function shallowClone(): string {
 }
 
 /** The gate as CI runs it: no state directory (so no local key), only the key pinned in the config. */
-function gateInCi(clone: string): SpawnSyncReturns<string> {
+function gateInCi(clone: string, format = 'text'): SpawnSyncReturns<string> {
   return spawnSync(
     process.execPath,
-    [cli, 'gate', '--task', 'TASK-001', '--worktree', clone, '--format', 'text'],
+    [cli, 'gate', '--task', 'TASK-001', '--worktree', clone, '--format', format],
     { encoding: 'utf8', env: { ...process.env, COACHGATE_STATE_DIR: `${clone}-state` } },
   );
 }
@@ -112,6 +112,16 @@ describe('coachgate gate after worktree finish', () => {
     );
     expect(afterMerge.status).toBe(0);
 
+    // A fresh clone without trusted_keys: the box says the key is not trusted and how to pin it.
+    const untrusted = gateInCi(shallowClone(), 'box');
+    expect(untrusted.status).toBe(1);
+    expect(untrusted.stdout).toMatch(/COACH GATE: FAILED/);
+    const flat = untrusted.stdout.replace(/(\s*║\s*)+/g, ' ');
+    expect(flat).toMatch(/✗ Verdict +APPROVED .*not trusted here \(coachgate\.trusted_keys\)/);
+    expect(flat).toContain(
+      "which this checkout does not trust: pin the Coach's public key (`coachgate key show` where it signed) under coachgate.trusted_keys",
+    );
+
     // A later, unrelated commit: the README, and the coach's key pinned for CI.
     const key = spawnSync(process.execPath, [cli, 'key', 'show'], {
       encoding: 'utf8',
@@ -127,6 +137,17 @@ describe('coachgate gate after worktree finish', () => {
     expect(ci.stdout).toMatch(/^coachgate gate: TASK-001 PASS/);
     expect(ci.stdout).toMatch(/the worktree mirror alone/);
     expect(ci.status, ci.stderr).toBe(0);
+    // Its rows and status agree with the verdict: what passed is what the gate checked.
+    const json = JSON.parse(gateInCi(shallowClone(), 'json').stdout);
+    expect(json).toMatchObject({ passed: true, status: 'merged_approved' });
+    const rows = Object.fromEntries(
+      json.rows.map((row: { label: string; state: string; detail: string }) => [row.label, row]),
+    );
+    expect(json.rows.filter((row: { state: string }) => row.state === 'fail')).toEqual([]);
+    expect(rows.Verdict.detail).toMatch(/^APPROVED \(1 turn\(s\)/);
+    expect(rows.Tests.detail).toMatch(
+      /^passed: .*approved tree, merged in \w{12}; the 2 approved file\(s\) unchanged \(signed merged\.json\)/,
+    );
 
     // An approved file changed on main: the approval does not describe it.
     repo.write('src/greet.js', BAD_GREET);

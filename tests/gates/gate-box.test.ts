@@ -32,7 +32,7 @@ describe('coachgate gate renders the gate', () => {
     expect(box.stdout).toMatch(/^╔═+╗\n║ COACH GATE: PASSED — TASK-042 Greeting +║\n╠═+╣\n/);
     for (const row of [
       /✓ Verdict +APPROVED/,
-      /✓ Graph health +no cycles \(1 tasks/,
+      /✓ Graph health +no cycles \(1 task, 0 dependencies\)/,
       /✓ Build +exit 0/,
       /✓ Type check +no new errors|✓ Type check +exit 0/,
       /✓ Tests +passed: 2 passed, 0 failed/,

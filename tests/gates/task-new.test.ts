@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
@@ -96,5 +98,40 @@ describe('coachgate task new', () => {
     const clash = taskNew('--id', 'TASK-007', '--title', 'Again', '--criterion', 'x');
     expect(clash.status).toBe(2);
     expect(clash.stderr).toMatch(/A task file for TASK-007 already exists/);
+  });
+
+  it('a refused task new leaves the repository as it was: bad config, missing directory, unknown dependency', () => {
+    repo = makeRepo({
+      '.guardkit/config.yaml': 'coachgate:\n  max_strikes: zero\n',
+      '.guardkit/tasks/backlog/TASK-007-old.md': '---\nid: TASK-007\ntitle: Old\n---\n',
+    });
+    const head = repo.git('rev-parse', 'HEAD');
+    const unchanged = () => {
+      expect(repo.git('rev-parse', 'HEAD')).toBe(head);
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('');
+    };
+    const badConfig = taskNew('--title', 'T', '--criterion', 'x');
+    expect(badConfig.status).toBe(2);
+    expect(badConfig.stderr).toMatch(/coachgate\.max_strikes/);
+    unchanged();
+
+    repo.write('.guardkit/config.yaml', 'coachgate:\n  max_strikes: 3\n');
+    repo.commit('fix config');
+    const fixed = repo.git('rev-parse', 'HEAD');
+    const unknown = taskNew('--title', 'T', '--criterion', 'x', '--depends-on', 'TASK-404');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('no task file: TASK-404. Known task ids: TASK-007.');
+    expect(repo.git('rev-parse', 'HEAD')).toBe(fixed);
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('');
+
+    const missing = path.join(repo.dir, 'no', 'such', 'dir');
+    const elsewhere = spawnSync(
+      process.execPath,
+      [cli, 'task', 'new', '--worktree', missing, '--title', 'T', '--criterion', 'x'],
+      { encoding: 'utf8' },
+    );
+    expect(elsewhere.status).toBe(2);
+    expect(elsewhere.stderr).toContain(`${missing} does not exist.`);
+    expect(existsSync(path.join(repo.dir, 'no'))).toBe(false);
   });
 });

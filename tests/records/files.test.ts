@@ -26,6 +26,22 @@ describe('store files', () => {
     });
   });
 
+  it('names the line and column of an unexpected token, where the parser names no position', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-store-'));
+    for (const [text, place] of [
+      ['{\n  "a": [oops]\n}\n', 'line 2, column 9'],
+      ['{\n  "a": tru\n}', 'line 2, column 8'],
+      ['// note\n{}', 'line 1, column 1'],
+      ['{"a": "x\\q"}', 'line 1, column 10'],
+    ]) {
+      writeFileSync(path.join(dir, 'bad.json'), text!);
+      const read = await readJsonFile(path.join(dir, 'bad.json'));
+      expect(read.state === 'corrupt' && read.problem, text).toMatch(
+        new RegExp(`^invalid JSON at ${place}:`),
+      );
+    }
+  });
+
   it('keeps task records inside .guardkit/autobuild/<TASK>', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'coachgate-store-'));
     expect(taskDirectory(dir, 'TASK-1')).toBe(path.join(dir, '.guardkit/autobuild/TASK-1'));

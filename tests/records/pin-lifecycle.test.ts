@@ -83,6 +83,59 @@ describe('the base is pinned when the task is made or started, not when first to
   });
 });
 
+describe('a lookup of a task that does not exist yet', () => {
+  it('pins nothing: load_task, gate and worktree start refuse, then task new pins its own commit', async () => {
+    repo = makeRepo({ 'README.md': 'project\n' });
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const lookup = await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-999' });
+    await close();
+    expect(lookup.isError).toBe(true);
+    expect(textOf(lookup)).toMatch(/No task file for TASK-999/);
+    expect(coachgate('gate', '--task', 'TASK-999', '--worktree', repo.dir).status).toBe(2);
+    const start = coachgate('worktree', 'start', '--task', 'TASK-999', '--worktree', repo.dir);
+    expect(start.status).toBe(2);
+    expect(existsSync(await taskStateDirectory(repo.dir, 'TASK-999'))).toBe(false);
+
+    repo.write('src/later.js', 'export const later = 1;\n');
+    repo.commit('main moves on');
+    const made = coachgate(
+      ...['task', 'new', '--worktree', repo.dir, '--id', 'TASK-999', '--title', 'Later'],
+      ...['--criterion', 'works'],
+    );
+    expect(made.stderr).toBe('');
+    expect(made.status).toBe(0);
+    expect(made.stdout).toContain(`base pinned to ${repo.git('rev-parse', 'HEAD')}`);
+    const gate = coachgate('gate', '--task', 'TASK-999', '--worktree', repo.dir);
+    expect(gate.stderr).not.toMatch(/exists only in the working tree/);
+    expect(gate.stdout).toMatch(/TASK-999/);
+  });
+
+  it('task new refuses an id pinned before, naming the pin and task pin-base, and writes nothing', () => {
+    repo = makeRepo({ 'README.md': 'project\n' });
+    const old = repo.git('rev-parse', 'HEAD');
+    const pin = coachgate(
+      'task',
+      'pin-base',
+      '--task',
+      'TASK-999',
+      '--base',
+      'HEAD',
+      '--worktree',
+      repo.dir,
+    );
+    expect(pin.status).toBe(0);
+    const made = coachgate(
+      ...['task', 'new', '--worktree', repo.dir, '--id', 'TASK-999', '--title', 'Later'],
+      ...['--criterion', 'works'],
+    );
+    expect(made.status).toBe(2);
+    expect(made.stderr).toContain(`TASK-999 is already pinned to ${old}`);
+    expect(made.stderr).toContain('coachgate task pin-base --task TASK-999');
+    expect(repo.git('rev-parse', 'HEAD')).toBe(old);
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('');
+  });
+});
+
 describe('a pin that outlived its repository', () => {
   it('a repository re-created at the same path: the tool names the exact command to run', async () => {
     repo = makeRepo({ '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK, 'a.txt': 'old\n' });

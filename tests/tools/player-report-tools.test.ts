@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, SAMPLE_TASK, type TempRepo } from '../helpers/git-repo.js';
@@ -271,6 +271,45 @@ describe('verify_quality_gates', () => {
     expect(data.arch_review_passed).toBe(false);
     expect(data.tests_passed).toBe(true);
     expect(data.failed_gates).toEqual(['arch_review: score 65 against a minimum of 80']);
+  });
+
+  it('says a corrupt report is corrupt, with the line and column, not that nothing was reported', async () => {
+    repo.write(resultsFile, '{\n  "tests_passed": true,\n  "files_created": [oops]\n}\n');
+    const result = await callTool(client, 'verify_quality_gates', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+    });
+    expect(dataOf(result).all_gates_passed).toBe(false);
+    expect(textOf(result)).toMatch(
+      /tests: The Player report \.guardkit\/autobuild\/TASK-001\/task_work_results\.json is corrupt: invalid JSON at line 3, column 21/,
+    );
+    expect(textOf(result)).not.toMatch(/no test results reported/);
+  });
+
+  it('refuses unknown criterion ids in a report and in evidence, listing the valid ones', async () => {
+    const refused = await callTool(client, 'record_player_report', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      turn: 1,
+      report: { ...report, requirements_addressed: ['AC-001', 'AC-009'] },
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(
+      /names "AC-009", which TASK-001 does not have\. Use one of: AC-001 \(/,
+    );
+    expect(existsSync(path.join(repo.dir, '.guardkit/autobuild/TASK-001/player_turn_1.json'))).toBe(
+      false,
+    );
+    const evidence = await callTool(client, 'validate_requirements', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      evidence: [
+        { criterion: 'AC-001', file: 'src/greet.py', line: 2 },
+        { criterion: 'AC-404', file: 'src/greet.py', line: 1 },
+      ],
+    });
+    expect(evidence.isError).toBe(true);
+    expect(textOf(evidence)).toMatch(/evidence\[\]\.criterion names "AC-404".*Use one of: AC-001/);
   });
 
   it('fails the tests gate when there is no report at all', async () => {

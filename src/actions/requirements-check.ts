@@ -1,0 +1,32 @@
+import { assertKnownCriteria } from '../core/known-criteria.js';
+import type { EvidenceInput } from '../core/requirements.js';
+import { loadTask } from '../repo/tasks.js';
+import type { WaitOptions } from '../evaluation/early-runs.js';
+import type { TaskScope } from './task-scope.js';
+import { validateRequirements, type RequirementsValidation } from './validate-requirements.js';
+import { latestRunEvaluation } from './verdict-evidence.js';
+
+/**
+ * validate_requirements: the criteria as record_verdict would judge the same evidence now. The approval
+ * checks cited tests against the fail-to-pass run (the Player's tests on the base code), so this awaits
+ * the same trusted runs — started beside the candidate run and shared with the approval, never a run
+ * of its own — rather than saying "met" for a test that passes without the change.
+ */
+export async function checkRequirements(
+  scope: TaskScope,
+  evidence: EvidenceInput[],
+  wait: WaitOptions,
+): Promise<RequirementsValidation> {
+  const task = await loadTask(scope.worktree, scope.taskId, scope.base.commit);
+  assertKnownCriteria(
+    scope.taskId,
+    task.acceptance_criteria,
+    evidence.map((item) => item.criterion),
+    'evidence[].criterion',
+  );
+  const evaluated = await latestRunEvaluation(scope, [], wait);
+  return validateRequirements(scope, evidence, {
+    task,
+    ...(evaluated ? { passingOnBaseCode: evaluated.result.passing_on_base_code } : {}),
+  });
+}
