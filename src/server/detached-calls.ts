@@ -13,12 +13,16 @@ export interface CallIdentity {
   worktree: string;
 }
 
-interface Detached {
-  worktree: string;
-  result: Promise<CallToolResult>;
-  /** The tree as the call left it: its answer is served only while the tree is unchanged. */
-  tree: Promise<string | undefined>;
+/** A call that may outlive its client, with the tree it started on. */
+export interface TrackedCall extends CallIdentity {
   startedAt: string;
+  /** Read beside the call as it starts: an answer is served only for the tree it was made for. */
+  tree: Promise<string | undefined>;
+}
+
+interface Detached {
+  call: TrackedCall;
+  result: Promise<CallToolResult>;
   why: string;
 }
 
@@ -29,45 +33,42 @@ const MAX_KEPT = 16;
 
 const detached = new Map<string, Detached>();
 
+export function track(call: CallIdentity): TrackedCall {
+  const tree = treeFingerprint(call.worktree).catch(() => undefined);
+  return { ...call, startedAt: new Date().toISOString(), tree };
+}
+
 /** Keeps a call's answer for the next identical call; `why`: how its client stopped waiting. */
-export function detach(
-  call: CallIdentity,
-  result: Promise<CallToolResult>,
-  startedAt: string,
-  why: string,
-): void {
-  const tree = result.then(
-    () => treeFingerprint(call.worktree).catch(() => undefined),
-    () => undefined,
-  );
-  const entry: Detached = { worktree: call.worktree, result, tree, startedAt, why };
+export function detach(call: TrackedCall, result: Promise<CallToolResult>, why: string): void {
+  const entry: Detached = { call, result, why };
   detached.delete(call.key);
   detached.set(call.key, entry);
   for (const key of [...detached.keys()].slice(0, -MAX_KEPT)) detached.delete(key);
-  void tree.then(() => setTimeout(() => forget(call.key, entry), KEEP_MS).unref());
+  const drop = () => setTimeout(() => forget(call.key, entry), KEEP_MS).unref();
+  result.then(drop, drop);
 }
 
 /**
  * The answer of an earlier identical call whose client stopped waiting, awaited if it still runs,
- * when the tree is the one it left; undefined otherwise. It is handed out once, unless the
- * claiming call's own client stopped waiting too (`signal`).
+ * when this call starts on the tree that one started on; undefined otherwise. It is handed out
+ * once, unless the claiming call's own client stopped waiting too (`signal`).
  */
 export async function claim(
-  call: CallIdentity,
+  call: TrackedCall,
   signal: AbortSignal,
   onWait: (message: string) => void,
 ): Promise<CallToolResult | undefined> {
   const entry = detached.get(call.key);
   if (!entry) return undefined;
-  onWait(`waiting for the same call started at ${entry.startedAt}, whose client ${entry.why}`);
-  const [result, tree] = await Promise.all([entry.result.catch(() => undefined), entry.tree]);
-  const now = tree && (await treeFingerprint(call.worktree).catch(() => undefined));
-  if (!result || !tree || now !== tree) {
+  const [then, now] = await Promise.all([entry.call.tree, call.tree]);
+  if (then === undefined || then !== now) {
     forget(call.key, entry);
     return undefined;
   }
-  if (!signal.aborted) forget(call.key, entry);
-  return served(result, entry);
+  onWait(`waiting for the same call started at ${entry.call.startedAt}, whose client ${entry.why}`);
+  const result = await entry.result.catch(() => undefined);
+  if (!result || !signal.aborted) forget(call.key, entry);
+  return result && served(result, entry);
 }
 
 function forget(key: string, entry: Detached): void {
@@ -76,13 +77,13 @@ function forget(key: string, entry: Detached): void {
 
 /** The answer, saying where it came from: nothing was run for this call. */
 function served(result: CallToolResult, entry: Detached): CallToolResult {
-  const note = `Served from the same call started at ${entry.startedAt}, whose client ${entry.why}; it ran to the end on an unchanged tree, so nothing was run again.`;
+  const note = `Served from the same call started at ${entry.call.startedAt}, whose client ${entry.why}; it ran to the end on this same tree, so nothing was run again.`;
   return {
     ...result,
     content: [{ type: 'text', text: note }, ...result.content],
     _meta: {
       ...result._meta,
-      [SERVED_META]: { started_at: entry.startedAt, client: entry.why },
+      [SERVED_META]: { started_at: entry.call.startedAt, client: entry.why },
     },
   };
 }

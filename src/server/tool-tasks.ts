@@ -5,7 +5,7 @@ import type {
 } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { claim, detach, type CallIdentity } from './detached-calls.js';
+import { claim, detach, track, type CallIdentity, type TrackedCall } from './detached-calls.js';
 import type { RunTaskStore } from './task-store.js';
 
 /**
@@ -90,9 +90,9 @@ async function start(
       extra.taskStore.updateTaskStatus(id, 'working', message).catch(() => undefined);
     },
   };
-  const startedAt = new Date().toISOString();
   const identity = await tool.identify(input, extra);
-  const result = answer(tool, input, extra, run, identity).finally(() => store.ended(id));
+  const tracked = identity && track(identity);
+  const result = answer(tool, input, extra, run, tracked).finally(() => store.ended(id));
   if (asked) {
     // The run outlives this request: its result waits in the store for tasks/result.
     void result
@@ -103,7 +103,7 @@ async function start(
   whenAborted(extra.signal, () => {
     const why = stoppedWaiting(server, extra.signal.reason);
     if (!why) store.stop(id, extra.signal.reason);
-    else if (identity) detach(identity, result, startedAt, why);
+    else if (tracked) detach(tracked, result, why);
   });
   const done = await result;
   // Stored without a status notification; the SDK answers the plain call from the store.
@@ -117,9 +117,9 @@ async function answer(
   input: unknown,
   extra: Extra,
   run: RunControl,
-  identity: CallIdentity | undefined,
+  tracked: TrackedCall | undefined,
 ): Promise<CallToolResult> {
-  const earlier = identity && (await claim(identity, run.signal, run.status));
+  const earlier = tracked && (await claim(tracked, run.signal, run.status));
   return earlier ?? tool.call(input, extra, run);
 }
 
