@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -49,6 +49,15 @@ async function asTask(client: Client, name: string, args: Record<string, unknown
 function storedRuns(repo: TempRepo): string[] {
   const dir = path.join(repo.dir, '.guardkit/autobuild/TASK-1/runs');
   return readdirSync(dir).filter((file) => file.endsWith('.json'));
+}
+
+/** The stored runs' outcomes, oldest first. */
+function storedOutcomes(repo: TempRepo): { status: string; cancelled: boolean }[] {
+  const dir = path.join(repo.dir, '.guardkit/autobuild/TASK-1/runs');
+  return storedRuns(repo)
+    .sort()
+    .map((file) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')))
+    .map(({ status, cancelled }) => ({ status, cancelled }));
 }
 
 describe.skipIf(!hasPytest)('calls that outlast the client', () => {
@@ -179,7 +188,8 @@ describe.skipIf(!hasPytest)('calls that outlast the client', () => {
       expect(fresh._meta?.[SERVED_META]).toBeUndefined();
       expect(dataOf(fresh)).toMatchObject({ status: 'passed', counts: { passed: 2 } });
       // The timed-out call still ran to the end and stored its record.
-      expect(storedRuns(repo)).toHaveLength(2);
+      const finished = { status: 'passed', cancelled: false };
+      expect(storedOutcomes(repo)).toEqual([finished, finished]);
     } finally {
       await close();
     }
