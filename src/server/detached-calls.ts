@@ -28,6 +28,8 @@ interface Detached {
 
 /** An unclaimed answer is dropped this long after its call ended. */
 const KEEP_MS = 60 * 60 * 1000;
+/** As the runs report their progress: hosts may allow 5 s of silence. */
+const PROGRESS_INTERVAL_MS = 2_500;
 /** Answers hold whole run records: the oldest beyond this many are dropped. */
 const MAX_KEPT = 16;
 
@@ -65,8 +67,14 @@ export async function claim(
     forget(call.key, entry);
     return undefined;
   }
-  onWait(`waiting for the same call started at ${entry.call.startedAt}, whose client ${entry.why}`);
-  const result = await entry.result.catch(() => undefined);
+  const since = Date.parse(entry.call.startedAt);
+  const wait = () =>
+    onWait(
+      `waiting for the same call started ${Math.round((Date.now() - since) / 1000)} s ago, whose client ${entry.why}`,
+    );
+  wait();
+  const heartbeat = setInterval(wait, PROGRESS_INTERVAL_MS);
+  const result = await entry.result.catch(() => undefined).finally(() => clearInterval(heartbeat));
   if (!result || !signal.aborted) forget(call.key, entry);
   return result && served(result, entry);
 }

@@ -36,6 +36,8 @@ export interface TaskTool {
   call(input: unknown, extra: Extra, run: RunControl): Promise<CallToolResult>;
   /** What makes two calls the same; undefined when the input names no usable worktree. */
   identify(input: unknown, extra: Extra): Promise<CallIdentity | undefined>;
+  /** A progress notification on the call (none when the client sent no progress token). */
+  notify(extra: Extra, progress: number, message: string): Promise<void>;
 }
 
 /** A task's result is kept at least this long: a run may take an hour (MAX_TIMEOUT_S). */
@@ -45,7 +47,7 @@ const POLL_INTERVAL_MS = 1000;
  * A call's answer, a refusal (isError) included, completes its task: `failed` is for protocol errors,
  * and a client does not fetch a failed task's result, so it would lose the refusal's reasons.
  */
-const COMPLETED = 'completed';
+const COMPLETED = 'completed' as const;
 
 export function registerTaskTool(
   server: McpServer,
@@ -105,10 +107,9 @@ async function start(
     if (!why) store.stop(id, extra.signal.reason);
     else if (tracked) detach(tracked, result, why);
   });
-  const done = await result;
-  // Stored without a status notification; the SDK answers the plain call from the store.
-  await store.storeTaskResult(id, COMPLETED, done, extra.sessionId).catch(() => undefined);
-  return { task: (await store.getTask(id, extra.sessionId)) ?? task };
+  // The SDK answers the plain call with the task's result once the task it is given is complete.
+  store.answerPlainCall(id, await result);
+  return { task: { ...task, status: COMPLETED } };
 }
 
 /** An earlier identical call's answer when one waits, else a run of its own. */
@@ -119,7 +120,13 @@ async function answer(
   run: RunControl,
   tracked: TrackedCall | undefined,
 ): Promise<CallToolResult> {
-  const earlier = tracked && (await claim(tracked, run.signal, run.status));
+  let ticks = 0;
+  // Waiting on the earlier call shows progress as a run of its own would.
+  const waiting = (message: string) => {
+    run.status(message);
+    tool.notify(extra, ++ticks, message).catch(() => undefined);
+  };
+  const earlier = tracked && (await claim(tracked, run.signal, waiting));
   return earlier ?? tool.call(input, extra, run);
 }
 

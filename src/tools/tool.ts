@@ -90,6 +90,7 @@ export function registerTool(
   registerTaskTool(server, tasks, tool.name, config, {
     call: (input, extra, run) => answer(server, tool, input, runContext(context(extra), run)),
     identify: (input, extra) => identify(tool.name, input, context(extra)),
+    notify: (extra, progress, message) => context(extra).progress(progress, message),
   });
 }
 

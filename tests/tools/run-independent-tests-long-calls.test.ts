@@ -156,8 +156,16 @@ describe.skipIf(!hasPytest)('calls that outlast the client', () => {
           timeout: SHORT_TIMEOUT_MS,
         }),
       ).rejects.toThrow(/Request timed out/);
-      // Asked again at once: the run still goes on, and this call waits for it.
-      const served = await callTool(client, 'run_independent_tests', args);
+      // Asked again at once: the run still goes on, and this call waits for it, with progress.
+      const waits: string[] = [];
+      const served = (await client.callTool(
+        { name: 'run_independent_tests', arguments: args },
+        undefined,
+        { onprogress: (update) => waits.push(update.message ?? '') },
+      )) as CallToolResult;
+      expect(waits[0]).toMatch(
+        /^waiting for the same call started \d+ s ago, whose client timed out$/,
+      );
       expect(dataOf(served)).toMatchObject({ status: 'passed', counts: { passed: 1 } });
       expect(textOf(served)).toMatch(/^Served from the same call started at .*timed out/);
       expect(served._meta?.[SERVED_META]).toMatchObject({ client: 'timed out' });
@@ -168,6 +176,8 @@ describe.skipIf(!hasPytest)('calls that outlast the client', () => {
       expect(again._meta?.[SERVED_META]).toBeUndefined();
       expect(dataOf(again).run_id).not.toBe(dataOf(served).run_id);
       expect(storedRuns(repo)).toHaveLength(2);
+      // The tasks the SDK makes for plain calls are not the client's to list.
+      expect((await client.experimental.tasks.listTasks()).tasks).toEqual([]);
     } finally {
       await close();
     }
