@@ -12,8 +12,8 @@ import type { RunTaskStore } from './task-store.js';
  * Tools that run test suites, served as MCP tasks (2025-11-25 spec, the SDK's experimental API). A
  * client that asks for a task gets its handle at once and polls tasks/get (the status message is the
  * step in progress), fetches tasks/result, or stops the run with tasks/cancel. A plain call is
- * answered as before, with progress notifications. Either way a call whose client stops waiting (it
- * timed out, or went away) runs on, and its answer goes to the next identical call (detached-calls.ts).
+ * answered as before, with progress notifications; when its client stops waiting (it timed out, or
+ * went away) it runs on, and its answer goes to the next identical call (detached-calls.ts).
  */
 
 /** How the run of one call is controlled: what stops it, and where its step in progress goes. */
