@@ -85,6 +85,8 @@ function forget(key: string, entry: Detached): void {
 
 /** The answer, saying where it came from: nothing was run for this call. */
 function served(result: CallToolResult, entry: Detached): CallToolResult {
+  // A call that waited on an earlier one and lost its client too passes that one's answer on.
+  if (result._meta?.[SERVED_META]) return result;
   const note = `Served from the same call started at ${entry.call.startedAt}, whose client ${entry.why}; it ran to the end on this same tree, so nothing was run again.`;
   return {
     ...result,
