@@ -88,9 +88,10 @@ describe.skipIf(!hasPytest)('calls that outlast the client', () => {
       rationale: 'done',
       evidence: [{ criterion: 'AC-001', test: 'test_divide_by_zero' }],
     });
-    // Its trusted runs (the base's slow test among them) outlast the client's timeout.
+    // Its trusted runs started beside the run: how much of them is left to wait for depends on the
+    // machine, so its status messages are not asserted; the approval is.
+    expect(verdict.statuses[0]).toBe('created working');
     expect(textOf(verdict.result)).toMatch(new RegExp(`^APPROVED ${TASK} at turn 1`));
-    expect(verdict.statuses).toContainEqual(expect.stringMatching(/^trusted evaluation: waiting/));
     const status = dataOf(await call('task_status', {}));
     expect(status).toMatchObject({ status: 'approved' });
   });
