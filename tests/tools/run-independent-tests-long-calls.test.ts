@@ -7,6 +7,7 @@ import { SERVED_META } from '../../src/server/detached-calls.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { processesWith } from '../helpers/processes.js';
+import { connectOver } from '../helpers/transports.js';
 import { GOOD_CALC, hasPytest, pythonTaskPerTest, TASK } from '../helpers/python-task.js';
 
 /**
@@ -96,12 +97,13 @@ describe.skipIf(!hasPytest)('calls that outlast the client', () => {
     expect(status).toMatchObject({ status: 'approved' });
   });
 
-  it('stop the run and its process tree on tasks/cancel', async () => {
+  it('stop the run and its process tree on tasks/cancel (stdio)', async () => {
     const marker = `61.${process.pid}`;
     const repo = project({
       'tests/test_slow.py': `import subprocess, time\n\ndef test_slow():\n    subprocess.Popen(["sleep", "${marker}"])\n    time.sleep(60)\n`,
     });
-    const { client, close } = await connect({ roots: [repo.dir] });
+    // The built server over stdio: the run's processes are its children.
+    const { client, close } = await connectOver('stdio', repo.dir);
     try {
       await client.listTools();
       const stream = client.experimental.tasks.callToolStream(
@@ -147,9 +149,9 @@ describe.skipIf(!hasPytest)('calls that outlast the client', () => {
     }
   });
 
-  it("serve a timed-out call's result to the next identical call, once, without running again", async () => {
+  it("serve a timed-out call's result to the next identical call, once, without running again (HTTP)", async () => {
     const repo = project({ 'tests/test_slow.py': slowTest(3) });
-    const { client, close } = await connect({ roots: [repo.dir] });
+    const { client, close } = await connectOver('http', repo.dir);
     const args = { worktree: repo.dir, task_id: 'TASK-1' };
     try {
       await expect(
