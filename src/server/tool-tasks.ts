@@ -133,8 +133,8 @@ async function answer(
 /**
  * A plain call ends when its client cancels it (notifications/cancelled) or goes away. A cancel stops
  * the run and its process tree; a client that went away or timed out only stopped waiting: the SDK
- * client cancels with "Request timed out" (-32001), Claude Code and the Inspector name the timeout
- * too. The closing connection aborts its calls before it is marked closed, so this looks a tick later.
+ * client cancels with "Request timed out" (-32001), as the hosts built on it do. The closing
+ * connection aborts its calls before it is marked closed, so this looks a tick later.
  */
 function whenAborted(signal: AbortSignal, then: () => void): void {
   const later = () => void setImmediate(then);
@@ -142,7 +142,7 @@ function whenAborted(signal: AbortSignal, then: () => void): void {
   else signal.addEventListener('abort', later, { once: true });
 }
 
-const TIMEOUT = /timed?[ -]?out|timeout|-32001/i;
+const TIMEOUT = /timed?[ -]?out|-32001/i;
 
 function stoppedWaiting(server: McpServer, reason: unknown): string | undefined {
   if (!server.isConnected()) return 'went away';

@@ -67,7 +67,7 @@ describe.skipIf(!hasPytest)('calls that outlast the client', () => {
   it('run as MCP tasks to a recorded approval, with the step in progress as status', async () => {
     const { client, call } = await tasks.start(
       { 'calc.py': GOOD_CALC },
-      { 'tests/test_slow.py': slowTest(4) },
+      { 'tests/test_slow.py': slowTest(3) },
     );
     // The client learns from the listing which tools support tasks.
     const { tools } = await client.listTools();
