@@ -7,6 +7,10 @@ import { registerResources } from './resources.js';
 import { selectTools, type ToolSelection } from '../tools/index.js';
 import { registerTool, type ToolContext } from '../tools/tool.js';
 import { VERSION } from '../package.js';
+import { RunTaskStore } from './task-store.js';
+
+/** Clients may run the long tools as tasks (src/server/tool-tasks.ts), list and cancel them. */
+const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 export interface ServerOptions extends ToolSelection {
   /** `--root` directories. When empty, the client's MCP roots are used, else `cwd`. */
@@ -22,14 +26,20 @@ load_task → read_task_work_results → verify_quality_gates → run the tests 
 
 /** A fresh server per session: no state is shared between clients except the files in the worktree. */
 export function createServer(options: ServerOptions = {}): McpServer {
+  const tasks = new RunTaskStore();
   const server = new McpServer(
     { name: 'coachgate', version: VERSION },
-    { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: { logging: {}, tasks: TASKS_CAPABILITY },
+      taskStore: tasks,
+    },
   );
+  server.server.onclose = () => tasks.cleanup();
   const workspace = new Workspace(rootsProvider(server, options));
   const role = options.role ?? 'all';
   for (const tool of selectTools(options)) {
-    registerTool(server, tool, (extra): ToolContext => ({
+    registerTool(server, tasks, tool, (extra): ToolContext => ({
       workspace,
       role,
       baseRef: options.base,

@@ -130,6 +130,7 @@ export const checkTestIntegrityTool = defineTool({
         'from_approval: the trusted runs of an approval attempt on this tree; evaluated: made by this call; not_run: static findings only, detail says why (no task_id, no run of this tree yet, dynamic: false, or the runs could not be made).',
       ),
   }),
+  longRunning: true,
   annotations: {
     readOnlyHint: true,
     destructiveHint: false,

@@ -80,6 +80,7 @@ export const recordVerdictTool = defineTool({
       'The trusted runs behind an approval request; null for feedback or when no fresh candidate run exists.',
     ),
   }),
+  longRunning: true,
   annotations: {
     readOnlyHint: false,
     destructiveHint: false,

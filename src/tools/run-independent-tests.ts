@@ -10,7 +10,7 @@ export const runIndependentTestsTool = defineTool({
   name: 'run_independent_tests',
   title: 'Run the tests independently',
   description:
-    "Runs the project's tests on the server, in the Player's environment (project virtualenv, node_modules/.bin), never trusting the Player's claim. Detects the command (base-commit toolchain.test, then pytest / package.json / go / cargo / maven / dotnet markers), reports per-test results, a summary with the first error, a failure class with advice, and a tree fingerprint. With task_id the run is stored and becomes the evidence record_verdict checks, except on a player-role server, whose runs are never stored. Sends progress notifications while it runs.",
+    "Runs the project's tests on the server, in the Player's environment (project virtualenv, node_modules/.bin), never trusting the Player's claim. Detects the command (base-commit toolchain.test, then pytest / package.json / go / cargo / maven / dotnet markers), reports per-test results, a summary with the first error, a failure class with advice, and a tree fingerprint. With task_id the run is stored and becomes the evidence record_verdict checks, except on a player-role server, whose runs are never stored. Sends progress notifications while it runs; runs as an MCP task (tasks/get, tasks/result, tasks/cancel) when the client asks for one.",
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput
@@ -39,6 +39,7 @@ export const runIndependentTestsTool = defineTool({
   }),
   output: RunRecordSchema,
   // It runs project code, which can do anything to the worktree (tree_clean reports whether it did).
+  longRunning: true,
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,

@@ -12,6 +12,9 @@ import { CallerError } from '../core/errors.js';
 import { boundedMessage } from '../core/quote.js';
 import { oversizedAnswer } from './answer-size.js';
 import type { Workspace } from '../repo/workspace.js';
+import type { CallIdentity } from '../server/detached-calls.js';
+import type { RunTaskStore } from '../server/task-store.js';
+import { registerTaskTool, type RunControl } from '../server/tool-tasks.js';
 import { stateRoot } from '../records/state-directory.js';
 
 /** Who a server is for: `player` and `coach` see only their tools (src/tools/index.ts); `all` sees every tool. */
@@ -49,6 +52,11 @@ export interface ToolDefinition<
   input: Input;
   output: Output;
   annotations: AllAnnotations;
+  /**
+   * Runs test suites, for minutes: served as an MCP task when the client asks for one, and a call
+   * whose client stops waiting runs on for the next identical call (src/server/tool-tasks.ts).
+   */
+  longRunning?: true;
   run(input: z.output<Input>, context: ToolContext): Promise<ToolOutcome<z.input<Output>>>;
 }
 
@@ -63,44 +71,88 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function registerTool(
   server: McpServer,
+  tasks: RunTaskStore,
   tool: ToolDefinition,
   context: (extra: Extra) => ToolContext,
 ): void {
-  server.registerTool(
-    tool.name,
-    {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.input,
-      outputSchema: tool.output,
-      annotations: { title: tool.title, ...tool.annotations },
+  const config = {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.input,
+    outputSchema: tool.output,
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+  if (!tool.longRunning) {
+    server.registerTool(tool.name, config, (input: unknown, extra: Extra) =>
+      answer(server, tool, input, context(extra)),
+    );
+    return;
+  }
+  registerTaskTool(server, tasks, tool.name, config, {
+    call: (input, extra, run) => answer(server, tool, input, runContext(context(extra), run)),
+    identify: (input, extra) => identify(tool.name, input, context(extra)),
+    notify: (extra, progress, message) => context(extra).progress(progress, message),
+  });
+}
+
+async function answer(
+  server: McpServer,
+  tool: ToolDefinition,
+  input: unknown,
+  context: ToolContext,
+): Promise<CallToolResult> {
+  try {
+    const { data, summary } = await tool.run(input as never, context);
+    const chain = (data as { verdict_chain?: { intact?: boolean; problems?: string[] } })
+      .verdict_chain;
+    if (chain?.intact === false)
+      log(server, 'error', { tool: tool.name, tampering: chain.problems ?? [] });
+    else if (!tool.annotations.readOnlyHint) log(server, 'info', { tool: tool.name, summary });
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: summary }],
+      structuredContent: data as Record<string, unknown>,
+    };
+    const oversized = oversizedAnswer(tool.name, result);
+    if (oversized) throw oversized;
+    return result;
+  } catch (thrown) {
+    const error = await explainFault(tool.name, thrown, input, context);
+    const result = errorResult(tool.name, error);
+    log(server, error instanceof CallerError ? 'warning' : 'error', {
+      tool: tool.name,
+      ...(result._meta?.[REFUSAL_META] ?? { error: textOfResult(result) }),
+    });
+    return result;
+  }
+}
+
+/** A run that may outlive its request: its own cancellation stops it; each step is its status. */
+function runContext(base: ToolContext, run: RunControl): ToolContext {
+  return {
+    ...base,
+    signal: run.signal,
+    async progress(progress, message, total) {
+      run.status(message);
+      // A task's request is answered already: a notification that can no longer go is dropped.
+      await base.progress(progress, message, total).catch(() => undefined);
     },
-    async (input: unknown, extra: Extra): Promise<CallToolResult> => {
-      try {
-        const { data, summary } = await tool.run(input as never, context(extra));
-        const chain = (data as { verdict_chain?: { intact?: boolean; problems?: string[] } })
-          .verdict_chain;
-        if (chain?.intact === false)
-          log(server, 'error', { tool: tool.name, tampering: chain.problems ?? [] });
-        else if (!tool.annotations.readOnlyHint) log(server, 'info', { tool: tool.name, summary });
-        const result: CallToolResult = {
-          content: [{ type: 'text', text: summary }],
-          structuredContent: data as Record<string, unknown>,
-        };
-        const oversized = oversizedAnswer(tool.name, result);
-        if (oversized) throw oversized;
-        return result;
-      } catch (thrown) {
-        const error = await explainFault(tool.name, thrown, input, context(extra));
-        const result = errorResult(tool.name, error);
-        log(server, error instanceof CallerError ? 'warning' : 'error', {
-          tool: tool.name,
-          ...(result._meta?.[REFUSAL_META] ?? { error: textOfResult(result) }),
-        });
-        return result;
-      }
-    },
-  );
+  };
+}
+
+/** Two calls are the same when tool, role, base, resolved worktree and the rest of the input are. */
+async function identify(
+  name: string,
+  input: unknown,
+  context: ToolContext,
+): Promise<CallIdentity | undefined> {
+  const { worktree, ...rest } = (input ?? {}) as { worktree?: unknown };
+  if (typeof worktree !== 'string') return undefined;
+  const root = await context.workspace.resolveWorktree(worktree).catch(() => undefined);
+  if (root === undefined) return undefined;
+  return {
+    worktree: root,
+    key: JSON.stringify([name, context.role, context.baseRef ?? null, root, rest]),
+  };
 }
 
 /**

@@ -63,6 +63,10 @@ describe('MCP prompts and resources', () => {
       arguments: { task_id: 'TASK-042', turn: '1' },
     });
     expect(JSON.stringify(coach.messages)).toMatch(/record_verdict/);
+    // A Coach whose host gave up on a long call asks again rather than judging without the answer.
+    expect(JSON.stringify(coach.messages)).toMatch(
+      /When a call times out.*call the same tool again with exactly the same arguments/,
+    );
 
     const { resources } = await client.listResources();
     expect(resources.map((resource) => resource.uri)).toEqual([
