@@ -30,6 +30,7 @@ import { eventLoopSlices } from '../repo/event-loop-slices.js';
 import { listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
 import { lstatIfPresent } from '../repo/present-entries.js';
 import { childOutput } from '../repo/child-output.js';
+import { largeBlobs, streamBlob } from './large-blobs.js';
 import { readRegularFile, withRegularFile } from '../repo/read-text.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../records/files.js';
@@ -210,7 +211,21 @@ async function extractCommit(worktree: string, commit: string, target: string): 
       () => undefined, // not checked out, or not at that commit: git would leave it empty too
     );
   }
-  const blobs = entries.filter((entry) => entry.type === 'blob');
+  const all = entries.filter((entry) => entry.type === 'blob');
+  const large = await largeBlobs(
+    worktree,
+    all.map((entry) => entry.oid),
+  );
+  // A link is its target's text, always small; only files are streamed.
+  const streamed = (entry: (typeof all)[number]) => entry.mode !== '120000' && large.has(entry.oid);
+  for (const entry of all.filter(streamed)) {
+    const destination = path.join(target, entry.file);
+    mkdirSync(path.dirname(destination), { recursive: true });
+    rmSync(destination, { force: true, recursive: true });
+    await streamBlob(worktree, entry.oid, destination, entry.mode === '100755' ? 0o755 : 0o644);
+    utimesSync(destination, BASE_FILE_TIME, BASE_FILE_TIME);
+  }
+  const blobs = all.filter((entry) => !streamed(entry));
   const batches: (typeof blobs)[] = [];
   for (let start = 0; start < blobs.length; start += BLOBS_PER_BATCH)
     batches.push(blobs.slice(start, start + BLOBS_PER_BATCH));
