@@ -430,7 +430,8 @@ function subtestsPassed(
       problem: `test ${test} did not pass in the latest run: ${failing[0]} failed`,
     };
   const id = members[0]!;
-  return { ok: true, id: id.slice(0, id.indexOf(`${test}/`) + test.length), members };
+  const at = id.startsWith(`${test}/`) ? 0 : id.indexOf(`/${test}/`) + 1;
+  return { ok: true, id: id.slice(0, at + test.length), members };
 }
 
 /** Lines of a file; a final newline ends the last line rather than starting an empty one. */
