@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import { HARNESS_CHANGED } from './harness-case.js';
 import { MOCHA_PROGRAM } from './runner-programs.js';
-import { userViewSource, type CoachgateAdditions } from './user-view.js';
+import { userViewSource, vitestUserViewSource, type CoachgateAdditions } from './user-view.js';
 
 const NODE_GUARD_FILE = 'coachgate-node-harness-guard.cjs';
 const VITEST_SETUP_FILE = 'coachgate-vitest-harness.mjs';
@@ -207,7 +207,7 @@ export async function writeHarnessGuards(
     files.push([NODE_GUARD_FILE, userViewSource(added) + NODE_GUARD_SOURCE]);
   if (mayRunVitest(command))
     files.push(
-      [VITEST_SETUP_FILE, VITEST_SETUP_SOURCE],
+      [VITEST_SETUP_FILE, vitestUserViewSource(added) + VITEST_SETUP_SOURCE],
       [VITEST_GUARD_REPORTER_FILE, VITEST_GUARD_REPORTER_SOURCE],
     );
   const paths = files.map(([name]) => path.join(reportDirectory, name));

@@ -7,7 +7,7 @@ import { nodeHarnessGuardFlag, vitestHarnessGuardFlag } from './harness-guard.js
 import { nodeLoadedFlag, vitestLoadedFlag } from './node-loaded-files.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
-import type { CoachgateAdditions } from './user-view.js';
+import { inheritedMarkers, type CoachgateAdditions } from './user-view.js';
 import { mergeVariable, wrapperReporting, type ReportChannel } from './wrapper-reports.js';
 
 export interface Invocation {
@@ -43,7 +43,7 @@ export function buildInvocation(
   const junit = path.join(reportDirectory, 'junit.xml');
   const env = { ...environment.env };
   const notes: string[] = [];
-  const added: CoachgateAdditions = {};
+  const added: CoachgateAdditions = { inheritedMarkers: inheritedMarkers(env) };
   let channels: ReportChannel[] = [];
   let argv: string[] | undefined;
   let shellCommand = command.shellCommand;

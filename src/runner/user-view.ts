@@ -10,32 +10,58 @@ export interface CoachgateAdditions {
    * program, as a regular expression in JavaScript source, and the arguments.
    */
   runnerArgs?: { program: string; args: string[] };
+  /** Test-process variables the run's own environment already has (a server inside a runner). */
+  inheritedMarkers?: string[];
+}
+
+/** What a runner sets in each process that runs tests: node's test children, jest's workers. */
+const TEST_PROCESS_MARKERS = ['NODE_TEST_CONTEXT', 'JEST_WORKER_ID'];
+
+/** The markers `env` already has: inherited by every process of the run, they mark none. */
+export function inheritedMarkers(env: Record<string, string>): string[] {
+  return TEST_PROCESS_MARKERS.filter((name) => env[name] !== undefined);
 }
 
 /**
  * The start of the preload every node process of the run loads first: coachgate's run is the user's
- * run. In a process that runs tests (a `node --test` child, a jest or vitest worker, mocha: each
- * known by what its runner sets, or by its program), coachgate's suffix leaves NODE_OPTIONS, so the
+ * run. In a process that runs tests (a `node --test` child, a jest worker, mocha: each known by
+ * what its runner sets, or by its program), coachgate's suffix leaves NODE_OPTIONS, so the
  * programs the tests start inherit the user's environment (with the preloads, a node program a test
- * spawns would load node:test and write its reporter stream to the stdout the test compares). The runner that starts the test processes keeps it, for them. A
+ * spawns would load node:test and write its reporter stream to the stdout the test compares). The
+ * runner that starts the test processes keeps it, for them. A
  * runner given report arguments reads its command line as its main module starts, synchronously
  * (jest's CommonJS bin): the arguments leave `process.argv` on the next tick, once read, before any
  * test file loads. A runner whose main module is an ES module keeps them (it has not read them yet).
  */
 export function userViewSource(added: CoachgateAdditions): string {
   const parts = ["// coachgate: the tests see the user's run, not coachgate's additions to it."];
-  if (added.nodeOptions) parts.push(withoutNodeOptions(added.nodeOptions));
+  if (added.nodeOptions) {
+    const inherited = new Set(added.inheritedMarkers);
+    const markers = TEST_PROCESS_MARKERS.filter((name) => !inherited.has(name));
+    parts.push(withoutNodeOptions(added.nodeOptions, markers));
+  }
   if (added.runnerArgs) parts.push(withoutArgs(added.runnerArgs));
   return parts.join('\n') + '\n';
 }
 
-function withoutNodeOptions(suffix: string): string {
+/**
+ * The same for vitest, from coachgate's setup file, which runs in its test processes only (their
+ * variables are vitest's own, and a server run inside vitest hands them on).
+ */
+export function vitestUserViewSource(added: CoachgateAdditions): string {
+  return added.nodeOptions ? withoutNodeOptions(added.nodeOptions) + '\n' : '';
+}
+
+/** Takes `suffix` out of NODE_OPTIONS: in every process, or where one of `markers` says tests run. */
+function withoutNodeOptions(suffix: string, markers?: string[]): string {
+  const runsTests = markers
+    ? String.raw`${JSON.stringify(markers)}.some((name) => env[name] !== undefined) ||
+    ${MOCHA_PROGRAM}.test(process.argv[1] || '')`
+    : 'true';
   return String.raw`{
   const env = process.env;
   const added = ${JSON.stringify(suffix)};
-  const runsTests = (env.NODE_TEST_CONTEXT || '').startsWith('child') ||
-    env.JEST_WORKER_ID !== undefined || env.VITEST_POOL_ID !== undefined ||
-    ${MOCHA_PROGRAM}.test(process.argv[1] || '');
+  const runsTests = ${runsTests};
   const options = env.NODE_OPTIONS || '';
   const at = options.lastIndexOf(added);
   if (runsTests && at >= 0) {
