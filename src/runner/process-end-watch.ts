@@ -45,6 +45,7 @@ def watch_process_end(tell):
         ending_call.__name__ = original.__name__
         ending_call.__qualname__ = getattr(original, '__qualname__', original.__name__)
         ending_call.__doc__ = original.__doc__
+        ending_call.__module__ = original.__module__
         return ending_call
 
     for name in ('_exit', 'abort'):
