@@ -258,7 +258,7 @@ function nullTurnReason(leftOut: EvaluationFacts['left_out']): string {
 
 /** The tests ran these files in the Player's run; the trusted runs ran the base's version. */
 function unjudgedLoadedReason(files: string[]): string {
-  return `changed code the tests load was not judged: your run of the tests imported ${listed(files)}, but no rule makes ${files.length === 1 ? 'it' : 'them'} code under test, so the trusted runs used the base's version. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${files[0]}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
+  return `changed code the tests load was not judged: your run of the tests loaded ${listed(files)} (imported it, or its code read it), but no rule makes ${files.length === 1 ? 'it' : 'them'} code under test, so the trusted runs used the base's version. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${files[0]}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
 }
 
 function listed(items: string[]): string {

@@ -154,38 +154,55 @@ def bytecode_source(pyc):
         return os.path.join(os.sep, directory[len(prefix):], stem)
     return None
 
-def bytecode_watch(judged, isinstance=isinstance, str=str, len=len):
-    # The bytecode files the process read that were written once it started, outside the cache the
-    # run was given (the prefix at start: the server's, read-only to every run but the baseline's),
-    # for a source of the tree or the environment: read through Python's own audit event for each
-    # file it opens (the import system's open_code, pytest's rewritten modules), and dated by the
-    # inode's change time, which no process sets back. Honest runs write no bytecode
-    # (PYTHONDONTWRITEBYTECODE); whatever is read so was written by a process of the run.
-    since = time.time()
-    given = sys.pycache_prefix and os.path.realpath(sys.pycache_prefix) + os.sep
-    found, seen = [], set()
-    def hook(event, args):
-        if event != 'open' or not isinstance(args[0], str) or not args[0].endswith('.pyc'):
-            return
-        mode, flags = args[1], args[2] if len(args) > 2 else 0
-        writing = (isinstance(mode, str) and any(c in mode for c in 'wax+')) or (
-            mode is None and flags & (os.O_WRONLY | os.O_RDWR))
-        if writing or args[0] in seen:
-            return
-        seen.add(args[0])
-        real = os.path.realpath(args[0])
-        if given and real.startswith(given):
-            return
-        try:
-            if os.stat(real).st_ctime < since:
+class OpenWatch:
+    # What the process opens, through Python's own audit event for each file it opens (the import
+    # system's open_code, open() and os.open, pytest's reading of its rewritten modules), watched
+    # from before pytest or anything of the tree is imported:
+    # - bytecode: the .pyc files read that were written once the process started (the inode's
+    #   change time, which no process sets back), outside the cache the run was given (the prefix
+    #   at start: the server's, read-only to every run but the baseline's), standing for a source
+    #   of the tree or the environment. Honest runs write no bytecode (PYTHONDONTWRITEBYTECODE):
+    #   whatever is read so was written by a process of the run.
+    # - read: the tree's files that the tree's own code read, each with its reader (the nearest
+    #   frame outside the environment and this reporter, a file of the tree): a module run with
+    #   runpy, a source exec'd, a settings file. pytest reading its configuration is the
+    #   environment's reading; the server tells the tests' reading from the code's.
+    def __init__(self, tree, environment):
+        self.bytecode, self.read = [], {}
+        since = time.time()
+        given = sys.pycache_prefix and os.path.realpath(sys.pycache_prefix) + os.sep
+        judged = (tree,) + environment
+        seen = set()
+        bytecode, read = self.bytecode, self.read
+        def hook(event, args, isinstance=isinstance, str=str, len=len, getframe=sys._getframe):
+            if event != 'open' or not isinstance(args[0], str):
                 return
-        except OSError:
-            return
-        source = bytecode_source(real)
-        if source is None or source.startswith(judged):
-            found.append(real)
-    sys.addaudithook(hook)
-    return found
+            name, mode, flags = args[0], args[1], args[2] if len(args) > 2 else 0
+            if (isinstance(mode, str) and any(c in mode for c in 'wax+')) or (
+                    mode is None and flags & (os.O_WRONLY | os.O_RDWR)):
+                return  # a write: what matters is what is read
+            if not name.endswith('.pyc'):
+                real = os.path.realpath(name)
+                if real.startswith(tree) and real not in read:
+                    reader = registrar_file(getframe(1), environment, OWN_FILE)
+                    if reader is not None and reader.startswith(tree):
+                        read[real] = reader
+                return
+            if name in seen:
+                return
+            seen.add(name)
+            real = os.path.realpath(name)
+            if given and real.startswith(given):
+                return
+            try:
+                if os.stat(real).st_ctime < since:
+                    return
+            except OSError:
+                return
+            source = bytecode_source(real)
+            if source is None or source.startswith(judged):
+                bytecode.append(real)
+        sys.addaudithook(hook)
 
 def plugin_watch(manager, registrars, environment, getattr=getattr, isinstance=isinstance,
                  all=all, map=map, len=len, id=id, is_=_is):
@@ -213,9 +230,9 @@ def plugin_watch(manager, registrars, environment, getattr=getattr, isinstance=i
     return new_plugin_files
 
 class CoachgateReporter:
-    def __init__(self, report, version, bytecode_read):
+    def __init__(self, report, version, opened):
         self.report = report
-        self.bytecode_read = bytecode_read
+        self.opened = opened
         self.version = version
         import pytest
         self.harness = harness_entries(pytest)
@@ -242,10 +259,10 @@ class CoachgateReporter:
         self.check_bytecode(nodeid)
 
     def check_bytecode(self, nodeid):
-        if self.bytecode_read:
-            files = sorted(set(self.bytecode_read))
-            self.emit({'event': 'bytecode', 'nodeid': nodeid, 'files': files})
-            del self.bytecode_read[:]
+        forged = self.opened.bytecode
+        if forged:
+            self.emit({'event': 'bytecode', 'nodeid': nodeid, 'files': sorted(set(forged))})
+            del forged[:]
 
     def emit(self, record, flush=True):
         self.write(json.dumps(record) + '\n', flush)
@@ -306,7 +323,8 @@ class CoachgateReporter:
 
     def pytest_sessionfinish(self):
         self.check_bytecode('the session')
-        self.emit({'event': 'loaded', 'files': loaded_files()})
+        read = sorted(self.opened.read.items())[:LOADED_LIMIT]
+        self.emit({'event': 'loaded', 'files': loaded_files(), 'read': read})
 
     def pytest_internalerror(self, excrepr):
         self.emit({'event': 'internal', 'message': failure_message(str(excrepr))})
@@ -314,8 +332,7 @@ class CoachgateReporter:
 if __name__ == '__main__':
     report_path, args = sys.argv[1], sys.argv[2:]
     # Watching before pytest or anything of the tree is imported.
-    bytecode_read = bytecode_watch(
-        (os.path.realpath(os.getcwd()) + os.sep,) + environment_prefixes())
+    opened = OpenWatch(os.path.realpath(os.getcwd()) + os.sep, environment_prefixes())
     # As python -m pytest sees it: the working directory heads sys.path (unless -P / PYTHONSAFEPATH),
     # not this script's directory, and argv[0] is pytest's __main__.py.
     if not getattr(sys.flags, 'safe_path', False):
@@ -333,7 +350,7 @@ if __name__ == '__main__':
     with open(report_path, 'w', encoding='utf-8') as report:
         # pytest.console_main, with the plugin added.
         try:
-            reporter = CoachgateReporter(report, pytest.__version__, bytecode_read)
+            reporter = CoachgateReporter(report, pytest.__version__, opened)
             watch_process_end(reporter.process_ended)
             plugins = [reporter]
             recorder = call_recorder(os.path.dirname(os.path.abspath(__file__)))

@@ -373,7 +373,8 @@ async function readReport(
     if (!text) continue;
     try {
       const tests = parseChannel(channel, text, cwd);
-      const loaded = channel.format === 'pytest-jsonl' ? pytestLoadedFiles(text) : undefined;
+      const loaded =
+        channel.format === 'pytest-jsonl' ? pytestLoadedFiles(text, realpathSync(cwd)) : undefined;
       return { tests, source: channel.source, ...(loaded ? { loaded } : {}) };
     } catch {
       // A runner killed mid-write can leave a truncated report: fall back to the summary lines.

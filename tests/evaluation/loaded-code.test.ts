@@ -97,6 +97,70 @@ describe.skipIf(!hasPytest)('changed code the tests load but no import names (py
 });
 
 /**
+ * Code that is read and run rather than imported: no module of `sys.modules` names it. The
+ * reporter sees the tree's own code open it (Python's `open` audit event), however it then runs.
+ */
+const READ_REGISTRIES = {
+  'runpy.run_path': [
+    'import os, runpy',
+    '',
+    '',
+    'def transform(name, text):',
+    '    here = os.path.dirname(__file__)',
+    '    return runpy.run_path(os.path.join(here, "plugins", name + ".py"))["apply"](text)',
+    '',
+  ].join('\n'),
+  'exec of the source it reads': [
+    'import os',
+    '',
+    '',
+    'def transform(name, text):',
+    '    file = os.path.join(os.path.dirname(__file__), "plugins", name + ".py")',
+    '    scope = {}',
+    '    with open(file) as source:',
+    '        exec(compile(source.read(), file, "exec"), scope)',
+    '    return scope["apply"](text)',
+    '',
+  ].join('\n'),
+};
+
+describe.skipIf(!hasPytest)('changed code the tests read and run, not import (pytest)', () => {
+  it.each(Object.entries(READ_REGISTRIES))(
+    '%s: refuses it untaken, naming the file; judges it once acknowledged',
+    async (_how, registry) => {
+      task = await layoutTask({
+        base: { ...base, 'app/registry.py': registry },
+        player: {
+          'app/registry.py': `"""Plugins by name."""\n${registry}`,
+          'app/plugins/upper.py': 'def apply(text):\n    return text\n',
+          'tests/test_registry.py': base['tests/test_registry.py'].replace('"AB"', '"ab"'),
+        },
+        criterion,
+        evidence: [{ criterion: 'AC-001', test: 'test_upper' }],
+      });
+      const refused = await task.approve();
+      expect(refused.run.changed_files_loaded).toEqual(
+        expect.arrayContaining(['app/plugins/upper.py']),
+      );
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toContain('changed code the tests load was not judged');
+      expect(refused.text).toContain('"file": "app/plugins/upper.py"');
+      const judged = await task.approve({
+        acknowledged_left_out: [
+          { file: 'app/plugins/upper.py', reason: 'the plugin the task changes' },
+        ],
+      });
+      expect(judged.result.isError).toBe(true);
+      expect(judged.text).not.toContain('was not judged');
+      expect(judged.text).toMatch(
+        /base test tests\/test_registry\.py::test_upper passed at the base/,
+      );
+    },
+    240_000,
+  );
+});
+
+/**
  * The same through node's runners, which list nothing themselves: coachgate's recorder, loaded
  * first in every test process, lists what `node --test` children (ES modules) and mocha (CommonJS)
  * load and what jest compiles, and a reporter lists vitest's module graph. The plugin is reached

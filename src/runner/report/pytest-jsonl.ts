@@ -24,7 +24,7 @@ type ReportLine =
   | { event: 'internal'; message?: string }
   | { event: 'harness'; nodeid: string; changed: string[] }
   | ({ event: 'exit' } & ProcessEnd)
-  | { event: 'loaded'; files: string[] }
+  | { event: 'loaded'; files: string[]; read?: [string, string][] }
   | { event: 'plugins'; nodeid: string; files: string[] }
   | { event: 'bytecode'; nodeid: string; files: string[] };
 
@@ -158,14 +158,19 @@ function completeLines(text: string): string[] {
 }
 
 /**
- * The absolute paths of the files whose modules the session imported (its last line), or undefined
- * when the run ended before pytest finished the session.
+ * The absolute paths of the files whose modules the session imported, and of the tree's files its
+ * code read (its last line), or undefined when the run ended before pytest finished the session. A
+ * file only the tests read (an expected-value file) is not listed: what the tests read is the
+ * base's in the trusted runs, whoever changed it.
  */
-export function pytestLoadedFiles(text: string): string[] | undefined {
+export function pytestLoadedFiles(text: string, root: string): string[] | undefined {
   for (const line of completeLines(text).reverse()) {
     if (!line.startsWith('{"event": "loaded"')) continue;
     const record = JSON.parse(line) as Extract<ReportLine, { event: 'loaded' }>;
-    return record.files;
+    const byCode = (record.read ?? [])
+      .filter(([, reader]) => !isTestSideFile(shownPath(reader, root)))
+      .map(([file]) => file);
+    return [...new Set([...record.files, ...byCode])].sort();
   }
   return undefined;
 }
