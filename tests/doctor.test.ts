@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { CLI as cli } from './helpers/cli.js';
+import { makeRepo } from './helpers/git-repo.js';
 
 const bin = mkdtempSync(path.join(os.tmpdir(), 'coachgate-doctor-'));
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
@@ -37,3 +38,19 @@ it.skipIf(process.platform === 'win32')(
     expect(output).toMatch(/"env": \{"PATH"/);
   },
 );
+
+it('coachgate doctor in a repository whose config is invalid says so, not "not in a repository"', () => {
+  const repo = makeRepo({ '.guardkit/config.yaml': 'coachgate:\n  max_strikes: zero\n' });
+  try {
+    const output = execFileSync(process.execPath, [cli, 'doctor'], {
+      cwd: repo.dir,
+      encoding: 'utf8',
+    });
+    expect(output).toMatch(
+      /the repository's base config could not be read: .*coachgate\.max_strikes/,
+    );
+    expect(output).not.toMatch(/not in a repository/);
+  } finally {
+    repo.remove();
+  }
+});

@@ -228,7 +228,12 @@ describe('coachgate init', () => {
 
   it('local scope registers with --root through claude, and checks with claude mcp get next time', () => {
     const box = sandbox({ claude: true });
-    expect(init(box, '--scope', 'local').status).toBe(0);
+    const first = init(box, '--scope', 'local');
+    expect(first.status).toBe(0);
+    // Its next steps are local scope's: no .mcp.json to commit or approve.
+    expect(first.stdout).toMatch(/Next: commit \.claude\/agents\/ and \.guardkit\/config\.yaml/);
+    expect(first.stdout).toMatch(/no \.mcp\.json to commit or approve/);
+    expect(first.stdout).not.toMatch(/commit \.mcp\.json|approve the project's servers/);
     const repo = readFileSync(path.join(box.repo.dir, '.git/HEAD')) && box.repo.dir;
     expect(claudeCalls(box).filter((args) => args[1] === 'add')).toEqual([
       expect.arrayContaining([

@@ -6,6 +6,7 @@ import { defaultPython, findOnPath, loginShellProgram } from '../runner/platform
 import { detectSandbox, INSTALL_ADVICE } from '../sandbox/backend.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import { VERSION } from '../package.js';
+import { assertWorkTreeRoot } from '../repo/git.js';
 
 const run = promisify(execFile);
 
@@ -92,7 +93,18 @@ export async function doctorReport(env: NodeJS.ProcessEnv = process.env): Promis
 
 async function sandboxCheck(cwd = process.cwd()): Promise<SandboxCheck> {
   const backend = await detectSandbox();
-  const trusted = await loadTrustedConfig(cwd).catch(() => undefined);
+  // In a repository whose base config cannot be read (invalid, no commits) doctor says why.
+  const inRepository = await assertWorkTreeRoot(cwd).then(
+    () => true,
+    () => false,
+  );
+  let unread = 'not in a repository';
+  const trusted = inRepository
+    ? await loadTrustedConfig(cwd).catch((error: unknown) => {
+        unread = `the repository's base config could not be read: ${(error as Error).message}`;
+        return undefined;
+      })
+    : undefined;
   const policy = effectivePolicy(trusted?.config.coachgate.sandbox);
   const confined = backend.name !== 'none' && policy.mode !== 'off';
   const verdict = confined
@@ -107,7 +119,7 @@ async function sandboxCheck(cwd = process.cwd()): Promise<SandboxCheck> {
     network: policy.network,
     policy_source: trusted
       ? `.guardkit/config.yaml at ${trusted.base.commit.slice(0, 12)} (${cwd})`
-      : 'the default (not in a repository)',
+      : `the default (${unread})`,
     verdict,
   };
 }

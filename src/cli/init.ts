@@ -281,14 +281,22 @@ export async function initCommand(args: string[], print: Print): Promise<number>
       options.dryRun
         ? 'Dry run: nothing was changed.'
         : outcomes.has('changed') || outcomes.has('todo')
-          ? `${outcomes.has('todo') ? 'Run the commands marked "run" above. ' : ''}${NEXT_STEPS}`
+          ? `${outcomes.has('todo') ? 'Run the commands marked "run" above. ' : ''}${NEXT_STEPS[scope]}`
           : 'Nothing changed: this repository was already set up.',
     ].join('\n'),
   );
   return 0;
 }
 
-const NEXT_STEPS = `Next: commit .mcp.json, .claude/agents/ and .guardkit/config.yaml (the server reads the config
-from the base commit). Start Claude Code here (it asks once to approve the project's servers), check
-both with /mcp or \`claude mcp list\`, then run /mcp__coachgate-coach__autobuild TASK-001 (create the
-task first with \`coachgate task new\`).`;
+const FIRST_LOOP = `check both with /mcp or \`claude mcp list\`, then run /mcp__coachgate-coach__autobuild TASK-001
+(create the task first with \`coachgate task new\`).`;
+
+/** Local scope registers the servers for this user only: no .mcp.json to commit, nothing to approve. */
+const NEXT_STEPS: Record<'project' | 'local', string> = {
+  project: `Next: commit .mcp.json, .claude/agents/ and .guardkit/config.yaml (the server reads the config
+from the base commit). Start Claude Code here (it asks once to approve the project's servers),
+${FIRST_LOOP}`,
+  local: `Next: commit .claude/agents/ and .guardkit/config.yaml (the server reads the config from the base
+commit); the servers are registered for you only, so there is no .mcp.json to commit or approve. Start
+Claude Code here, ${FIRST_LOOP}`,
+};

@@ -72,14 +72,25 @@ export async function findTaskFile(
     );
   }
   const inWorktree = await findInWorkingTree(worktree, taskId);
+  if (inWorktree)
+    throw new CallerError(
+      `Task ${taskId} exists only in the working tree (${inWorktree}), not at the base commit ${baseCommit.slice(0, 12)}.`,
+      'Requirements are read from the base commit so the Player cannot change them: commit the task file on the base branch first.',
+    );
+  const known = await listTaskIds(worktree);
   throw new CallerError(
-    inWorktree
-      ? `Task ${taskId} exists only in the working tree (${inWorktree}), not at the base commit ${baseCommit.slice(0, 12)}.`
-      : `No task file for ${taskId} under ${TASK_DIRECTORIES.join(' or ')} at the base commit ${baseCommit.slice(0, 12)}.`,
-    inWorktree
-      ? 'Requirements are read from the base commit so the Player cannot change them: commit the task file on the base branch first.'
-      : `Create ${TASK_DIRECTORIES[0]}/backlog/${taskId}.md (front matter + "## Acceptance Criteria") and commit it.`,
+    `No task file for ${taskId} under ${TASK_DIRECTORIES.join(' or ')} at the base commit ${baseCommit.slice(0, 12)}.`,
+    `${known.length > 0 ? `Known tasks: ${listed(known)}. ` : ''}To add it: coachgate task new --id ${taskId} --title TEXT --criterion TEXT (or create ${TASK_DIRECTORIES[0]}/backlog/${taskId}.md with front matter + "## Acceptance Criteria" and commit it).`,
+    { valid_task_ids: known },
   );
+}
+
+/** Most task ids a refusal lists; the rest are counted. */
+const LISTED_IDS = 30;
+
+function listed(ids: string[]): string {
+  const more = ids.length > LISTED_IDS ? ` and ${ids.length - LISTED_IDS} more` : '';
+  return `${ids.slice(0, LISTED_IDS).join(', ')}${more}`;
 }
 
 function namesTask(fileName: string, taskId: string): boolean {

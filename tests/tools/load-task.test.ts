@@ -63,14 +63,14 @@ describe('load_task through MCP', () => {
     );
   });
 
-  it('refuses a missing task with the path to create', async () => {
-    repo = makeRepo({ 'README.md': 'x' });
+  it('refuses a missing task, listing the known ones and how to create it', async () => {
+    repo = makeRepo({ '.guardkit/tasks/TASK-001.md': SAMPLE_TASK });
     const { client, close } = await connect({ roots: [repo.dir] });
     const result = await callTool(client, 'load_task', { worktree: repo.dir, task_id: 'TASK-404' });
     await close();
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(
-      /No task file for TASK-404.*Create \.guardkit\/tasks\/backlog\/TASK-404\.md/,
+      /No task file for TASK-404.* Known tasks: TASK-001\. To add it: coachgate task new --id TASK-404 .*create \.guardkit\/tasks\/backlog\/TASK-404\.md/,
     );
   });
 });
