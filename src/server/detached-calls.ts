@@ -16,8 +16,8 @@ export interface CallIdentity {
 /** A call that may outlive its client, with the tree it started on. */
 export interface TrackedCall extends CallIdentity {
   startedAt: string;
-  /** Read beside the call as it starts: an answer is served only for the tree it was made for. */
-  tree: Promise<string | undefined>;
+  /** An answer is served only for the tree it was made for. */
+  tree(): Promise<string | undefined>;
 }
 
 interface Detached {
@@ -35,9 +35,15 @@ const MAX_KEPT = 16;
 
 const detached = new Map<string, Detached>();
 
-export function track(call: CallIdentity): TrackedCall {
-  const tree = treeFingerprint(call.worktree).catch(() => undefined);
-  return { ...call, startedAt: new Date().toISOString(), tree };
+/**
+ * `detachable`: a plain call, whose client may stop waiting; its tree is read beside the call as it
+ * starts. A task's tree is read only if an earlier call's answer waits for it.
+ */
+export function track(call: CallIdentity, detachable: boolean): TrackedCall {
+  let tree: Promise<string | undefined> | undefined;
+  const read = () => (tree ??= treeFingerprint(call.worktree).catch(() => undefined));
+  if (detachable) void read();
+  return { ...call, startedAt: new Date().toISOString(), tree: read };
 }
 
 /** Keeps a call's answer for the next identical call; `why`: how its client stopped waiting. */
@@ -62,7 +68,7 @@ export async function claim(
 ): Promise<CallToolResult | undefined> {
   const entry = detached.get(call.key);
   if (!entry) return undefined;
-  const [then, now] = await Promise.all([entry.call.tree, call.tree]);
+  const [then, now] = await Promise.all([entry.call.tree(), call.tree()]);
   if (then === undefined || then !== now) {
     forget(call.key, entry);
     return undefined;

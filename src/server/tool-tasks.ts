@@ -93,7 +93,7 @@ async function start(
     },
   };
   const identity = await tool.identify(input, extra);
-  const tracked = identity && track(identity);
+  const tracked = identity && track(identity, !asked);
   const result = answer(tool, input, extra, run, tracked).finally(() => store.ended(id));
   if (asked) {
     // The run outlives this request: its result waits in the store for tasks/result.
