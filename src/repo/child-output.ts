@@ -112,7 +112,9 @@ export function childRun(
         failed,
         stdout: text(stdout),
         stderr: text(stderr),
-        ...(failed ? { shortMessage: why ?? `exited with ${signal ?? exitCode}` } : {}),
+        ...(failed
+          ? { shortMessage: why ?? (signal ? `killed by ${signal}` : `exit ${exitCode}`) }
+          : {}),
       });
     });
     child.stdin.end(options.input);
