@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestFileFacts } from '../core/integrity.js';
+import { childRun } from '../repo/child-output.js';
 import { findOnPath } from '../runner/platform.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { sandboxedCommand, SandboxUnavailableError } from '../sandbox/run.js';
@@ -29,7 +30,6 @@ export async function extractPythonTestFacts(
     return files.map((file) =>
       scanTestFactsByLine(file.path, file.text, `${python} was not found`),
     );
-  const { execa } = await import('execa');
   // The interpreter may be a worktree virtualenv's: sandboxed like a test run, in a private
   // directory, with -I so neither the current directory nor PYTHON* variables can put the Player's
   // modules in front of the standard library, and -S so no .pth file of its site-packages runs (the
@@ -51,14 +51,12 @@ export async function extractPythonTestFacts(
         scanTestFactsByLine(file.path, file.text, `${python} was not run: ${command.message}`),
       );
     const [program, ...args] = command.argv;
-    const run = await execa(program!, args, {
+    const run = await childRun(program!, args, {
       cwd: scratch,
       input: JSON.stringify(files),
-      reject: false,
-      timeout: PYTHON_TIMEOUT_MS,
-      maxBuffer: 256 * 1024 * 1024,
+      timeoutMs: PYTHON_TIMEOUT_MS,
+      maxBytes: 256 * 1024 * 1024,
       env: command.env,
-      extendEnv: false,
     });
     return factsFrom(run, files, python);
   } finally {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import { edgesFromBeads, type GraphSource } from '../core/graph-sources.js';
 import { pathExists } from '../records/files.js';
+import { childRun } from './child-output.js';
 import { readWorktreeFile } from './worktree-file.js';
 
 /** Where older `bd` kept its data and where `bd export -o` is told to write it. */
@@ -16,22 +17,21 @@ const BD_EXPORT_MAX_BYTES = 256 * 1024 * 1024;
 export async function readBeadsJsonl(worktree: string): Promise<string> {
   const file = path.join(worktree, BEADS_JSONL);
   if (await pathExists(file)) return readWorktreeFile(worktree, file);
-  const { execa } = await import('execa'); // on first use: too many modules for start-up
-  const exported = await execa('bd', ['export'], {
+  const exported = await childRun('bd', ['export'], {
     cwd: worktree,
-    reject: false,
-    timeout: BD_EXPORT_TIMEOUT_MS,
-    maxBuffer: BD_EXPORT_MAX_BYTES,
-    stdin: 'ignore',
+    input: '',
+    env: process.env as Record<string, string>,
+    timeoutMs: BD_EXPORT_TIMEOUT_MS,
+    maxBytes: BD_EXPORT_MAX_BYTES,
   });
-  if ((exported as { code?: string }).code === 'ENOENT')
+  if (exported.code === 'ENOENT')
     throw new CallerError(
       `${BEADS_JSONL} does not exist in the worktree and the \`bd\` command is not installed, so the beads graph cannot be read.`,
       `Install bd (npm install -g @beads/bd, or see github.com/gastownhall/beads), or write the JSONL yourself with \`bd export -o ${BEADS_JSONL}\`; or use source "tasks" or "feature".`,
     );
-  if (exported.exitCode !== 0)
+  if (exported.failed)
     throw new CallerError(
-      `\`bd export\` failed in ${worktree} (${exported.timedOut ? 'timed out' : `exit ${exported.exitCode}`}): ${lastLines(exported.stderr)}`,
+      `\`bd export\` failed in ${worktree} (${exported.shortMessage}): ${lastLines(exported.stderr)}`,
       `Run \`bd export\` there yourself to see why (is this a beads project? \`bd init\` makes one), or write ${BEADS_JSONL} with \`bd export -o ${BEADS_JSONL}\`.`,
     );
   return exported.stdout;
