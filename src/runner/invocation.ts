@@ -198,7 +198,8 @@ export function buildInvocation(
 const NODE_GUARD_NOTE =
   'coachgate adds NODE_OPTIONS=--require=<its harness guard> (and, in your run, a --require listing ' +
   'what the node --test or mocha processes load): a node --test or mocha test after which a ' +
-  'node:assert member was replaced fails, naming it';
+  'node:assert member was replaced fails, naming it; the processes that run tests take it back ' +
+  'out of their environment, so the programs they start do not inherit it';
 
 /** What every node process of the run loads first: the assert guard, the loaded-file recorder. */
 function nodeTestFlags(reportDirectory: string, listLoaded: boolean): string {

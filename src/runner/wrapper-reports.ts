@@ -23,11 +23,12 @@ export interface WrapperReporting {
 }
 
 /**
- * Per-test reports through a wrapper (`npm test`, `toolchain.test`, make, tox) without editing the project:
- * variables every pytest, every `node --test` and every mocha reads whatever starts them, plus reporter arguments
- * for vitest, jest or ava: appended (through the package manager, or to `toolchain.test`) when
- * the command ends with the runner, else inserted after the runner's command in the chain. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads
- * the TAP from its log.
+ * Per-test reports through a wrapper (`npm test`, `toolchain.test`, make, tox) without editing the
+ * project: variables every pytest, every `node --test` and every mocha reads whatever starts them,
+ * plus reporter arguments for vitest, jest or ava: appended (through the package manager, or to
+ * `toolchain.test`) when the command ends with the runner, else inserted after the runner's command
+ * in the chain. Runners that print TAP themselves (tape, node-tap) need nothing: the run reads the
+ * TAP from its log.
  */
 export function wrapperReporting(
   command: TestCommand,
