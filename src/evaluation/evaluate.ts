@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { EvaluationSchema } from '../core/evaluation-record.js';
 import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
+import { HARNESS_CHANGED } from '../runner/harness-case.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { treeRuns, type WaitOptions } from './early-runs.js';
 import type { TrustedSelection } from './product-code.js';
@@ -111,6 +112,8 @@ function judged(
       evaluation.preexisting_failures.push(test.id);
     }
   }
+  const harness = harnessChangedOnlyInTrustedRun(baseline.tests, trusted.tests);
+  if (harness) evaluation.regressions.push(harness);
   return {
     ...evaluation,
     baseline: {
@@ -209,6 +212,25 @@ function unjudgedLoaded(selection: TrustedSelection, loaded: readonly string[]):
       !selection.test_support.includes(file) &&
       !selection.new_tests.includes(file),
   );
+}
+
+/**
+ * The harness case (a start-up hook of the tree, a plugin of the product's, bytecode the run wrote)
+ * no base test carries: seen in the trusted run and not at the base, it decides the approval as a
+ * base test's failure would, even when the Player's run never showed it (code that behaves
+ * otherwise in a snapshot, a start-up hook only the snapshots' import path reaches).
+ */
+function harnessChangedOnlyInTrustedRun(
+  baseline: readonly TestCaseResult[],
+  trusted: readonly TestCaseResult[],
+): Regression | undefined {
+  const changed = trusted.find((test) => test.id === HARNESS_CHANGED && test.status !== 'passed');
+  if (!changed || baseline.some((test) => test.id === HARNESS_CHANGED)) return undefined;
+  return {
+    test: HARNESS_CHANGED,
+    outcome: changed.status as Regression['outcome'],
+    ...(changed.message ? { message: changed.message } : {}),
+  };
 }
 
 /**

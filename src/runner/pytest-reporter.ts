@@ -154,6 +154,17 @@ def bytecode_source(pyc):
         return os.path.join(os.sep, directory[len(prefix):], stem)
     return None
 
+def started_files(tree, environment):
+    # The tree's files that ran before this reporter did: Python's start-up ran them (site's
+    # sitecustomize and usercustomize, wherever they sit on the import path, and what a .pth line
+    # imports), which is before any watcher of coachgate's can start. Read from the modules already
+    # imported, so whatever the name or the route; the environment's own (a virtualenv's
+    # _virtualenv.pth, inside the worktree or not) are left out.
+    names = [getattr(module, '__file__', None) for module in list(sys.modules.values())]
+    files = real_files(name for name in names if isinstance(name, str))
+    return sorted(set(real for real in files
+                      if real.startswith(tree) and not real.startswith(environment)))
+
 class OpenWatch:
     # What the process opens, through Python's own audit event for each file it opens (the import
     # system's open_code, open() and os.open, pytest's reading of its rewritten modules), watched
@@ -230,8 +241,9 @@ def plugin_watch(manager, registrars, environment, getattr=getattr, isinstance=i
     return new_plugin_files
 
 class CoachgateReporter:
-    def __init__(self, report, version, opened):
+    def __init__(self, report, version, opened, started):
         self.report = report
+        self.started = started
         self.opened = opened
         self.version = version
         import pytest
@@ -284,6 +296,8 @@ class CoachgateReporter:
                                              self.environment)
         self.new_plugin_files()
         self.emit({'event': 'start', 'pytest': self.version})
+        if self.started:
+            self.emit({'event': 'startup', 'files': self.started})
 
     def pytest_runtest_logstart(self, nodeid):
         self.running = nodeid
@@ -332,7 +346,10 @@ class CoachgateReporter:
 if __name__ == '__main__':
     report_path, args = sys.argv[1], sys.argv[2:]
     # Watching before pytest or anything of the tree is imported.
-    opened = OpenWatch(os.path.realpath(os.getcwd()) + os.sep, environment_prefixes())
+    tree = os.path.realpath(os.getcwd()) + os.sep
+    environment = environment_prefixes()
+    started = started_files(tree, environment)
+    opened = OpenWatch(tree, environment)
     # As python -m pytest sees it: the working directory heads sys.path (unless -P / PYTHONSAFEPATH),
     # not this script's directory, and argv[0] is pytest's __main__.py.
     if not getattr(sys.flags, 'safe_path', False):
@@ -350,7 +367,7 @@ if __name__ == '__main__':
     with open(report_path, 'w', encoding='utf-8') as report:
         # pytest.console_main, with the plugin added.
         try:
-            reporter = CoachgateReporter(report, pytest.__version__, opened)
+            reporter = CoachgateReporter(report, pytest.__version__, opened, started)
             watch_process_end(reporter.process_ended)
             plugins = [reporter]
             recorder = call_recorder(os.path.dirname(os.path.abspath(__file__)))

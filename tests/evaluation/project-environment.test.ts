@@ -1,7 +1,14 @@
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BROKEN_CALC, GOOD_CALC, pythonTaskPerTest } from '../helpers/python-task.js';
+import {
+  BASE_CALC,
+  BROKEN_CALC,
+  GOOD_CALC,
+  hasPytest,
+  pythonTaskPerTest,
+} from '../helpers/python-task.js';
 import { type TempRepo } from '../helpers/git-repo.js';
 
 /**
@@ -112,3 +119,43 @@ describe.skipIf(!hasVenv)(
     }, 240_000);
   },
 );
+
+/**
+ * Start-up points by Python's own protocol: `site` imports `sitecustomize` and `usercustomize`
+ * from wherever they sit on the import path, before any watcher of coachgate's starts. The trusted
+ * runs put the base's import roots on that path, so a file of that name the Player adds to a source
+ * root runs at their start, whatever it then does; the reporter names the tree's files that ran
+ * before it.
+ */
+describe.skipIf(!hasPytest)('start-up hooks on the import path (pytest installed)', () => {
+  const tasks = pythonTaskPerTest();
+  // Drops the base test of add() before pytest reads its arguments: the trusted run would be green.
+  const HOOK =
+    'import os\n\nos.environ["PYTEST_ADDOPTS"] = "--deselect tests/test_calc.py::test_add"\n';
+
+  it.each(['sitecustomize.py', 'usercustomize.py'])(
+    'refuses %s added to the source root src/, naming it; approves the fix without it',
+    async (hook) => {
+      const project = await tasks.start(
+        { 'src/calc.py': BROKEN_CALC, [`src/${hook}`]: HOOK },
+        {
+          'pyproject.toml':
+            '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["src"]\n',
+          'src/calc.py': BASE_CALC,
+        },
+        // The report names the fix alone, so it stays true once the hook is gone.
+        { files_modified: ['src/calc.py', 'tests/test_divide.py'] },
+      );
+      const refused = await project.approve();
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toContain(
+        `before the test runner and coachgate's watchers: src/${hook}`,
+      );
+      rmSync(path.join(project.repo.dir, 'src', hook));
+      project.repo.write('src/calc.py', GOOD_CALC);
+      const approved = await project.approve();
+      expect(approved.result.isError, approved.text).toBeFalsy();
+    },
+    240_000,
+  );
+});

@@ -26,7 +26,8 @@ type ReportLine =
   | ({ event: 'exit' } & ProcessEnd)
   | { event: 'loaded'; files: string[]; read?: [string, string][] }
   | { event: 'plugins'; nodeid: string; files: string[] }
-  | { event: 'bytecode'; nodeid: string; files: string[] };
+  | { event: 'bytecode'; nodeid: string; files: string[] }
+  | { event: 'startup'; files: string[] };
 
 /** What one JUnit `<testcase>` would hold: its outcome elements, in the order pytest added them. */
 interface TestCase {
@@ -83,6 +84,12 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
       openCase(HARNESS_CHANGED).outcomes.push({
         status: 'error',
         message: `bytecode written during the run was read (by the time ${record.nodeid} ended): ${files.join(', ')}. Python must compile the tree's own sources, or read the server's cache.`,
+      });
+    } else if (record.event === 'startup') {
+      const files = record.files.map((file) => shownPath(file, root));
+      openCase(HARNESS_CHANGED).outcomes.push({
+        status: 'error',
+        message: `ran at the interpreter's start-up, before the test runner and coachgate's watchers: ${files.join(', ')} (a start-up hook Python found on the import path).`,
       });
     } else if (record.event === 'internal') {
       openCase('pytest internal error').outcomes.push({ status: 'error', message: record.message });
