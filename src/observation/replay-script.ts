@@ -4,7 +4,9 @@
  * the trusted run's directory with its import path. It imports the modules the calls went to, then:
  * - alone: each distinct call in a child forked from that fresh state, called twice in a row;
  * - session: every recorded call in the run's order, in this process, as the tests made them.
- * Results are compared as plain values (exact types); the answer is one JSON file.
+ * Each call has the environment variables and working directory its test gave it. Results are
+ * compared as plain values (exact types); a call that cannot reach a file it used (OSError) is not
+ * compared: the test's temporary files are gone. The answer is one JSON file.
  */
 export const REPLAY_SOURCE = String.raw`
 import ast, importlib, json, os, signal, sys
@@ -30,9 +32,34 @@ def same(a, b):
         return b != b
     return a == b
 
+BASE_ENVIRON = dict(os.environ)
+BASE_CWD = os.getcwd()
+applied = [None]
+
+def surround(call):
+    # The variables and directory the test gave the call, set only when they change.
+    wanted = (json.dumps(call.get('env')), call.get('cwd', BASE_CWD))
+    if applied[0] == wanted:
+        return
+    applied[0] = wanted
+    environ = dict(BASE_ENVIRON)
+    env = call.get('env') or {}
+    environ.update(env.get('set', {}))
+    for name in env.get('unset', []):
+        environ.pop(name, None)
+    os.environ.clear()
+    os.environ.update(environ)
+    try:
+        os.chdir(wanted[1])
+    except OSError:
+        os.chdir(BASE_CWD)
+
 def outcome(function, call):
+    surround(call)
     try:
         value = function(*load(call['args']), **load(call['kwargs']))
+    except OSError as error:
+        return {'unavailable': type(error).__name__}
     except BaseException as error:
         return {'raised': type(error).__name__}
     if call.get('opaque'):
@@ -43,7 +70,7 @@ def shown(result):
     return repr(result['value']) if 'value' in result else 'raises ' + result.get('raised', '?')
 
 def agrees(result, call):
-    if call.get('opaque'):
+    if call.get('opaque') or 'unavailable' in result:
         return True
     if call.get('raised'):
         return 'raised' in result

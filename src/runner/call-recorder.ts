@@ -21,6 +21,10 @@ ITEM_LIMIT = 500
 PLAIN_ATOMS = frozenset([int, float, str, bool, type(None)])
 FUNCTION_FLAGS = 0x01          # CO_OPTIMIZED: a function, not a module or class body
 GENERATOR_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generators, coroutines, async generators
+RUNNER_VARIABLE = re.compile(r'^(?:_?PYTEST|COV_CORE)', re.I)
+
+def runner_free_environ():
+    return {name: value for name, value in os.environ.items() if not RUNNER_VARIABLE.match(name)}
 
 def plain_repr(value):
     # The value's repr when it is made of plain values only (exact types: a subclass may lie about
@@ -70,6 +74,20 @@ class CallRecorder:
         self.returned = dis.opmap['RETURN_VALUE']
         self.profile = self.make_profile()
         self.getprofile = sys.getprofile
+        # What a test may change around a call (monkeypatch.setenv, chdir): the replay sets it again.
+        self.environ = runner_free_environ()
+        self.cwd = os.getcwd()
+
+    def surroundings(self, record):
+        current = runner_free_environ()
+        if current != self.environ:
+            record['env'] = {
+                'set': {name: value for name, value in current.items()
+                        if self.environ.get(name) != value},
+                'unset': [name for name in self.environ if name not in current]}
+        cwd = os.getcwd()
+        if cwd != self.cwd:
+            record['cwd'] = cwd
 
     def write(self, record):
         self.out.write(json.dumps(record) + '\n')
@@ -120,6 +138,7 @@ class CallRecorder:
                     record = {'event': 'call', 'test': self.test, 'module': module,
                               'function': name, 'file': real(code.co_filename),
                               'args': shown_args, 'kwargs': shown_kwargs}
+                    self.surroundings(record)
             active[frame] = record
             if record is None:
                 self.write({'event': 'state', 'test': self.test, 'module': module})

@@ -150,7 +150,7 @@ describe.skipIf(!hasPytest)('replay outside the harness (pytest)', () => {
     );
   }, 240_000);
 
-  it('approves a cache, configuration from the environment and a class with state', async () => {
+  it('approves a cache, configuration from the environment (the test may set it) and a class with state', async () => {
     const honest = linesOf(
       'import functools',
       'import os',
@@ -183,6 +183,11 @@ describe.skipIf(!hasPytest)('replay outside the harness (pytest)', () => {
       '',
       'def test_configured():',
       '    assert configured(3) == 6',
+      '',
+      '',
+      'def test_configured_by_the_test(monkeypatch):',
+      '    monkeypatch.setenv("CALC_FACTOR", "3")',
+      '    assert configured(3) == 9',
       '',
       '',
       'def test_tally():',
