@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { CallerError } from '../core/errors.js';
 import type { NewTask } from '../core/task-template.js';
 import { assertWorkTreeRoot, git } from '../repo/git.js';
@@ -107,9 +109,12 @@ async function commitTaskFile(
     await repo.raw(['add', ...(ignoredBy ? ['-f'] : []), '--', file]);
     await repo.raw(['commit', '-q', '--no-verify', '-m', message, '--only', '--', file]);
   } catch (error) {
+    // Left as it was: the file unstaged and removed, so a retry does not meet "already exists".
+    await repo.raw(['reset', '-q', '--', file]).catch(() => undefined);
+    await rm(path.join(worktree, file), { force: true });
     throw new CallerError(
-      `Wrote ${file} but could not commit it: ${(error as Error).message.trim()}`,
-      `Commit it yourself (git add ${file} && git commit), or pass --no-commit.`,
+      `Could not commit ${file}: ${(error as Error).message.trim().replace(/\.$/, '')}. Nothing was written.`,
+      'Fix that and run task new again, or pass --no-commit to write the file only.',
     );
   }
   const commit = (await repo.revparse(['HEAD'])).trim();

@@ -39,8 +39,9 @@ export async function openRepository(
  * Every tool, prompt and `gate` opens a task here. The first time, the resolved base is pinned in the
  * state directory; afterwards the pinned commit is the base whatever main, the merge-base or base_ref say
  * (a Player moving `main` cannot move it). Only `coachgate task pin-base` re-pins. A task the resolved
- * base does not hold is refused before anything is written: a lookup of a task not created yet would
- * otherwise pin a base that lacks it, and the task, once committed, would be refused for good.
+ * base does not hold is not pinned (the scope is the resolved base): a lookup of a task not created
+ * yet would pin a base that lacks it, and the task, once committed, would be refused for good. Callers
+ * that need the task refuse it (loadTask) before they write anything.
  */
 export async function openTask(
   worktree: string,
@@ -50,6 +51,7 @@ export async function openTask(
   assertTaskId(taskId);
   const resolved = await openRepository(worktree, baseRef);
   const pin = (await readPinnedBase(worktree, taskId)) ?? (await pinFirstTime(resolved, taskId));
+  if (!pin) return { ...resolved, taskId, base_moved: null };
   if (!(await hasCommit(worktree, pin.commit)))
     throw await lostPin(worktree, taskId, pin, resolved.base);
   return scopeAtPin(resolved, taskId, pin);
@@ -58,9 +60,16 @@ export async function openTask(
 async function pinFirstTime(
   resolved: TrustedConfig & { worktree: string },
   taskId: string,
-): Promise<PinnedBase> {
+): Promise<PinnedBase | undefined> {
   const { worktree, base } = resolved;
-  await findTaskFile(worktree, taskId, base.commit);
+  const held = await findTaskFile(worktree, taskId, base.commit).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof CallerError) return false;
+      throw error;
+    },
+  );
+  if (!held) return undefined;
   return withTaskLock(
     worktree,
     taskId,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf } from '../helpers/mcp.js';
@@ -121,6 +121,17 @@ describe('coachgate task new', () => {
     const unknown = taskNew('--title', 'T', '--criterion', 'x', '--depends-on', 'TASK-404');
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('no task file: TASK-404. Known task ids: TASK-007.');
+    expect(repo.git('rev-parse', 'HEAD')).toBe(fixed);
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('');
+
+    // A commit that fails (another git process holds the index) takes its file back out.
+    writeFileSync(path.join(repo.dir, '.git', 'index.lock'), '');
+    const locked = taskNew('--title', 'T', '--criterion', 'x');
+    expect(locked.status).toBe(2);
+    expect(locked.stderr).toMatch(
+      /Could not commit .*TASK-008-t\.md: [\s\S]*[^.]\. Nothing was written\./,
+    );
+    rmSync(path.join(repo.dir, '.git', 'index.lock'));
     expect(repo.git('rev-parse', 'HEAD')).toBe(fixed);
     expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('');
 
