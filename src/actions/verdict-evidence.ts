@@ -13,6 +13,7 @@ import { integrityAgainstBase, type IntegrityReport } from './check-test-integri
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
 import { validateRequirements, type RequirementsValidation } from './validate-requirements.js';
+import { STEP, timed, type Steps } from '../evaluation/steps.js';
 import { verifyQualityGates } from './verify-quality-gates.js';
 
 /** The trusted evaluation of one stored run on one tree, made before the task lock is taken. */
@@ -53,6 +54,7 @@ export interface EvidenceRequest {
   evaluated: EvaluatedRun | undefined;
   /** Changes to the worktree mirror seen before the lock repaired it. */
   tampering: Tampering[];
+  steps?: Steps;
 }
 
 /**
@@ -63,10 +65,16 @@ export interface EvidenceRequest {
 export async function evaluateLatestRun(
   scope: TaskScope,
   acknowledgedPaths: string[],
-  options: { signal?: AbortSignal; onProgress?: (elapsedMs: number, testsSeen: number) => void },
+  options: {
+    signal?: AbortSignal;
+    onProgress?: (elapsedMs: number, testsSeen: number) => void;
+    steps?: Steps;
+  },
 ): Promise<EvaluatedRun | undefined> {
   const { worktree, taskId, config } = scope;
-  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
+  const [run, tree] = await timed(options.steps, STEP.git, () =>
+    Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]),
+  );
   if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
   const [result, checks] = await Promise.all([
     evaluateCandidate({
@@ -81,7 +89,7 @@ export async function evaluateLatestRun(
       ...options,
     }),
     // Mostly waiting for the trusted runs to end: the checks go in that wait, not after it.
-    treeChecks(scope),
+    timed(options.steps, STEP.integrity, () => treeChecks(scope)),
   ]);
   return { run_id: run.value.run_id, tree, result, checks };
 }
@@ -104,11 +112,14 @@ export async function gatherVerdictEvidence(
   request: EvidenceRequest,
 ): Promise<VerdictEvidence> {
   const { worktree, taskId } = scope;
-  const [run, report, currentTree] = await Promise.all([
-    latestRun(worktree, taskId),
-    readTaskWorkResults(worktree, taskId),
-    treeFingerprint(worktree),
-  ]);
+  const { steps } = request;
+  const [run, report, currentTree] = await timed(steps, STEP.git, () =>
+    Promise.all([
+      latestRun(worktree, taskId),
+      readTaskWorkResults(worktree, taskId),
+      treeFingerprint(worktree),
+    ]),
+  );
   const { evaluated } = request;
   // Only an evaluation of exactly this run and tree counts; anything else leaves it null, which the
   // guard refuses for a fresh run.
@@ -127,12 +138,14 @@ export async function gatherVerdictEvidence(
       evaluation,
     });
   }
-  const requirements = await validateRequirements(scope, request.evidence ?? [], {
-    run,
-    task: request.task,
-    report,
-    ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}),
-  });
+  const requirements = await timed(steps, STEP.requirements, () =>
+    validateRequirements(scope, request.evidence ?? [], {
+      run,
+      task: request.task,
+      report,
+      ...(evaluation ? { passingOnBaseCode: evaluation.passing_on_base_code } : {}),
+    }),
+  );
   const evidence: VerdictEvidence = {
     run,
     report,
@@ -143,8 +156,10 @@ export async function gatherVerdictEvidence(
   if (request.decision !== 'approve') return evidence;
   // An evaluation counts only for the current tree, and its checks were made of that same tree.
   const [gates, { integrity, links }] = await Promise.all([
-    verifyQualityGates(scope, report),
-    evaluation && evaluated ? evaluated.checks : treeChecks(scope),
+    timed(steps, STEP.gates, () => verifyQualityGates(scope, report)),
+    evaluation && evaluated
+      ? evaluated.checks
+      : timed(steps, STEP.integrity, () => treeChecks(scope)),
   ]);
   evidence.approval = {
     task_status: request.task_status,

@@ -6,6 +6,7 @@ import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { treeRuns, type WaitOptions } from './early-runs.js';
+import { STEP, timed } from './steps.js';
 import type { TrustedSelection } from './product-code.js';
 import {
   idsNameFiles,
@@ -36,11 +37,16 @@ export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
  * else they start now. Nothing is run when the borrowed environment was tampered with.
  */
 export async function evaluateCandidate(request: EvaluationRequest): Promise<Evaluation> {
-  const tree = request.tree ?? (await treeFingerprint(request.worktree));
-  const { signal, onProgress } = request;
+  const { signal, onProgress, steps } = request;
+  const tree =
+    request.tree ?? (await timed(steps, STEP.git, () => treeFingerprint(request.worktree)));
   const runs = await treeRuns(
     { ...request, tree },
-    { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) },
+    {
+      ...(signal ? { signal } : {}),
+      ...(onProgress ? { onProgress } : {}),
+      ...(steps ? { steps } : {}),
+    },
   );
   return judged(runs, request.baseCommit, request.candidateTests, request.candidateLoaded);
 }

@@ -12,6 +12,7 @@ import { CriterionReportSchema, StallSchema } from '../core/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
 import { EvaluationSchema } from '../core/evaluation-record.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { Steps } from '../evaluation/steps.js';
 
 /** As the test runs report: hosts may allow 5 s of silence. */
 const PROGRESS_INTERVAL_MS = 2_500;
@@ -77,6 +78,11 @@ export const recordVerdictTool = defineTool({
     evaluation: EvaluationSchema.nullable().describe(
       'The trusted runs behind an approval request; null for feedback or when no fresh candidate run exists.',
     ),
+    timings: z
+      .record(z.string(), z.number())
+      .describe(
+        "Seconds this call spent per step: each trusted run, snapshots, environment check, git, integrity, requirements, quality gates, records; trusted runs started with the candidate run count as the time waited for them. Steps overlap (runs go side by side), so they do not add up to the call's time.",
+      ),
   }),
   longRunning: true,
   annotations: {
@@ -93,20 +99,23 @@ export const recordVerdictTool = defineTool({
     );
     // Progress every PROGRESS_INTERVAL_MS for the whole call, so a client that resets its request
     // timeout on progress (the SDK's resetTimeoutOnProgress) waits as long as the trusted runs last.
+    // Each names the steps in progress, so a slow call says where it waits.
     let ticks = 0;
     let testsSeen = 0;
+    const steps = new Steps();
     const started = Date.now();
     const heartbeat = setInterval(
       () =>
         void context.progress(
           ++ticks,
-          `trusted evaluation: waiting ${Math.round((Date.now() - started) / 1000)} s, ${testsSeen} tests finished in its runs`,
+          `${steps.inProgress().join('; ') || 'recording'}: ${Math.round((Date.now() - started) / 1000)} s into the call, ${testsSeen} tests finished in the trusted runs`,
         ),
       PROGRESS_INTERVAL_MS,
     );
     const result = await recordVerdict(scope, request, {
       signal: context.signal,
       onProgress: (_elapsedMs, tests) => void (testsSeen = tests),
+      steps,
     }).finally(() => clearInterval(heartbeat));
     const head =
       result.status === 'approved'
