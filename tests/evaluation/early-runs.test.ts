@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, textOf } from '../helpers/mcp.js';
 import { STEP } from '../../src/evaluation/steps.js';
@@ -111,7 +112,7 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
     );
     dataOf(await project.call('run_independent_tests', {}));
     const progress: string[] = [];
-    const result = await project.client.callTool(
+    const result = (await project.client.callTool(
       {
         name: 'record_verdict',
         arguments: { worktree: project.repo.dir, task_id: TASK, ...verdict },
@@ -123,7 +124,7 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
         timeout: 8_000,
         resetTimeoutOnProgress: true,
       },
-    );
+    )) as CallToolResult;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(progress.length).toBeGreaterThanOrEqual(3);
     // Each names the step the call waits on: the slow run the candidate run started.
@@ -161,14 +162,14 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
     );
     expect(dataOf(await project.call('run_independent_tests', {})).status).toBe('failed');
     const progress: string[] = [];
-    const result = await project.client.callTool(
+    const result = (await project.client.callTool(
       {
         name: 'record_verdict',
         arguments: { worktree: project.repo.dir, task_id: TASK, ...verdict },
       },
       undefined,
       { onprogress: (notification) => progress.push(notification.message ?? '') },
-    );
+    )) as CallToolResult;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     const timings = dataOf(result).timings as Record<string, number>;
     expect(timings[STEP.trusted]).toBeGreaterThan(3);
