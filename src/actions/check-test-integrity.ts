@@ -27,6 +27,7 @@ import { openRepository, openTask, type BaseMoved, type TaskScope } from './task
 import { readWorktreeFile } from '../repo/worktree-file.js';
 import type { TrustedConfig } from '../repo/trusted-config.js';
 import { effectivePolicy } from '../sandbox/policy.js';
+import { STEP, timed, type Steps } from '../evaluation/steps.js';
 
 export interface IntegrityReport {
   base_commit: string;
@@ -71,6 +72,8 @@ export interface IntegrityOptions {
   dynamic?: boolean;
   signal?: AbortSignal;
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
+  /** Where the call's steps are counted; the caller reads the steps in progress from it. */
+  steps?: Steps;
 }
 
 const STATIC_ONLY = 'static findings only';
@@ -104,7 +107,7 @@ export async function checkTestIntegrity(
   const elapsed = <T>(work: Promise<T>) =>
     work.then((value) => ({ value, ms: Date.now() - started }));
   const [statics, dynamics] = await Promise.all([
-    elapsed(integrityAgainstBase(scope, taskId)),
+    elapsed(timed(options.steps, STEP.integrity, () => integrityAgainstBase(scope, taskId))),
     elapsed(trustedRuns(scope, options)),
   ]);
   const report = statics.value;
@@ -211,6 +214,7 @@ async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise
     candidateLoaded: run.value.changed_files_loaded,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.steps ? { steps: options.steps } : {}),
   }).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
   if (typeof evaluation === 'string')
     return { state: 'not_run', why: `the trusted runs could not be made (${evaluation})` };

@@ -34,6 +34,7 @@ import { stallHistory, taskState } from '../core/task-state.js';
 import type { TaskScope } from './task-scope.js';
 import type { RequirementsValidation } from './validate-requirements.js';
 import type { Evaluation } from '../evaluation/evaluate.js';
+import { STEP, Steps } from '../evaluation/steps.js';
 import type { LoadedTask } from '../repo/tasks.js';
 import {
   evaluateLatestRun,
@@ -57,6 +58,8 @@ export interface VerdictOptions {
   signal?: AbortSignal;
   /** Progress of the trusted runs an approval waits for: elapsed time, tests all runs finished. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
+  /** Where the call's steps are counted; the caller reads the steps in progress from it. */
+  steps?: Steps;
 }
 
 export interface VerdictResult {
@@ -72,6 +75,8 @@ export interface VerdictResult {
   requirements_status: RequirementsValidation['criteria'];
   /** The trusted runs behind an approval; null for feedback. */
   evaluation: Evaluation | null;
+  /** Seconds per step of this call (src/evaluation/steps.ts); overlapping steps do not add up. */
+  timings: Record<string, number>;
 }
 
 /**
@@ -86,11 +91,14 @@ export async function recordVerdict(
   options: VerdictOptions = {},
 ): Promise<VerdictResult> {
   const { worktree, taskId } = scope;
-  const task = await loadTask(worktree, taskId, scope.base.commit);
-  // Seen before the lock repairs the mirror from the server's copy.
-  const tampering = await mirrorTampering(worktree, taskId);
-  // Found before the lock: it may run `bd export`.
-  const beadReview = await beadReviewPath(worktree, taskId);
+  const steps = options.steps ?? new Steps();
+  const { task, tampering, beadReview } = await steps.time(STEP.records, async () => ({
+    task: await loadTask(worktree, taskId, scope.base.commit),
+    // Seen before the lock repairs the mirror from the server's copy.
+    tampering: await mirrorTampering(worktree, taskId),
+    // Found before the lock: it may run `bd export`.
+    beadReview: await beadReviewPath(worktree, taskId),
+  }));
   checkNamedCriteria(task, request, taskId);
   const evaluated =
     request.decision === 'approve'
@@ -99,6 +107,7 @@ export async function recordVerdict(
           (request.acknowledged_left_out ?? []).map((item) => item.file),
           {
             ...options,
+            steps,
             keptTests: (request.evidence ?? []).flatMap((item) =>
               item.kept && item.test ? [item.test] : [],
             ),
@@ -126,6 +135,7 @@ export async function recordVerdict(
       task_status: turn.state.status,
       evaluated,
       tampering,
+      steps,
     });
     const verdict: VerdictInProgress = {
       scope,
@@ -142,7 +152,8 @@ export async function recordVerdict(
     };
     const reasons = evidence.approval ? approvalRefusals(evidence.approval) : [];
     if (reasons.length > 0) await refuseApproval(verdict, reasons);
-    return recordDecision(verdict);
+    const result = await steps.time(STEP.records, () => recordDecision(verdict));
+    return { ...result, timings: steps.seconds() };
   });
 }
 
@@ -277,7 +288,7 @@ async function refuseApproval(verdict: VerdictInProgress, reasons: string[]): Pr
 }
 
 /** The verdict's records: coach_turn_<N>.json, the signed log entry, review.md. */
-async function recordDecision(verdict: VerdictInProgress): Promise<VerdictResult> {
+async function recordDecision(verdict: VerdictInProgress): Promise<Omit<VerdictResult, 'timings'>> {
   const { scope, request, turn, evidence } = verdict;
   const { worktree, taskId, config } = scope;
   const { log, state } = turn;

@@ -15,6 +15,7 @@ import { effectivePolicy } from '../sandbox/policy.js';
 import { startTreeRuns } from '../evaluation/early-runs.js';
 import { newRunId, prepareRunLog, saveRun } from '../records/runs.js';
 import { openRepository, openTask } from './task-scope.js';
+import { STEP, timed, type Steps } from '../evaluation/steps.js';
 
 export interface RunTestsRequest {
   task_id?: string;
@@ -29,6 +30,8 @@ export interface RunTestsOptions {
   storeAsEvidence?: boolean;
   signal?: AbortSignal;
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
+  /** Where the call's steps are counted; the caller reads the steps in progress from it. */
+  steps?: Steps;
 }
 
 const DEFAULT_TIMEOUT_S = 300;
@@ -88,7 +91,10 @@ export async function runIndependentTests(
           tree: treeBefore,
         })
       : undefined;
-    if (early) await reportingProgress(early.ready, options.onProgress);
+    if (early)
+      await timed(options.steps, STEP.snapshots, () =>
+        reportingProgress(early.ready, options.onProgress),
+      );
     const spec = {
       command,
       environment,
@@ -119,15 +125,17 @@ export async function runIndependentTests(
     try {
       // The environment's bytecode, read-only, once a baseline of this base published it.
       const bytecodeKey = { baseCommit: repo.base.commit, command, environment, cwd: worktree };
-      run = await withBytecodeCache(worktree, bytecodeKey, 'worktree', (bytecodeCache) =>
-        runTests({
-          ...spec,
-          cwd: worktree,
-          logPath,
-          listLoaded: true,
-          onProcessesEnded: readTreeAfter,
-          ...(bytecodeCache ? { bytecodeCache } : {}),
-        }),
+      run = await timed(options.steps, STEP.candidate, () =>
+        withBytecodeCache(worktree, bytecodeKey, 'worktree', (bytecodeCache) =>
+          runTests({
+            ...spec,
+            cwd: worktree,
+            logPath,
+            listLoaded: true,
+            onProcessesEnded: readTreeAfter,
+            ...(bytecodeCache ? { bytecodeCache } : {}),
+          }),
+        ),
       );
       const { working, fingerprint } = readTreeAfter();
       [treeAfter, changedLoaded] = await Promise.all([
@@ -158,10 +166,9 @@ export async function runIndependentTests(
 
     let baseline: RunRecord['baseline'];
     if (request.compare_baseline && !run.cancelled) {
-      const base = await runBaseline(worktree, repo.base.commit, {
-        ...spec,
-        onProgress: undefined,
-      });
+      const base = await timed(options.steps, STEP.baseline, () =>
+        runBaseline(worktree, repo.base.commit, { ...spec, onProgress: undefined }),
+      );
       const failing = failingTests(run);
       const before = new Set(base.failing);
       baseline = {

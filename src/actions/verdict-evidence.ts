@@ -14,6 +14,7 @@ import { integrityAgainstBase, type IntegrityReport } from './check-test-integri
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
 import { validateRequirements, type RequirementsValidation } from './validate-requirements.js';
+import { STEP, timed, type Steps } from '../evaluation/steps.js';
 import { verifyQualityGates } from './verify-quality-gates.js';
 
 /** The trusted evaluation of one stored run on one tree, made before the task lock is taken. */
@@ -55,10 +56,14 @@ export interface EvidenceRequest {
   evaluated: EvaluatedRun | undefined;
   /** Changes to the worktree mirror seen before the lock repaired it. */
   tampering: Tampering[];
+  steps?: Steps;
 }
 
-/** How long to wait for the trusted runs, and the tests the Coach cites for kept behaviour. */
-export type EvaluationOptions = WaitOptions & { keptTests?: string[] };
+/**
+ * How long to wait for the trusted runs, the tests the Coach cites for kept behaviour, and where the
+ * call's steps are counted.
+ */
+export type EvaluationOptions = WaitOptions & { keptTests?: string[]; steps?: Steps };
 
 /**
  * The trusted evaluation of the latest stored run, when that run describes the current tree. It runs
@@ -73,7 +78,7 @@ export async function evaluateLatestRun(
   const [evaluated, checks] = await Promise.all([
     latestRunEvaluation(scope, acknowledgedPaths, options),
     // Mostly waiting for the trusted runs to end: the checks go in that wait, not after it.
-    treeChecks(scope),
+    timed(options.steps, STEP.integrity, () => treeChecks(scope)),
   ]);
   return evaluated && { ...evaluated, checks };
 }
@@ -88,7 +93,9 @@ export async function latestRunEvaluation(
   options: EvaluationOptions,
 ): Promise<Omit<EvaluatedRun, 'checks'> | undefined> {
   const { worktree, taskId, config } = scope;
-  const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
+  const [run, tree] = await timed(options.steps, STEP.git, () =>
+    Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]),
+  );
   if (run.state !== 'ok' || run.value.tree_hash !== tree) return undefined;
   const result = await evaluateCandidate({
     worktree,
@@ -122,11 +129,14 @@ export async function gatherVerdictEvidence(
   request: EvidenceRequest,
 ): Promise<VerdictEvidence> {
   const { worktree, taskId } = scope;
-  const [run, report, currentTree] = await Promise.all([
-    latestRun(worktree, taskId),
-    readTaskWorkResults(worktree, taskId),
-    treeFingerprint(worktree),
-  ]);
+  const { steps } = request;
+  const [run, report, currentTree] = await timed(steps, STEP.git, () =>
+    Promise.all([
+      latestRun(worktree, taskId),
+      readTaskWorkResults(worktree, taskId),
+      treeFingerprint(worktree),
+    ]),
+  );
   const { evaluated } = request;
   // Only an evaluation of exactly this run and tree counts; anything else leaves it null, which the
   // guard refuses for a fresh run.
@@ -145,17 +155,19 @@ export async function gatherVerdictEvidence(
       evaluation,
     });
   }
-  const requirements = await validateRequirements(scope, request.evidence ?? [], {
-    run,
-    task: request.task,
-    report,
-    ...(evaluation
-      ? {
-          passingOnBaseCode: evaluation.passing_on_base_code,
-          keptBaseTests: evaluation.kept_base_tests ?? [],
-        }
-      : {}),
-  });
+  const requirements = await timed(steps, STEP.requirements, () =>
+    validateRequirements(scope, request.evidence ?? [], {
+      run,
+      task: request.task,
+      report,
+      ...(evaluation
+        ? {
+            passingOnBaseCode: evaluation.passing_on_base_code,
+            keptBaseTests: evaluation.kept_base_tests ?? [],
+          }
+        : {}),
+    }),
+  );
   const evidence: VerdictEvidence = {
     run,
     report,
@@ -166,8 +178,10 @@ export async function gatherVerdictEvidence(
   if (request.decision !== 'approve') return evidence;
   // An evaluation counts only for the current tree, and its checks were made of that same tree.
   const [gates, { integrity, links }] = await Promise.all([
-    verifyQualityGates(scope, report),
-    evaluation && evaluated ? evaluated.checks : treeChecks(scope),
+    timed(steps, STEP.gates, () => verifyQualityGates(scope, report)),
+    evaluation && evaluated
+      ? evaluated.checks
+      : timed(steps, STEP.integrity, () => treeChecks(scope)),
   ]);
   evidence.approval = {
     task_status: request.task_status,

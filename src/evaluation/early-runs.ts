@@ -7,6 +7,7 @@ import {
   type TrustedRuns,
   type TrustedRunsRequest,
 } from './trusted-runs.js';
+import { STEP, Steps, timed } from './steps.js';
 
 /** The trusted runs of one tree: the worktree's fingerprint when their snapshots were made. */
 export interface TreeRunsRequest extends TrustedRunsRequest {
@@ -18,6 +19,8 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Called every PROGRESS_INTERVAL_MS while the caller waits, with the tests all runs finished. */
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
+  /** The caller's steps: the runs it starts are counted run by run, those it reuses by the wait. */
+  steps?: Steps;
 }
 
 interface Entry {
@@ -27,6 +30,7 @@ interface Entry {
   runs: Promise<TrustedRuns>;
   /** Tests finished so far, by run. */
   seen: Map<string, number>;
+  steps: Steps;
 }
 
 /** As the test runs report: hosts reset their tool timeout on progress, and may allow 5 s of silence. */
@@ -75,9 +79,21 @@ export async function treeRuns(
 ): Promise<TrustedRuns> {
   for (;;) {
     const existing = entries.get(keyOf(request));
-    const entry = existing && (await serves(existing, request)) ? existing : start(request);
+    const reused =
+      existing !== undefined &&
+      (await timed(wait.steps, STEP.earlyRuns, () => serves(existing, request), existing.steps));
+    const entry = reused ? existing : start(request);
     try {
-      return await waitFor(entry, wait);
+      if (reused)
+        return await timed(wait.steps, STEP.earlyRuns, () => waitFor(entry, wait), entry.steps);
+      const runs = await timed(
+        wait.steps,
+        STEP.trustedRuns,
+        () => waitFor(entry, wait),
+        entry.steps,
+      );
+      wait.steps?.addAll(entry.steps);
+      return runs;
     } catch (error) {
       if (wait.signal?.aborted || !entry.controller.signal.aborted) throw error;
     }
@@ -108,7 +124,8 @@ function start(request: TreeRunsRequest): Entry {
     previous.controller.abort(new Error('a newer tree replaced it'));
   const controller = new AbortController();
   const seen = new Map<string, number>();
-  const prepared = prepareTrustedRuns(request);
+  const steps = new Steps();
+  const prepared = prepareTrustedRuns(request, steps);
   const runs = prepared.then(async (made) => {
     if (controller.signal.aborted) {
       await made.remove();
@@ -117,9 +134,10 @@ function start(request: TreeRunsRequest): Entry {
     return executeTrustedRuns(made, {
       signal: controller.signal,
       onProgress: (run, _elapsed, tests) => seen.set(run, tests),
+      steps,
     });
   });
-  const entry: Entry = { request, controller, prepared, runs, seen };
+  const entry: Entry = { request, controller, prepared, runs, seen, steps };
   running.add(entry);
   void runs.then(
     () => running.delete(entry),

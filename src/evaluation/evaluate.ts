@@ -9,6 +9,7 @@ import { treeFingerprint } from '../repo/fingerprint.js';
 import { HARNESS_CHANGED } from '../runner/harness-case.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { treeRuns, type WaitOptions } from './early-runs.js';
+import { STEP, timed } from './steps.js';
 import type { TrustedSelection } from './product-code.js';
 import {
   idsNameFiles,
@@ -41,11 +42,16 @@ export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
  * else they start now. Nothing is run when the borrowed environment was tampered with.
  */
 export async function evaluateCandidate(request: EvaluationRequest): Promise<Evaluation> {
-  const tree = request.tree ?? (await treeFingerprint(request.worktree));
-  const { signal, onProgress } = request;
+  const { signal, onProgress, steps } = request;
+  const tree =
+    request.tree ?? (await timed(steps, STEP.git, () => treeFingerprint(request.worktree)));
   const runs = await treeRuns(
     { ...request, tree },
-    { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) },
+    {
+      ...(signal ? { signal } : {}),
+      ...(onProgress ? { onProgress } : {}),
+      ...(steps ? { steps } : {}),
+    },
   );
   const evaluation = judged(
     runs,

@@ -40,6 +40,7 @@ import {
   type Snapshot,
 } from './snapshot.js';
 import { guardTestFiles } from './test-file-watch.js';
+import { STEP, timed, type Steps } from './steps.js';
 
 /** What the trusted runs are made from: the worktree as it is, the pinned base, the base's config. */
 export interface TrustedRunsRequest {
@@ -116,7 +117,18 @@ export interface RunHooks {
   signal?: AbortSignal;
   /** Each run's progress, by the run's name. */
   onProgress?: (run: string, elapsedMs: number, testsSeen: number) => void;
+  /** Where each run's time is counted. */
+  steps?: Steps;
 }
+
+/** The step each run is, by the run's name (its log's suffix). */
+const RUN_STEPS = {
+  baseline: STEP.baseline,
+  trusted: STEP.trusted,
+  'fail-to-pass': STEP.failToPass,
+  'new-tests': STEP.newTests,
+} as const;
+type RunName = keyof typeof RUN_STEPS;
 
 /** Runners whose test ids start with the test file, so an added file can be looked for in a run. */
 const RUNNERS_WITH_FILE_IDS = new Set(['pytest', 'vitest', 'jest']);
@@ -142,11 +154,18 @@ export function idsNameFiles(command: TestCommand): boolean {
  * base's is not made: the baseline is its run. Nothing is made when the borrowed environment was
  * tampered with.
  */
-export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<PreparedRuns> {
+export async function prepareTrustedRuns(
+  request: TrustedRunsRequest,
+  steps?: Steps,
+): Promise<PreparedRuns> {
   const { worktree, baseCommit, config } = request;
-  const planted = await plantedEnvironment(worktree, request.taskId, baseCommit);
-  const added = await addedTestFiles(worktree, baseCommit);
-  const selection = await trustedSelection(worktree, baseCommit, request.acknowledgedPaths);
+  const planted = await timed(steps, STEP.environment, () =>
+    plantedEnvironment(worktree, request.taskId, baseCommit),
+  );
+  const [added, selection] = await timed(steps, STEP.git, async () => [
+    await addedTestFiles(worktree, baseCommit),
+    await trustedSelection(worktree, baseCommit, request.acknowledgedPaths),
+  ]);
   const prepared: PreparedRuns = {
     request,
     planted,
@@ -156,7 +175,7 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
   };
   if (planted.length > 0) return prepared;
 
-  const base = await baseSnapshot(worktree, baseCommit);
+  const base = await timed(steps, STEP.snapshots, () => baseSnapshot(worktree, baseCommit));
   const made: Snapshot[] = [base];
   prepared.remove = async () => void (await Promise.all(made.map((item) => item.remove())));
   try {
@@ -199,17 +218,21 @@ export async function prepareTrustedRuns(request: TrustedRunsRequest): Promise<P
       made.push(value);
       return value;
     };
-    const [pyenv, trusted, failToPass, newTests] = await Promise.all([
-      snapshotPyenv(base.dir, worktree),
-      selection.code.length + selection.acknowledged.length > 0
-        ? make(trustedSnapshot(worktree, base, selection))
-        : undefined,
-      playerTestSide.length + inlineTests.length > 0
-        ? make(failToPassSnapshot(worktree, base, inlineTests))
-        : undefined,
-      // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
-      newTestFiles.length > 0 ? make(trustedSnapshot(worktree, base, selection, true)) : undefined,
-    ]);
+    const [pyenv, trusted, failToPass, newTests] = await timed(steps, STEP.snapshots, () =>
+      Promise.all([
+        snapshotPyenv(base.dir, worktree),
+        selection.code.length + selection.acknowledged.length > 0
+          ? make(trustedSnapshot(worktree, base, selection))
+          : undefined,
+        playerTestSide.length + inlineTests.length > 0
+          ? make(failToPassSnapshot(worktree, base, inlineTests))
+          : undefined,
+        // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
+        newTestFiles.length > 0
+          ? make(trustedSnapshot(worktree, base, selection, true))
+          : undefined,
+      ]),
+    );
     prepared.work = {
       command,
       environment: await environmentFingerprint(worktree, pyenv),
@@ -254,7 +277,7 @@ export async function executeTrustedRuns(
   if (!work) return result;
   try {
     const { command } = work;
-    const run = (snapshot: Snapshot, name: string, files?: string[], watched = false) =>
+    const run = (snapshot: Snapshot, name: RunName, files?: string[], watched = false) =>
       runIn(snapshot, withFiles(command, files), name, prepared, hooks, watched);
     const key = { baseCommit: request.baseCommit, command, environment: work.environment };
     const cached = await readBaseline(request.worktree, key);
@@ -417,7 +440,7 @@ function withFiles(command: TestCommand, files: string[] | undefined): TestComma
 async function runIn(
   snapshot: Snapshot,
   command: TestCommand,
-  name: string,
+  name: RunName,
   prepared: PreparedRuns,
   hooks: RunHooks,
   /** A run of the Player's code beside the base's tests: what it writes into them is named. */
@@ -429,65 +452,68 @@ async function runIn(
   // files is short, so it takes what the full runs leave, and they end sooner
   // (src/runner/priority.ts).
   const priority = command.files ? 'lowest' : 'background';
-  return runQueue.run(
-    snapshot.dir,
-    async () => {
-      if (hooks.signal?.aborted)
-        return { status: 'error', tests: [], timed_out: false, cancelled: true };
-      const environment = await projectEnvironment(snapshot.dir, process.env, {
-        pyenv: prepared.work?.pyenv ?? null,
-      });
-      // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
-      // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
-      environment.env.PYTHONPATH = [
-        ...selection.python_import_roots.map((root) => path.join(snapshot.dir, root)),
-        ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
-      ].join(path.delimiter);
-      // As a stored run's log: no link on the way, and a worktree deleted meanwhile is not re-created.
-      const logPath = await prepareRunLog(
-        request.worktree,
-        request.taskId,
-        `${newRunId()}-${name}`,
-      );
-      const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
-      const guard = watched
-        ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
-        : undefined;
-      const modules = await firstPartyModules(snapshot.dir);
-      // The trusted run (base tests on the Player's code) records the tests' calls into it.
-      const observe =
-        name === 'trusted' ? await observeRequest(snapshot.dir, selection) : undefined;
-      // The base's run (the baseline) fills the cache; the others read it once it is published.
-      const bytecodeKey = {
-        baseCommit: request.baseCommit,
-        command,
-        environment,
-        cwd: snapshot.dir,
-      };
-      const use = snapshot === prepared.work?.base ? 'fill' : 'snapshot';
-      const outcome = await withBytecodeCache(request.worktree, bytecodeKey, use, (bytecode) =>
-        runTests({
+  // Counted from the queue: time a run waits there for a core is time the turn waits.
+  return timed(hooks.steps, RUN_STEPS[name], () =>
+    runQueue.run(
+      snapshot.dir,
+      async () => {
+        if (hooks.signal?.aborted)
+          return { status: 'error', tests: [], timed_out: false, cancelled: true };
+        const environment = await projectEnvironment(snapshot.dir, process.env, {
+          pyenv: prepared.work?.pyenv ?? null,
+        });
+        // The borrowed virtualenv may hold an editable install whose .pth names the worktree's sources:
+        // PYTHONPATH comes before site-packages, so the snapshot's own copy of the code is imported.
+        environment.env.PYTHONPATH = [
+          ...selection.python_import_roots.map((root) => path.join(snapshot.dir, root)),
+          ...(environment.env.PYTHONPATH ? [environment.env.PYTHONPATH] : []),
+        ].join(path.delimiter);
+        // As a stored run's log: no link on the way, and a worktree deleted meanwhile is not re-created.
+        const logPath = await prepareRunLog(
+          request.worktree,
+          request.taskId,
+          `${newRunId()}-${name}`,
+        );
+        const timeoutS = request.config.toolchain?.test_timeout ?? DEFAULT_TIMEOUT_S;
+        const guard = watched
+          ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
+          : undefined;
+        const modules = await firstPartyModules(snapshot.dir);
+        // The trusted run (base tests on the Player's code) records the tests' calls into it.
+        const observe =
+          name === 'trusted' ? await observeRequest(snapshot.dir, selection) : undefined;
+        // The base's run (the baseline) fills the cache; the others read it once it is published.
+        const bytecodeKey = {
+          baseCommit: request.baseCommit,
           command,
           environment,
           cwd: snapshot.dir,
-          loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
-          timeoutMs: timeoutS * 1000,
-          logPath,
-          makeLogDirectory: false,
-          firstPartyModules: modules,
-          sandbox: effectivePolicy(request.config.coachgate.sandbox),
-          ...(guard ? { readOnly: guard.readOnly } : {}),
-          ...(bytecode ? { bytecodeCache: bytecode } : {}),
-          ...(observe ? { observe } : {}),
-          signal: hooks.signal,
-          priority,
-          onProgress:
-            hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
-        }),
-      );
-      return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
-    },
-    priority,
+        };
+        const use = snapshot === prepared.work?.base ? 'fill' : 'snapshot';
+        const outcome = await withBytecodeCache(request.worktree, bytecodeKey, use, (bytecode) =>
+          runTests({
+            command,
+            environment,
+            cwd: snapshot.dir,
+            loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
+            timeoutMs: timeoutS * 1000,
+            logPath,
+            makeLogDirectory: false,
+            firstPartyModules: modules,
+            sandbox: effectivePolicy(request.config.coachgate.sandbox),
+            ...(guard ? { readOnly: guard.readOnly } : {}),
+            ...(bytecode ? { bytecodeCache: bytecode } : {}),
+            ...(observe ? { observe } : {}),
+            signal: hooks.signal,
+            priority,
+            onProgress:
+              hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
+          }),
+        );
+        return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
+      },
+      priority,
+    ),
   );
 }
 

@@ -3,6 +3,7 @@ import { checkTestIntegrity } from '../actions/check-test-integrity.js';
 import { BaseMovedSchema } from '../records/pinned-base.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { Steps } from '../evaluation/steps.js';
 
 const findingKind = z.enum([
   'skip_added',
@@ -139,6 +140,7 @@ export const checkTestIntegrityTool = defineTool({
   },
   async run({ worktree, task_id, base, dynamic }, context) {
     let ticks = 0;
+    const steps = new Steps();
     const report = await checkTestIntegrity(
       await context.workspace.resolveWorktree(worktree),
       task_id,
@@ -146,10 +148,11 @@ export const checkTestIntegrityTool = defineTool({
       {
         dynamic,
         signal: context.signal,
+        steps,
         onProgress: (elapsedMs, testsSeen) =>
           void context.progress(
             ++ticks,
-            `trusted evaluation: a run at ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished`,
+            `${steps.inProgress().join('; ') || 'trusted evaluation'}: waiting ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished in the trusted runs`,
           ),
       },
     );

@@ -79,6 +79,11 @@ export const recordVerdictTool = defineTool({
     evaluation: EvaluationSchema.nullable().describe(
       'The trusted runs behind an approval request; null for feedback or when no fresh candidate run exists.',
     ),
+    timings: z
+      .record(z.string(), z.number())
+      .describe(
+        "Seconds this call spent per step: each trusted run, snapshots, environment check, git, integrity, requirements, quality gates, records; trusted runs started with the candidate run count as the time waited for them. Steps overlap (runs go side by side), so they do not add up to the call's time.",
+      ),
   }),
   longRunning: true,
   annotations: {

@@ -5,6 +5,7 @@ import { MAX_TIMEOUT_S, runIndependentTests } from '../actions/run-independent-t
 import { RunRecordSchema } from '../core/run-record.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { Steps } from '../evaluation/steps.js';
 
 export const runIndependentTestsTool = defineTool({
   name: 'run_independent_tests',
@@ -50,14 +51,16 @@ export const runIndependentTestsTool = defineTool({
     const root = await context.workspace.resolveWorktree(worktree);
     // A counter keeps the progress value increasing across the snapshots and the run.
     let ticks = 0;
+    const steps = new Steps();
     const run = await runIndependentTests(root, request, {
       baseRef: context.baseRef,
       storeAsEvidence: context.role !== 'player',
       signal: context.signal,
+      steps,
       onProgress: (elapsedMs, testsSeen) =>
         void context.progress(
           ++ticks,
-          `tests running for ${Math.round(elapsedMs / 1000)} s, ${testsSeen} finished so far`,
+          `${steps.inProgress().join('; ') || 'candidate run'}: tests running for ${Math.round(elapsedMs / 1000)} s, ${testsSeen} finished so far`,
         ),
     });
     const { counts } = run;

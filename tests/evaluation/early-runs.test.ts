@@ -1,8 +1,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataOf, textOf } from '../helpers/mcp.js';
+import { STEP } from '../../src/evaluation/steps.js';
 import {
   BROKEN_CALC,
   DIVIDE_EVIDENCE,
@@ -110,7 +112,7 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
     );
     dataOf(await project.call('run_independent_tests', {}));
     const progress: string[] = [];
-    const result = await project.client.callTool(
+    const result = (await project.client.callTool(
       {
         name: 'record_verdict',
         arguments: { worktree: project.repo.dir, task_id: TASK, ...verdict },
@@ -122,9 +124,61 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
         timeout: 8_000,
         resetTimeoutOnProgress: true,
       },
-    );
+    )) as CallToolResult;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(progress.length).toBeGreaterThanOrEqual(3);
-    expect(progress[0]).toMatch(/^trusted evaluation: waiting \d+ s/);
+    // Each names the step the call waits on: the slow run the candidate run started.
+    expect(progress[0]).toMatch(
+      /^.+: \d+ s into the call, \d+ tests finished in the trusted runs$/,
+    );
+    expect(progress).toContainEqual(
+      expect.stringMatching(/(^|; )trusted run: base tests on the Player's code[;:]/),
+    );
+    // The answer says where the call waited: for the runs started early, not in runs of its own.
+    const timings = dataOf(result).timings as Record<string, number>;
+    expect(timings[STEP.earlyRuns]).toBeGreaterThan(5);
+    expect(Object.keys(timings)).toEqual(
+      expect.arrayContaining([
+        STEP.git,
+        STEP.integrity,
+        STEP.requirements,
+        STEP.gates,
+        STEP.records,
+      ]),
+    );
+    expect(timings[STEP.trusted]).toBeUndefined();
+  });
+
+  it('an approval that starts the trusted runs itself answers with the seconds of each', async () => {
+    // A base test that already fails: the candidate run fails, so the runs it started are stopped,
+    // and the approval (the failure is the base's) makes its own.
+    project = await pythonTask(
+      { 'calc.py': GOOD_CALC },
+      {
+        'tests/test_known.py': 'def test_known():\n    assert False\n',
+        'tests/test_slow.py':
+          'import os, time\n\n\ndef test_slow():\n    if "coachgate-repo-" not in os.getcwd():\n        time.sleep(3)\n',
+      },
+    );
+    expect(dataOf(await project.call('run_independent_tests', {})).status).toBe('failed');
+    const progress: string[] = [];
+    const result = (await project.client.callTool(
+      {
+        name: 'record_verdict',
+        arguments: { worktree: project.repo.dir, task_id: TASK, ...verdict },
+      },
+      undefined,
+      { onprogress: (notification) => progress.push(notification.message ?? '') },
+    )) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const timings = dataOf(result).timings as Record<string, number>;
+    expect(timings[STEP.trusted]).toBeGreaterThan(3);
+    expect(timings[STEP.trustedRuns]).toBeGreaterThanOrEqual(timings[STEP.trusted]!);
+    expect(timings[STEP.snapshots]).toBeGreaterThan(0);
+    expect(timings[STEP.environment]).toBeGreaterThan(0);
+    expect(timings[STEP.earlyRuns]).toBeUndefined();
+    expect(progress).toContainEqual(
+      expect.stringMatching(/(^|; )trusted run: base tests on the Player's code[;:]/),
+    );
   });
 });
