@@ -96,10 +96,9 @@ function tableFindings(
   for (const use of file.uses)
     if (use.table !== undefined) tables.set(use.table, [...(tables.get(use.table) ?? []), use]);
   return [...tables].flatMap(([line, members]): IntegrityFinding[] => {
-    if (!members.some((use) => added.has(use.line))) return [];
-    const found = [...new Set(members.map((use) => use.value))].filter((value) =>
-      inputs.has(value),
-    );
+    // Entries the Player added: a base table that grew by one honest entry is not a lookup.
+    const fresh = members.filter((use) => added.has(use.line) && !file.held.includes(use.value));
+    const found = [...new Set(fresh.map((use) => use.value))].filter((value) => inputs.has(value));
     if (found.length < TABLE_INPUTS) return [];
     const shown = found.slice(0, 5).map((value) => {
       const input = inputs.get(value)!;
