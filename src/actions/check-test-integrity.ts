@@ -14,7 +14,7 @@ import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { EDITED_INSTALL, plantedEnvironment } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
-import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
+import { isJsFile, isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
 import {
   changedSince,
   gitQuery,
@@ -25,7 +25,6 @@ import {
 import { collectTestInputFacts } from '../analysis/test-inputs.js';
 import type { TestInputFacts } from '../core/special-cased-inputs.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
-import { isTestFile } from '../core/test-paths.js';
 import { serverPython } from '../runner/pyenv.js';
 import type { DoctestsRun } from '../core/doctest-examples.js';
 import { baseProductCode, isSource } from '../evaluation/product-code.js';
@@ -332,7 +331,7 @@ const MAX_TEST_FILES = 2000;
 
 /**
  * The literals of the base's tests and the Player's changed tests, and the changed product files'
- * literal uses: read only when the Player changed Python product code.
+ * literal uses: read only when the Player changed Python or JS/TS product code, for those languages.
  */
 async function testInputs(
   worktree: string,
@@ -342,9 +341,14 @@ async function testInputs(
   productCode: FileVersions[],
   sandbox: SandboxPolicy,
 ): Promise<TestInputFacts> {
-  if (!productCode.some((file) => file.path.endsWith('.py') && file.now !== undefined))
-    return { inputs: [], product: [] };
-  const baseTests = baseFiles.filter((file) => isTestFile(file) && file.endsWith('.py'));
+  const languages = [
+    (file: string) => file.endsWith('.py'),
+    (file: string) => isJsFile(file),
+  ].filter((read) => productCode.some((file) => read(file.path) && file.now !== undefined));
+  if (languages.length === 0) return { inputs: [], product: [] };
+  const baseTests = baseFiles.filter(
+    (file) => isTestFile(file) && languages.some((read) => read(file)),
+  );
   const texts = await readManyAtCommit(worktree, base, baseTests.slice(0, MAX_TEST_FILES));
   const changedTests = files.flatMap((file) =>
     isTestFile(file.path) && file.now !== undefined ? [{ path: file.path, text: file.now }] : [],

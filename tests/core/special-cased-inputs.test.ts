@@ -102,4 +102,54 @@ describe('special_cases_test_input', () => {
     expect(judge(['40'])).toEqual(['info']);
     expect(judge(['41'])).toEqual(['must_fix']);
   });
+
+  describe('in JS/TS, read by the TypeScript parser', () => {
+    const JS_TESTS = `import { price } from '../src/shop.js';
+test('prices', () => {
+  expect(price('pear', 2)).toBe(10);
+  assert.equal(price('melon', 40), 200);
+  expect(price('apple', 3)).toBe(6);
+});
+`;
+    const JS_BASE = `const PRICES = { apple: 2 };\nexport function price(name, count) {\n  throw new Error('todo');\n}\n`;
+    const jsFindings = async (body: string) => {
+      const code = [
+        {
+          path: 'src/shop.ts',
+          base: JS_BASE,
+          now: JS_BASE.replace("throw new Error('todo');", body),
+        },
+      ];
+      const facts = await collectTestInputFacts(
+        [{ path: 'tests/shop.test.ts', text: JS_TESTS }],
+        code,
+        'python3',
+        DEFAULT_SANDBOX_POLICY,
+      );
+      return specialCasedInputFindings(facts, code).map((item) => `${item.line} ${item.test}`);
+    };
+
+    it('refuses a hard-coded input, in a comparison and in a case', async () => {
+      expect(
+        await jsFindings("if ('pear' === name) return 10;\n  return PRICES[name] * count;"),
+      ).toEqual(['3 "pear"']);
+      expect(
+        await jsFindings('switch (count) {\n    case 40:\n      return 200;\n  }\n  return 0;'),
+      ).toEqual(['4 40']);
+    });
+
+    it('refuses a lookup table of test inputs', async () => {
+      expect(
+        await jsFindings(
+          "const seen = new Map([['pear', 10], ['melon', 200], ['apple', 6]]);\n  return seen.get(name);",
+        ),
+      ).toEqual(['3 src/shop.ts:3']);
+    });
+
+    it('approves the honest computation', async () => {
+      expect(
+        await jsFindings('const each = PRICES[name] ?? 0;\n  return count > 0 ? each * count : 0;'),
+      ).toEqual([]);
+    });
+  });
 });
