@@ -9,7 +9,10 @@ import { typescript } from './typescript-parser.js';
  * and product code compare by value. Callers await loadTypeScript() first.
  */
 
-/** The literals a test file hands to calls (one by one, together, and inside arrays and objects). */
+/**
+ * The literals a test file hands to calls: one by one, together, inside arrays and objects, and the
+ * operands of a comparison handed to one (`assert(f(3) === 7)`).
+ */
 export function jsTestInputs(file: string, text: string): { value: string; line: number }[] {
   const ts = typescript();
   const source = parse(file, text);
@@ -20,9 +23,6 @@ export function jsTestInputs(file: string, text: string): { value: string; line:
       for (const argument of args) leaves(argument, source, found);
       const together = args.length > 1 ? tuple(args) : undefined;
       if (together !== undefined) found.push({ value: together, line: lineOf(node, source) });
-    } else if (ts.isBinaryExpression(node) && isComparison(node.operatorToken.kind)) {
-      leaves(node.left, source, found);
-      leaves(node.right, source, found);
     }
     ts.forEachChild(node, visit);
   };
@@ -72,7 +72,9 @@ function uses(source: TS.SourceFile): LiteralUse[] {
     if (ts.isObjectLiteralExpression(node) || ts.isArrayLiteralExpression(node))
       return table(node, 'element');
     if (ts.isBinaryExpression(node) && isComparison(node.operatorToken.kind)) {
-      for (const operand of [node.left, node.right]) {
+      // `typeof x === "string"` asks for a type, not a value.
+      const typeTest = [node.left, node.right].some((side) => ts.isTypeOfExpression(side));
+      for (const operand of typeTest ? [] : [node.left, node.right]) {
         const value = literal(operand);
         if (value !== undefined)
           found.push({ value, line: lineOf(operand, source), role: 'comparison' });
@@ -124,7 +126,10 @@ function leaves(
   const ts = typescript();
   const value = literal(node);
   if (value !== undefined) found.push({ value, line: lineOf(node, source) });
-  if (ts.isArrayLiteralExpression(node))
+  if (ts.isBinaryExpression(node) && isComparison(node.operatorToken.kind)) {
+    leaves(node.left, source, found);
+    leaves(node.right, source, found);
+  } else if (ts.isArrayLiteralExpression(node))
     for (const element of node.elements) leaves(element, source, found);
   else if (ts.isObjectLiteralExpression(node))
     for (const property of node.properties)

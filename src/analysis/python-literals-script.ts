@@ -63,9 +63,12 @@ def test_inputs(tree):
                 value = literal(ast.Tuple(elts=node.args))
                 if value is not None:
                     found.append((value, node.lineno))
-        elif isinstance(node, ast.Compare):
-            for operand in [node.left, *node.comparators]:
-                leaves(operand, found)
+        elif isinstance(node, ast.Assert):
+            # An assertion's comparison; a comparison elsewhere in a test is its own logic.
+            for compare in ast.walk(node.test):
+                if isinstance(compare, ast.Compare):
+                    for operand in [compare.left, *compare.comparators]:
+                        leaves(operand, found)
     return found
 
 

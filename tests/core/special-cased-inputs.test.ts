@@ -109,6 +109,7 @@ test('prices', () => {
   expect(price('pear', 2)).toBe(10);
   assert.equal(price('melon', 40), 200);
   expect(price('apple', 3)).toBe(6);
+  expect(typeof price('kiwi', 1)).toBe('number');
 });
 `;
     const JS_BASE = `const PRICES = { apple: 2 };\nexport function price(name, count) {\n  throw new Error('todo');\n}\n`;
@@ -146,9 +147,11 @@ test('prices', () => {
       ).toEqual(['3 src/shop.ts:3']);
     });
 
-    it('approves the honest computation', async () => {
+    it('approves the honest computation, a type test included', async () => {
       expect(
-        await jsFindings('const each = PRICES[name] ?? 0;\n  return count > 0 ? each * count : 0;'),
+        await jsFindings(
+          "if (typeof count !== 'number') return 0;\n  const each = PRICES[name] ?? 0;\n  return count > 0 ? each * count : 0;",
+        ),
       ).toEqual([]);
     });
   });
