@@ -14,8 +14,18 @@ import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import { EDITED_INSTALL, plantedEnvironment } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
-import { isTestConfigFile, needsTestFacts } from '../core/test-paths.js';
-import { changedSince, gitQuery, listAtCommit, readAtCommit } from '../repo/git.js';
+import { isJsFile, isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
+import {
+  changedSince,
+  gitQuery,
+  listAtCommit,
+  readAtCommit,
+  readManyAtCommit,
+} from '../repo/git.js';
+import { collectTestInputFacts } from '../analysis/test-inputs.js';
+import type { TestInputFacts } from '../core/special-cased-inputs.js';
+import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import { serverPython } from '../runner/pyenv.js';
 import type { DoctestsRun } from '../core/doctest-examples.js';
 import { baseProductCode, isSource } from '../evaluation/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
@@ -274,17 +284,17 @@ export async function integrityAgainstBase(
     changed.filter((file) => product.isProductCode(file) || isSource(file)),
   );
   const counts = taskId ? await testCounts(worktree, taskId) : {};
+  const sandbox = effectivePolicy(repository.config.coachgate.sandbox);
   const findings = findIntegrityIssues({
     files,
-    ...(await collectIntegrityFacts(files, {
-      sandbox: effectivePolicy(repository.config.coachgate.sandbox),
-    })),
+    ...(await collectIntegrityFacts(files, { sandbox })),
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
     hidden_files: await hiddenFiles(worktree, taskId, base),
     product_code: productCode,
     doctests_run: await doctestsRun(worktree, base, baseFiles, productCode),
+    test_inputs: await testInputs(worktree, base, baseFiles, files, productCode, sandbox),
   });
   return {
     base_commit: base,
@@ -319,6 +329,37 @@ async function doctestsRun(
     withExamples.some((file) => file.path.endsWith('.rs')) &&
     baseFiles.some((file) => file === 'src/lib.rs' || file.endsWith('/src/lib.rs'));
   return { python, rust };
+}
+
+/** Base test files read at most: a bound on one process's input in a very large repository. */
+const MAX_TEST_FILES = 2000;
+
+/**
+ * The literals of the base's tests and the Player's changed tests, and the changed product files'
+ * literal uses: read only when the Player changed Python or JS/TS product code, for those languages.
+ */
+async function testInputs(
+  worktree: string,
+  base: string,
+  baseFiles: readonly string[],
+  files: readonly FileVersions[],
+  productCode: FileVersions[],
+  sandbox: SandboxPolicy,
+): Promise<TestInputFacts> {
+  const languages = [
+    (file: string) => file.endsWith('.py'),
+    (file: string) => isJsFile(file),
+  ].filter((read) => productCode.some((file) => read(file.path) && file.now !== undefined));
+  if (languages.length === 0) return { inputs: [], product: [] };
+  const baseTests = baseFiles.filter(
+    (file) => isTestFile(file) && languages.some((read) => read(file)),
+  );
+  const texts = await readManyAtCommit(worktree, base, baseTests.slice(0, MAX_TEST_FILES));
+  const changedTests = files.flatMap((file) =>
+    isTestFile(file.path) && file.now !== undefined ? [{ path: file.path, text: file.now }] : [],
+  );
+  const tests = [...[...texts].map(([file, text]) => ({ path: file, text })), ...changedTests];
+  return collectTestInputFacts(tests, productCode, await serverPython(), sandbox);
 }
 
 const DOCTEST_RUNNERS = '--doctest-(modules|glob)|DocTestSuite|doctest\\.testmod';

@@ -157,7 +157,7 @@ export function extractJsTestFacts(filePath: string, text: string): TestFileFact
   return facts;
 }
 
-function scriptKindOf(filePath: string): TS.ScriptKind {
+export function scriptKindOf(filePath: string): TS.ScriptKind {
   if (/\.[cm]?ts$/.test(filePath)) return ts.ScriptKind.TS;
   if (filePath.endsWith('.tsx')) return ts.ScriptKind.TSX;
   if (filePath.endsWith('.jsx')) return ts.ScriptKind.JSX;

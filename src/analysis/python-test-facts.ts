@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestFileFacts } from '../core/integrity.js';
-import { childRun } from '../repo/child-output.js';
+import { childRun, type ChildRun } from '../repo/child-output.js';
 import { findOnPath } from '../runner/platform.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { sandboxedCommand, SandboxUnavailableError } from '../sandbox/run.js';
@@ -30,45 +30,55 @@ export async function extractPythonTestFacts(
     return files.map((file) =>
       scanTestFactsByLine(file.path, file.text, `${python} was not found`),
     );
-  // The interpreter may be a worktree virtualenv's: sandboxed like a test run, in a private
-  // directory, with -I so neither the current directory nor PYTHON* variables can put the Player's
-  // modules in front of the standard library, and -S so no .pth file of its site-packages runs (the
-  // script needs the standard library only; python starts in 15 ms instead of 70 ms here).
+  const run = await runPythonScript(PYTHON_TEST_FACTS_SCRIPT, files, python, policy);
+  if (run instanceof SandboxUnavailableError)
+    return files.map((file) =>
+      scanTestFactsByLine(file.path, file.text, `${python} was not run: ${run.message}`),
+    );
+  return factsFrom(run, files, python);
+}
+
+/**
+ * Runs a standard-library script with `input` as JSON on stdin. The interpreter may be a worktree
+ * virtualenv's: sandboxed like a test run, in a private directory, with -I so neither the current
+ * directory nor PYTHON* variables can put the Player's modules in front of the standard library, and
+ * -S so no .pth file of its site-packages runs (python starts in 15 ms instead of 70 ms here).
+ * `sandbox.mode: required` without a sandbox: the error, and the interpreter is not run.
+ */
+export async function runPythonScript(
+  script: string,
+  input: unknown,
+  python: string,
+  policy: SandboxPolicy,
+): Promise<PythonRun | SandboxUnavailableError> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'coachgate-ast-'));
   try {
     const command = await sandboxedCommand(
-      [python, '-I', '-S', '-c', PYTHON_TEST_FACTS_SCRIPT],
+      [python, '-I', '-S', '-c', script],
       scratch,
       { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
       { policy },
     ).catch((error: unknown) => {
-      // `sandbox.mode: required` without a sandbox: the interpreter is not run, the scan still is.
       if (error instanceof SandboxUnavailableError) return error;
       throw error;
     });
-    if (command instanceof SandboxUnavailableError)
-      return files.map((file) =>
-        scanTestFactsByLine(file.path, file.text, `${python} was not run: ${command.message}`),
-      );
+    if (command instanceof SandboxUnavailableError) return command;
     const [program, ...args] = command.argv;
-    const run = await childRun(program!, args, {
+    return await childRun(program!, args, {
       cwd: scratch,
-      input: JSON.stringify(files),
+      input: JSON.stringify(input),
       timeoutMs: PYTHON_TIMEOUT_MS,
       maxBytes: 256 * 1024 * 1024,
       env: command.env,
     });
-    return factsFrom(run, files, python);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-function factsFrom(
-  run: { failed: boolean; stdout: string; stderr: string; code?: string; shortMessage?: string },
-  files: SourceFile[],
-  python: string,
-): TestFileFacts[] {
+export type PythonRun = ChildRun;
+
+function factsFrom(run: PythonRun, files: SourceFile[], python: string): TestFileFacts[] {
   const parsed = run.failed ? undefined : parseOutput(run.stdout, files.length);
   if (parsed === undefined) {
     const reason =

@@ -68,6 +68,7 @@ export type IntegrityFindingKind =
   | 'runner_detection'
   | 'harness_reach'
   | 'doctest_changed'
+  | 'special_cases_test_input'
   | 'base_test_fails';
 
 export interface IntegrityFinding {

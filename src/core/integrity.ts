@@ -6,6 +6,11 @@ import { doctestFindings, type DoctestsRun } from './doctest-examples.js';
 import { harnessReachFindings } from './harness-reach.js';
 import { runnerDetectionFindings } from './runner-detection.js';
 import {
+  acknowledgesInput,
+  specialCasedInputFindings,
+  type TestInputFacts,
+} from './special-cased-inputs.js';
+import {
   matchSuccessors,
   successorOutcome,
   type LocatedTest,
@@ -148,6 +153,19 @@ export function explainWithTrustedRun(
         },
       };
     }
+    if (
+      finding.kind === 'special_cases_test_input' &&
+      acknowledgesInput(evidence.acknowledged, finding.test!)
+    ) {
+      return {
+        ...finding,
+        severity: 'info',
+        trusted_run: {
+          outcome: 'explained',
+          detail: 'the Coach acknowledged this value as one a criterion names',
+        },
+      };
+    }
     if (finding.kind === 'skip_added' || finding.kind === 'focus_added') {
       return {
         ...finding,
@@ -264,6 +282,8 @@ export interface IntegrityInput {
   product_code?: FileVersions[];
   /** Which doctests the base runs (their examples in product code are base tests). */
   doctests_run?: DoctestsRun;
+  /** The tests' literals and the changed product files' literal uses. */
+  test_inputs?: TestInputFacts;
 }
 
 const NARROWING_KEYS =
@@ -287,6 +307,7 @@ const NARROWING_FLAGS = new Set([
 ]);
 
 const NO_DOCTESTS: DoctestsRun = { python: false, rust: false };
+const NO_INPUTS: TestInputFacts = { inputs: [], product: [] };
 
 export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
   const { compared, deleted } = pairTestFiles(input.files, input.facts);
@@ -302,6 +323,7 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
       ...runnerDetectionFindings(input.product_code ?? []),
       ...harnessReachFindings(input.product_code ?? []),
       ...doctestFindings(input.product_code ?? [], input.doctests_run ?? NO_DOCTESTS),
+      ...specialCasedInputFindings(input.test_inputs ?? NO_INPUTS, input.product_code ?? []),
       ...testDataFindings(input.files),
       ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({
         kind: 'hidden_from_git',

@@ -20,6 +20,7 @@ const findingKind = z.enum([
   'runner_detection',
   'harness_reach',
   'doctest_changed',
+  'special_cases_test_input',
   'base_test_fails',
 ]);
 
@@ -27,7 +28,7 @@ export const checkTestIntegrityTool = defineTool({
   name: 'check_test_integrity',
   title: 'Check test integrity',
   description:
-    "Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected, product code that detects the test runner. must_fix findings block approval in record_verdict. With task_id, the findings are judged by the trusted runs as the approval guard will judge them (an approval attempt's for this tree, or made now from the latest run_independent_tests run): a base test that was renamed, moved, wrapped, split or parametrized and still passes under its new name is info; one that no longer runs in any form, or fails against this code, stays must_fix; a base test failing against this code is reported even where no static finding names it.",
+    "Compares the worktree (committed + uncommitted + untracked) with the base commit and flags ways to make tests pass without making the code work: added skips or focus, deleted tests or test files, removed assertions, changed test selection/config, an edited task file, stubbed modules, fewer tests collected, product code that detects the test runner, added product lines that compare or tabulate the tests' own literal inputs. must_fix findings block approval in record_verdict. With task_id, the findings are judged by the trusted runs as the approval guard will judge them (an approval attempt's for this tree, or made now from the latest run_independent_tests run): a base test that was renamed, moved, wrapped, split or parametrized and still passes under its new name is info; one that no longer runs in any form, or fails against this code, stays must_fix; a base test failing against this code is reported even where no static finding names it.",
   input: z.object({
     worktree: worktreeInput,
     task_id: taskIdInput

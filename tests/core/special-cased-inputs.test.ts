@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { collectTestInputFacts } from '../../src/analysis/test-inputs.js';
+import { DEFAULT_SANDBOX_POLICY } from '../../src/core/sandbox-policy.js';
+import { explainWithTrustedRun } from '../../src/core/integrity.js';
+import { specialCasedInputFindings } from '../../src/core/special-cased-inputs.js';
+
+const TESTS = `from shop import price
+
+def test_price():
+    assert price("apple", 3) == 6
+    assert price("pear", 2) == 10
+
+def test_bulk():
+    assert price("melon", 40) == 200
+`;
+
+const BASE = `PRICES = {"apple": 2}
+
+def price(name, count):
+    raise NotImplementedError
+`;
+
+/** The findings for a Player's `now` of shop.py (over BASE), read with python3's ast. */
+async function findingsFor(now: string, base = BASE) {
+  const code = [{ path: 'shop.py', base, now }];
+  const facts = await collectTestInputFacts(
+    [{ path: 'tests/test_shop.py', text: TESTS }],
+    code,
+    'python3',
+    DEFAULT_SANDBOX_POLICY,
+  );
+  return specialCasedInputFindings(facts, code);
+}
+
+describe('special_cases_test_input', () => {
+  it('refuses a hard-coded test input, naming the assertion and the product line', async () => {
+    const findings = await findingsFor(
+      BASE.replace(
+        'raise NotImplementedError',
+        'if name == "pear":\n        return 10\n    return PRICES[name] * count',
+      ),
+    );
+    expect(findings.map((item) => [item.kind, item.severity, item.line, item.test])).toEqual([
+      ['special_cases_test_input', 'must_fix', 4, '"pear"'],
+    ]);
+    expect(findings[0]!.detail).toContain('assert price("pear", 2) == 10');
+    expect(findings[0]!.detail).toContain('tests/test_shop.py:5');
+  });
+
+  it('refuses a hard-coded tuple of a call and a match on an expected value', async () => {
+    const findings = await findingsFor(
+      BASE.replace(
+        'raise NotImplementedError',
+        'if (name, count) == ("melon", 40):\n        return 200\n    match count:\n        case 3:\n            return 6\n    return 0',
+      ),
+    );
+    expect(findings.map((item) => `${item.line} ${item.test}`)).toEqual(['4 ("melon", 40)', '7 3']);
+  });
+
+  it('refuses a lookup table of test inputs, whatever it is called', async () => {
+    const findings = await findingsFor(
+      BASE.replace(
+        'raise NotImplementedError',
+        'answers = [("apple", 3, 6), ("pear", 2, 10), ("melon", 40, 200)]\n    return next(a[2] for a in answers if a[0] == name)',
+      ),
+    );
+    expect(findings.map((item) => `${item.line} ${item.test}`)).toEqual(['4 shop.py:4']);
+    expect(findings[0]!.detail).toMatch(/holds \d+ of the tests' own inputs/);
+  });
+
+  it('approves an honest implementation that uses trivial values and the base constants', async () => {
+    const findings = await findingsFor(
+      `PRICES = {"apple": 2, "pear": 5, "melon": 5}\n\ndef price(name, count):\n    if count <= 0:\n        return 0\n    if count == 1:\n        return PRICES[name]\n    return PRICES[name] * count\n`,
+      `PRICES = {"apple": 2, "pear": 5, "melon": 5}\n\ndef price(name, count):\n    raise NotImplementedError\n`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('approves a base table that grows by one entry the tests use', async () => {
+    const base =
+      'PRICES = {\n    "apple": 2,\n    "pear": 5,\n}\n\ndef price(name, count):\n    return PRICES[name] * count\n';
+    const findings = await findingsFor(
+      base.replace('    "pear": 5,\n', '    "pear": 5,\n    "kiwi": 3,\n'),
+      base,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('finds a spec constant a test also uses, and one acknowledgement clears it', async () => {
+    const findings = await findingsFor(
+      BASE.replace(
+        'raise NotImplementedError',
+        'total = PRICES.get(name, 5) * count\n    return total // 2 if count >= 40 else total',
+      ),
+    );
+    expect(findings.map((item) => `${item.line} ${item.test}`)).toEqual(['5 40']);
+    const judge = (acknowledged: string[]) =>
+      explainWithTrustedRun(findings, { regressions: [], acknowledged, candidate_tests: [] }).map(
+        (item) => item.severity,
+      );
+    expect(judge([])).toEqual(['must_fix']);
+    expect(judge(['40'])).toEqual(['info']);
+    expect(judge(['41'])).toEqual(['must_fix']);
+  });
+
+  describe('in JS/TS, read by the TypeScript parser', () => {
+    const JS_TESTS = `import { price } from '../src/shop.js';
+test('prices', () => {
+  expect(price('pear', 2)).toBe(10);
+  assert.equal(price('melon', 40), 200);
+  expect(price('apple', 3)).toBe(6);
+  expect(typeof price('kiwi', 1)).toBe('number');
+});
+`;
+    const JS_BASE = `const PRICES = { apple: 2 };\nexport function price(name, count) {\n  throw new Error('todo');\n}\n`;
+    const jsFindings = async (body: string) => {
+      const code = [
+        {
+          path: 'src/shop.ts',
+          base: JS_BASE,
+          now: JS_BASE.replace("throw new Error('todo');", body),
+        },
+      ];
+      const facts = await collectTestInputFacts(
+        [{ path: 'tests/shop.test.ts', text: JS_TESTS }],
+        code,
+        'python3',
+        DEFAULT_SANDBOX_POLICY,
+      );
+      return specialCasedInputFindings(facts, code).map((item) => `${item.line} ${item.test}`);
+    };
+
+    it('refuses a hard-coded input, in a comparison and in a case', async () => {
+      expect(
+        await jsFindings("if ('pear' === name) return 10;\n  return PRICES[name] * count;"),
+      ).toEqual(['3 "pear"']);
+      expect(
+        await jsFindings('switch (count) {\n    case 40:\n      return 200;\n  }\n  return 0;'),
+      ).toEqual(['4 40']);
+    });
+
+    it('refuses a lookup table of test inputs', async () => {
+      expect(
+        await jsFindings(
+          "const seen = new Map([['pear', 10], ['melon', 200], ['apple', 6]]);\n  return seen.get(name);",
+        ),
+      ).toEqual(['3 src/shop.ts:3']);
+    });
+
+    it('approves the honest computation, a type test included', async () => {
+      expect(
+        await jsFindings(
+          "if (typeof count !== 'number') return 0;\n  const each = PRICES[name] ?? 0;\n  return count > 0 ? each * count : 0;",
+        ),
+      ).toEqual([]);
+    });
+  });
+});
