@@ -5,7 +5,7 @@
  * runtime (arithmetic, a file, a hash of the input) is not seen; the replay and repetition rules are
  * what observe behaviour.
  */
-import type { FileVersions, IntegrityFinding } from './integrity.js';
+import type { FileVersions, IntegrityFinding } from './integrity-types.js';
 
 /** A literal of a test's call or assertion: `"Ada"`, `42`, `(3, 4)` (a call's arguments together). */
 export interface TestInput {
