@@ -25,17 +25,7 @@ import type {
   IntegrityFindingKind,
   IntegrityFinding,
 } from './integrity-types.js';
-export type {
-  FileVersions,
-  TestCase,
-  MarkerOccurrence,
-  ModuleStub,
-  TestFileFacts,
-  ConfigSettings,
-  BaseAndNow,
-  IntegrityFindingKind,
-  IntegrityFinding,
-} from './integrity-types.js';
+export type * from './integrity-types.js';
 
 /**
  * What the runs said about a finding: harm the trusted run confirmed (blocks), a gone base test the
