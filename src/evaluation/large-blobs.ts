@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { childOutput } from '../repo/child-output.js';
+import { GIT_CONFIG_ARGS } from '../repo/git.js';
 
 /**
  * Blobs over this are streamed from git into their file, never held: read in a batch, a 200 MB base
@@ -10,7 +11,7 @@ import { childOutput } from '../repo/child-output.js';
 const STREAMED_BLOB_BYTES = 16 * 1024 * 1024;
 
 /** The server's own git on the object store: no filter, nothing of the repository's runs. */
-const GIT = ['-c', 'core.fsmonitor=false', 'cat-file'];
+const GIT = [...GIT_CONFIG_ARGS, 'cat-file'];
 
 /** The ids among `oids` whose blobs are over STREAMED_BLOB_BYTES (one `cat-file --batch-check`). */
 export async function largeBlobs(worktree: string, oids: string[]): Promise<Set<string>> {

@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 
-/** A program's whole stdout, for the server's own short commands (git cat-file --batch). */
+/**
+ * A program's whole stdout, for the server's own short commands (git cat-file --batch) and for a
+ * command the sandbox has already wrapped (the Python ast helper): callers pass what to run.
+ */
 export interface ChildOutput {
   stdout: Buffer;
   stderr: string;

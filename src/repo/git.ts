@@ -41,6 +41,15 @@ const NO_REPOSITORY_COMMANDS = [
   'protocol.allow=never',
 ];
 
+/**
+ * `-c` arguments for the server's own git processes spawned without simple-git (queries, blob reads,
+ * snapshots): the same overrides, so nothing the repository configures runs. They run git on the
+ * object store, never the worktree's code, so they go around the sandbox.
+ */
+export const GIT_CONFIG_ARGS = ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS].flatMap(
+  (pair) => ['-c', pair],
+);
+
 /** simple-git refuses `-c` keys that can run programs; these flags allow exactly the overrides above. */
 const OVERRIDES_ALLOWED = {
   allowUnsafeFsMonitor: true,
@@ -71,12 +80,8 @@ export function git(worktree: string, overrides: string[] = []): SimpleGit {
  * the tree several times. Same overrides as {@link git}.
  */
 export async function gitQuery(worktree: string, args: string[]): Promise<string> {
-  const config = ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS].flatMap((pair) => [
-    '-c',
-    pair,
-  ]);
   // From a small helper process: a spawn from the server forks all of its memory.
-  const { stdout } = await queryFile('git', [...config, ...args], worktree);
+  const { stdout } = await queryFile('git', [...GIT_CONFIG_ARGS, ...args], worktree);
   return stdout;
 }
 
@@ -248,15 +253,15 @@ export async function readAtCommit(
  * file costs no more memory than a huge working file. Undefined when the commit has no such file.
  */
 function readBlob(worktree: string, spec: string, file: string): Promise<string | undefined> {
-  const config = ['core.quotepath=false', ...NO_REPOSITORY_COMMANDS].flatMap((pair) => [
-    '-c',
-    pair,
-  ]);
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...config, 'cat-file', 'blob', spec], {
+    const child = spawn('git', [...GIT_CONFIG_ARGS, 'cat-file', 'blob', spec], {
       cwd: worktree,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
+    // Listened first: a spawn that failed for want of descriptors has no stdout, and an unheard
+    // 'error' event would end the server.
+    child.on('error', reject);
+    if (!child.stdout) return;
     const chunks: Buffer[] = [];
     let size = 0;
     child.stdout.on('data', (chunk: Buffer) => {
@@ -264,7 +269,6 @@ function readBlob(worktree: string, spec: string, file: string): Promise<string 
       if (size <= MAX_TEXT_FILE_BYTES) chunks.push(chunk);
       else child.kill();
     });
-    child.on('error', reject);
     child.on('close', (code) => {
       if (size > MAX_TEXT_FILE_BYTES)
         reject(
@@ -417,8 +421,7 @@ export async function readManyAtCommit(
   if (named.length === 0) return texts;
   // git itself on the object store, outside the sandbox like every read-only query: cat-file runs
   // no filter, and the overrides keep the repository's configured programs from running.
-  const config = NO_REPOSITORY_COMMANDS.flatMap((pair) => ['-c', pair]);
-  const { stdout: bytes } = await childOutput('git', [...config, 'cat-file', '--batch'], {
+  const { stdout: bytes } = await childOutput('git', [...GIT_CONFIG_ARGS, 'cat-file', '--batch'], {
     cwd: worktree,
     input: named.map((file) => `${commit}:${file}`).join('\n') + '\n',
   });
