@@ -11,7 +11,8 @@ import { typescript } from './typescript-parser.js';
 
 /**
  * The literals a test file hands to calls: one by one, together, inside arrays and objects, and the
- * operands of a comparison handed to one (`assert(f(3) === 7)`).
+ * operands of a comparison handed to one (`assert(f(3) === 7)`); and the truth a call expects of its
+ * argument (`toBe(false)`, `assert.ok(!f(x))`, `toBeFalsy()`), an answer to pair inputs with.
  */
 export function jsTestInputs(file: string, text: string): { value: string; line: number }[] {
   const ts = typescript();
@@ -21,6 +22,8 @@ export function jsTestInputs(file: string, text: string): { value: string; line:
     if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
       const args = [...(node.arguments ?? [])];
       for (const argument of args) leaves(argument, source, found);
+      const expected = expectedTruth(node, args);
+      if (expected !== undefined) found.push({ value: expected, line: lineOf(node, source) });
       const together = args.length > 1 ? tuple(args) : undefined;
       if (together !== undefined) found.push({ value: together, line: lineOf(node, source) });
     }
@@ -30,9 +33,38 @@ export function jsTestInputs(file: string, text: string): { value: string; line:
   return found;
 }
 
+/** The truth a call asks of its argument: a boolean literal, a negated one, or a truthy matcher. */
+function expectedTruth(
+  node: TS.CallExpression | TS.NewExpression,
+  args: TS.Node[],
+): string | undefined {
+  const ts = typescript();
+  const [first] = args;
+  if (first !== undefined && args.length === 1) {
+    const value = truth(first);
+    if (value !== undefined) return value;
+    if (ts.isPrefixUnaryExpression(first) && first.operator === ts.SyntaxKind.ExclamationToken)
+      return 'False';
+  }
+  const name = ts.isPropertyAccessExpression(node.expression) ? node.expression.name.text : '';
+  return name === 'toBeTruthy' ? 'True' : name === 'toBeFalsy' ? 'False' : undefined;
+}
+
+function truth(node: TS.Node): string | undefined {
+  const kind = node.kind;
+  const syntax = typescript().SyntaxKind;
+  return kind === syntax.TrueKeyword ? 'True' : kind === syntax.FalseKeyword ? 'False' : undefined;
+}
+
 /** How a product file uses literals (compared, a `case`, a key, held in a table), and all it holds. */
 export function jsProductLiterals(file: string, now: string, base?: string): ProductLiterals {
-  return { path: file, uses: uses(parse(file, now)), held: base ? held(parse(file, base)) : [] };
+  const source = parse(file, now);
+  return {
+    path: file,
+    uses: uses(source),
+    literals: literals(source),
+    held: base ? held(parse(file, base)) : [],
+  };
 }
 
 let comparisons: Set<TS.SyntaxKind> | undefined;
@@ -64,8 +96,15 @@ function uses(source: TS.SourceFile): LiteralUse[] {
     if (ts.isObjectLiteralExpression(node))
       for (const property of node.properties) {
         const key = property.name && keyOf(property.name);
+        const scope = endLineOf(property, source);
         if (key !== undefined)
-          found.push({ value: key, line: lineOf(property, source), role: 'key', table: line });
+          found.push({
+            value: key,
+            line: lineOf(property, source),
+            role: 'key',
+            table: line,
+            scope,
+          });
       }
   };
   const visit = (node: TS.Node): void => {
@@ -76,12 +115,15 @@ function uses(source: TS.SourceFile): LiteralUse[] {
       const typeTest = [node.left, node.right].some((side) => ts.isTypeOfExpression(side));
       for (const operand of typeTest ? [] : [node.left, node.right]) {
         const value = literal(operand);
+        const scope = endLineOf(decided(node), source);
         if (value !== undefined)
-          found.push({ value, line: lineOf(operand, source), role: 'comparison' });
+          found.push({ value, line: lineOf(operand, source), role: 'comparison', scope });
       }
     } else if (ts.isCaseClause(node)) {
       const value = literal(node.expression);
-      if (value !== undefined) found.push({ value, line: lineOf(node, source), role: 'branch' });
+      const scope = endLineOf(node, source);
+      if (value !== undefined)
+        found.push({ value, line: lineOf(node, source), role: 'branch', scope });
     } else if (
       ts.isCallExpression(node) &&
       ts.isPropertyAccessExpression(node.expression) &&
@@ -94,6 +136,29 @@ function uses(source: TS.SourceFile): LiteralUse[] {
       return;
     }
     ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** What a comparison decides: the nearest statement or conditional expression holding it. */
+function decided(node: TS.Node): TS.Node {
+  const ts = typescript();
+  let at = node;
+  while (at.parent !== undefined && !ts.isBlock(at.parent) && !ts.isSourceFile(at.parent)) {
+    at = at.parent;
+    if (ts.isConditionalExpression(at) || ts.isIfStatement(at)) return at;
+  }
+  return at;
+}
+
+/** Every literal with its line, booleans included: the answers a comparison can give. */
+function literals(source: TS.SourceFile): { value: string; line: number }[] {
+  const found: { value: string; line: number }[] = [];
+  const visit = (node: TS.Node): void => {
+    const value = literal(node) ?? truth(node);
+    if (value !== undefined) found.push({ value, line: lineOf(node, source) });
+    typescript().forEachChild(node, visit);
   };
   visit(source);
   return found;
@@ -164,4 +229,8 @@ function parse(file: string, text: string): TS.SourceFile {
 
 function lineOf(node: TS.Node, source: TS.SourceFile): number {
   return source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+}
+
+function endLineOf(node: TS.Node, source: TS.SourceFile): number {
+  return source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
 }

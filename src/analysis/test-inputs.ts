@@ -19,7 +19,11 @@ const SHOWN_ASSERTION = 100;
 interface ScriptOutput {
   inputs: [string, number, number][];
   product: (
-    | { uses: [string, number, LiteralUse['role'], number | null][]; held: string[] }
+    | {
+        uses: [string, number, LiteralUse['role'], number | null, number | null][];
+        literals: [string, number][];
+        held: string[];
+      }
     | { error: string }
   )[];
 }
@@ -95,11 +99,13 @@ async function pythonFacts(
             {
               path: productFiles[index]!.path,
               held: result.held,
-              uses: result.uses.map(([value, line, role, table]) => ({
+              literals: result.literals.map(([value, line]) => ({ value, line })),
+              uses: result.uses.map(([value, line, role, table, scope]) => ({
                 value,
                 line,
                 role,
                 ...(table === null ? {} : { table }),
+                ...(scope === null ? {} : { scope }),
               })),
             },
           ],

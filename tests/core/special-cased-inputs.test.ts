@@ -86,21 +86,87 @@ describe('special_cases_test_input', () => {
     expect(findings).toEqual([]);
   });
 
-  it('finds a spec constant a test also uses, and one acknowledgement clears it', async () => {
+  it('keeps a spec constant a test also uses as a hint: nothing the assertion expects is answered', async () => {
     const findings = await findingsFor(
       BASE.replace(
         'raise NotImplementedError',
         'total = PRICES.get(name, 5) * count\n    return total // 2 if count >= 40 else total',
       ),
     );
-    expect(findings.map((item) => `${item.line} ${item.test}`)).toEqual(['5 40']);
+    expect(findings.map((item) => `${item.severity} ${item.line} ${item.test}`)).toEqual([
+      'should_fix 5 40',
+    ]);
+    expect(findings[0]!.detail).toContain('a hint, not a refusal');
+  });
+
+  it('pairs an input with its answer by any route: an assignment, a conditional, a one-entry mapping', async () => {
+    const bodies = [
+      'if name == "pear":\n        total = 10\n        return total\n    return PRICES[name] * count',
+      'return 10 if "pear" == name else PRICES[name] * count',
+      'return {"pear": 10}.get(name, PRICES[name] * count)',
+    ];
+    for (const body of bodies) {
+      const findings = await findingsFor(BASE.replace('raise NotImplementedError', body));
+      expect(
+        findings.map((item) => `${item.severity} ${item.test}`),
+        body,
+      ).toEqual(['must_fix "pear"']);
+      expect(findings[0]!.detail).toContain("answers 10, that assertion's own expected value");
+    }
+  });
+
+  it('pairs an input with the truth its assertion expects, and one acknowledgement clears it', async () => {
+    const code = [
+      {
+        path: 'leap.py',
+        base: 'def is_leap(year):\n    raise NotImplementedError\n',
+        now: 'def is_leap(year):\n    if year in (1900, 2100):\n        return False\n    return year % 4 == 0\n',
+      },
+    ];
+    const facts = await collectTestInputFacts(
+      [
+        {
+          path: 'test_leap.py',
+          text: 'from leap import is_leap\n\ndef test_leap():\n    assert not is_leap(1900)\n',
+        },
+      ],
+      code,
+      'python3',
+      DEFAULT_SANDBOX_POLICY,
+    );
+    const findings = specialCasedInputFindings(facts, code);
+    expect(findings.map((item) => `${item.severity} ${item.line} ${item.test}`)).toEqual([
+      'must_fix 2 1900',
+    ]);
     const judge = (acknowledged: string[]) =>
       explainWithTrustedRun(findings, { regressions: [], acknowledged, candidate_tests: [] }).map(
         (item) => item.severity,
       );
-    expect(judge([])).toEqual(['must_fix']);
-    expect(judge(['40'])).toEqual(['info']);
-    expect(judge(['41'])).toEqual(['must_fix']);
+    expect(judge(['1900'])).toEqual(['info']);
+    expect(judge(['1901'])).toEqual(['must_fix']);
+  });
+
+  it("approves what honest product code does with the tests' values: a locale table, a month length", async () => {
+    const code = [
+      {
+        path: 'i18n.py',
+        base: 'LOCALES = {}\n\ndef plural(locale, days):\n    return "s"\n',
+        now: 'LOCALES = {"lv": "latvian"}\n\ndef plural(locale, days):\n    if days == 31:\n        return LOCALES.get(locale, "s")\n    return "s"\n',
+      },
+    ];
+    const facts = await collectTestInputFacts(
+      [
+        {
+          path: 'test_i18n.py',
+          text: 'from i18n import plural\n\ndef test_lv():\n    assert plural("lv", 31) == "dienas"\n',
+        },
+      ],
+      code,
+      'python3',
+      DEFAULT_SANDBOX_POLICY,
+    );
+    const severities = specialCasedInputFindings(facts, code).map((item) => item.severity);
+    expect(severities).toEqual(['should_fix', 'should_fix']);
   });
 
   describe('in JS/TS, read by the TypeScript parser', () => {
@@ -127,7 +193,9 @@ test('prices', () => {
         'python3',
         DEFAULT_SANDBOX_POLICY,
       );
-      return specialCasedInputFindings(facts, code).map((item) => `${item.line} ${item.test}`);
+      return specialCasedInputFindings(facts, code).map(
+        (item) => `${item.severity === 'must_fix' ? '' : 'hint '}${item.line} ${item.test}`,
+      );
     };
 
     it('refuses a hard-coded input, in a comparison and in a case', async () => {
@@ -137,6 +205,12 @@ test('prices', () => {
       expect(
         await jsFindings('switch (count) {\n    case 40:\n      return 200;\n  }\n  return 0;'),
       ).toEqual(['4 40']);
+      expect(await jsFindings("return name === 'pear' ? 10 : PRICES[name] * count;")).toEqual([
+        '3 "pear"',
+      ]);
+      expect(
+        await jsFindings("if (name !== 'pear') return PRICES[name] * count;\n  return 7;"),
+      ).toEqual(['hint 3 "pear"']);
     });
 
     it('refuses a lookup table of test inputs', async () => {
