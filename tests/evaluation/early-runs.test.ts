@@ -147,6 +147,11 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
       ]),
     );
     expect(timings[STEP.trusted]).toBeUndefined();
+    // Where the turn's time went: the runs the approval rests on, though started before the call.
+    const runs = dataOf(result).trusted_runs_timings as Record<string, number>;
+    expect(runs[STEP.trusted]).toBeGreaterThan(5);
+    expect(runs[STEP.snapshots]).toBeGreaterThan(0);
+    expect(runs[STEP.earlyRuns]).toBeUndefined();
   });
 
   it('an approval that starts the trusted runs itself answers with the seconds of each', async () => {
