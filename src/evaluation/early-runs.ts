@@ -168,11 +168,11 @@ async function serves(entry: Entry, request: TreeRunsRequest): Promise<boolean> 
   // A failed preparation is reported to whoever waits for the runs; a retry would fail alike.
   if (!prepared) return true;
   // Planted after the snapshots were made (a .bin shim the fingerprint does not cover): judge anew.
-  if (
-    prepared.planted.length === 0 &&
-    (await plantedEnvironment(request.worktree, request.taskId, request.baseCommit)).length > 0
-  )
-    return false;
+  if (prepared.planted.length === 0) {
+    const now =
+      request.planted ?? plantedEnvironment(request.worktree, request.taskId, request.baseCommit);
+    if ((await now).length > 0) return false;
+  }
   const covered = (acknowledged: string[] = [], file: string) =>
     acknowledged.some((entry) => coversPath(entry, file));
   return [

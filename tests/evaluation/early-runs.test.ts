@@ -147,6 +147,8 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
       ]),
     );
     expect(timings[STEP.trusted]).toBeUndefined();
+    // The approval's one read of the environment, shared by the runs it reuses and its checks.
+    expect(timings[STEP.environment]).toBeDefined();
     // Where the turn's time went: the runs the approval rests on, though started before the call.
     const runs = dataOf(result).trusted_runs_timings as Record<string, number>;
     expect(runs[STEP.trusted]).toBeGreaterThan(5);
