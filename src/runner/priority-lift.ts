@@ -1,5 +1,4 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 
 /** The kernel takes one autogroup change per 100 ms on the whole machine: tried again this often. */
 const RETRY_MS = 50;
@@ -10,31 +9,28 @@ const ATTEMPTS = 40;
  * Player's run ended): from then on they are what the Coach waits for. Kept lowered, a shared
  * machine's other sessions take their cores (a session at nice 10 weighs a tenth of one at 0): at
  * load 20 on two cores, a Go suite's trusted run took 14 s against 0.4 s for the raw run.
- * Every process this server started, however deep, is lifted: with autogroups, the session each
- * run lowered (one write per session); the process's own niceness too where the system lets an
- * unprivileged process lower it back (elsewhere only the sessions are lifted).
+ * With autogroups the kernel shares the CPU between sessions first, so the session each run lowered
+ * (every process this server started, however deep; one write per session) is what is lifted. A
+ * process's own niceness stays: it ranks it only within its session, where all are lowered alike,
+ * and an unprivileged process cannot lower it back. Without autogroups nothing is lifted.
  */
 export async function liftLoweredRuns(): Promise<void> {
-  const own = await sessionNiceness(process.pid);
-  const sessions = new Set<string>();
+  const own = await readSession(process.pid);
+  if (!own) return;
+  const lifted = new Set<string>();
   for (const pid of await descendants(process.pid)) {
-    try {
-      if (os.getPriority(pid) > os.getPriority()) os.setPriority(pid, os.getPriority());
-    } catch {
-      // Gone meanwhile, or not permitted: the session's lift below is what counts.
-    }
-    const session = await readFile(`/proc/${pid}/autogroup`, 'utf8').catch(() => '');
-    const [, group, nice] = /^(\S+) nice (-?\d+)/.exec(session) ?? [];
-    if (!group || own === undefined || Number(nice) <= own || sessions.has(group)) continue;
-    sessions.add(group);
-    await setSessionNiceness(pid, own);
+    const session = await readSession(pid);
+    if (!session || session.nice <= own.nice || lifted.has(session.group)) continue;
+    lifted.add(session.group);
+    await setSessionNiceness(pid, own.nice);
   }
 }
 
-async function sessionNiceness(pid: number): Promise<number | undefined> {
-  const session = await readFile(`/proc/${pid}/autogroup`, 'utf8').catch(() => '');
-  const nice = / nice (-?\d+)/.exec(session)?.[1];
-  return nice === undefined ? undefined : Number(nice);
+/** A process's autogroup (`/autogroup-12 nice 10`); undefined without autogroups, or once it ended. */
+async function readSession(pid: number): Promise<{ group: string; nice: number } | undefined> {
+  const text = await readFile(`/proc/${pid}/autogroup`, 'utf8').catch(() => '');
+  const [, group, nice] = /^(\S+) nice (-?\d+)/.exec(text) ?? [];
+  return group ? { group, nice: Number(nice) } : undefined;
 }
 
 async function setSessionNiceness(pid: number, nice: number): Promise<void> {
