@@ -11,7 +11,12 @@ import {
 } from '../core/integrity.js';
 import type { RunRecord } from '../core/run-record.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
-import { EDITED_INSTALL, plantedEnvironment } from '../evaluation/planted-environment.js';
+import {
+  EDITED_INSTALL,
+  plantedEnvironment,
+  readEnvironmentOnce,
+  type PlantedFile,
+} from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { isJsFile, isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
@@ -116,9 +121,13 @@ export async function checkTestIntegrity(
   // The static reading and the trusted runs are independent: one waits while the other works.
   const elapsed = <T>(work: Promise<T>) =>
     work.then((value) => ({ value, ms: Date.now() - started }));
+  // One read of the environment for the whole check: the static findings and the runs share it.
+  const planted = readEnvironmentOnce(scope, options.steps);
   const [statics, dynamics] = await Promise.all([
-    elapsed(timed(options.steps, STEP.integrity, () => integrityAgainstBase(scope, taskId))),
-    elapsed(trustedRuns(scope, options)),
+    elapsed(
+      timed(options.steps, STEP.integrity, () => integrityAgainstBase(scope, taskId, planted)),
+    ),
+    elapsed(trustedRuns(scope, options, planted)),
   ]);
   const report = statics.value;
   const judged = dynamics.value;
@@ -191,7 +200,11 @@ type TrustedRuns =
  * The trusted runs of the tree as it is now: an approval attempt's, else (unless dynamic: false) made
  * now from the latest candidate run of this tree, which record_verdict's evaluation then finds made.
  */
-async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise<TrustedRuns> {
+async function trustedRuns(
+  scope: TaskScope,
+  options: IntegrityOptions,
+  planted: Promise<PlantedFile[]>,
+): Promise<TrustedRuns> {
   const { worktree, taskId } = scope;
   const [run, tree] = await Promise.all([latestRun(worktree, taskId), treeFingerprint(worktree)]);
   if (run.state !== 'ok')
@@ -222,6 +235,7 @@ async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise
     config: scope.config,
     candidateTests: run.value.tests,
     candidateLoaded: run.value.changed_files_loaded,
+    planted,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.steps ? { steps: options.steps } : {}),
@@ -248,6 +262,8 @@ async function trustedRuns(scope: TaskScope, options: IntegrityOptions): Promise
 export async function integrityAgainstBase(
   repository: TrustedConfig & { worktree: string },
   taskId: string | undefined,
+  /** The caller's one read of the environment; read here when absent. */
+  planted?: Promise<PlantedFile[]>,
 ): Promise<IntegrityReport> {
   const { worktree } = repository;
   const base = repository.base.commit;
@@ -291,7 +307,10 @@ export async function integrityAgainstBase(
     ...(taskFile ? { task_file: taskFile } : {}),
     first_party_modules: await firstPartyModules(worktree),
     ...counts,
-    hidden_files: await hiddenFiles(worktree, taskId, base),
+    hidden_files: await hiddenFiles(
+      worktree,
+      planted ?? plantedEnvironment(worktree, taskId, base),
+    ),
     product_code: productCode,
     doctests_run: await doctestsRun(worktree, base, baseFiles, productCode),
     test_inputs: await testInputs(worktree, base, baseFiles, files, productCode, sandbox),
@@ -371,13 +390,9 @@ const DOCTEST_RUNNERS = '--doctest-(modules|glob)|DocTestSuite|doctest\\.testmod
  */
 async function hiddenFiles(
   worktree: string,
-  taskId: string | undefined,
-  base: string,
+  environment: Promise<PlantedFile[]>,
 ): Promise<string[]> {
-  const [runnerFiles, planted] = await Promise.all([
-    hiddenRunnerFiles(worktree),
-    plantedEnvironment(worktree, taskId, base),
-  ]);
+  const [runnerFiles, planted] = await Promise.all([hiddenRunnerFiles(worktree), environment]);
   // An installed file edited in place is not hidden code to commit: the approval refuses it as a
   // planted environment, with how to reinstall it.
   const siteHooks = planted

@@ -77,6 +77,8 @@ export interface VerdictResult {
   evaluation: Evaluation | null;
   /** Seconds per step of this call (src/evaluation/steps.ts); overlapping steps do not add up. */
   timings: Record<string, number>;
+  /** Seconds per step of the trusted runs an approval rests on, wherever they were started. */
+  trusted_runs_timings: Record<string, number>;
 }
 
 /**
@@ -92,6 +94,7 @@ export async function recordVerdict(
 ): Promise<VerdictResult> {
   const { worktree, taskId } = scope;
   const steps = options.steps ?? new Steps();
+  const runSteps = new Steps();
   const { task, tampering, beadReview } = await steps.time(STEP.records, async () => ({
     task: await loadTask(worktree, taskId, scope.base.commit),
     // Seen before the lock repairs the mirror from the server's copy.
@@ -108,6 +111,7 @@ export async function recordVerdict(
           {
             ...options,
             steps,
+            runSteps,
             keptTests: (request.evidence ?? []).flatMap((item) =>
               item.kept && item.test ? [item.test] : [],
             ),
@@ -153,7 +157,7 @@ export async function recordVerdict(
     const reasons = evidence.approval ? approvalRefusals(evidence.approval) : [];
     if (reasons.length > 0) await refuseApproval(verdict, reasons);
     const result = await steps.time(STEP.records, () => recordDecision(verdict));
-    return { ...result, timings: steps.seconds() };
+    return { ...result, timings: steps.seconds(), trusted_runs_timings: runSteps.seconds() };
   });
 }
 
@@ -288,7 +292,9 @@ async function refuseApproval(verdict: VerdictInProgress, reasons: string[]): Pr
 }
 
 /** The verdict's records: coach_turn_<N>.json, the signed log entry, review.md. */
-async function recordDecision(verdict: VerdictInProgress): Promise<Omit<VerdictResult, 'timings'>> {
+async function recordDecision(
+  verdict: VerdictInProgress,
+): Promise<Omit<VerdictResult, 'timings' | 'trusted_runs_timings'>> {
   const { scope, request, turn, evidence } = verdict;
   const { worktree, taskId, config } = scope;
   const { log, state } = turn;

@@ -24,6 +24,8 @@ export interface TaskScope extends TrustedConfig {
   worktree: string;
   taskId: string;
   base_moved: BaseMoved | null;
+  /** The pin openTask read (absent before the task is pinned): passed down, not read again. */
+  pin?: PinnedBase;
 }
 
 export async function openRepository(
@@ -95,7 +97,7 @@ async function scopeAtPin(
   taskId: string,
   pin: PinnedBase,
 ): Promise<TaskScope> {
-  if (pin.commit === resolved.base.commit) return { ...resolved, taskId, base_moved: null };
+  if (pin.commit === resolved.base.commit) return { ...resolved, taskId, base_moved: null, pin };
   const pinned = await loadTrustedConfig(resolved.worktree, pin.commit);
   return {
     worktree: resolved.worktree,
@@ -103,6 +105,7 @@ async function scopeAtPin(
     base: { commit: pin.commit, source: `pinned (${pin.source})` },
     taskId,
     base_moved: { pinned: pin.commit, resolved: resolved.base.commit },
+    pin,
   };
 }
 

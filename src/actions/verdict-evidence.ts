@@ -10,6 +10,7 @@ import { linksIntoStore } from '../repo/runner-loaded.js';
 import { describeTampering, type Tampering } from '../records/mirrored.js';
 import type { JsonFile } from '../records/files.js';
 import { latestRun } from '../records/runs.js';
+import { readEnvironmentOnce, type PlantedFile } from '../evaluation/planted-environment.js';
 import { integrityAgainstBase, type IntegrityReport } from './check-test-integrity.js';
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
@@ -63,7 +64,12 @@ export interface EvidenceRequest {
  * How long to wait for the trusted runs, the tests the Coach cites for kept behaviour, and where the
  * call's steps are counted.
  */
-export type EvaluationOptions = WaitOptions & { keptTests?: string[]; steps?: Steps };
+export type EvaluationOptions = WaitOptions & {
+  keptTests?: string[];
+  steps?: Steps;
+  /** The caller's one read of the environment (readEnvironmentOnce); read here when absent. */
+  planted?: Promise<PlantedFile[]>;
+};
 
 /**
  * The trusted evaluation of the latest stored run, when that run describes the current tree. It runs
@@ -75,10 +81,12 @@ export async function evaluateLatestRun(
   acknowledgedPaths: string[],
   options: EvaluationOptions,
 ): Promise<EvaluatedRun | undefined> {
+  // One read of the environment for the whole approval: the runs and the checks judge the same.
+  const planted = readEnvironmentOnce(scope, options.steps);
   const [evaluated, checks] = await Promise.all([
-    latestRunEvaluation(scope, acknowledgedPaths, options),
+    latestRunEvaluation(scope, acknowledgedPaths, { ...options, planted }),
     // Mostly waiting for the trusted runs to end: the checks go in that wait, not after it.
-    timed(options.steps, STEP.integrity, () => treeChecks(scope)),
+    timed(options.steps, STEP.integrity, () => treeChecks(scope, planted)),
   ]);
   return evaluated && { ...evaluated, checks };
 }
@@ -111,9 +119,9 @@ export async function latestRunEvaluation(
   return { run_id: run.value.run_id, tree, result };
 }
 
-async function treeChecks(scope: TaskScope): Promise<TreeChecks> {
+async function treeChecks(scope: TaskScope, planted?: Promise<PlantedFile[]>): Promise<TreeChecks> {
   const [integrity, links] = await Promise.all([
-    integrityAgainstBase(scope, scope.taskId),
+    integrityAgainstBase(scope, scope.taskId, planted),
     linksIntoStore(scope.worktree),
   ]);
   return { integrity, links };

@@ -21,6 +21,11 @@ export interface WaitOptions {
   onProgress?: (elapsedMs: number, testsSeen: number) => void;
   /** The caller's steps: the runs it starts are counted run by run, those it reuses by the wait. */
   steps?: Steps;
+  /**
+   * The steps of the trusted runs the caller rests on, wherever they started (beside the candidate
+   * run, or by an earlier call): where a turn's time went, not where this call waited.
+   */
+  runSteps?: Steps;
 }
 
 interface Entry {
@@ -84,15 +89,11 @@ export async function treeRuns(
       (await timed(wait.steps, STEP.earlyRuns, () => serves(existing, request), existing.steps));
     const entry = reused ? existing : start(request);
     try {
-      if (reused)
-        return await timed(wait.steps, STEP.earlyRuns, () => waitFor(entry, wait), entry.steps);
-      const runs = await timed(
-        wait.steps,
-        STEP.trustedRuns,
-        () => waitFor(entry, wait),
-        entry.steps,
-      );
-      wait.steps?.addAll(entry.steps);
+      const runs = reused
+        ? await timed(wait.steps, STEP.earlyRuns, () => waitFor(entry, wait), entry.steps)
+        : await timed(wait.steps, STEP.trustedRuns, () => waitFor(entry, wait), entry.steps);
+      if (!reused) wait.steps?.addAll(entry.steps);
+      wait.runSteps?.addAll(entry.steps);
       return runs;
     } catch (error) {
       if (wait.signal?.aborted || !entry.controller.signal.aborted) throw error;
@@ -167,11 +168,11 @@ async function serves(entry: Entry, request: TreeRunsRequest): Promise<boolean> 
   // A failed preparation is reported to whoever waits for the runs; a retry would fail alike.
   if (!prepared) return true;
   // Planted after the snapshots were made (a .bin shim the fingerprint does not cover): judge anew.
-  if (
-    prepared.planted.length === 0 &&
-    (await plantedEnvironment(request.worktree, request.taskId, request.baseCommit)).length > 0
-  )
-    return false;
+  if (prepared.planted.length === 0) {
+    const now =
+      request.planted ?? plantedEnvironment(request.worktree, request.taskId, request.baseCommit);
+    if ((await now).length > 0) return false;
+  }
   const covered = (acknowledged: string[] = [], file: string) =>
     acknowledged.some((entry) => coversPath(entry, file));
   return [

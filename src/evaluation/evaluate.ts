@@ -42,7 +42,7 @@ export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
  * else they start now. Nothing is run when the borrowed environment was tampered with.
  */
 export async function evaluateCandidate(request: EvaluationRequest): Promise<Evaluation> {
-  const { signal, onProgress, steps } = request;
+  const { signal, onProgress, steps, runSteps } = request;
   const tree =
     request.tree ?? (await timed(steps, STEP.git, () => treeFingerprint(request.worktree)));
   const runs = await treeRuns(
@@ -51,6 +51,7 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
       ...(signal ? { signal } : {}),
       ...(onProgress ? { onProgress } : {}),
       ...(steps ? { steps } : {}),
+      ...(runSteps ? { runSteps } : {}),
     },
   );
   const evaluation = judged(

@@ -15,6 +15,7 @@ import { readManyAtCommit } from '../repo/git.js';
 import { declaredPytestPlugins } from '../core/product-code.js';
 import { nodeModulesProblems } from './node-modules-integrity.js';
 import type { PlantedFile } from './planted-file.js';
+import { STEP, timed, type Steps } from './steps.js';
 export type { PlantedFile } from './planted-file.js';
 
 /** .pth files that packaging tools write themselves: their import lines are expected. */
@@ -40,8 +41,12 @@ export async function plantedEnvironment(
   worktree: string,
   taskId?: string,
   baseCommit?: string,
+  /** The task's pin when the caller has read it already. */
+  knownPin?: PinnedBase,
 ): Promise<PlantedFile[]> {
-  const pin = taskId ? await readPinnedBase(worktree, taskId).catch(() => undefined) : undefined;
+  const pin =
+    knownPin ??
+    (taskId ? await readPinnedBase(worktree, taskId).catch(() => undefined) : undefined);
   const [sincePin, ownPlugins] = await Promise.all([
     changesSincePin(worktree, pin?.environment),
     baseCommit ? projectPytestPlugins(worktree, baseCommit) : new Set<string>(),
@@ -65,6 +70,30 @@ export async function plantedEnvironment(
   found.push(...(await editedInstalls(worktree, found)));
   found.push(...(await borrowedNodeModules(worktree, taskId, pin)));
   return found;
+}
+
+/** What judges the borrowed environment of one task: its worktree, pinned base and pin. */
+export interface EnvironmentScope {
+  worktree: string;
+  taskId: string;
+  base: { commit: string };
+  pin?: PinnedBase;
+}
+
+/**
+ * The environment read once for a whole approval (or integrity check) and handed to everything that
+ * judges it: the trusted runs (do runs made earlier still serve?) and the integrity check (site hooks
+ * git does not see). A failure is kept for whoever awaits the read, not reported as unhandled.
+ */
+export function readEnvironmentOnce(
+  scope: EnvironmentScope,
+  steps?: Steps,
+): Promise<PlantedFile[]> {
+  const read = timed(steps, STEP.environment, () =>
+    plantedEnvironment(scope.worktree, scope.taskId, scope.base.commit, scope.pin),
+  );
+  read.catch(() => undefined);
+  return read;
 }
 
 /** node_modules judged by content, against the pin's record of it when there is one. */

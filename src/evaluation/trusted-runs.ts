@@ -50,6 +50,8 @@ export interface TrustedRunsRequest {
   config: Config;
   /** Left-out paths the Coach acknowledged (files or directories): the trusted runs take them too. */
   acknowledgedPaths?: string[];
+  /** The caller's one read of the environment (readEnvironmentOnce); read here when absent. */
+  planted?: Promise<PlantedFile[]>;
 }
 
 export interface SnapshotRun {
@@ -159,8 +161,10 @@ export async function prepareTrustedRuns(
   steps?: Steps,
 ): Promise<PreparedRuns> {
   const { worktree, baseCommit, config } = request;
-  const planted = await timed(steps, STEP.environment, () =>
-    plantedEnvironment(worktree, request.taskId, baseCommit),
+  const planted = await timed(
+    steps,
+    STEP.environment,
+    () => request.planted ?? plantedEnvironment(worktree, request.taskId, baseCommit),
   );
   const [added, selection] = await timed(steps, STEP.git, async () => [
     await addedTestFiles(worktree, baseCommit),

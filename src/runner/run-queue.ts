@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { liftLoweredRuns } from './priority-lift.js';
 
 /**
  * The Player's run (and gates) the caller waits for; trusted runs that go beside it; and the
@@ -13,6 +14,8 @@ export type RunPriority = 'foreground' | 'background' | 'lowest';
  * take the cores a foreground run leaves idle (while its tests sleep or wait, or once it has ended)
  * rather than its own: an approval's trusted runs then finish beside the Player's run, not after it.
  * The lowest runs have slots of their own too, so a short run never waits for a long one to end.
+ * When the last foreground run ends, the lowered runs still going are lifted back
+ * (src/runner/priority-lift.ts): the caller now waits for them.
  */
 export class RunQueue {
   private readonly pools: Record<RunPriority, { active: number; waiting: (() => void)[] }> = {
@@ -23,6 +26,10 @@ export class RunQueue {
   private readonly perWorktree = new Map<string, Promise<unknown>>();
 
   constructor(private readonly limit = os.availableParallelism()) {}
+
+  private hasLoweredRuns(): boolean {
+    return this.pools.background.active + this.pools.lowest.active > 0;
+  }
 
   run<T>(
     worktree: string,
@@ -48,6 +55,8 @@ export class RunQueue {
     } finally {
       pool.active--;
       pool.waiting.shift()?.();
+      if (priority === 'foreground' && pool.active === 0 && this.hasLoweredRuns())
+        void liftLoweredRuns();
     }
   }
 }

@@ -84,6 +84,11 @@ export const recordVerdictTool = defineTool({
       .describe(
         "Seconds this call spent per step: each trusted run, snapshots, environment check, git, integrity, requirements, quality gates, records; trusted runs started with the candidate run count as the time waited for them. Steps overlap (runs go side by side), so they do not add up to the call's time.",
       ),
+    trusted_runs_timings: z
+      .record(z.string(), z.number())
+      .describe(
+        "Seconds per step of the trusted runs an approval rests on, wherever they were started (beside the candidate run, or by an earlier call): environment check, git, snapshots, each run. Where the turn's time went; empty for feedback.",
+      ),
   }),
   longRunning: true,
   annotations: {

@@ -9,6 +9,7 @@ import {
   BROKEN_CALC,
   DIVIDE_EVIDENCE,
   GOOD_CALC,
+  PY_TASK,
   TASK,
   hasPytest,
   pythonTask,
@@ -53,6 +54,34 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
       'fail-to-pass': 1,
       'new-tests': 1,
     });
+  });
+
+  it('a second task on the same base does not run the baseline again: its approval says so', async () => {
+    const other = 'TASK-008';
+    project = await pythonTask(
+      { 'calc.py': GOOD_CALC },
+      { [`.guardkit/tasks/backlog/${other}.md`]: PY_TASK.replace(TASK, other) },
+    );
+    const approve = async (task: string) => {
+      const call = (name: string, args: Record<string, unknown>) =>
+        project!.client.callTool({
+          name,
+          arguments: { worktree: project!.repo.dir, task_id: task, ...args },
+        }) as Promise<CallToolResult>;
+      if (task !== TASK)
+        await call('record_player_report', { turn: 1, report: { tests_passed: true } });
+      dataOf(await call('run_independent_tests', {}));
+      return dataOf(await call('record_verdict', verdict));
+    };
+    const first = await approve(TASK);
+    expect(first.evaluation.baseline.cached).toBe(false);
+    expect(first.trusted_runs_timings[STEP.baseline]).toBeDefined();
+    // The runs the second approval rests on are the trusted ones alone: the base's came from the cache.
+    const second = await approve(other);
+    expect(second.status).toBe('approved');
+    expect(second.evaluation.baseline.cached).toBe(true);
+    expect(second.trusted_runs_timings[STEP.baseline]).toBeUndefined();
+    expect(second.trusted_runs_timings[STEP.trusted]).toBeDefined();
   });
 
   it('longest first: the runs limited to the Player test file run at the lowest priority', async () => {
@@ -147,6 +176,13 @@ describe.skipIf(!hasPytest)('trusted runs started early (pytest installed)', () 
       ]),
     );
     expect(timings[STEP.trusted]).toBeUndefined();
+    // The approval's one read of the environment, shared by the runs it reuses and its checks.
+    expect(timings[STEP.environment]).toBeDefined();
+    // Where the turn's time went: the runs the approval rests on, though started before the call.
+    const runs = dataOf(result).trusted_runs_timings as Record<string, number>;
+    expect(runs[STEP.trusted]).toBeGreaterThan(5);
+    expect(runs[STEP.snapshots]).toBeGreaterThan(0);
+    expect(runs[STEP.earlyRuns]).toBeUndefined();
   });
 
   it('an approval that starts the trusted runs itself answers with the seconds of each', async () => {

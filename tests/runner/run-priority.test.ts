@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { OutputCapture } from '../../src/runner/output-capture.js';
 import { RunQueue, type RunPriority } from '../../src/runner/run-queue.js';
 import { runSandboxed, type Isolation } from '../../src/sandbox/run.js';
@@ -79,6 +79,37 @@ describe.each(ISOLATIONS)(
         expect(together.map((lines) => lines.map((line) => line.split(' nice ')[1]))).toEqual(
           priorities.map((priority) => (priority === 'background' ? ['10', '10'] : ['19', '19'])),
         );
+      },
+    );
+
+    it.runIf(autogroups)(
+      "once the Player's run ends, the lowered runs still going are lifted back: the Coach waits for them",
+      async () => {
+        const queue = new RunQueue(2);
+        const own = readFileSync('/proc/self/autogroup', 'utf8').trim().split(' nice ')[1];
+        const started = path.join(scratch, `started-${(runs += 1)}`);
+        const released = path.join(scratch, `released-${runs}`);
+        let endPlayerRun = () => undefined as void;
+        const player = queue.run('/player', () => new Promise<void>((end) => (endPlayerRun = end)));
+        // The session's niceness while the Player's run holds its core, then once it ended (the
+        // lift is looked for for up to 10 s: it is the server's, made when the Player's run ends).
+        const trusted = queue.run(
+          '/trusted',
+          () =>
+            printed(
+              `cat /proc/self/autogroup; : > ${started}; until [ -e ${released} ]; do sleep 0.05; done; i=0; until grep -q ' nice ${own}$' /proc/self/autogroup || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done; cat /proc/self/autogroup`,
+              'background',
+              isolation,
+            ),
+          'background',
+        );
+        // The first line is printed before the Player's run ends.
+        await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 60_000 });
+        endPlayerRun();
+        await player;
+        writeFileSync(released, '');
+        const lines = await trusted;
+        expect(lines.map((line) => line.split(' nice ')[1])).toEqual(['10', own]);
       },
     );
   },
