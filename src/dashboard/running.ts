@@ -23,8 +23,9 @@ const RUN_LOG = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-[0-9a-f]{4
 const LONGEST_RUN_MS = 2 * MAX_TIMEOUT_S * 1000;
 
 /**
- * The latest run whose log exists and whose record does not, started after the last stored run (runs
- * of one worktree take turns) and within the longest a run can last; null when there is none.
+ * The latest run whose log exists and whose record does not (in the run order or the mirror), started
+ * after the last stored run (runs of one worktree take turns) and within the longest a run can last;
+ * null when there is none.
  */
 export async function runInProgress(
   worktree: string,
@@ -45,7 +46,9 @@ export async function runInProgress(
       const started = `${year}-${month}-${day}T${hour}:${minute}:${second}.${ms}Z`;
       const runId = name.slice(0, -'.log'.length);
       const fresh = now - Date.parse(started) < LONGEST_RUN_MS;
-      return runId > last && !stored.includes(runId) && fresh
+      // Its record beside it: stored, here or under another state directory.
+      const recorded = stored.includes(runId) || names.includes(`${runId}.json`);
+      return runId > last && !recorded && fresh
         ? [{ run_id: runId, started_at: started }]
         : [];
     })
