@@ -48,9 +48,7 @@ export async function runInProgress(
       const fresh = now - Date.parse(started) < LONGEST_RUN_MS;
       // Its record beside it: stored, here or under another state directory.
       const recorded = stored.includes(runId) || names.includes(`${runId}.json`);
-      return runId > last && !recorded && fresh
-        ? [{ run_id: runId, started_at: started }]
-        : [];
+      return runId > last && !recorded && fresh ? [{ run_id: runId, started_at: started }] : [];
     })
     .sort((a, b) => a.run_id.localeCompare(b.run_id));
   const latest = candidates.at(-1);

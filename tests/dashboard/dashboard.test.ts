@@ -66,13 +66,9 @@ async function startUi(
   options: string[] = [],
   root = worktree,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'ui', '--root', root, '--port', '0', ...options],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, [CLI, 'ui', '--root', root, '--port', '0', ...options], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   started.push(child);
   const printed = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -295,9 +291,9 @@ type Page = Awaited<ReturnType<typeof watchedPage>>['page'];
 
 /** The task ids of the Tasks card, and of the dependency graph: the two must agree. */
 async function cardIds(page: Page): Promise<string[]> {
-  const ids = await page.locator('.task-card').evaluateAll((cards) =>
-    cards.map((card) => card.getAttribute('data-task')),
-  );
+  const ids = await page
+    .locator('.task-card')
+    .evaluateAll((cards) => cards.map((card) => card.getAttribute('data-task')));
   return ids.sort();
 }
 
@@ -538,9 +534,9 @@ describe.skipIf(!existsSync(CHROMIUM))(
         const running = callTool(client, 'run_independent_tests', task);
         await page.goto(ui.url);
         const detail = page.locator('[data-detail="TASK-001"]');
-        await expect.poll(() => detail.locator('.facts').textContent(), POLL).toContain(
-          'run in progress',
-        );
+        await expect
+          .poll(() => detail.locator('.facts').textContent(), POLL)
+          .toContain('run in progress');
         expect(await card.locator('.chip.running').textContent()).toBe('run in progress');
         expect(await page.locator('.notice').count()).toBe(0);
         writeFileSync(path.join(worktree, 'go'), '');
@@ -581,9 +577,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       };
       await expect.poll(() => statusOf('TASK-002'), POLL).toBe('in_progress');
       await page.goto(ui.url);
-      await expect
-        .poll(() => page.locator('[data-detail="TASK-002"]').count(), POLL)
-        .toBe(1);
+      await expect.poll(() => page.locator('[data-detail="TASK-002"]').count(), POLL).toBe(1);
       await page.locator('.task-card[data-task="TASK-001"]').click();
       const merged = page.locator('[data-detail="TASK-001"]');
       await expect.poll(() => merged.count(), POLL).toBe(1);
