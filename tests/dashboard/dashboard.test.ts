@@ -572,7 +572,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       }
       // The page picks its task on its first answer: once the server's model has TASK-002 in progress.
       const statusOf = async (id: string) => {
-        const data = await (await fetch(new URL('api/dashboard', ui.url))).json();
+        const data: any = await (await fetch(new URL('api/dashboard', ui.url))).json();
         return data.tasks.find((task: any) => task.id === id)?.status;
       };
       await expect.poll(() => statusOf('TASK-002'), POLL).toBe('in_progress');
