@@ -8,6 +8,7 @@ import type { CoachTurnRecord } from '../core/coach-turn.js';
 import type { PlayerTurnRecord } from '../core/player-report.js';
 import { failingTests, type RunRecord } from '../core/run-record.js';
 import { taskState } from '../core/task-state.js';
+import { commandAsTyped } from '../runner/invocation.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
 import type { taskStatus } from '../actions/task-status.js';
 import type { Tampering } from '../records/mirrored.js';
@@ -395,7 +396,8 @@ function runView(run: RunRecord): RunView {
     status: run.status,
     counts: run.counts,
     failure_class: run.failure_class,
-    command: run.command.join(' '),
+    // As the user would type it, as run_independent_tests says it (the record keeps the argv that ran).
+    command: commandAsTyped(run.command),
     duration_ms: run.duration_ms,
     summary: run.summary,
     advice: run.advice,

@@ -413,6 +413,10 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(await greet.locator('.sig.bad-text').count()).toBe(0);
       await screenshot(greet, TURNS_SCREENSHOT, false);
       await turns.nth(0).locator('details.run summary').click();
+      // The command as typed, not the reporters coachgate added with their temporary paths.
+      const ran = await turns.nth(0).locator('details.run').textContent();
+      expect(ran).toContain(' · node --test');
+      expect(ran).not.toMatch(/--test-reporter|coachgate-report-/);
       await turns
         .nth(0)
         .getByRole('button', { name: /Show the log/ })
