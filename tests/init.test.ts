@@ -288,6 +288,63 @@ describe('coachgate init', () => {
     const box = sandbox({ claude: true });
     const result = init(box, '--worktree', box.bin);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/is not the top of a git repository/);
+    expect(result.stderr).toMatch(/is not a git repository/);
   });
+
+  it('refuses a path that does not exist, before anything is written (exit 2)', () => {
+    const box = sandbox({ claude: false });
+    const missing = path.join(box.home, 'no', 'such', 'repo');
+    const result = init(box, '--worktree', missing);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`${missing} does not exist.`);
+    expect(existsSync(path.join(box.home, 'no'))).toBe(false);
+    expect(existsSync(box.state)).toBe(false);
+  });
+
+  /** Every file under the repository and the state directory, with its content. */
+  function everything(box: Sandbox): string[] {
+    return [box.repo.dir, box.state].flatMap((root) =>
+      existsSync(root)
+        ? readdirSync(root, { recursive: true, withFileTypes: true })
+            .filter((entry) => !path.join(entry.parentPath, entry.name).includes('/.git'))
+            .map((entry) => {
+              const file = path.join(entry.parentPath, entry.name);
+              return entry.isFile() ? `${file} ${readFileSync(file, 'utf8')}` : file;
+            })
+            .sort()
+        : [],
+    );
+  }
+
+  for (const claude of [false, true])
+    it(`stopped part-way (${claude ? 'through claude' : 'writing .mcp.json'}), leaves the repository, claude's registrations and the state as they were`, () => {
+      const box = sandbox({ claude });
+      // The last step, the starter config, cannot be written: .guardkit is a file.
+      box.repo.write('.guardkit', 'not a directory\n');
+      // As claude writes it, so that its own rewrite on `mcp remove` changes no byte.
+      const other = { mcpServers: { other: { command: 'x', args: [] } } };
+      box.repo.write('.mcp.json', JSON.stringify(other, null, 2));
+      const before = everything(box);
+      const result = init(box);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(/^coachgate init: could not finish: EEXIST: .*\.guardkit/);
+      expect(result.stderr).toContain(
+        'Everything it had done is undone: the repository and the state directory are as they were.',
+      );
+      expect(everything(box)).toEqual(before);
+      if (claude) {
+        const added = claudeCalls(box).filter((args) => args[1] === 'add');
+        const removed = claudeCalls(box).filter((args) => args[1] === 'remove');
+        expect(added.map((args) => args[4])).toEqual(['coachgate-player', 'coachgate-coach']);
+        expect(removed.map((args) => args[4])).toEqual(['coachgate-coach', 'coachgate-player']);
+      }
+      // Its cause fixed, init runs whole.
+      rmSync(path.join(box.repo.dir, '.guardkit'));
+      expect(init(box).status).toBe(0);
+      expect(Object.keys(mcpJson(box)).sort()).toEqual([
+        'coachgate-coach',
+        'coachgate-player',
+        'other',
+      ]);
+    });
 });

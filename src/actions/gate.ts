@@ -1,5 +1,5 @@
 import type { GateCheck } from '../core/gate-report.js';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { RunRecord } from '../core/run-record.js';
 import { taskState, type TaskState } from '../core/task-state.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
@@ -24,8 +24,10 @@ import {
   mirrorTampering,
   readStateCopy,
   stateRecordNames,
+  taskRecordFile,
 } from '../records/mirrored.js';
-import { artifactNames } from '../records/mirror-paths.js';
+import { coachTurnHeads, verdictsCut, type CoachTurnHead } from '../records/coach-turn-heads.js';
+import { artifactNames, taskDirectory } from '../records/mirror-paths.js';
 import { logFiles, readAnchoredLog } from '../records/verdict-log.js';
 import { gateChecks } from './gate-checks.js';
 import {
@@ -93,6 +95,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     reasons.push(
       `${fromState ? files.log.state : files.log.display} does not verify: ${log.chain.problems.join('; ')}`,
     );
+  reasons.push(...verdictsCut(log.entries, await gateCoachTurnHeads(scope, fromState, read)));
   const state = taskState(log.entries);
   const untrusted = untrustedKeys(log.entries, keys);
   if (untrusted.length > 0) reasons.push(untrustedKeyReason(untrusted));
@@ -219,6 +222,23 @@ async function verificationKeys(
     keys: [keyOf(local)],
     description: `no coachgate.trusted_keys pinned: signatures checked against the local key ${local.key_id}`,
   };
+}
+
+/** The coach turn records the gate reads: the server's copies, or on a fresh clone the mirror's. */
+async function gateCoachTurnHeads(
+  scope: TaskScope,
+  fromState: boolean,
+  read: ReadRecord,
+): Promise<CoachTurnHead[]> {
+  const names = fromState
+    ? await stateRecordNames(scope.worktree, scope.taskId)
+    : await readdir(taskDirectory(scope.worktree, scope.taskId)).catch(() => [] as string[]);
+  return coachTurnHeads(
+    names,
+    (name) => taskRecordFile(scope.worktree, scope.taskId, name),
+    read,
+    (file) => (fromState ? file.state : file.display),
+  );
 }
 
 async function readText(file: string): Promise<string | undefined> {

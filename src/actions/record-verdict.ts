@@ -20,6 +20,7 @@ import { beadReviewPath } from '../repo/beads.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
 import { writeFileAtomically } from '../records/files.js';
+import { stateCoachTurnHeads, verdictsCut } from '../records/coach-turn-heads.js';
 import { withTaskLock } from '../records/task-lock.js';
 import { artifactNames, taskDirectory } from '../records/mirror-paths.js';
 import { playerTurnNumbers } from '../records/player-turns.js';
@@ -211,6 +212,13 @@ async function openTurn(scope: TaskScope, request: VerdictRequest): Promise<Open
       "Restore the task's files in the state directory from a backup (the worktree mirror is only a copy); task_status lists the problems.",
     );
   }
+  // A turn's own record may be left from a server stopped before its verdict: it is rewritten now.
+  const cut = verdictsCut(log.entries, await stateCoachTurnHeads(worktree, taskId), request.turn);
+  if (cut.length > 0)
+    throw new CallerError(
+      `No verdict was recorded: ${cut.join('; ')}.`,
+      "A person restores the task's files in the state directory from a backup (the worktree mirror is only a copy).",
+    );
   const state = taskState(log.entries);
   const lastPlayerTurn = (await playerTurnNumbers(worktree, taskId)).at(-1) ?? 0;
   const turn = verdictTurn(state.last_turn, lastPlayerTurn);

@@ -1,6 +1,8 @@
 import { cp } from 'node:fs/promises';
 import { CallerError } from '../core/errors.js';
+import { assertWorkTreeRoot, git } from '../repo/git.js';
 import { loadTask } from '../repo/tasks.js';
+import { UndoLog } from '../repo/undo-log.js';
 import {
   addTaskWorktree,
   commitWorktree,
@@ -12,6 +14,7 @@ import {
   type TaskWorktree,
 } from '../repo/worktrees.js';
 import { pathExists } from '../records/files.js';
+import { mergeRecordFile } from '../records/merge-record.js';
 import { taskDirectory } from '../records/mirror-paths.js';
 import { gateDecision } from './gate.js';
 import { recordTaskMerge } from './gate-merge.js';
@@ -52,7 +55,8 @@ export type WorktreeFinish = TaskWorktree &
 
 /**
  * Merges an approved task into its base branch and removes the worktree, but only when `coachgate gate`
- * passes in it and the caller confirmed the merge. Anything else leaves the worktree as it is.
+ * passes in it and the caller confirmed the merge. Anything else, a failure part-way included, leaves
+ * the worktree, the base branch and the records as they were.
  */
 export async function finishTaskWorktree(
   repository: string,
@@ -70,20 +74,70 @@ export async function finishTaskWorktree(
         'the gate passes, but the merge was not confirmed (pass --auto-merge, or merge: true)',
       ],
     };
-  await commitWorktree(target.path, `${taskId}: approved by coachgate`);
+  const undo = new UndoLog();
+  try {
+    const merged = await mergeApproved(repository, target, undo);
+    if (!merged.merged) {
+      await undoOrSay(undo, taskId);
+      return { ...target, outcome: 'conflict', conflicts: merged.conflicts };
+    }
+    // The records (verdict log, review, runs) outlive the worktree: they are the audit trail.
+    const records = taskDirectory(repository, taskId);
+    const mirror = taskDirectory(target.path, taskId);
+    if (await pathExists(mirror)) {
+      await undo.beforeCopy(mirror, records);
+      await cp(mirror, records, { recursive: true, force: true });
+    }
+    // Last: once the worktree is gone there is nothing left to fail.
+    await removeTaskWorktree(repository, target);
+    return { ...target, outcome: 'merged', commit: merged.commit, records_copied_to: records };
+  } catch (error) {
+    await undoOrSay(undo, taskId, error as Error);
+    if (error instanceof CallerError) throw error;
+    throw new CallerError(
+      `${taskId} was not finished: ${(error as Error).message}. Everything finish had done is undone (the worktree's commit, the merge, the merge record).`,
+      'Fix the cause, then finish again.',
+    );
+  }
+}
+
+/**
+ * Commits the worktree, merges it and signs the merge record, each step undoable: the commit (index
+ * included), the merge (the base branch back where it was) and the merge record's files.
+ */
+async function mergeApproved(repository: string, target: TaskWorktree, undo: UndoLog) {
+  const worktree = git(target.path);
+  const headBefore = (await worktree.revparse(['HEAD'])).trim();
+  const index = (await worktree.raw(['write-tree'])).trim();
+  undo.add(async () => {
+    await worktree.raw(['reset', '-q', '--soft', headBefore]);
+    await worktree.raw(['read-tree', index]);
+  });
+  await commitWorktree(target.path, `${target.task_id}: approved by coachgate`);
+  const base = git(repository);
+  const baseBefore = (await base.revparse(['HEAD'])).trim();
   const merge = await mergeTaskBranch(repository, target);
-  if (!merge.merged) return { ...target, outcome: 'conflict', conflicts: merge.conflicts };
+  if (!merge.merged) return merge;
+  undo.add(async () => void (await base.raw(['reset', '-q', '--keep', baseBefore])));
   // Signed while the approved worktree still exists: the gate on the merged branch checks through it.
-  await recordTaskMerge(target.path, taskId, {
+  const record = await mergeRecordFile(target.path, target.task_id);
+  await undo.beforeWrite(record.state);
+  await undo.beforeWrite(record.mirror);
+  await recordTaskMerge(target.path, target.task_id, {
     commit: merge.commit,
     base_branch: target.base_branch,
   });
-  // The records (verdict log, review, runs) outlive the worktree: they are the audit trail of the merge.
-  const records = taskDirectory(repository, taskId);
-  if (await pathExists(taskDirectory(target.path, taskId)))
-    await cp(taskDirectory(target.path, taskId), records, { recursive: true, force: true });
-  await removeTaskWorktree(repository, target);
-  return { ...target, outcome: 'merged', commit: merge.commit, records_copied_to: records };
+  return merge;
+}
+
+/** Undoes a finish that stopped part-way; what could not be undone is an error of its own. */
+async function undoOrSay(undo: UndoLog, taskId: string, cause?: Error): Promise<void> {
+  const failures = await undo.undo();
+  if (failures.length === 0) return;
+  throw new CallerError(
+    `${taskId}: finish stopped${cause ? ` (${cause.message})` : ''}, and undoing it failed: ${failures.join('; ')}.`,
+    'Check the base branch, the task worktree and .guardkit/autobuild/ with git status and git log.',
+  );
 }
 
 /** Keeps a failed task's worktree for a human, with its work committed on the task branch so none is lost. */
@@ -98,6 +152,7 @@ export async function preserveTaskWorktree(
 }
 
 async function existingWorktree(repository: string, taskId: string): Promise<TaskWorktree> {
+  await assertWorkTreeRoot(repository);
   const baseBranch = await recordedBaseBranch(repository, taskId);
   const target = taskWorktree(repository, taskId, baseBranch ?? '');
   if (!baseBranch || !(await pathExists(target.path))) {

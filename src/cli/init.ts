@@ -9,6 +9,8 @@ import { findOnPath } from '../runner/platform.js';
 import { PACKAGE_ROOT } from '../package.js';
 import { existingSigningKey, initKey, privateKeyPath } from '../records/keys.js';
 import { pathExists, writeFileAtomically } from '../records/files.js';
+import { assertWorkTreeRoot } from '../repo/git.js';
+import { UndoLog } from '../repo/undo-log.js';
 
 const run = promisify(execFile);
 
@@ -59,13 +61,27 @@ export async function defaultServerCommand(env = process.env): Promise<string[]>
   return [process.execPath, fileURLToPath(new URL('bundle/cli.js', PACKAGE_ROOT))];
 }
 
+/** Every step, or none: a failure part-way undoes what the earlier steps did. */
 export async function runInit(options: InitOptions): Promise<InitStep[]> {
-  return [
-    ...(await registerServers(options)),
-    ...(await installAgents(options)),
-    await createKey(options.dryRun),
-    await writeStarterConfig(options),
-  ];
+  const undo = new UndoLog();
+  try {
+    return [
+      ...(await registerServers(options, undo)),
+      ...(await installAgents(options, undo)),
+      await createKey(options.dryRun, undo),
+      await writeStarterConfig(options, undo),
+    ];
+  } catch (error) {
+    const failures = await undo.undo();
+    throw new CallerError(
+      `could not finish: ${(error as Error).message.replace(/\.$/, '')}. ${
+        failures.length === 0
+          ? 'Everything it had done is undone: the repository and the state directory are as they were.'
+          : `Undoing what it had done failed: ${failures.join('; ')}.`
+      }`,
+      'Fix the cause, then run coachgate init again.',
+    );
+  }
 }
 
 function serverArgs(options: InitOptions, role: keyof typeof SERVER_NAMES): string[] {
@@ -106,7 +122,7 @@ async function readMcpJson(file: string): Promise<McpJson> {
  * when `claude` is missing (the same entries `claude mcp add --scope project` writes). Local scope lives
  * in Claude Code's own settings, which only `claude` edits: without it, init prints the commands.
  */
-async function registerServers(options: InitOptions): Promise<InitStep[]> {
+async function registerServers(options: InitOptions, undo: UndoLog): Promise<InitStep[]> {
   const mcpJsonPath = path.join(options.repository, '.mcp.json');
   const steps: InitStep[] = [];
   for (const role of ['player', 'coach'] as const) {
@@ -138,7 +154,16 @@ async function registerServers(options: InitOptions): Promise<InitStep[]> {
       steps.push({ outcome: 'changed', line: `would run  ${shown}` });
     } else if (options.claude) {
       if (existing) await claude(options, ['mcp', 'remove', '--scope', options.scope, name]);
+      // Undone by re-adding the entry it replaced.
+      if (existing)
+        undo.add(() =>
+          claude(options, [
+            ...['mcp', 'add', '--scope', options.scope, name, '--'],
+            ...[existing.command ?? '', ...(existing.args ?? [])],
+          ]),
+        );
       await claude(options, claudeAddArgv(options, name, args));
+      undo.add(() => claude(options, ['mcp', 'remove', '--scope', options.scope, name]));
       steps.push({ outcome: 'changed', line: `${verb.padEnd(10)} server ${name}: ${shown}` });
     } else if (options.scope === 'project') {
       const config = await readMcpJson(mcpJsonPath);
@@ -146,6 +171,7 @@ async function registerServers(options: InitOptions): Promise<InitStep[]> {
         ...config.mcpServers,
         [name]: { type: 'stdio', command, args, env: {} },
       };
+      await undo.beforeWrite(mcpJsonPath);
       await writeFileAtomically(mcpJsonPath, `${JSON.stringify(config, null, 2)}\n`);
       steps.push({
         outcome: 'changed',
@@ -188,7 +214,7 @@ async function claude(options: InitOptions, args: string[]): Promise<void> {
 }
 
 /** The shipped subagents, into .claude/agents/ (where Claude Code finds project subagents). */
-async function installAgents(options: InitOptions): Promise<InitStep[]> {
+async function installAgents(options: InitOptions, undo: UndoLog): Promise<InitStep[]> {
   const source = new URL('agents/', PACKAGE_ROOT);
   const target = path.join(options.repository, '.claude', 'agents');
   const steps: InitStep[] = [];
@@ -206,6 +232,7 @@ async function installAgents(options: InitOptions): Promise<InitStep[]> {
       });
     } else {
       if (!options.dryRun) {
+        await undo.beforeWrite(destination);
         await mkdir(target, { recursive: true });
         await writeFileAtomically(destination, shipped);
       }
@@ -220,7 +247,7 @@ async function installAgents(options: InitOptions): Promise<InitStep[]> {
   return steps;
 }
 
-async function createKey(dryRun: boolean): Promise<InitStep> {
+async function createKey(dryRun: boolean, undo: UndoLog): Promise<InitStep> {
   const existing = await existingSigningKey();
   if (existing) {
     return {
@@ -230,15 +257,17 @@ async function createKey(dryRun: boolean): Promise<InitStep> {
   }
   if (dryRun)
     return { outcome: 'changed', line: `would create the signing key ${privateKeyPath()}` };
+  await undo.beforeWrite(privateKeyPath());
   const { key } = await initKey();
   return { outcome: 'changed', line: `created    signing key ${key.key_id} (${privateKeyPath()})` };
 }
 
-async function writeStarterConfig(options: InitOptions): Promise<InitStep> {
+async function writeStarterConfig(options: InitOptions, undo: UndoLog): Promise<InitStep> {
   const file = path.join(options.repository, '.guardkit', 'config.yaml');
   if (await pathExists(file))
     return { outcome: 'unchanged', line: 'unchanged  .guardkit/config.yaml' };
   if (options.dryRun) return { outcome: 'changed', line: 'would write .guardkit/config.yaml' };
+  await undo.beforeWrite(file);
   await mkdir(path.dirname(file), { recursive: true });
   // 'wx': a config written meanwhile by someone else is never replaced.
   await writeFile(file, STARTER_CONFIG, { flag: 'wx' });
@@ -259,11 +288,8 @@ export async function initCommand(args: string[], print: Print): Promise<number>
   if (scope !== 'project' && scope !== 'local')
     throw new CallerError(`--scope must be project or local, not ${JSON.stringify(scope)}`);
   const repository = path.resolve(values.worktree ?? '.');
-  if (!(await pathExists(path.join(repository, '.git'))))
-    throw new CallerError(
-      `${repository} is not the top of a git repository.`,
-      'Run coachgate init at the repository root, or pass --worktree DIR.',
-    );
+  // A path that does not exist, or is no repository's top, is refused before anything is written.
+  await assertWorkTreeRoot(repository);
   const options: InitOptions = {
     repository,
     scope,

@@ -8,9 +8,12 @@ import type { CoachTurnRecord } from '../core/coach-turn.js';
 import type { PlayerTurnRecord } from '../core/player-report.js';
 import { failingTests, type RunRecord } from '../core/run-record.js';
 import { taskState } from '../core/task-state.js';
+import { commandAsTyped } from '../runner/invocation.js';
 import type { VerdictLogEntry } from '../core/verdict-entry.js';
 import type { taskStatus } from '../actions/task-status.js';
 import type { Tampering } from '../records/mirrored.js';
+import type { MergedView } from './merged.js';
+import type { RunInProgress } from './running.js';
 import type { RepositoryWorktree } from './worktrees.js';
 
 export type TaskStatusView = Awaited<ReturnType<typeof taskStatus>>;
@@ -36,6 +39,10 @@ export interface TaskRecords {
   coach_turns: Checked<CoachTurnRecord>[];
   /** In the server's own order (the latest run last); a run failing its signature check is a problem. */
   runs: Checked<RunRecord>[];
+  /** A run started and not stored yet (src/dashboard/running.ts). */
+  running?: RunInProgress | null;
+  /** An approval merged by `worktree finish`, as the gate checks it (src/dashboard/merged.ts). */
+  merged?: MergedView | null;
 }
 
 export interface SignatureView {
@@ -137,6 +144,8 @@ export interface TaskView {
   base: TaskStatusView['base'] | null;
   base_moved: TaskStatusView['base_moved'];
   latest_run: TaskStatusView['latest_run'];
+  running: RunInProgress | null;
+  merged: MergedView | null;
   mirror_tampering: Tampering[];
   turns: TurnView[];
   /** Stored runs that failed to load or verify, by name, with the reason. */
@@ -159,7 +168,7 @@ export interface Dashboard {
   state_directory: string;
   key_id: string | null;
   generated_at: string;
-  /** Set when the state directory has no records of this repository at all. */
+  /** Set when tasks have mirrored records and the state directory read holds none of them. */
   notice: string | null;
   worktrees: WorktreeView[];
   counts: Record<string, number>;
@@ -191,9 +200,11 @@ export function buildDashboard(input: DashboardInput): Dashboard {
     state_directory: input.state_directory,
     key_id: input.key_id,
     generated_at: input.generated_at,
-    notice: tasks.some((task) => task.signed)
-      ? null
-      : `No signed records for this repository in ${input.state_directory}.`,
+    // A fresh repository (no records anywhere) or a first run still going is no sign of a wrong directory.
+    notice:
+      tasks.some((task) => task.signed) || !tasks.some((task) => task.problem && !task.signed)
+        ? null
+        : `No signed records for this repository in ${input.state_directory}.`,
     worktrees: input.worktrees.map((worktree) => worktreeView(worktree, input.root)),
     counts,
     tampered_tasks: tasks.filter((task) => task.mirror_tampering.length > 0).map((task) => task.id),
@@ -212,7 +223,9 @@ export function taskView(records: TaskRecords, root: string): TaskView {
     title: status?.title ?? records.id,
     worktree: worktreeView(records.worktree, root),
     signed: records.signed,
-    status: status?.status ?? (entries.length > 0 ? taskState(entries).status : 'unknown'),
+    status:
+      status?.status ??
+      (entries.length > 0 ? taskState(entries).status : records.running ? NOT_STARTED : 'unknown'),
     problem: records.problem ?? null,
     block_reason: status?.block_reason ?? null,
     strikes: status?.strikes ?? 0,
@@ -222,6 +235,8 @@ export function taskView(records: TaskRecords, root: string): TaskView {
     base: status?.base ?? null,
     base_moved: status?.base_moved ?? null,
     latest_run: status?.latest_run ?? null,
+    running: records.running ?? null,
+    merged: records.merged ?? null,
     mirror_tampering: records.mirror_tampering,
     turns,
     unverified: records.runs.flatMap((run) =>
@@ -381,7 +396,8 @@ function runView(run: RunRecord): RunView {
     status: run.status,
     counts: run.counts,
     failure_class: run.failure_class,
-    command: run.command.join(' '),
+    // As the user would type it, as run_independent_tests says it (the record keeps the argv that ran).
+    command: commandAsTyped(run.command),
     duration_ms: run.duration_ms,
     summary: run.summary,
     advice: run.advice,

@@ -22,7 +22,9 @@ import { playerTurnNumbers, readPlayerTurn } from '../records/player-turns.js';
 import { readRun, runsDirectory, storedRunIds } from '../records/runs.js';
 import { stateRoot } from '../records/state-directory.js';
 import { readVerdictLog } from '../records/verdict-log.js';
+import { mergedView } from './merged.js';
 import { buildDashboard, type Checked, type Dashboard, type TaskRecords } from './model.js';
+import { runInProgress } from './running.js';
 import { repositoryWorktrees, worktreeOfTask, type RepositoryWorktree } from './worktrees.js';
 
 export async function readDashboard(root: string): Promise<Dashboard> {
@@ -56,10 +58,21 @@ async function readTaskRecords(
   key: SigningKey | undefined,
 ): Promise<TaskRecords> {
   const worktree = place.path;
-  const empty = { id, worktree: place, entries: [], player_turns: [], coach_turns: [], runs: [] };
-  // A mirror without a signed copy beside it was written under another state directory (another
-  // HOME, another clone's server) or by hand: there is nothing to compare it with, so no tampering.
-  if ((await stateRecordNames(worktree, id)).length === 0)
+  const running = await runInProgress(worktree, id);
+  const empty = {
+    id,
+    worktree: place,
+    running,
+    entries: [],
+    player_turns: [],
+    coach_turns: [],
+    runs: [],
+  };
+  if ((await stateRecordNames(worktree, id)).length === 0) {
+    // A task's first run, still going: nothing is stored yet, and nothing is wrong.
+    if (running) return { ...empty, signed: false, mirror_tampering: [] };
+    // A mirror without a signed copy beside it was written under another state directory (another
+    // HOME, another clone's server) or by hand: there is nothing to compare it with, so no tampering.
     return {
       ...empty,
       signed: false,
@@ -68,6 +81,7 @@ async function readTaskRecords(
         'nothing in a mirror alone is shown or checked.',
       mirror_tampering: [],
     };
+  }
   const unread = async (problem: string): Promise<TaskRecords> => ({
     ...empty,
     signed: true,
@@ -92,11 +106,19 @@ async function readTaskRecords(
   }
   const trusted = [keyOf(key)];
   const log = await readVerdictLog(worktree, id);
+  const run = status.latest_run;
+  const stale = run !== null && 'fresh' in run && !run.fresh;
   return {
     id,
     worktree: place,
     signed: true,
     status,
+    running,
+    // Only what the gate would check through the merge record: an approval whose tree moved on.
+    merged:
+      status.status === 'approved' && (stale || status.base_moved)
+        ? await mergedView(scope, log.entries, trusted)
+        : null,
     mirror_tampering: status.mirror_tampering,
     entries: log.entries.map((entry) => ({
       entry,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Config } from '../core/config.js';
 import { CallerError } from '../core/errors.js';
 import { listWorkingFiles } from '../repo/git.js';
-import { readRegularFile } from '../repo/read-text.js';
+import { OutsideWorktreeError, readWorktreeFile } from '../repo/worktree-file.js';
 import { chainCommands, type ChainCommand } from './chain.js';
 
 /** Which report the command will leave behind, so the right parser reads it. */
@@ -174,7 +174,7 @@ async function unittestCommand(
 ): Promise<TestCommand | undefined> {
   if (files.has('pytest.ini') || files.has('conftest.py')) return undefined;
   for (const config of UNITTEST_CONFIGS.filter((name) => files.has(name))) {
-    const text = await readRegularFile(path.join(worktree, config)).catch(() => '');
+    const text = await readProjectFile(worktree, config).catch(unreadable(''));
     const match = UNITTEST_COMMAND.exec(text);
     if (match) {
       const args = match[1]!
@@ -207,7 +207,7 @@ async function testFileDefining(worktree: string, pattern: RegExp): Promise<stri
     const entries = await readdir(path.join(worktree, directory)).catch(() => [] as string[]);
     for (const name of entries.filter((entry) => /^test.*\.py$/.test(entry)).sort()) {
       const relative = path.posix.join(directory, name);
-      if (pattern.test(await readRegularFile(path.join(worktree, relative)).catch(() => '')))
+      if (pattern.test(await readProjectFile(worktree, relative).catch(unreadable(''))))
         return relative;
     }
   }
@@ -252,10 +252,23 @@ async function pytestFileInTree(worktree: string): Promise<string | undefined> {
   return candidates.sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))[0];
 }
 
+/** A file of the project, which the Player can write: a link leading outside the worktree is refused. */
+function readProjectFile(worktree: string, relative: string): Promise<string> {
+  return readWorktreeFile(worktree, path.join(worktree, relative));
+}
+
+/** A file that cannot be read counts as absent; one linked outside the worktree refuses the call. */
+function unreadable<T>(absent: T): (error: unknown) => T {
+  return (error) => {
+    if (error instanceof OutsideWorktreeError) throw error;
+    return absent;
+  };
+}
+
 async function readManifest(
   worktree: string,
 ): Promise<{ scripts?: Record<string, unknown>; packageManager?: unknown }> {
-  return JSON.parse(await readRegularFile(path.join(worktree, 'package.json'))) as {
+  return JSON.parse(await readProjectFile(worktree, 'package.json')) as {
     scripts?: Record<string, unknown>;
   };
 }
@@ -267,7 +280,7 @@ async function packageManager(
 ): Promise<{ name: PackageManager; source: string; declared?: string }> {
   const declared = await readManifest(worktree).then(
     (manifest) => manifest.packageManager,
-    () => undefined,
+    unreadable(undefined),
   );
   const named = typeof declared === 'string' ? /^(npm|pnpm|yarn)@/.exec(declared)?.[1] : undefined;
   if (named) {
@@ -298,8 +311,8 @@ async function packageTestScript(worktree: string): Promise<TestScript | undefin
       (entry): entry is [string, string] => typeof entry[1] === 'string',
     );
     return { script: script.trim(), hooks, scripts: Object.fromEntries(named) };
-  } catch {
-    return undefined;
+  } catch (error) {
+    return unreadable(undefined)(error);
   }
 }
 

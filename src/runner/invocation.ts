@@ -279,9 +279,12 @@ function limitArguments(command: TestCommand, files: string[]): string[] {
 /**
  * The command as the user would type it: coachgate's in-process reporters for pytest and unittest
  * are wrapper scripts in a temporary directory (`python3 /tmp/…/coachgate_pytest.py report.jsonl
- * …`), shown as the `python3 -m pytest …` they stand for. The run record keeps the argv as run.
+ * …`), shown as the `python3 -m pytest …` they stand for; the reporter flags added to node --test
+ * and vitest are left out. The run record keeps the argv as run.
  */
 export function commandAsTyped(argv: readonly string[]): string {
+  const nodeTest = withoutNodeTestReporters(argv) ?? withoutVitestReporters(argv);
+  if (nodeTest) return nodeTest.join(' ');
   const [python, script, , ...rest] = argv;
   const module =
     script && path.basename(script) === PYTEST_REPORTER_FILE
@@ -292,6 +295,32 @@ export function commandAsTyped(argv: readonly string[]): string {
   if (!module || !python) return argv.join(' ');
   const args = module === 'pytest' ? dropTrailing(rest, ['-p', 'no:cacheprovider']) : rest;
   return [python, '-m', module, ...args].join(' ');
+}
+
+/** The reporters node --test gets after its program (the JUnit one writes into the report directory). */
+const NODE_TEST_REPORTERS = [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=junit',
+];
+
+function withoutNodeTestReporters(argv: readonly string[]): string[] | undefined {
+  const added = argv.slice(1, 1 + NODE_TEST_REPORTERS.length);
+  const destination = argv[1 + NODE_TEST_REPORTERS.length] ?? '';
+  if (added.join('\n') !== NODE_TEST_REPORTERS.join('\n')) return undefined;
+  if (!destination.startsWith('--test-reporter-destination=')) return undefined;
+  return [argv[0]!, ...argv.slice(2 + NODE_TEST_REPORTERS.length)];
+}
+
+/** vitest's reporters, last: default and JUnit, then coachgate's own reporter modules. */
+function withoutVitestReporters(argv: readonly string[]): string[] | undefined {
+  const at = argv.indexOf('--reporter=default');
+  if (at < 0 || argv[at + 1] !== '--reporter=junit') return undefined;
+  if (!argv[at + 2]?.startsWith('--outputFile.junit=')) return undefined;
+  const modules = argv.slice(at + 3);
+  return modules.every((word) => word.startsWith('--reporter=') && path.isAbsolute(word.slice(11)))
+    ? argv.slice(0, at)
+    : undefined;
 }
 
 function dropTrailing(args: string[], tail: string[]): string[] {

@@ -1,11 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopTreeRuns } from '../../src/evaluation/early-runs.js';
 import { BLOCKED, CLI, HTML_TEST_NAME, HTML_TITLE } from '../helpers/dashboard-repo.js';
+import { runGate } from '../helpers/gate-cli.js';
+import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
+import { callTool, connect, dataOf } from '../helpers/mcp.js';
+import { approveGreeting, GOOD_GREET, GREET_TESTS } from '../helpers/node-project.js';
 import {
   IN_WORKTREE,
   IN_WORKTREE_PATH,
@@ -21,6 +34,9 @@ const TURNS_SCREENSHOT = fileURLToPath(
 const WORKTREES_SCREENSHOT = fileURLToPath(
   new URL('../../docs/images/dashboard-worktrees.png', import.meta.url),
 );
+const MERGED_SCREENSHOT = fileURLToPath(
+  new URL('../../docs/images/dashboard-merged.png', import.meta.url),
+);
 
 /** The page polls every 2 s and the machine may be busy: give the page time. */
 const POLL = { timeout: 30_000 };
@@ -29,15 +45,30 @@ let worktree: string;
 let url: string;
 const started: ChildProcess[] = [];
 
-/** `coachgate ui --port 0` on the repository; resolves to the URL it prints first. */
-async function startUi(...options: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'ui', '--root', worktree, '--port', '0', ...options],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+/**
+ * The screenshots in docs/images/ are refreshed on request only (`npm run screenshots`), so that a test
+ * run leaves the working tree as it found it.
+ */
+const SCREENSHOTS = process.env.COACHGATE_SCREENSHOTS === '1';
+
+async function screenshot(
+  target: { screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown> },
+  file: string,
+  fullPage = true,
+): Promise<void> {
+  if (!SCREENSHOTS) return;
+  mkdirSync(path.dirname(file), { recursive: true });
+  await target.screenshot({ path: file, ...(fullPage ? { fullPage } : {}) });
+}
+
+/** `coachgate ui --port 0` on a repository; resolves to the URL it prints first. */
+async function startUi(
+  options: string[] = [],
+  root = worktree,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [CLI, 'ui', '--root', root, '--port', '0', ...options], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   started.push(child);
   const printed = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -256,6 +287,20 @@ async function launchChromium() {
 
 type Context = Awaited<ReturnType<typeof launchChromium>>;
 
+type Page = Awaited<ReturnType<typeof watchedPage>>['page'];
+
+/** The task ids of the Tasks card, and of the dependency graph: the two must agree. */
+async function cardIds(page: Page): Promise<string[]> {
+  const ids = await page
+    .locator('.task-card')
+    .evaluateAll((cards) => cards.map((card) => card.getAttribute('data-task')));
+  return ids.sort();
+}
+
+async function nodeIds(page: Page): Promise<string[]> {
+  return (await page.locator('.node .node-id').allTextContents()).sort();
+}
+
 /** A page that records console errors, page errors and requests to any other origin. */
 async function watchedPage(context: Context, origin: string) {
   const page = await context.newPage();
@@ -316,8 +361,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(facts).toMatch(/latest runpassed \(1 passed, 0 failed, 0 skipped\)/);
       expect(facts).not.toMatch(/stale|base moved/);
       expect(await detail.locator('.turn').count()).toBe(2);
-      mkdirSync(path.dirname(WORKTREES_SCREENSHOT), { recursive: true });
-      await page.screenshot({ path: WORKTREES_SCREENSHOT, fullPage: true });
+      await screenshot(page, WORKTREES_SCREENSHOT);
       expect(problems).toEqual([]);
     }, 240_000);
 
@@ -334,6 +378,11 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(await page.title()).toBe('coachgate dashboard');
       expect(await detail.locator('.facts').textContent()).toMatch(/strikes3 \/ 3/);
       expect(await page.locator('.node.in-cycle').count()).toBe(2);
+      // The Tasks card lists every task of the graph, those with task files only as not started.
+      expect(await cardIds(page)).toEqual(await nodeIds(page));
+      expect(
+        await page.locator('.task-card[data-task="TASK-CYCLE-A"] .task-title').textContent(),
+      ).toBe('no records yet');
       expect(await page.locator('.chart .bar.failed').count()).toBeGreaterThanOrEqual(3);
 
       await page.locator('.task-card[data-task="TASK-GREET-001"]').click();
@@ -346,15 +395,28 @@ describe.skipIf(!existsSync(CHROMIUM))(
       );
       expect(await turns.nth(0).locator('.verdict').textContent()).toContain('Feedback');
       expect(await turns.nth(1).locator('.verdict').textContent()).toContain('Approved');
+      // The approval's coach turn carries a feedback text; an approval sends nothing back, so no
+      // "Feedback for the Player" disclosure. A passed run has no failure class to show.
+      const greetData = (await dashboardJson()).tasks.find((t: any) => t.id === 'TASK-GREET-001');
+      expect(greetData.turns[1].coach.feedback).not.toBe('');
+      expect(await turns.nth(1).locator('details.feedback').count()).toBe(0);
+      expect(await turns.nth(0).locator('details.feedback').count()).toBe(1);
+      expect(greetData.turns[1].runs[0].failure_class).toBe('none');
+      expect(await turns.nth(1).locator('details.run summary').textContent()).not.toMatch(
+        /\bnone\b/,
+      );
       // The trusted run's list of tests passing on the base code holds the base's tests too.
       const trusted = await turns.nth(1).locator('.trusted').textContent();
       expect(trusted).toContain("tests in the Player's files that pass on the base code:");
       expect(trusted).toContain('other tests that pass on the base code');
       expect(trusted).not.toContain('new tests');
       expect(await greet.locator('.sig.bad-text').count()).toBe(0);
-      mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-      await greet.screenshot({ path: TURNS_SCREENSHOT });
+      await screenshot(greet, TURNS_SCREENSHOT, false);
       await turns.nth(0).locator('details.run summary').click();
+      // The command as typed, not the reporters coachgate added with their temporary paths.
+      const ran = await turns.nth(0).locator('details.run').textContent();
+      expect(ran).toContain(' · node --test');
+      expect(ran).not.toMatch(/--test-reporter|coachgate-report-/);
       await turns
         .nth(0)
         .getByRole('button', { name: /Show the log/ })
@@ -374,7 +436,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
         );
         await page.locator(`.task-card[data-task="${BLOCKED}"]`).click();
         expect(await page.locator('.task-card .chip.bad', { hasText: 'tampered' }).count()).toBe(1);
-        await page.screenshot({ path: SCREENSHOT, fullPage: true });
+        await screenshot(page, SCREENSHOT);
       } finally {
         restore();
       }
@@ -384,7 +446,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
 
     it('under another state directory, says it holds no signed records rather than "tampered"', async () => {
       const other = mkdtempSync(path.join(os.tmpdir(), 'coachgate-other-state-'));
-      const elsewhere = await startUi('--state-dir', other);
+      const elsewhere = await startUi(['--state-dir', other]);
       const { page, problems } = await watchedPage(context, elsewhere.url);
       await page.goto(elsewhere.url);
       const notice = page.locator('.notice[role=status]');
@@ -402,5 +464,137 @@ describe.skipIf(!existsSync(CHROMIUM))(
       elsewhere.child.kill('SIGTERM');
       expect(problems).toEqual([]);
     }, 240_000);
+  },
+);
+
+/** A test that holds its run open until the file `go` appears in the worktree (at most 60 s). */
+const HELD_TEST = [
+  "import test from 'node:test';",
+  "import { existsSync } from 'node:fs';",
+  "test('waits for the go-ahead', async () => {",
+  '  const until = Date.now() + 60_000;',
+  "  while (!existsSync('go') && Date.now() < until) await new Promise((r) => setTimeout(r, 100));",
+  '});',
+  '',
+].join('\n');
+
+describe.skipIf(!existsSync(CHROMIUM))(
+  `coachgate ui on a newcomer's repository in headless Chromium (skipped when ${CHROMIUM} is missing)`,
+  () => {
+    let context: Context;
+    let repo: TempRepo | undefined;
+    beforeAll(async () => {
+      context = await launchChromium();
+    }, 240_000);
+    afterAll(async () => {
+      await context?.close();
+      repo?.remove();
+    });
+
+    it('fresh, then not started, a run in progress, then merged: each shown as it is', async () => {
+      repo = makeRepo({
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+        'README.md': '# greeting\n',
+      });
+      const root = repo.dir;
+      const coachgate = (...args: string[]) => {
+        const done = spawnSync(process.execPath, [CLI, ...args, '--worktree', root], {
+          encoding: 'utf8',
+        });
+        expect(done.status, done.stdout + done.stderr).toBe(0);
+      };
+      const ui = await startUi([], root);
+      const { page, problems } = await watchedPage(context, ui.url);
+      await page.goto(ui.url);
+      const main = page.locator('main');
+
+      // A fresh repository: nothing recorded is nothing wrong.
+      await expect.poll(() => main.innerText(), POLL).toContain('No task files and no records');
+      expect(await page.locator('.notice').count()).toBe(0);
+      expect(await page.locator('.alert').count()).toBe(0);
+
+      // A task file: the Tasks card lists it as the graph does.
+      coachgate(
+        ...['task', 'new', '--title', 'Greeting'],
+        ...['--criterion', 'greet(name) returns "Hello, <name>!"'],
+        ...['--criterion', 'greet rejects an empty name with a TypeError'],
+      );
+      const card = page.locator('.task-card[data-task="TASK-001"]');
+      await expect.poll(() => card.count(), POLL).toBe(1);
+      expect(await cardIds(page)).toEqual(['TASK-001']);
+      expect(await nodeIds(page)).toEqual(['TASK-001']);
+      expect(await page.locator('.column h3', { hasText: 'not started' }).count()).toBe(1);
+      expect(await page.locator('.notice').count()).toBe(0);
+
+      // The task's first run, held open: shown, and the page opens on it.
+      coachgate('worktree', 'start', '--task', 'TASK-001');
+      const worktree = path.join(root, '.guardkit/worktrees/TASK-001');
+      repo.write('.guardkit/worktrees/TASK-001/src/greet.js', GOOD_GREET);
+      repo.write('.guardkit/worktrees/TASK-001/test/greet.test.js', GREET_TESTS);
+      repo.write('.guardkit/worktrees/TASK-001/test/held.test.js', HELD_TEST);
+      const { client, close } = await connect({ roots: [root] });
+      try {
+        const task = { worktree, task_id: 'TASK-001' };
+        const running = callTool(client, 'run_independent_tests', task);
+        await page.goto(ui.url);
+        const detail = page.locator('[data-detail="TASK-001"]');
+        await expect
+          .poll(() => detail.locator('.facts').textContent(), POLL)
+          .toContain('run in progress');
+        expect(await card.locator('.chip.running').textContent()).toBe('run in progress');
+        expect(await page.locator('.notice').count()).toBe(0);
+        writeFileSync(path.join(worktree, 'go'), '');
+        expect(dataOf(await running).status).toBe('passed');
+        await expect.poll(() => card.locator('.chip.running').count(), POLL).toBe(0);
+
+        rmSync(path.join(worktree, 'go'));
+        rmSync(path.join(worktree, 'test/held.test.js'));
+        const files = ['src/greet.js', 'test/greet.test.js'];
+        expect(await approveGreeting(client, worktree, 'TASK-001', files)).toBe('approved');
+      } finally {
+        await close();
+        await stopTreeRuns();
+      }
+
+      // Merged by `worktree finish`: the gate passes, so the page does not call it stale.
+      coachgate('worktree', 'finish', '--task', 'TASK-001', '--auto-merge');
+      expect(runGate(root, 'TASK-001').status).toBe(0);
+      // A second task, in progress: a fresh page opens on it, not on the approved one.
+      coachgate('task', 'new', '--title', 'Farewell', '--criterion', 'farewell(name) says bye');
+      const second = await connect({ roots: [root] });
+      try {
+        dataOf(
+          await callTool(second.client, 'record_player_report', {
+            worktree: root,
+            task_id: 'TASK-002',
+            turn: 1,
+            report: { tests_passed: false, files_created: [] },
+          }),
+        );
+      } finally {
+        await second.close();
+      }
+      // The page picks its task on its first answer: once the server's model has TASK-002 in progress.
+      const statusOf = async (id: string) => {
+        const data: any = await (await fetch(new URL('api/dashboard', ui.url))).json();
+        return data.tasks.find((task: any) => task.id === id)?.status;
+      };
+      await expect.poll(() => statusOf('TASK-002'), POLL).toBe('in_progress');
+      await page.goto(ui.url);
+      await expect.poll(() => page.locator('[data-detail="TASK-002"]').count(), POLL).toBe(1);
+      await page.locator('.task-card[data-task="TASK-001"]').click();
+      const merged = page.locator('[data-detail="TASK-001"]');
+      await expect.poll(() => merged.count(), POLL).toBe(1);
+      const facts = await merged.locator('.facts').textContent();
+      expect(facts).toMatch(/merged\w{12} into main: the 2 approved file\(s\) unchanged/);
+      expect(facts).toContain('its approved tree was merged');
+      expect(facts).not.toMatch(/stale|base moved/);
+      const approvedTurn = merged.locator('.turn').last();
+      expect(await approvedTurn.locator('.verdict').textContent()).toContain('Approved');
+      expect(await approvedTurn.locator('details.feedback').count()).toBe(0);
+      await screenshot(page, MERGED_SCREENSHOT);
+      ui.child.kill('SIGTERM');
+      expect(problems).toEqual([]);
+    }, 400_000);
   },
 );

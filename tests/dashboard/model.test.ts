@@ -335,6 +335,19 @@ describe('dashboard model: worktrees and state directories', () => {
     expect(dashboard.tasks[0]!.signed).toBe(false);
   });
 
+  it('says nothing of the state directory on a fresh repository or during a first run', () => {
+    expect(buildDashboard({ ...input, tasks: [] }).notice).toBeNull();
+    const running = {
+      run_id: '20261207T191200000Z-abcd',
+      started_at: '2026-12-07T19:12:00.000Z',
+      output_bytes: 12,
+      last_output_at: '2026-12-07T19:12:01.000Z',
+    };
+    const first = buildDashboard({ ...input, tasks: [records({ signed: false, running })] });
+    expect(first.notice).toBeNull();
+    expect(first.tasks[0]).toMatchObject({ status: 'not started', running, problem: null });
+  });
+
   it("splits the tests passing on the base code into the Player's files and the others", () => {
     const split = passingOnBaseCode({
       taken_from_player: ['src/slug.py'],

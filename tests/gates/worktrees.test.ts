@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
@@ -22,6 +23,46 @@ function project(): TempRepo {
     'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
     '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK,
   });
+}
+
+/** `git` in another directory than the repository's main checkout. */
+function gitIn(directory: string, ...args: string[]): string {
+  return spawnSync('git', args, { cwd: directory, encoding: 'utf8' }).stdout;
+}
+
+/** TASK-042 started in its worktree and approved there, its files left uncommitted. */
+async function approvedInWorktree(client: Client): Promise<string> {
+  expect(run('worktree', 'start', '--task', 'TASK-042').stdout).toMatch(
+    /^started: .*\.guardkit\/worktrees\/TASK-042 on autobuild\/TASK-042 \(from main/,
+  );
+  const worktree = path.join(repo.dir, '.guardkit/worktrees/TASK-042');
+  repo.write('.guardkit/worktrees/TASK-042/src/greet.js', GOOD_GREET);
+  repo.write('.guardkit/worktrees/TASK-042/test/greet.test.js', GREET_TESTS);
+  const task = { worktree, task_id: 'TASK-042' };
+  await callTool(client, 'record_player_report', {
+    ...task,
+    turn: 1,
+    report: { tests_passed: true, files_created: ['src/greet.js'] },
+  });
+  await callTool(client, 'run_independent_tests', task);
+  dataOf(
+    await callTool(client, 'record_verdict', {
+      ...task,
+      turn: 1,
+      decision: 'approve',
+      rationale: 'verified',
+      evidence,
+    }),
+  );
+  return worktree;
+}
+
+/** Every merge record in the state directory. */
+function mergeRecords(): string[] {
+  const state = process.env.COACHGATE_STATE_DIR!;
+  return readdirSync(state, { recursive: true, encoding: 'utf8' })
+    .filter((file) => path.basename(file) === 'merged.json')
+    .sort();
 }
 
 describe('task worktrees', () => {
@@ -107,29 +148,11 @@ describe('task worktrees', () => {
 
   it('abort a conflicting merge cleanly and say so; preserve keeps the work committed on the branch', async () => {
     repo = project();
-    expect(run('worktree', 'start', '--task', 'TASK-042').stdout).toMatch(
-      /^started: .*\.guardkit\/worktrees\/TASK-042 on autobuild\/TASK-042 \(from main/,
-    );
-    const worktree = path.join(repo.dir, '.guardkit/worktrees/TASK-042');
-    repo.write('.guardkit/worktrees/TASK-042/src/greet.js', GOOD_GREET);
-    repo.write('.guardkit/worktrees/TASK-042/test/greet.test.js', GREET_TESTS);
     const { client, close } = await connect({ roots: [repo.dir] });
-    const task = { worktree, task_id: 'TASK-042' };
-    await callTool(client, 'record_player_report', {
-      ...task,
-      turn: 1,
-      report: { tests_passed: true, files_created: ['src/greet.js'] },
-    });
-    await callTool(client, 'run_independent_tests', task);
-    dataOf(
-      await callTool(client, 'record_verdict', {
-        ...task,
-        turn: 1,
-        decision: 'approve',
-        rationale: 'verified',
-        evidence,
-      }),
-    );
+    const worktree = await approvedInWorktree(client);
+    const branchHead = repo.git('rev-parse', 'autobuild/TASK-042');
+    const worktreeStatus = gitIn(worktree, 'status', '--porcelain');
+    expect(worktreeStatus).toMatch(/\?\? src\//);
 
     // Meanwhile someone commits a different greet.js on main.
     repo.write('src/greet.js', 'export const greet = () => "hey";\n');
@@ -147,9 +170,9 @@ describe('task worktrees', () => {
     expect(repo.git('status', '--porcelain')).toBe('');
     expect(existsSync(path.join(worktree, 'src/greet.js'))).toBe(true);
 
-    expect(repo.git('log', '-1', '--format=%s', 'autobuild/TASK-042')).toBe(
-      'TASK-042: approved by coachgate',
-    );
+    // Nor was the work committed: the worktree is as it was, its files uncommitted.
+    expect(repo.git('rev-parse', 'autobuild/TASK-042')).toBe(branchHead);
+    expect(gitIn(worktree, 'status', '--porcelain')).toBe(worktreeStatus);
 
     repo.write('.guardkit/worktrees/TASK-042/NOTES.md', 'conflicts with the rival greet on main\n');
     const kept = dataOf(
@@ -170,5 +193,55 @@ describe('task worktrees', () => {
       /TASK-999 has no worktree started by coachgate/,
     );
     await close();
+  });
+
+  it('a finish that fails after the merge undoes the merge, the commit and the merge record', async () => {
+    repo = project();
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const worktree = await approvedInWorktree(client);
+    await close();
+    // The records cannot be copied to the main checkout: a file stands where their directory goes.
+    repo.write('.guardkit/autobuild/TASK-042', 'in the way\n');
+    const before = {
+      main: repo.git('rev-parse', 'HEAD'),
+      mainStatus: repo.git('status', '--porcelain'),
+      branch: repo.git('rev-parse', 'autobuild/TASK-042'),
+      worktree: gitIn(worktree, 'status', '--porcelain'),
+      records: mergeRecords(),
+    };
+    const failed = run('worktree', 'finish', '--task', 'TASK-042', '--auto-merge');
+    expect(failed.status).toBe(2);
+    expect(failed.stderr).toMatch(
+      /TASK-042 was not finished: .*\.guardkit\/autobuild\/TASK-042.* Everything finish had done is undone/,
+    );
+    expect(failed.stderr).not.toMatch(/^\s+at /m);
+    expect({
+      main: repo.git('rev-parse', 'HEAD'),
+      mainStatus: repo.git('status', '--porcelain'),
+      branch: repo.git('rev-parse', 'autobuild/TASK-042'),
+      worktree: gitIn(worktree, 'status', '--porcelain'),
+      records: mergeRecords(),
+    }).toEqual(before);
+    expect(existsSync(path.join(worktree, '.guardkit/autobuild/TASK-042/merged.json'))).toBe(false);
+
+    // The cause removed, the same finish goes through.
+    rmSync(path.join(repo.dir, '.guardkit/autobuild/TASK-042'));
+    const merged = run('worktree', 'finish', '--task', 'TASK-042', '--auto-merge');
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stdout).toMatch(/^merged: autobuild\/TASK-042 into main/);
+  });
+
+  it('finish and preserve refuse a repository path that does not exist', () => {
+    repo = project();
+    for (const action of ['finish', 'preserve']) {
+      const missing = spawnSync(
+        process.execPath,
+        [cli, 'worktree', action, '--task', 'TASK-042', '--worktree', `${repo.dir}/no/such`],
+        { encoding: 'utf8' },
+      );
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toContain(`${repo.dir}/no/such does not exist.`);
+      expect(missing.stderr).not.toMatch(/^\s+at /m);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { taskRecordFile } from '../../src/records/mirrored.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
@@ -60,6 +60,97 @@ describe("the verdict log's tail cut in the state directory", () => {
       const gate = runGate(repo.dir, TASK);
       expect(gate.status).not.toBe(0);
       expect(gate.stdout + gate.stderr).toContain(cut);
+    } finally {
+      await close();
+    }
+  });
+
+  it('an older log and head restored together: the coach turn records name the verdicts cut', async () => {
+    repo = makeRepo({ '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK });
+    const task = { worktree: repo.dir, task_id: TASK };
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const { state: log } = await taskRecordFile(repo.dir, TASK, 'verdicts.jsonl');
+    const head = log.replace(/verdicts\.jsonl$/, 'verdicts-head.json');
+    const coachTurn = (turn: number) => log.replace(/verdicts\.jsonl$/, `coach_turn_${turn}.json`);
+    const feedback = async (turn: number) => {
+      repo.write('a.txt', `turn ${turn}\n`);
+      await callTool(client, 'record_player_report', {
+        ...task,
+        turn,
+        report: { tests_passed: true, files_created: ['a.txt'] },
+      });
+      return callTool(client, 'record_verdict', {
+        ...task,
+        turn,
+        decision: 'feedback',
+        rationale: `turn ${turn}: no`,
+      });
+    };
+    try {
+      dataOf(await feedback(1));
+      // A consistent copy, signed by the server, saved after turn 1.
+      copyFileSync(log, `${log}.saved`);
+      copyFileSync(head, `${head}.saved`);
+      dataOf(await feedback(2));
+      dataOf(await feedback(3));
+      copyFileSync(`${log}.saved`, log);
+      copyFileSync(`${head}.saved`, head);
+      expect(dataOf(await callTool(client, 'task_status', task))).toMatchObject({
+        strikes: 1,
+        verdict_chain: { intact: true },
+      });
+
+      const named = (turn: number) =>
+        `${coachTurn(turn)} was written for a turn ${turn} verdict after the verdicts.jsonl line`;
+      const refused = await callTool(client, 'record_verdict', {
+        ...task,
+        turn: 3,
+        decision: 'approve',
+        rationale: 'all good now',
+      });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(named(2));
+      expect(readFileSync(log, 'utf8')).toBe(readFileSync(`${log}.saved`, 'utf8'));
+      const gate = runGate(repo.dir, TASK);
+      expect(gate.status).toBe(1);
+      expect(gate.stdout).toContain(named(2));
+      expect(gate.stdout).toContain(named(3));
+    } finally {
+      await close();
+    }
+  });
+
+  it("a turn's record left by a server stopped before its verdict does not refuse that turn's verdict", async () => {
+    repo = makeRepo({ '.guardkit/tasks/backlog/TASK-042.md': GREET_TASK });
+    const task = { worktree: repo.dir, task_id: TASK };
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const { state: log } = await taskRecordFile(repo.dir, TASK, 'verdicts.jsonl');
+    const coachTurn = (turn: number) => log.replace(/verdicts\.jsonl$/, `coach_turn_${turn}.json`);
+    try {
+      const verdict = async (turn: number) => {
+        repo.write('a.txt', `turn ${turn}\n`);
+        await callTool(client, 'record_player_report', {
+          ...task,
+          turn,
+          report: { tests_passed: true, files_created: ['a.txt'] },
+        });
+        return callTool(client, 'record_verdict', {
+          ...task,
+          turn,
+          decision: 'feedback',
+          rationale: `turn ${turn}: no`,
+        });
+      };
+      dataOf(await verdict(1));
+      // What a stop between coach_turn_2.json and its log line leaves: the record, no verdict.
+      const record = JSON.parse(readFileSync(coachTurn(1), 'utf8'));
+      const lastLine = readFileSync(log, 'utf8').trimEnd().split('\n').at(-1)!;
+      const { createHash } = await import('node:crypto');
+      record.turn = 2;
+      record.verdict_log_head = createHash('sha256').update(lastLine).digest('hex');
+      writeFileSync(coachTurn(2), JSON.stringify(record));
+      expect(dataOf(await verdict(2))).toMatchObject({ strikes: 2 });
+      expect(runGate(repo.dir, TASK).stdout).not.toContain('was written for a turn');
     } finally {
       await close();
     }

@@ -88,6 +88,31 @@ describe('reads of Player-writable files stay inside the worktree', () => {
     expect(everything(tasks)).not.toContain(SECRET);
   });
 
+  it('run_independent_tests refuses a project manifest linked outside, and says which', async () => {
+    const manifests: [string, string][] = [
+      ['package.json', JSON.stringify({ scripts: { test: `node -e "${SECRET}"` } })],
+      ['setup.cfg', `[alias]\ntest = python -m unittest ${SECRET}\n`],
+    ];
+    for (const [name, text] of manifests) {
+      link(name, outsideFile(name, text));
+      const result = await call('run_independent_tests', {});
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(
+        `Refusing to read ${name}: it is a link (or lies under one) that leads outside the worktree.`,
+      );
+      expect(everything(result)).not.toContain(SECRET);
+      rmSync(path.join(repo.dir, name));
+    }
+  });
+
+  it('run_independent_tests still reads a manifest linked to a file inside the worktree', async () => {
+    repo.write('config/package.json', JSON.stringify({ scripts: { test: 'node -e ""' } }));
+    link('package.json', path.join(repo.dir, 'config/package.json'));
+    const data = dataOf(await call('run_independent_tests', {}));
+    expect(data).toMatchObject({ status: 'passed' });
+    expect(data.detected_by).toMatch(/^package.json scripts.test/);
+  });
+
   it('check_graph_cycles refuses a beads file linked outside', async () => {
     const issue = { id: SECRET, status: 'open', dependencies: [] };
     link('.beads/issues.jsonl', outsideFile('issues.jsonl', `${JSON.stringify(issue)}\n`));

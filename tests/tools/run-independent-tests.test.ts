@@ -268,12 +268,16 @@ describe('run_independent_tests with node', () => {
       'test/greet.test.js':
         "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hello', 'Hello'));\n",
     });
-    const green = dataOf(await run(repo));
+    const greenResult = await run(repo);
+    const green = dataOf(greenResult);
     expect(green).toMatchObject({
       status: 'passed',
       detected_by: 'package.json scripts.test (node --test) → node --test',
     });
     expect(green.tests.map((t: { id: string }) => t.id).join()).toMatch(/greets/);
+    // The summary names the command as typed; the record keeps the reporters that ran.
+    expect(textOf(greenResult)).toMatch(/ s \(node --test\)\. /);
+    expect(green.command.join(' ')).toMatch(/--test-reporter=junit/);
     repo.write(
       'test/greet.test.js',
       "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('greets', () => assert.equal('Hi', 'Hello'));\n",
@@ -291,8 +295,10 @@ describe('run_independent_tests with node', () => {
       'vitest.config.js': 'export default {};\n',
     });
     execFileSync('ln', ['-s', path.resolve('node_modules'), path.join(repo.dir, 'node_modules')]);
-    const data = dataOf(await run(repo, { timeout_s: 120 }));
+    const result = await run(repo, { timeout_s: 120 });
+    const data = dataOf(result);
     expect(data.command[0]).toBe('vitest');
+    expect(textOf(result)).toMatch(/ s \(vitest run\)\. /);
     expect(data).toMatchObject({ status: 'failed', failure_class: 'code' });
     expect(data.counts).toMatchObject({ passed: 1, failed: 1 });
     expect(data.env.path_prefix).toEqual([path.join(repo.dir, 'node_modules/.bin')]);

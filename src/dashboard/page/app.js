@@ -96,23 +96,50 @@ function render() {
     `state ${data.state_directory}`,
     data.key_id ? `server key ${data.key_id}` : 'no signing key',
   ].join(' · ');
-  const tasks = data.tasks;
+  const tasks = [...data.tasks, ...unstartedTasks(data)];
   if (!state.selected || !tasks.some((task) => task.id === state.selected)) {
     const fromHash = decodeURIComponent(location.hash.replace(/^#task=/, ''));
-    const first = tasks.find((task) => task.status === 'blocked') ?? tasks[0];
-    state.selected = tasks.some((task) => task.id === fromHash) ? fromHash : (first?.id ?? null);
+    state.selected = tasks.some((task) => task.id === fromHash)
+      ? fromHash
+      : (firstToShow(tasks)?.id ?? null);
   }
   rememberOpen();
   // replaceChildren would show a null as the text "null": absent sections are left out.
   const sections = [
     notice(data),
     tamperingBanner(data),
-    board(data),
+    board(data, tasks),
     graph(data.graph),
     taskDetail(tasks.find((task) => task.id === state.selected)),
   ];
   document.getElementById('main').replaceChildren(...sections.filter(Boolean));
   restoreOpen();
+}
+
+/** The graph's tasks without records (task files only): the board lists them too, as not started. */
+function unstartedTasks(data) {
+  return data.graph.nodes
+    .filter((node) => !data.tasks.some((task) => task.id === node.id))
+    .map((node) => ({
+      id: node.id,
+      title: 'no records yet',
+      status: node.status,
+      unstarted: true,
+      worktree: data.worktrees[0],
+      max_strikes: null,
+      mirror_tampering: [],
+      running: null,
+    }));
+}
+
+/** What needs eyes first: a run going on, then a blocked task, then one in progress. */
+function firstToShow(tasks) {
+  return (
+    tasks.find((task) => task.running) ??
+    tasks.find((task) => task.status === 'blocked') ??
+    tasks.find((task) => task.status === 'in_progress') ??
+    tasks[0]
+  );
 }
 
 /** No records of this repository in the state directory read: most likely another one was meant. */
@@ -154,10 +181,10 @@ function tamperingBanner(data) {
   ]);
 }
 
-function board(data) {
-  const statuses = [...new Set([...STATUS_ORDER, ...data.tasks.map((task) => task.status)])];
+function board(data, tasks) {
+  const statuses = [...new Set([...STATUS_ORDER, ...tasks.map((task) => task.status)])];
   const columns = statuses
-    .map((status) => ({ status, tasks: data.tasks.filter((task) => task.status === status) }))
+    .map((status) => ({ status, tasks: tasks.filter((task) => task.status === status) }))
     .filter((column) => column.tasks.length > 0);
   return el('section', { class: 'board' }, [
     el('h2', { text: 'Tasks' }),
@@ -201,6 +228,7 @@ function taskCard(task) {
       el('span', { class: 'task-title', text: task.title }),
       where ? el('span', { class: 'task-where', text: `in ${task.worktree.label}` }) : null,
       el('span', { class: 'chips' }, [
+        task.running ? el('span', { class: 'chip running', text: 'run in progress' }) : null,
         strikes(task),
         task.stall?.stalled
           ? el('span', { class: 'chip bad', text: `stalled: ${task.stall.reason}` })
@@ -347,8 +375,7 @@ function graph(view) {
         `${label(node.status)}${node.in_cycle ? ' · ↻ cycle' : ''}`,
       ),
     );
-    if (state.data.tasks.some((task) => task.id === node.id))
-      group.addEventListener('click', () => select(node.id));
+    group.addEventListener('click', () => select(node.id));
     root.append(group);
   }
   section.append(el('div', { class: 'graph-scroll' }, [root]));
@@ -390,7 +417,15 @@ function edgePath(a, b, x1, y1, x2, y2) {
 function taskDetail(task) {
   if (!task)
     return el('section', { class: 'card' }, [
-      el('p', { class: 'muted', text: 'No task has records yet.' }),
+      el('p', { class: 'muted', text: 'No task files and no records yet.' }),
+    ]);
+  if (task.unstarted)
+    return el('section', { class: 'card detail', attrs: { 'data-detail': task.id } }, [
+      el('h2', {}, [el('span', { class: 'task-id', text: task.id })]),
+      el('p', {
+        class: 'muted',
+        text: 'Not started: its task file is in the graph; no run or verdict is recorded yet.',
+      }),
     ]);
   const facts = [
     ['status', label(task.status)],
@@ -413,10 +448,12 @@ function taskDetail(task) {
         : '–',
     ],
     ['base', task.base ? `${task.base.commit.slice(0, 12)} (${task.base.source})` : '–'],
-    ['latest run', latestRun(task.latest_run)],
+    ['latest run', latestRun(task.latest_run, task.merged)],
   ];
+  if (task.running) facts.splice(1, 0, ['run in progress', runningText(task.running)]);
+  if (task.merged) facts.push(['merged', mergedText(task.merged)]);
   if (task.block_reason) facts.splice(1, 0, ['blocked because', task.block_reason]);
-  if (task.base_moved)
+  if (task.base_moved && !task.merged?.base_moved_by_merge)
     facts.push([
       'base moved',
       `pinned ${task.base_moved.pinned.slice(0, 12)}, now ${task.base_moved.resolved.slice(0, 12)}`,
@@ -467,10 +504,28 @@ function taskDetail(task) {
   ]);
 }
 
-function latestRun(run) {
+function latestRun(run, merged) {
   if (!run) return 'none';
   if (run.problem) return run.problem;
-  return `${run.status} (${run.counts.passed} passed, ${run.counts.failed + run.counts.errors} failed, ${run.counts.skipped} skipped)${run.fresh ? '' : ' · stale: the tree changed since'}`;
+  // After the merge the run's tree is gone: the approved files, checked one by one, are what counts.
+  const tree = run.fresh
+    ? ''
+    : merged && merged.changed_files.length === 0
+      ? ' · its approved tree was merged'
+      : ' · stale: the tree changed since';
+  return `${run.status} (${run.counts.passed} passed, ${run.counts.failed + run.counts.errors} failed, ${run.counts.skipped} skipped)${tree}`;
+}
+
+function runningText(run) {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(run.started_at)) / 1000));
+  return `started ${time(run.started_at)} (${seconds} s ago), ${run.output_bytes} bytes of output so far, last at ${time(run.last_output_at)}; not evidence until the server stores it`;
+}
+
+function mergedText(merged) {
+  const where = `${merged.merge_commit.slice(0, 12)} into ${merged.base_branch}`;
+  return merged.changed_files.length === 0
+    ? `${where}: the ${merged.approved_files} approved file(s) unchanged (signed merge record)`
+    : `${where}, but changed since: ${merged.changed_files.join(', ')}`;
 }
 
 /** Passed / failed / skipped of each turn's last run, stacked. */
@@ -653,7 +708,8 @@ function runBlock(task, run) {
       }),
       el('span', {
         class: 'muted',
-        text: ` · ${run.failure_class} · ${(run.duration_ms / 1000).toFixed(1)} s`,
+        // A passed run has no failure class: "none" alone would read as "no tests".
+        text: ` · ${run.failure_class === 'none' ? '' : `${run.failure_class} · `}${(run.duration_ms / 1000).toFixed(1)} s`,
       }),
     ]),
     el('p', { class: 'muted', text: `${run.run_id} · ${run.command}` }),
@@ -765,7 +821,8 @@ function coachBlock(turn) {
         ? el('p', { class: 'bad-text', text: `stall: ${coach.stall_reason}` })
         : null,
       trustedRun(coach.trusted_run, coach.passing_on_base_code),
-      coach.feedback ? feedback(coach.feedback) : null,
+      // An approval sends nothing back to the Player.
+      coach.feedback && coach.decision !== 'approve' ? feedback(coach.feedback) : null,
       signature(coach.signature),
     ]),
   );
