@@ -97,12 +97,14 @@ export async function trustedSnapshot(
  * The fail-to-pass run's tree: the base code with the Player's test files and test support laid over it,
  * and the base's test config, so a test that passes here does not exercise the Player's change. Sources
  * in `inlineTests` (see sourcesWithNewInlineTests) keep the base's code with the Player's in-source tests
- * spliced in. `laid` lists the paths taken from the Player, wholly or in part.
+ * spliced in; those in `doctests` (see pythonDoctestSplices) are written as given, the base's code
+ * with the Player's doctests. `laid` lists the paths taken from the Player, wholly or in part.
  */
 export async function failToPassSnapshot(
   worktree: string,
   base: BaseSnapshot,
   inlineTests: string[] = [],
+  doctests: ReadonlyMap<string, string> = new Map(),
 ): Promise<Snapshot & { laid: string[] }> {
   const snapshot = await copiedBase(base, 'coachgate-f2p-');
   const playerTests = (await listWorkingFiles(worktree)).filter(
@@ -115,8 +117,13 @@ export async function failToPassSnapshot(
     await writeFile(destination, withTestBlocksOf(await readFile(destination, 'utf8'), player));
     await utimes(destination, LAID_FILE_TIME, LAID_FILE_TIME);
   }
+  for (const [file, text] of doctests) {
+    const destination = path.join(snapshot.dir, file);
+    await writeFile(destination, text);
+    await utimes(destination, LAID_FILE_TIME, LAID_FILE_TIME);
+  }
   await borrowDirectories(worktree, snapshot.dir);
-  return { ...snapshot, laid: [...playerTests, ...inlineTests] };
+  return { ...snapshot, laid: [...playerTests, ...inlineTests, ...doctests.keys()] };
 }
 
 /**

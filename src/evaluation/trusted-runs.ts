@@ -30,6 +30,7 @@ import {
   type FailToPassKey,
   type FailToPassRun,
 } from './run-cache.js';
+import { pythonDoctestSplices } from './doctest-splice.js';
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
 import { trustedSelection, type TrustedSelection } from './product-code.js';
 import {
@@ -201,8 +202,15 @@ export async function prepareTrustedRuns(
     );
     // Tests the Player wrote inside product sources (Rust's `mod tests`) run on the base code too.
     const inlineTests = await sourcesWithNewInlineTests(worktree, base, selection.code);
+    // And doctests the Player wrote in docstrings of product code, spliced into the base's.
+    const doctests = await pythonDoctestSplices(
+      worktree,
+      base,
+      selection.code,
+      effectivePolicy(config.coachgate.sandbox),
+    );
     const onlyTestFiles =
-      inlineTests.length === 0 &&
+      inlineTests.length + doctests.size === 0 &&
       playerTestSide.every((file) => isTestFile(file) && isNamedAsTest(file));
     // Where ids do not name the file, the baseline's results of a base test file the Player changed
     // cannot be told from the run's: the run is limited only when every one of them is new.
@@ -224,8 +232,8 @@ export async function prepareTrustedRuns(
         selection.code.length + selection.acknowledged.length > 0
           ? make(trustedSnapshot(worktree, base, selection))
           : undefined,
-        playerTestSide.length + inlineTests.length > 0
-          ? make(failToPassSnapshot(worktree, base, inlineTests))
+        playerTestSide.length + inlineTests.length + doctests.size > 0
+          ? make(failToPassSnapshot(worktree, base, inlineTests, doctests))
           : undefined,
         // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
         newTestFiles.length > 0
