@@ -52,10 +52,8 @@ describe.skipIf(!hasPytest)('doctests the Player adds to product code (pytest in
       tactic: { 'app/clamp.py': clamp(NEW_EXAMPLE, BUGGY) },
       tacticRun: 'failed',
       criterion: 'percent(value) clamps negative values to 0',
-      evidence: [
-        { criterion: 'AC-001', test: DOCTEST },
-        { criterion: 'AC-001', file: 'app/clamp.py', snippet: 'return 0' },
-      ],
+      // The doctest alone: a snippet of the fix beside it would verify the criterion by itself.
+      evidence: [{ criterion: 'AC-001', test: DOCTEST }],
       taken: { taken_from_player: ['app/clamp.py'], regressions: [] },
       refusal: /app\.clamp\.percent/,
     });
