@@ -30,6 +30,7 @@ import {
   type FailToPassKey,
   type FailToPassRun,
 } from './run-cache.js';
+import { passedAsIn } from '../core/stable-test-id.js';
 import { pythonDoctestSplices } from './doctest-splice.js';
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
 import { trustedSelection, type TrustedSelection } from './product-code.js';
@@ -340,9 +341,8 @@ export async function executeTrustedRuns(
           ? { observation: trusted.observation }
           : {}),
       },
-      passing_on_base_code: onBaseCode
-        .filter((test) => test.status === 'passed')
-        .map((test) => test.id),
+      // Rust doctests by item and occurrence: the base's file may put the Player's at other lines.
+      passing_on_base_code: passedAsIn(onBaseCode, trusted.tests),
       ...('cached' in failToPass ? { fail_to_pass_cached: failToPass.cached } : {}),
       ...(newTests
         ? {
