@@ -6,7 +6,8 @@ import { runs } from '../helpers/toolchains.js';
  * rustdoc examples the Player writes in a library's doc comments, through the MCP client with real
  * cargo: the fail-to-pass run runs the Player's doc comments spliced into the base's src/lib.rs. The
  * Player's new constant above them moves their lines; the doctests that pass on the base code are
- * named as the Player's run names them (item and occurrence).
+ * named as the Player's run names them (item and occurrence). A new example is a new code block:
+ * one added to the base's block changes a base test (check_test_integrity's doctest_changed).
  */
 const hasCargo = runs('cargo', ['--version']);
 
@@ -68,6 +69,7 @@ describe.skipIf(!hasCargo)(
     }, 300_000);
 
     it('a new example that passes on the base code too is refused as such', async () => {
+      // Before the splice: approved, for the base's file held no such doctest to run.
       const double = EXAMPLE('assert_eq!(calc::double(2), 4);');
       const task = await layoutTask({
         base: BASE,
