@@ -9,11 +9,11 @@ import { attributeGroup } from '../core/rust-test-blocks.js';
  * Undefined when no doc comment holding a code block (```` ``` ````) differs.
  */
 export function withDocCommentsOf(base: string, player: string): string | undefined {
-  const playerDocs = new Map(
-    documentedItems(player).map((item) => [item.key, docText(player, item)] as const),
-  );
+  const [baseItems, playerItems] = [documentedItems(base), documentedItems(player)];
+  if (!baseItems || !playerItems) return undefined;
+  const playerDocs = new Map(playerItems.map((item) => [item.key, docText(player, item)] as const));
   const edits: { start: number; end: number; text: string }[] = [];
-  for (const item of documentedItems(base)) {
+  for (const item of baseItems) {
     const docs = playerDocs.get(item.key);
     const current = docText(base, item);
     if (docs === undefined || docs === current || !(docs + current).includes('```')) continue;
@@ -40,8 +40,12 @@ interface Item {
 const ITEM_HEADER =
   /^(?:pub(?:\s*\([^)]*\))?\s+)?(?:(?:const|async|unsafe|default|extern(?:\s+"[^"]*")?)\s+)*(fn|struct|enum|trait|type|const|static|mod|union|macro_rules!)\s*(?:r#)?([A-Za-z_]\w*)/;
 
-/** Every item that starts a line, with its doc comments (maybe none). */
-function documentedItems(source: string): Item[] {
+/**
+ * Every item that starts a line, with its doc comments (maybe none). Undefined when a block doc
+ * comment nests another comment or shares its last line with code: moved whole lines of it could
+ * end it elsewhere or take code along, so the file is not spliced.
+ */
+function documentedItems(source: string): Item[] | undefined {
   const items: Item[] = [];
   const seen = new Map<string, number>();
   let at = 0;
@@ -49,6 +53,7 @@ function documentedItems(source: string): Item[] {
     const lineEnd = endOfLine(source, at);
     const first = at + /^[ \t]*/.exec(source.slice(at, lineEnd))![0].length;
     const unit = preamble(source, at, first);
+    if (!unit) return undefined;
     const header = source.slice(unit.header, endOfLine(source, unit.header)).trim();
     const name = itemName(header);
     if (name !== undefined) {
@@ -76,10 +81,10 @@ function preamble(source: string, lineStart: number, first: number) {
       at = end;
     } else if (/^\/\*\*(?![*/])/.test(source.slice(at, at + 4))) {
       const close = source.indexOf('*/', at + 3);
-      const end = Math.min(
-        endOfLine(source, close === -1 ? source.length : close) + 1,
-        source.length,
-      );
+      if (close === -1 || source.slice(at + 3, close).includes('/*')) return undefined;
+      const lineEnd = endOfLine(source, close);
+      if (source.slice(close + 2, lineEnd).trim() !== '') return undefined;
+      const end = Math.min(lineEnd + 1, source.length);
       docs.push({ start: line, end });
       at = end;
     } else if (source.startsWith('#[', at)) {

@@ -78,6 +78,14 @@ describe("the Player's doc comments on the base's Rust items", () => {
     );
   });
 
+  it('splices nothing where a block doc comment could end elsewhere once moved', () => {
+    // rustc nests block comments; a doc ending on a line of code would take that code along.
+    const nested = PLAYER.replace('/** A new one.', '/** A new /* nested */ one.');
+    expect(withDocCommentsOf(BASE, nested)).toBeUndefined();
+    const inline = BASE.replace('#[inline]\n', '/** ```\n * x\n * ``` */ #[inline]\n');
+    expect(withDocCommentsOf(inline, PLAYER)).toBeUndefined();
+  });
+
   it('splices nothing when no doc comment with a code block changed', () => {
     const player = BASE.replace('/// Percent.', '/// Percent, clamped.').replace('min', 'max');
     expect(withDocCommentsOf(BASE, player)).toBeUndefined();
