@@ -1,7 +1,8 @@
 /**
  * Python source run by `python3 -c`: reads `[{path, base, player}]` as JSON on stdin and writes, per
  * file, `{text}`: the base's source with the Player's docstrings spliced in, or `{text: null}` when no
- * docstring holding a doctest example (`>>>`) differs, or `{error}` when a version does not parse.
+ * docstring holding a doctest example (`>>>`) differs, or `{error}` when a version (or the result)
+ * does not parse. A docstring that is no string literal on its own (parts in parentheses) is left.
  * Docstrings are paired by owner: the module, and each class and function by qualified name and
  * occurrence (a second `def f` in one scope is `f#1`). An owner the base lacks gets nothing; a base
  * owner without a docstring gets the Player's as its first statement, at its body's indentation.
@@ -62,6 +63,15 @@ class Source:
         start, end = self.span(node)
         return self.data[start:end]
 
+    def literal(self, node):
+        # A docstring in parentheses spans their inside only: no statement on its own.
+        text = self.text(node)
+        try:
+            alone = ast.parse(text.decode("utf-8"), mode="eval").body
+        except SyntaxError:
+            return None
+        return text if isinstance(alone, ast.Constant) and isinstance(alone.value, str) else None
+
 
 def insertion(base, owner, text):
     """Where a docstring goes in an owner without one, and what is inserted there."""
@@ -88,7 +98,9 @@ def splice(base_text, player_text):
         old = docstring(owner)
         if ">>>" not in new.value and (old is None or ">>>" not in old.value):
             continue
-        text = player.text(new)
+        text = player.literal(new)
+        if text is None:
+            continue
         if old is None:
             edit = insertion(base, owner, text)
             if edit is not None:
@@ -100,7 +112,9 @@ def splice(base_text, player_text):
     data = base.data
     for start, end, text in sorted(edits, reverse=True):
         data = data[:start] + text + data[end:]
-    return data.decode("utf-8")
+    spliced = data.decode("utf-8")
+    ast.parse(spliced)  # a splice that broke the base's file would fail every test there
+    return spliced
 
 
 results = []

@@ -131,6 +131,17 @@ describe("the Player's docstrings spliced into the base's code", () => {
     expect(spliced.get('app.py')).toBe(SPLICED);
   });
 
+  it('leaves a docstring in parentheses, which is no statement on its own', async () => {
+    // Its literal spans the inside of the parentheses: alone in the base, an indentation error.
+    const example = `        """The size.\n\n        >>> Box().size\n        1\n        """`;
+    const player = BASE.replace(`        """The size."""`, example).replace(
+      `    """The base's."""`,
+      `    (">>> get()"\n     "\\n2")`,
+    );
+    const spliced = await splices({ ...DOCTESTS_ON, 'app.py': BASE }, player);
+    expect(spliced.get('app.py')).toBe(BASE.replace(`        """The size."""`, example));
+  });
+
   it('splices nothing where the base runs no doctests', async () => {
     expect((await splices({ 'app.py': BASE }, PLAYER)).size).toBe(0);
   });
