@@ -10,6 +10,7 @@ import {
   type IntegrityFinding,
 } from '../core/integrity.js';
 import type { RunRecord } from '../core/run-record.js';
+import { runsPythonDoctests } from '../evaluation/doctest-splice.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import {
   EDITED_INSTALL,
@@ -20,13 +21,7 @@ import {
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { isJsFile, isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
-import {
-  changedSince,
-  gitQuery,
-  listAtCommit,
-  readAtCommit,
-  readManyAtCommit,
-} from '../repo/git.js';
+import { changedSince, listAtCommit, readAtCommit, readManyAtCommit } from '../repo/git.js';
 import { collectTestInputFacts } from '../analysis/test-inputs.js';
 import type { TestInputFacts } from '../core/special-cased-inputs.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
@@ -340,10 +335,7 @@ async function doctestsRun(
   );
   const python =
     withExamples.some((file) => file.path.endsWith('.py')) &&
-    (await gitQuery(worktree, ['grep', '-l', '-E', '-e', DOCTEST_RUNNERS, base, '--']).then(
-      (found) => found.trim() !== '',
-      () => false, // exit 1: no match
-    ));
+    (await runsPythonDoctests(worktree, base));
   const rust =
     withExamples.some((file) => file.path.endsWith('.rs')) &&
     baseFiles.some((file) => file === 'src/lib.rs' || file.endsWith('/src/lib.rs'));
@@ -380,8 +372,6 @@ async function testInputs(
   const tests = [...[...texts].map(([file, text]) => ({ path: file, text })), ...changedTests];
   return collectTestInputFacts(tests, productCode, await serverPython(), sandbox);
 }
-
-const DOCTEST_RUNNERS = '--doctest-(modules|glob)|DocTestSuite|doctest\\.testmod';
 
 /**
  * Ignored files the runner loads: test-side code and config, and the site hooks of the project's own

@@ -33,6 +33,21 @@ export function byStableId<T extends { id: string }>(tests: readonly T[]): Map<s
 }
 
 /**
+ * The ids of `tests` that passed, each as `reference` names the same test (by stable id): a doctest
+ * the fail-to-pass run ran at the line the base's file gave it is named as the trusted run names it.
+ */
+export function passedAsIn(
+  tests: readonly { id: string; status: string }[],
+  reference: readonly { id: string }[],
+): string[] {
+  const stable = stableTestIds(tests.map((test) => test.id));
+  const named = byStableId(reference);
+  return tests
+    .filter((test) => test.status === 'passed')
+    .map((test) => named.get(stable.get(test.id)!)?.id ?? test.id);
+}
+
+/**
  * pytest names a case whose parameters have no printable id by its position (`test_x[case11]`,
  * `test_x[a0-b3]`): the ids of other runs name the same case only if the test has as many cases.
  */

@@ -24,6 +24,7 @@ import {
 } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { withDocCommentsOf } from '../analysis/rust-doc-comments.js';
 import { testBlocks, withTestBlocksOf } from '../core/rust-test-blocks.js';
 import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
 import { eventLoopSlices } from '../repo/event-loop-slices.js';
@@ -97,12 +98,14 @@ export async function trustedSnapshot(
  * The fail-to-pass run's tree: the base code with the Player's test files and test support laid over it,
  * and the base's test config, so a test that passes here does not exercise the Player's change. Sources
  * in `inlineTests` (see sourcesWithNewInlineTests) keep the base's code with the Player's in-source tests
- * spliced in. `laid` lists the paths taken from the Player, wholly or in part.
+ * spliced in; those in `doctests` (see pythonDoctestSplices) are written as given, the base's code
+ * with the Player's doctests. `laid` lists the paths taken from the Player, wholly or in part.
  */
 export async function failToPassSnapshot(
   worktree: string,
   base: BaseSnapshot,
   inlineTests: string[] = [],
+  doctests: ReadonlyMap<string, string> = new Map(),
 ): Promise<Snapshot & { laid: string[] }> {
   const snapshot = await copiedBase(base, 'coachgate-f2p-');
   const playerTests = (await listWorkingFiles(worktree)).filter(
@@ -112,17 +115,24 @@ export async function failToPassSnapshot(
   for (const file of inlineTests) {
     const destination = path.join(snapshot.dir, file);
     const player = await readRegularFile(path.join(worktree, file));
-    await writeFile(destination, withTestBlocksOf(await readFile(destination, 'utf8'), player));
+    const tests = withTestBlocksOf(await readFile(destination, 'utf8'), player);
+    await writeFile(destination, withDocCommentsOf(tests, player) ?? tests);
+    await utimes(destination, LAID_FILE_TIME, LAID_FILE_TIME);
+  }
+  for (const [file, text] of doctests) {
+    const destination = path.join(snapshot.dir, file);
+    await writeFile(destination, text);
     await utimes(destination, LAID_FILE_TIME, LAID_FILE_TIME);
   }
   await borrowDirectories(worktree, snapshot.dir);
-  return { ...snapshot, laid: [...playerTests, ...inlineTests] };
+  return { ...snapshot, laid: [...playerTests, ...inlineTests, ...doctests.keys()] };
 }
 
 /**
  * The Rust sources among `files` (present at the base and in the worktree) whose in-source tests
- * (`#[cfg(test)]` items, `#[test]` functions) the Player changed: run on the base code, the base's
- * own copy of such a file would run the base's tests in place of the Player's.
+ * (`#[cfg(test)]` items, `#[test]` functions, and doc comment examples in a library crate, which
+ * rustdoc runs) the Player changed: run on the base code, the base's own copy of such a file would
+ * run the base's tests in place of the Player's.
  */
 export async function sourcesWithNewInlineTests(
   worktree: string,
@@ -138,9 +148,22 @@ export async function sourcesWithNewInlineTests(
         : undefined;
     const [player, original] = [await read(worktree), await read(base.dir)];
     if (player === undefined || original === undefined) continue;
-    if (testBlocks(player).join('\n') !== testBlocks(original).join('\n')) changed.push(file);
+    if (
+      testBlocks(player).join('\n') !== testBlocks(original).join('\n') ||
+      (withDocCommentsOf(original, player) !== undefined && (await inLibrary(base.dir, file)))
+    )
+      changed.push(file);
   }
   return changed;
+}
+
+/** Whether `file` belongs to a crate with a library (`src/lib.rs` beside its Cargo.toml). */
+async function inLibrary(root: string, file: string): Promise<boolean> {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    if (await pathExists(path.join(root, dir, 'Cargo.toml')))
+      return pathExists(path.join(root, dir, 'src', 'lib.rs'));
+    if (dir === '.' || dir === path.dirname(dir)) return false;
+  }
 }
 
 async function emptySnapshot(prefix: string): Promise<Snapshot> {

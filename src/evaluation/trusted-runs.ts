@@ -30,6 +30,8 @@ import {
   type FailToPassKey,
   type FailToPassRun,
 } from './run-cache.js';
+import { passedAsIn } from '../core/stable-test-id.js';
+import { pythonDoctestSplices } from './doctest-splice.js';
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
 import { trustedSelection, type TrustedSelection } from './product-code.js';
 import {
@@ -205,8 +207,15 @@ export async function prepareTrustedRuns(
     );
     // Tests the Player wrote inside product sources (Rust's `mod tests`) run on the base code too.
     const inlineTests = await sourcesWithNewInlineTests(worktree, base, selection.code);
+    // And doctests the Player wrote in docstrings of product code, spliced into the base's.
+    const doctests = await pythonDoctestSplices(
+      worktree,
+      base,
+      selection.code,
+      effectivePolicy(config.coachgate.sandbox),
+    );
     const onlyTestFiles =
-      inlineTests.length === 0 &&
+      inlineTests.length + doctests.size === 0 &&
       playerTestSide.every((file) => isTestFile(file) && isNamedAsTest(file));
     // Where ids do not name the file, the baseline's results of a base test file the Player changed
     // cannot be told from the run's: the run is limited only when every one of them is new.
@@ -228,8 +237,8 @@ export async function prepareTrustedRuns(
         selection.code.length + selection.acknowledged.length > 0
           ? make(trustedSnapshot(worktree, base, selection))
           : undefined,
-        playerTestSide.length + inlineTests.length > 0
-          ? make(failToPassSnapshot(worktree, base, inlineTests))
+        playerTestSide.length + inlineTests.length + doctests.size > 0
+          ? make(failToPassSnapshot(worktree, base, inlineTests, doctests))
           : undefined,
         // Every runner: where ids do not name files, the run's ids are compared with the baseline's.
         newTestFiles.length > 0
@@ -336,9 +345,8 @@ export async function executeTrustedRuns(
           ? { observation: trusted.observation }
           : {}),
       },
-      passing_on_base_code: onBaseCode
-        .filter((test) => test.status === 'passed')
-        .map((test) => test.id),
+      // Rust doctests by item and occurrence: the base's file may put the Player's at other lines.
+      passing_on_base_code: passedAsIn(onBaseCode, trusted.tests),
       ...('cached' in failToPass ? { fail_to_pass_cached: failToPass.cached } : {}),
       ...(newTests
         ? {

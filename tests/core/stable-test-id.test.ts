@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { positionMoved, stableTestIds } from '../../src/core/stable-test-id.js';
+import { passedAsIn, positionMoved, stableTestIds } from '../../src/core/stable-test-id.js';
 
 describe('stableTestIds', () => {
   it('names a rustdoc doctest by its item and occurrence, whatever line a change moved it to', () => {
@@ -19,6 +19,22 @@ describe('stableTestIds', () => {
     expect(base.get('src/lib.rs - add (line 4)')).toBe('src/lib.rs - add (#1)');
     expect(moved.get('src/lib.rs - add (line 17)')).toBe('src/lib.rs - add (#2)');
     expect(base.get('tests::adds')).toBe('tests::adds');
+  });
+});
+
+describe('passedAsIn', () => {
+  it('names the passed doctests of one run as the other run names the same ones', () => {
+    const onBase = [
+      { id: 'src/lib.rs - add (line 3)', status: 'failed' },
+      { id: 'src/lib.rs - add (line 7)', status: 'passed' },
+      { id: 'tests::adds', status: 'passed' },
+    ];
+    const trusted = [
+      { id: 'src/lib.rs - add (line 5)' },
+      { id: 'src/lib.rs - add (line 11)' },
+      { id: 'tests::adds' },
+    ];
+    expect(passedAsIn(onBase, trusted)).toEqual(['src/lib.rs - add (line 11)', 'tests::adds']);
   });
 });
 
