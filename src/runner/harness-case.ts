@@ -36,3 +36,33 @@ export function processEndedCase(end: ProcessEnd): { id: string; message: string
       'must return or raise to its caller, not end the process.',
   };
 }
+
+/** A passing comparison whose verdict a changed type decided (src/runner/equality-watch.ts). */
+export interface PassedByType {
+  nodeid: string | null;
+  op: '==' | '!=';
+  /** The class that decided it, `module.QualName`, and its file. */
+  type: string;
+  type_file: string | null;
+  /** Where the comparison was made. */
+  file: string;
+  line: number;
+  /** The operands as plain values. */
+  left: string;
+  right: string;
+}
+
+/**
+ * What the case says when a comparison held only by the equality of a type the Player changed: the
+ * operands, compared as the plain values they stand for, say otherwise.
+ */
+export function equalityByTypeMessage(passed: PassedByType): string {
+  const plain = passed.op === '==' ? 'differ' : 'are equal';
+  const where = passed.type_file ? ` (${passed.type_file})` : '';
+  return (
+    `${passed.nodeid ?? 'a test'} passed \`${passed.op}\` at ${passed.file}:${passed.line} only by ` +
+    `the equality of ${passed.type}${where}, a type from a changed file: as plain values ` +
+    `(builtin base, fields, data) the operands ${plain}: ${passed.left} vs ${passed.right}. ` +
+    'A type must compare the values it holds.'
+  );
+}

@@ -9,6 +9,7 @@ import type { ProcessOutcome } from './execute.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { bytecodeCacheFor, runSandboxed, type SandboxInForce } from '../sandbox/run.js';
 import type { BytecodeCache } from './bytecode-cache.js';
+import { requestEqualityWatch } from './equality-watch.js';
 import { buildInvocation } from './invocation.js';
 import { declaredPackageManager, userScriptShell } from './package-manager.js';
 import { OutputCapture } from './output-capture.js';
@@ -125,6 +126,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
     const observe = spec.command.runner === 'pytest' ? spec.observe : undefined;
     if (observe) await requestObservation(reportDirectory, observe);
+    if (observe) await requestEqualityWatch(reportDirectory, observe.files);
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     const manager = await declaredPackageManager(
