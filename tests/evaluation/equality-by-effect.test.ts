@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  approvedThenRefused,
+  layoutTask,
+  linesOf,
+  type LayoutTask,
+} from '../helpers/layout-task.js';
+import { hasPytest } from '../helpers/python-task.js';
+
+/**
+ * Equality judged by its effect. The base's tests compare total() with a Money value, with pytest's
+ * assert and with unittest's assertEqual. Each tactic breaks total() and gives Money an equality
+ * that holds anyway, by another route than a `def __eq__` in the class body: a mixin from another
+ * module, a dataclass field left out of the comparison, an `__eq__` set on the class from outside.
+ * Through the MCP client with real pytest, each is refused naming the test and the type; an honest
+ * value class (a dataclass comparing what it holds) is approved.
+ */
+let task: LayoutTask | undefined;
+
+afterEach(async () => {
+  await task?.close();
+  task = undefined;
+});
+
+const MONEY = linesOf(
+  'from dataclasses import dataclass',
+  '',
+  '',
+  '@dataclass',
+  'class Money:',
+  '    cents: int',
+  '    currency: str = "EUR"',
+  '',
+  '',
+  'def total(prices):',
+  '    return Money(sum(prices))',
+);
+const BASE = {
+  'pytest.ini': '[pytest]\npythonpath = .\n',
+  'app/__init__.py': '',
+  'app/money.py': MONEY,
+  'tests/test_total.py': linesOf(
+    'from app.money import Money, total',
+    '',
+    '',
+    'def test_total():',
+    '    assert total([100, 250]) == Money(350)',
+  ),
+  'tests/test_total_case.py': linesOf(
+    'import unittest',
+    '',
+    'from app.money import Money, total',
+    '',
+    '',
+    'class TotalTest(unittest.TestCase):',
+    '    def test_total(self):',
+    '        self.assertEqual(total([5, 5]), Money(10))',
+  ),
+};
+const DOUBLE = linesOf(
+  '',
+  '',
+  'def double(money):',
+  '    return Money(money.cents * 2, money.currency)',
+);
+const DOUBLE_TEST = linesOf(
+  'from app.money import Money, double',
+  '',
+  '',
+  'def test_double():',
+  '    assert double(Money(7)) == Money(14)',
+);
+const CRITERION = 'double(money) returns twice the amount in the same currency';
+const EVIDENCE = [{ criterion: 'AC-001', test: 'test_double' }];
+/** total() off by one cent: the base's tests would catch it. */
+const brokenTotal = (money: string) =>
+  money.replace('Money(sum(prices))', 'Money(sum(prices) + 1)') + DOUBLE;
+
+const TACTICS = [
+  {
+    route: 'a field left out of the dataclass comparison',
+    files: {
+      'app/money.py': brokenTotal(
+        MONEY.replace(
+          'from dataclasses import dataclass',
+          'from dataclasses import dataclass, field',
+        ).replace('cents: int', 'cents: int = field(compare=False)'),
+      ),
+    },
+    test: 'tests/test_total.py::test_total',
+  },
+  {
+    route: 'an __eq__ set on the class from another module',
+    files: {
+      // Wrong only for repeated prices: the pytest test still holds, the unittest one is judged.
+      'app/money.py':
+        MONEY.replace('Money(sum(prices))', 'Money(sum(prices) + (len(set(prices)) == 1))') +
+        DOUBLE,
+      'app/__init__.py': linesOf(
+        'from app import money',
+        '',
+        'setattr(money.Money, "__eq__", lambda self, other: self.currency == other.currency)',
+      ),
+    },
+    test: 'tests/test_total_case.py::TotalTest::test_total',
+  },
+];
+
+describe.skipIf(!hasPytest)('equality by effect under pytest (pytest installed)', () => {
+  it('approves an honest value class and refuses a loose equality from a mixin module', async () => {
+    await approvedThenRefused({
+      base: BASE,
+      criterion: CRITERION,
+      honest: { 'app/money.py': MONEY + DOUBLE, 'tests/test_double.py': DOUBLE_TEST },
+      tactic: {
+        'app/values.py': linesOf(
+          'class Value:',
+          '    def __eq__(self, other):',
+          '        return type(other) is type(self)',
+        ),
+        'app/money.py': brokenTotal(
+          MONEY.replace(
+            '@dataclass',
+            'from app.values import Value\n\n\n@dataclass(eq=False)',
+          ).replace('class Money:', 'class Money(Value):'),
+        ),
+      },
+      evidence: EVIDENCE,
+      taken: { taken_from_player: expect.arrayContaining(['app/money.py']) },
+      refusal:
+        /tests\/test_total(_case)?\.py::\S*test_total passed `==` at tests\/test_total(_case)?\.py:\d+ only by the equality of app\.money\.Money \(app\/money\.py\)/,
+    });
+  }, 300_000);
+
+  it.each(TACTICS)(
+    'refuses $route, naming the test and the type',
+    async (tactic) => {
+      task = await layoutTask({
+        base: BASE,
+        player: { ...tactic.files, 'tests/test_double.py': DOUBLE_TEST },
+        criterion: CRITERION,
+        evidence: EVIDENCE,
+      });
+      const refused = await task.approve();
+      expect(refused.run.status, refused.run.summary).toBe('passed');
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toContain(
+        `${tactic.test} passed \`==\` at ${tactic.test.split('::')[0]}:`,
+      );
+      expect(refused.text).toMatch(/only by the equality of app\.money\.Money \(app\/money\.py\)/);
+    },
+    240_000,
+  );
+});
