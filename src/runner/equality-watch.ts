@@ -20,6 +20,7 @@ import path from 'node:path';
  * Active only when the server put `coachgate_equality.json` beside the reporter.
  */
 export const EQUALITY_WATCH_SOURCE = String.raw`
+import json, os, sys
 EQUALITY_CONFIG = 'coachgate_equality.json'
 EQUALITY_LIMIT = 50
 PLAIN_ATOMS = frozenset([int, float, complex, str, bytes, bool, type(None)])
@@ -136,9 +137,9 @@ class EqualityWatch:
             return
         self.count += 1
         module = sys.modules.get(decider.__dict__.get('__module__') or '')
-        self.report({'event': 'equality', 'nodeid': self.test, 'op': op,
+        self.report({'event': 'equality', 'nodeid': self.test or 'a test', 'op': op,
                      'type': '%s.%s' % (decider.__module__, decider.__qualname__),
-                     'type_file': getattr(module, '__file__', None),
+                     'type_file': getattr(module, '__file__', None) or '?',
                      'file': frame.f_code.co_filename, 'line': frame.f_lineno,
                      'left': safe_repr(plain_left), 'right': safe_repr(plain_right)})
 
@@ -233,6 +234,16 @@ def equality_watch(directory, report):
     watch = EqualityWatch(config['files'], report)
     watch_assert_equal(watch)
     return watch
+
+def equality_cases(records, template):
+    # The unittest recorder's error cases, in the words the pytest report's parser uses; files by
+    # their paths from the run's directory.
+    here = os.getcwd()
+    def shown(name):
+        relative = os.path.relpath(name, here)
+        return name if relative.startswith('..') else relative.replace(os.sep, '/')
+    return [template % dict(record, file=shown(record['file']),
+                             type_file=shown(record['type_file'])) for record in records]
 
 def equality_observer(watch):
     # The pytest plugin that tells the watch which test runs.

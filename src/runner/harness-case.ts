@@ -39,11 +39,12 @@ export function processEndedCase(end: ProcessEnd): { id: string; message: string
 
 /** A passing comparison whose verdict a changed type decided (src/runner/equality-watch.ts). */
 export interface PassedByType {
-  nodeid: string | null;
+  /** The test that made it. */
+  nodeid: string;
   op: '==' | '!=';
   /** The class that decided it, `module.QualName`, and its file. */
   type: string;
-  type_file: string | null;
+  type_file: string;
   /** Where the comparison was made. */
   file: string;
   line: number;
@@ -54,15 +55,28 @@ export interface PassedByType {
 
 /**
  * What the case says when a comparison held only by the equality of a type the Player changed: the
- * operands, compared as the plain values they stand for, say otherwise.
+ * operands, compared as the plain values they stand for, say otherwise. Any field may be a
+ * placeholder: the unittest recorder fills the same words in Python.
  */
-export function equalityByTypeMessage(passed: PassedByType): string {
-  const plain = passed.op === '==' ? 'differ' : 'are equal';
-  const where = passed.type_file ? ` (${passed.type_file})` : '';
+export function equalityByTypeMessage(passed: {
+  [K in keyof PassedByType]: PassedByType[K] | string;
+}): string {
   return (
-    `${passed.nodeid ?? 'a test'} passed \`${passed.op}\` at ${passed.file}:${passed.line} only by ` +
-    `the equality of ${passed.type}${where}, a type from a changed file: as plain values ` +
-    `(builtin base, fields, data) the operands ${plain}: ${passed.left} vs ${passed.right}. ` +
-    'A type must compare the values it holds.'
+    `${passed.nodeid} passed \`${passed.op}\` at ${passed.file}:${passed.line} only by the ` +
+    `equality of ${passed.type} (${passed.type_file}), a type from a changed file: as plain ` +
+    `values (builtin base, fields, data) the operands say otherwise: ${passed.left} vs ` +
+    `${passed.right}. A type must compare the values it holds.`
   );
 }
+
+/** The same words as a Python %-template over the recorder's record. */
+export const EQUALITY_MESSAGE_TEMPLATE = equalityByTypeMessage({
+  nodeid: '%(nodeid)s',
+  op: '%(op)s',
+  type: '%(type)s',
+  type_file: '%(type_file)s',
+  file: '%(file)s',
+  line: '%(line)s',
+  left: '%(left)s',
+  right: '%(right)s',
+});

@@ -76,7 +76,7 @@ const EVIDENCE = [{ criterion: 'AC-001', test: 'test_double' }];
 const brokenTotal = (money: string) =>
   money.replace('Money(sum(prices))', 'Money(sum(prices) + 1)') + DOUBLE;
 
-const TACTICS = [
+const TACTICS: { route: string; files: Record<string, string>; test: string }[] = [
   {
     route: 'a field left out of the dataclass comparison',
     files: {

@@ -100,7 +100,7 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
         message: equalityByTypeMessage({
           ...record,
           file: shownPath(record.file, root),
-          type_file: record.type_file && shownPath(record.type_file, root),
+          type_file: shownPath(record.type_file, root),
         }),
       });
     } else if (record.event === 'internal') {
