@@ -31,6 +31,7 @@ BUILTIN_READERS = (
     (dict, dict.copy), (frozenset, frozenset.copy), (set, set.copy))
 
 NOT_BUILTIN = object()
+MISSING_CLASS = object()
 
 class Opaque(Exception):
     # A value whose plain form cannot be read: the comparison is left to its own equality.
@@ -76,6 +77,7 @@ class EqualityWatch:
         self.files = frozenset(files)
         self.report = report
         self.real = {}
+        self.classes = {}
         self.pending = []
         self.test = None
         self.count = 0
@@ -88,7 +90,15 @@ class EqualityWatch:
 
     def changed_class(self, kind):
         # The class of kind's lineage that a changed file defines, or whose equality methods a
-        # changed file's code is; None when none is.
+        # changed file's code is; None when none is. Known per type and equality method pair
+        # (an __eq__ set on the class later is another pair).
+        key = (kind, getattr(kind, '__eq__', None), getattr(kind, '__ne__', None))
+        found = self.classes.get(key, MISSING_CLASS)
+        if found is MISSING_CLASS:
+            found = self.classes[key] = self.lineage_class(kind)
+        return found
+
+    def lineage_class(self, kind):
         for cls in kind.__mro__:
             module = sys.modules.get(cls.__dict__.get('__module__') or '')
             name = getattr(module, '__file__', None)
@@ -144,17 +154,18 @@ class EqualityWatch:
                      'left': safe_repr(plain_left), 'right': safe_repr(plain_right)})
 
     def compared(self, frame, ops, results, operands):
-        # pytest's account of one comparison chain: the pairs it found true, held until the
-        # assert in that frame is known to have passed.
+        # pytest's account of one comparison chain in a passing assert: the pairs it found true,
+        # held until the assert is over; the index pytest's explanation stops at.
         for index, op in enumerate(ops):
             try:
                 held = bool(results[index])
             except Exception:
-                return
+                return index
             if not held:
-                return
+                return index
             if op in ('==', '!='):
                 self.pending.append((frame, op, operands[index], operands[index + 1]))
+        return len(ops) - 1
 
     def assert_passed(self, frame):
         pending, self.pending = self.pending, []
@@ -185,21 +196,35 @@ def watch_pytest_asserts(watch):
         rewriter = Rewriter(module_path, config, source)
         rewriter.enable_assertion_pass_hook = True
         rewriter.run(mod)
-    call_reprcompare = rewrite._call_reprcompare
-    def reprcompare(ops, results, expls, each_obj):
-        watch.compared(sys._getframe(1), ops, results, each_obj)
-        return call_reprcompare(ops, results, expls, each_obj)
-    call_assertion_pass = rewrite._call_assertion_pass
-    def assertion_pass(lineno, orig, expl):
-        watch.assert_passed(sys._getframe(1))
+    def project_hook():
         # The project's own pass hook is called only where its configuration asked for it.
         config = getattr(util, '_config', None)
-        if config is not None and config.getini('enable_assertion_pass_hook'):
+        return config is not None and config.getini('enable_assertion_pass_hook')
+    passing = []  # the frames whose assert passed, while the pass branch explains it
+    def check_if_assertion_pass_impl():
+        passing.append(sys._getframe(1))
+        return True
+    call_reprcompare = rewrite._call_reprcompare
+    def reprcompare(ops, results, expls, each_obj):
+        frame = sys._getframe(1)
+        if not passing or passing[-1] is not frame:
+            return call_reprcompare(ops, results, expls, each_obj)  # a failed assert's report
+        stop = watch.compared(frame, ops, results, each_obj)
+        # No one reads a passing assert's report unless the project asked: pytest's comparison
+        # report (a diff of the operands) is not made for it.
+        return call_reprcompare(ops, results, expls, each_obj) if project_hook() else expls[stop]
+    call_assertion_pass = rewrite._call_assertion_pass
+    def assertion_pass(lineno, orig, expl):
+        frame = sys._getframe(1)
+        if passing and passing[-1] is frame:
+            passing.pop()
+        watch.assert_passed(frame)
+        if project_hook():
             call_assertion_pass(lineno, orig, expl)
     rewrite.rewrite_asserts = rewrite_asserts
     rewrite._call_reprcompare = reprcompare
     rewrite._call_assertion_pass = assertion_pass
-    rewrite._check_if_assertion_pass_impl = lambda: True
+    rewrite._check_if_assertion_pass_impl = check_if_assertion_pass_impl
     rewrite.PYC_TAIL = '.' + rewrite.PYTEST_TAG + '-coachgate-equality' + rewrite.PYC_EXT
 
 def watch_assert_equal(watch):
