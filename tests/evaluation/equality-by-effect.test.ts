@@ -152,3 +152,44 @@ describe.skipIf(!hasPytest)('equality by effect under pytest (pytest installed)'
     240_000,
   );
 });
+
+describe('equality by effect under python -m unittest', () => {
+  it('approves an honest value class and refuses an __eq__ assigned after the class', async () => {
+    const caseOf = (name: string, body: string) =>
+      linesOf(
+        'import unittest',
+        '',
+        `from app.money import Money, ${name}`,
+        '',
+        '',
+        'class MoneyTest(unittest.TestCase):',
+        `    def test_${name}(self):`,
+        `        ${body}`,
+      );
+    await approvedThenRefused({
+      base: {
+        Makefile: 'test:\n\tpython -m unittest discover -s tests -t .\n',
+        'app/__init__.py': '',
+        'app/money.py': MONEY,
+        'tests/__init__.py': '',
+        'tests/test_total.py': caseOf('total', 'self.assertEqual(total([5, 5]), Money(10))'),
+      },
+      criterion: CRITERION,
+      honest: {
+        'app/money.py': MONEY + DOUBLE,
+        'tests/test_double.py': caseOf('double', 'self.assertEqual(double(Money(7)), Money(14))'),
+      },
+      tactic: {
+        'app/compare.py': linesOf(
+          'def same_currency(self, other):',
+          '    return self.currency == other.currency',
+        ),
+        'app/money.py': `${brokenTotal(MONEY)}\n\nfrom app.compare import same_currency\n\nMoney.__eq__ = same_currency\n`,
+      },
+      evidence: [{ criterion: 'AC-001', test: 'test_double' }],
+      taken: { taken_from_player: expect.arrayContaining(['app/money.py']) },
+      refusal:
+        /tests\.test_total\.MoneyTest\.test_total passed `==` at tests\/test_total\.py:\d+ only by the equality of app\.money\.Money \(app\/money\.py\)/,
+    });
+  }, 300_000);
+});
