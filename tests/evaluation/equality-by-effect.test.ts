@@ -11,7 +11,8 @@ import { hasPytest } from '../helpers/python-task.js';
  * Equality judged by its effect. The base's tests compare total() with a Money value, with pytest's
  * assert and with unittest's assertEqual. Each tactic breaks total() and gives Money an equality
  * that holds anyway, by another route than a `def __eq__` in the class body: a mixin from another
- * module, a dataclass field left out of the comparison, an `__eq__` set on the class from outside.
+ * module, a dataclass field left out of the comparison (pytest), an `__eq__` assigned after the
+ * class (python -m unittest).
  * Through the MCP client with real pytest, each is refused naming the test and the type; an honest
  * value class (a dataclass comparing what it holds) is approved.
  */
@@ -76,35 +77,13 @@ const EVIDENCE = [{ criterion: 'AC-001', test: 'test_double' }];
 const brokenTotal = (money: string) =>
   money.replace('Money(sum(prices))', 'Money(sum(prices) + 1)') + DOUBLE;
 
-const TACTICS: { route: string; files: Record<string, string>; test: string }[] = [
-  {
-    route: 'a field left out of the dataclass comparison',
-    files: {
-      'app/money.py': brokenTotal(
-        MONEY.replace(
-          'from dataclasses import dataclass',
-          'from dataclasses import dataclass, field',
-        ).replace('cents: int', 'cents: int = field(compare=False)'),
-      ),
-    },
-    test: 'tests/test_total.py::test_total',
-  },
-  {
-    route: 'an __eq__ set on the class from another module',
-    files: {
-      // Wrong only for repeated prices: the pytest test still holds, the unittest one is judged.
-      'app/money.py':
-        MONEY.replace('Money(sum(prices))', 'Money(sum(prices) + (len(set(prices)) == 1))') +
-        DOUBLE,
-      'app/__init__.py': linesOf(
-        'from app import money',
-        '',
-        'setattr(money.Money, "__eq__", lambda self, other: self.currency == other.currency)',
-      ),
-    },
-    test: 'tests/test_total_case.py::TotalTest::test_total',
-  },
-];
+/** A field left out of the dataclass comparison. */
+const UNCOMPARED = brokenTotal(
+  MONEY.replace(
+    'from dataclasses import dataclass',
+    'from dataclasses import dataclass, field',
+  ).replace('cents: int', 'cents: int = field(compare=False)'),
+);
 
 describe.skipIf(!hasPytest)('equality by effect under pytest (pytest installed)', () => {
   it('approves an honest value class and refuses a loose equality from a mixin module', async () => {
@@ -132,25 +111,20 @@ describe.skipIf(!hasPytest)('equality by effect under pytest (pytest installed)'
     });
   }, 300_000);
 
-  it.each(TACTICS)(
-    'refuses $route, naming the test and the type',
-    async (tactic) => {
-      task = await layoutTask({
-        base: BASE,
-        player: { ...tactic.files, 'tests/test_double.py': DOUBLE_TEST },
-        criterion: CRITERION,
-        evidence: EVIDENCE,
-      });
-      const refused = await task.approve();
-      expect(refused.run.status, refused.run.summary).toBe('passed');
-      expect(refused.result.isError).toBe(true);
-      expect(refused.text).toContain(
-        `${tactic.test} passed \`==\` at ${tactic.test.split('::')[0]}:`,
-      );
-      expect(refused.text).toMatch(/only by the equality of app\.money\.Money \(app\/money\.py\)/);
-    },
-    240_000,
-  );
+  it('refuses a field left out of the dataclass comparison, naming the test and the type', async () => {
+    task = await layoutTask({
+      base: BASE,
+      player: { 'app/money.py': UNCOMPARED, 'tests/test_double.py': DOUBLE_TEST },
+      criterion: CRITERION,
+      evidence: EVIDENCE,
+    });
+    const refused = await task.approve();
+    expect(refused.run.status, refused.run.summary).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /tests\/test_total\.py::test_total passed `==` at tests\/test_total\.py:5 only by the equality of app\.money\.Money \(app\/money\.py\)/,
+    );
+  }, 240_000);
 });
 
 describe('equality by effect under python -m unittest', () => {
