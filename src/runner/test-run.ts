@@ -81,7 +81,8 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest; src/observation/).
+   * harness (pytest; src/observation/); its passing equalities decided by types of those files
+   * compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
   observe?: ObserveRequest;
 }
