@@ -26,7 +26,8 @@ import { collectTestInputFacts } from '../analysis/test-inputs.js';
 import type { TestInputFacts } from '../core/special-cased-inputs.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { serverPython } from '../runner/pyenv.js';
-import type { DoctestsRun } from '../core/doctest-examples.js';
+import type { DoctestsRun, ParsedDoctests } from '../core/doctest-examples.js';
+import { pythonDoctestExamples } from '../analysis/python-doctests.js';
 import { baseProductCode, isSource } from '../evaluation/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
@@ -296,6 +297,7 @@ export async function integrityAgainstBase(
   );
   const counts = taskId ? await testCounts(worktree, taskId) : {};
   const sandbox = effectivePolicy(repository.config.coachgate.sandbox);
+  const doctests = await doctestsRun(worktree, base, baseFiles, productCode);
   const findings = findIntegrityIssues({
     files,
     ...(await collectIntegrityFacts(files, { sandbox })),
@@ -307,7 +309,8 @@ export async function integrityAgainstBase(
       planted ?? plantedEnvironment(worktree, taskId, base),
     ),
     product_code: productCode,
-    doctests_run: await doctestsRun(worktree, base, baseFiles, productCode),
+    doctests_run: doctests,
+    ...(doctests.python ? { doctest_examples: await parsedDoctests(productCode, sandbox) } : {}),
     test_inputs: await testInputs(worktree, base, baseFiles, files, productCode, sandbox),
   });
   return {
@@ -330,8 +333,11 @@ async function doctestsRun(
   baseFiles: readonly string[],
   productCode: readonly FileVersions[],
 ): Promise<DoctestsRun> {
+  // A Python prompt anywhere: doctest finds one inside any line of a string (a __test__ entry).
   const withExamples = productCode.filter(
-    (file) => file.base !== undefined && /^\s*(?:>>>|\/\/[/!]\s*```)/m.test(file.base),
+    (file) =>
+      file.base !== undefined &&
+      (file.path.endsWith('.py') ? />>>/ : /^\s*\/\/[/!]\s*```/m).test(file.base),
   );
   const python =
     withExamples.some((file) => file.path.endsWith('.py')) &&
@@ -340,6 +346,22 @@ async function doctestsRun(
     withExamples.some((file) => file.path.endsWith('.rs')) &&
     baseFiles.some((file) => file === 'src/lib.rs' || file.endsWith('/src/lib.rs'));
   return { python, rust };
+}
+
+/** The changed Python files' examples at the base and now, as doctest's own parser reads them. */
+async function parsedDoctests(
+  productCode: readonly FileVersions[],
+  sandbox: SandboxPolicy,
+): Promise<ParsedDoctests> {
+  const files = productCode.filter((file) => file.path.endsWith('.py') && file.base !== undefined);
+  const texts = files.flatMap((file) => [file.base!, file.now ?? '']);
+  const parsed = await pythonDoctestExamples(texts, await serverPython(), sandbox);
+  return new Map(
+    files.flatMap((file, index) => {
+      const [before, after] = [parsed[2 * index], parsed[2 * index + 1]];
+      return before && after ? [[file.path, { base: before, now: after }] as const] : [];
+    }),
+  );
 }
 
 /** Base test files read at most: a bound on one process's input in a very large repository. */

@@ -13,15 +13,22 @@ export interface DoctestsRun {
   rust: boolean;
 }
 
+/**
+ * Python examples as doctest's own finder and parser read them (src/analysis/python-doctests.ts),
+ * per file: the base's and the Player's. A file without an entry is read by line pattern.
+ */
+export type ParsedDoctests = ReadonlyMap<string, { base: DoctestExample[]; now: DoctestExample[] }>;
+
 /** A base example the Player changed or removed in product code the base's doctests run: must_fix. */
 export function doctestFindings(
   productCode: readonly FileVersions[],
   run: DoctestsRun,
+  parsed: ParsedDoctests = new Map(),
 ): IntegrityFinding[] {
   return productCode.flatMap((file) => {
     const judged = file.path.endsWith('.rs') ? run.rust : file.path.endsWith('.py') && run.python;
     if (!judged || file.base === undefined) return [];
-    return removedExamples(file.path, file.base, file.now ?? '').map(
+    return removedExamples(file.path, file.base, file.now ?? '', parsed.get(file.path)).map(
       (example): IntegrityFinding => ({
         kind: 'doctest_changed',
         severity: 'must_fix',
@@ -48,11 +55,16 @@ export function doctestExamples(file: string, text: string): DoctestExample[] {
 }
 
 /** Base examples no longer in the Player's version, each once (the k-th copy with the k-th). */
-export function removedExamples(file: string, base: string, now: string): DoctestExample[] {
+export function removedExamples(
+  file: string,
+  base: string,
+  now: string,
+  parsed?: { base: DoctestExample[]; now: DoctestExample[] },
+): DoctestExample[] {
   const remaining = new Map<string, number>();
-  for (const example of doctestExamples(file, now))
+  for (const example of parsed?.now ?? doctestExamples(file, now))
     remaining.set(example.text, (remaining.get(example.text) ?? 0) + 1);
-  return doctestExamples(file, base).filter((example) => {
+  return (parsed?.base ?? doctestExamples(file, base)).filter((example) => {
     const left = remaining.get(example.text) ?? 0;
     if (left > 0) remaining.set(example.text, left - 1);
     return left === 0;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { findTestId } from './requirements.js';
 import { testDataFindings } from './test-data.js';
 import { isTestFile } from './test-paths.js';
-import { doctestFindings, type DoctestsRun } from './doctest-examples.js';
+import { doctestFindings, type DoctestsRun, type ParsedDoctests } from './doctest-examples.js';
 import { harnessReachFindings } from './harness-reach.js';
 import { runnerDetectionFindings } from './runner-detection.js';
 import {
@@ -272,6 +272,8 @@ export interface IntegrityInput {
   product_code?: FileVersions[];
   /** Which doctests the base runs (their examples in product code are base tests). */
   doctests_run?: DoctestsRun;
+  /** Python examples as doctest's own parser reads them, per changed product file. */
+  doctest_examples?: ParsedDoctests;
   /** The tests' literals and the changed product files' literal uses. */
   test_inputs?: TestInputFacts;
 }
@@ -312,7 +314,11 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
       ...testsCountDropped(input.tests_at_base, input.tests_now),
       ...runnerDetectionFindings(input.product_code ?? []),
       ...harnessReachFindings(input.product_code ?? []),
-      ...doctestFindings(input.product_code ?? [], input.doctests_run ?? NO_DOCTESTS),
+      ...doctestFindings(
+        input.product_code ?? [],
+        input.doctests_run ?? NO_DOCTESTS,
+        input.doctest_examples,
+      ),
       ...specialCasedInputFindings(input.test_inputs ?? NO_INPUTS, input.product_code ?? []),
       ...testDataFindings(input.files),
       ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({

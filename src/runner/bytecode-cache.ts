@@ -31,6 +31,10 @@ import type { RunEnvironment } from './environment.js';
  * planted-environment.ts judges it per turn), and bytecode written from a changed one would outlive
  * the change.
  *
+ * A snapshot's run with no published cache to read (the first turn's, before the baseline ended; a
+ * project with its own virtualenv) is given an empty read-only prefix instead: it reads no bytecode
+ * at all, so none that a process of the run wrote beside a base file, whatever file time it carries.
+ *
  * A published cache holds two trees: `prefix/`, the bytecode of everything outside the baseline's
  * directory (the interpreter's, the installed packages'), under their absolute paths as Python
  * names them; and `tree/`, the bytecode of the base's own files, relative to the tree. Each
@@ -88,7 +92,8 @@ export async function withBytecodeCache<Outcome extends { timed_out: boolean; ca
 ): Promise<Outcome> {
   const { command, environment } = key;
   const python = command.runner === 'pytest' || command.runner === 'unittest';
-  if (!python || environment.interpreter) return run();
+  if (!python) return run();
+  if (environment.interpreter) return use === 'snapshot' ? withEmptyCache(worktree, run) : run();
   if (use !== 'fill') return readingBytecodeCache(worktree, key, use, run);
   const filling = await fillingDirectory(worktree);
   let ended = false;
@@ -152,7 +157,7 @@ async function readingBytecodeCache<Outcome>(
     () => true,
     () => false,
   );
-  if (!present) return run();
+  if (!present) return use === 'snapshot' ? withEmptyCache(worktree, run) : run();
   const prefix = path.join(published, PREFIX);
   // A view that cannot be made (a full disk) costs the tree's bytecode, never the run.
   const view =
@@ -162,6 +167,26 @@ async function readingBytecodeCache<Outcome>(
     return await run({ directory: view, writable: false, revealed: [published, view] });
   } finally {
     await rm(view, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A snapshot run with no cache to read (none published yet, or a project's own virtualenv): an empty
+ * read-only prefix, so Python and pytest read no bytecode at all (none beside a source, where a
+ * process of the run could have written it, nor a virtualenv's) and compile every module they
+ * import from its source.
+ */
+async function withEmptyCache<Outcome>(
+  worktree: string,
+  run: (cache?: BytecodeCache) => Promise<Outcome>,
+): Promise<Outcome> {
+  const root = await cacheRoot(worktree);
+  await ensurePrivateDirectory(root);
+  const empty = await mkdtemp(path.join(root, VIEW));
+  try {
+    return await run({ directory: empty, writable: false, revealed: [empty] });
+  } finally {
+    await rm(empty, { recursive: true, force: true });
   }
 }
 

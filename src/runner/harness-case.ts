@@ -36,3 +36,47 @@ export function processEndedCase(end: ProcessEnd): { id: string; message: string
       'must return or raise to its caller, not end the process.',
   };
 }
+
+/** A passing comparison whose verdict a changed type decided (src/runner/equality-watch.ts). */
+export interface PassedByType {
+  /** The test that made it. */
+  nodeid: string;
+  op: '==' | '!=';
+  /** The class that decided it, `module.QualName`, and its file. */
+  type: string;
+  type_file: string;
+  /** Where the comparison was made. */
+  file: string;
+  line: number;
+  /** The operands as plain values. */
+  left: string;
+  right: string;
+}
+
+/**
+ * What the case says when a comparison held only by the equality of a type the Player changed: the
+ * operands, compared as the plain values they stand for, say otherwise. Any field may be a
+ * placeholder: the unittest recorder fills the same words in Python.
+ */
+export function equalityByTypeMessage(passed: {
+  [K in keyof PassedByType]: PassedByType[K] | string;
+}): string {
+  return (
+    `${passed.nodeid} passed \`${passed.op}\` at ${passed.file}:${passed.line} only by the ` +
+    `equality of ${passed.type} (${passed.type_file}), a type from a changed file: as plain ` +
+    `values (builtin base, fields, data) the operands say otherwise: ${passed.left} vs ` +
+    `${passed.right}. A type must compare the values it holds.`
+  );
+}
+
+/** The same words as a Python %-template over the recorder's record. */
+export const EQUALITY_MESSAGE_TEMPLATE = equalityByTypeMessage({
+  nodeid: '%(nodeid)s',
+  op: '%(op)s',
+  type: '%(type)s',
+  type_file: '%(type_file)s',
+  file: '%(file)s',
+  line: '%(line)s',
+  left: '%(left)s',
+  right: '%(right)s',
+});

@@ -9,6 +9,7 @@ import type { ProcessOutcome } from './execute.js';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { bytecodeCacheFor, runSandboxed, type SandboxInForce } from '../sandbox/run.js';
 import type { BytecodeCache } from './bytecode-cache.js';
+import { requestEqualityWatch } from './equality-watch.js';
 import { buildInvocation } from './invocation.js';
 import { declaredPackageManager, userScriptShell } from './package-manager.js';
 import { OutputCapture } from './output-capture.js';
@@ -80,7 +81,8 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest; src/observation/).
+   * harness (pytest; src/observation/); its passing equalities decided by types of those files
+   * compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
   observe?: ObserveRequest;
 }
@@ -125,6 +127,9 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
     const observe = spec.command.runner === 'pytest' ? spec.observe : undefined;
     if (observe) await requestObservation(reportDirectory, observe);
+    // A trusted run's passing equalities decided by the Player's types are judged again.
+    if (spec.observe && ['pytest', 'unittest'].includes(spec.command.runner))
+      await requestEqualityWatch(reportDirectory, spec.observe.files);
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     const manager = await declaredPackageManager(

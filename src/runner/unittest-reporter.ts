@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HARNESS_CHANGED } from './harness-case.js';
+import { EQUALITY_WATCH_SOURCE } from './equality-watch.js';
+import { EQUALITY_MESSAGE_TEMPLATE, HARNESS_CHANGED } from './harness-case.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 
 /**
@@ -90,10 +91,22 @@ const REPORTER_SOURCE = String.raw`
 import os, sys
 sys.path.insert(0, os.getcwd())
 ${UNITTEST_RECORDING_SOURCE}
+${EQUALITY_WATCH_SOURCE}
 RecordingMixin.report_path, args = sys.argv[1], sys.argv[2:]
+# In a trusted run, assertEqual's passing comparisons decided by a changed type are judged again.
+equality = []
+watch = equality_watch(os.path.dirname(os.path.abspath(__file__)), equality.append)
 
 class RecordingResult(RecordingMixin, unittest.TextTestResult):
-    pass
+    def startTest(self, test):
+        super().startTest(test)
+        if watch:
+            watch.start(test.id())
+    def stopTestRun(self):
+        cases = self.__dict__.setdefault('recorded_cases', [])
+        for message in equality_cases(equality, ${JSON.stringify(EQUALITY_MESSAGE_TEMPLATE)}):
+            cases.append((${JSON.stringify(HARNESS_CHANGED)}, 'error', message))
+        super().stopTestRun()
 
 runner = unittest.TextTestRunner(resultclass=RecordingResult, verbosity=2)
 argv = ['python -m unittest'] + args

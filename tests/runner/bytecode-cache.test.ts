@@ -140,10 +140,32 @@ describe('which runs are given the cache, and when it is published', () => {
     const venv = await keyFor(repo);
     expect(venv.environment.interpreter).toBeDefined();
     expect(await given(repo, 'fill', venv)).toBeUndefined();
+    expect(await given(repo, 'worktree', venv)).toBeUndefined();
     const other = repository();
     expect(await given(other, 'fill', await keyFor(other, NODE))).toBeUndefined();
     expect(await published(repo)).toEqual([]);
     expect(await published(other)).toEqual([]);
+  });
+
+  it('gives a snapshot run with no cache to read an empty read-only one, gone after the run', async () => {
+    const repo = repository();
+    mkdirSync(path.join(repo.dir, '.venv/bin'), { recursive: true });
+    writeFileSync(path.join(repo.dir, '.venv/bin/python'), '');
+    const other = repository();
+    // Before any baseline published (any project), and in a project with its own virtualenv.
+    for (const [where, key] of [
+      [other, await keyFor(other)],
+      [repo, await keyFor(repo)],
+    ] as const) {
+      let listed: string[] | undefined;
+      const empty = await withBytecodeCache(where.dir, key, 'snapshot', async (cache) => {
+        listed = readdirSync(cache!.directory);
+        return { ...ended, cache };
+      });
+      expect(empty.cache).toMatchObject({ writable: false, revealed: [empty.cache!.directory] });
+      expect(listed).toEqual([]);
+      expect(existsSync(empty.cache!.directory)).toBe(false);
+    }
   });
 
   it('is one cache for the worktree and the snapshots of one base', async () => {
@@ -250,5 +272,34 @@ describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable 
     expect(await importing(worktree.dir, 'worktree')).toBe('2');
     // Each snapshot run's view of the cache is gone with the run.
     expect((await published(baseline)).filter((entry) => entry.startsWith('view-'))).toEqual([]);
+  });
+
+  it('a snapshot run with no cache never reads bytecode a process wrote beside a base file', async () => {
+    // Bytecode of `VALUE = 2` stamped with the base file's time and size, where Python looks
+    // without a prefix: it is what a product process of the run could write for a later import.
+    const snapshot = repository();
+    const file = path.join(snapshot.dir, 'mod.py');
+    writeFileSync(file, 'VALUE = 2\n');
+    utimesSync(file, BASE_FILE_TIME, BASE_FILE_TIME);
+    const forge = `import py_compile; py_compile.compile("mod.py", cfile=__import__("importlib.util").util.cache_from_source("mod.py"))`;
+    expect(
+      (await inSandbox(`python3 -c '${forge}' && echo forged`, undefined, snapshot.dir)).output,
+    ).toContain('forged');
+    writeFileSync(file, 'VALUE = 1\n');
+    utimesSync(file, BASE_FILE_TIME, BASE_FILE_TIME);
+    const forged = await inSandbox(
+      'python3 -c "import mod; print(mod.VALUE)"',
+      undefined,
+      snapshot.dir,
+    );
+    expect(forged.output.trim()).toBe('2'); // read beside the source: the forgery runs
+    const key = await keyFor(snapshot);
+    let output = '';
+    await withBytecodeCache(snapshot.dir, key, 'snapshot', async (cache) => {
+      output = (await inSandbox('python3 -c "import mod; print(mod.VALUE)"', cache, snapshot.dir))
+        .output;
+      return ended;
+    });
+    expect(output.trim()).toBe('1');
   });
 });

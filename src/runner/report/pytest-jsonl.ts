@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { isTestSideFile } from '../../core/test-paths.js';
 import {
+  equalityByTypeMessage,
   HARNESS_CHANGED,
   harnessReplacedMessage,
+  type PassedByType,
   processEndedCase,
   type ProcessEnd,
 } from '../harness-case.js';
@@ -27,7 +29,8 @@ type ReportLine =
   | { event: 'loaded'; files: string[]; read?: [string, string][] }
   | { event: 'plugins'; nodeid: string; files: string[] }
   | { event: 'bytecode'; nodeid: string; files: string[] }
-  | { event: 'startup'; files: string[] };
+  | { event: 'startup'; files: string[] }
+  | ({ event: 'equality' } & PassedByType);
 
 /** What one JUnit `<testcase>` would hold: its outcome elements, in the order pytest added them. */
 interface TestCase {
@@ -90,6 +93,15 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
       openCase(HARNESS_CHANGED).outcomes.push({
         status: 'error',
         message: `ran at the interpreter's start-up, before the test runner and coachgate's watchers: ${files.join(', ')} (a start-up hook Python found on the import path).`,
+      });
+    } else if (record.event === 'equality') {
+      openCase(HARNESS_CHANGED).outcomes.push({
+        status: 'error',
+        message: equalityByTypeMessage({
+          ...record,
+          file: shownPath(record.file, root),
+          type_file: shownPath(record.type_file, root),
+        }),
       });
     } else if (record.event === 'internal') {
       openCase('pytest internal error').outcomes.push({ status: 'error', message: record.message });
