@@ -1,6 +1,7 @@
 import { open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isTestSideFile } from '../core/test-paths.js';
 import { requireFlag } from './harness-guard.js';
 import { JEST_PROGRAM, MOCHA_PROGRAM } from './runner-programs.js';
 
@@ -82,39 +83,79 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
       },
     });
     watching = true;
-  } else if (!registerHooks && !jest && seesAll) {
-    // Node 20's loader: fs.promises.readFile for an import, fs.readFileSync for what a required ES
-    // module imports.
-    const fromLoader = (callee) => {
-      const { prepareStackTrace, stackTraceLimit } = Error;
-      const frames = {};
-      try {
-        Error.prepareStackTrace = (_, sites) => sites;
-        Error.stackTraceLimit = 1;
-        Error.captureStackTrace(frames, callee);
-        const site = frames.stack && frames.stack[0];
-        return Boolean(site) && site.getFileName() === 'node:internal/modules/esm/load';
-      } finally {
-        Error.prepareStackTrace = prepareStackTrace;
-        Error.stackTraceLimit = stackTraceLimit;
-      }
-    };
-    const fs = require('node:fs');
-    const watchReads = (holder, name) => {
-      const read = holder[name];
-      const watched = function (file, options) {
-        if (file instanceof URL && fromLoader(watched)) {
-          watching = true; // this node reads through it: every load is seen
-          noteLoad(file.href);
-        }
-        return read.apply(this, arguments);
-      };
-      Object.defineProperty(watched, 'name', { value: name });
-      holder[name] = watched;
-    };
-    watchReads(fs.promises, 'readFile');
-    watchReads(fs, 'readFileSync');
   }
+  // The frames above a call, as V8's call sites; the limit reaches past a library's own frames.
+  const callSites = (callee, limit) => {
+    const { prepareStackTrace, stackTraceLimit } = Error;
+    const frames = {};
+    try {
+      Error.prepareStackTrace = (_, sites) => sites;
+      Error.stackTraceLimit = limit;
+      Error.captureStackTrace(frames, callee);
+      return Array.isArray(frames.stack) ? frames.stack : [];
+    } finally {
+      Error.prepareStackTrace = prepareStackTrace;
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+  };
+  const fromLoader = (callee) =>
+    callSites(callee, 1).some((site) => site.getFileName() === 'node:internal/modules/esm/load');
+  // A file of the tree that code reads may be run from its source (vm, eval, new Function): it
+  // is listed with its reader, the nearest frame that is neither node's, the environment's nor
+  // ours, and the server keeps it unless the reader is test side (an expected-value file).
+  const reads = new Map();
+  const asPath = (file) => {
+    try {
+      const name = file instanceof URL ? require('node:url').fileURLToPath(file) : file;
+      const text = Buffer.isBuffer(name) ? name.toString() : name;
+      return typeof text === 'string' ? require('node:path').resolve(text) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const readerOf = (callee) => {
+    for (const site of callSites(callee, 64)) {
+      let name = site.getFileName() || '';
+      if (name.startsWith('file:')) name = require('node:url').fileURLToPath(name);
+      if (name.startsWith('/') && !name.includes('/node_modules/') && name !== __filename)
+        return name;
+    }
+    return undefined;
+  };
+  // Only reading opens: a write-only flag (w, a, O_WRONLY) writes.
+  const reading = (flags) =>
+    flags === undefined || flags === null || (typeof flags === 'string' ? /^r/.test(flags)
+      : typeof flags !== 'number' || (flags & 3) !== 1);
+  const noteRead = (file, callee, flags) => {
+    const name = typeof file === 'number' || !reading(flags) ? undefined : asPath(file);
+    if (!name || name.includes('/node_modules/') || name.startsWith(__dirname + '/')) return;
+    const readers = reads.get(name) || new Set();
+    // A few readers per file: one outside the tests is enough for the server.
+    if (readers.size >= 4) return;
+    const reader = readerOf(callee);
+    if (reader) reads.set(name, readers.add(reader));
+  };
+  const fs = require('node:fs');
+  // Node 20's loader reads each ES module's source through fs.promises.readFile (an import) or
+  // fs.readFileSync (what a required ES module imports), with its URL, from its own frame.
+  const esmLoads = !registerHooks && !jest && seesAll;
+  const watchReads = (holder, name) => {
+    const read = holder[name];
+    const opens = name === 'open' || name === 'openSync';
+    if (typeof read !== 'function') return;
+    const watched = function (file) {
+      if (esmLoads && file instanceof URL && fromLoader(watched)) {
+        watching = true; // this node reads through it: every load is seen
+        noteLoad(file.href);
+      } else noteRead(file, watched, opens ? arguments[1] : undefined);
+      return read.apply(this, arguments);
+    };
+    Object.defineProperty(watched, 'name', { value: name });
+    holder[name] = watched;
+  };
+  for (const name of ['readFileSync', 'readFile', 'openSync', 'open', 'createReadStream'])
+    watchReads(fs, name);
+  for (const name of ['readFile', 'open']) watchReads(fs.promises, name);
   const register = Module.register;
   if (typeof register === 'function')
     Module.register = function (...args) {
@@ -144,6 +185,8 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
       .map((file) => pathToFileURL(file).href)
       .filter(own);
     const loaded = [...new Set([...files, ...esModules()])];
+    for (const [file, readers] of reads)
+      for (const reader of readers) loaded.push(file + '\t' + reader);
     if (loaded.length > 0) appendFileSync(list, loaded.join('\n') + '\n');
   });
 }
@@ -218,20 +261,33 @@ export function vitestLoadedFlag(reportDirectory: string): string {
 }
 
 /**
- * The absolute paths the run's test processes loaded, or undefined when none recorded any (no node
- * test process ran, or it died before it could write).
+ * The absolute paths the run's test processes loaded, and the files of the tree their code read
+ * (root: the run's directory, real path), or undefined when none recorded any (no node test process
+ * ran, or it died before it could write). A file only the tests read (an expected-value file) is
+ * not listed: what the tests read is the base's in the trusted runs, whoever changed it.
  */
-export async function readNodeLoadedFiles(reportDirectory: string): Promise<string[] | undefined> {
+export async function readNodeLoadedFiles(
+  reportDirectory: string,
+  root: string,
+): Promise<string[] | undefined> {
   const lists = (await readdir(reportDirectory)).filter((name) => LIST.test(name));
   if (lists.length === 0) return undefined;
   const files = new Set<string>();
   for (const name of lists) {
     for (const line of (await listText(path.join(reportDirectory, name))).split('\n')) {
-      const file = line.startsWith('file:') ? safeFilePath(line) : line;
+      const [entry = '', reader] = line.split('\t');
+      if (reader !== undefined && readByTests(reader, root)) continue;
+      const file = entry.startsWith('file:') ? safeFilePath(entry) : entry;
       if (file && path.isAbsolute(file)) files.add(file);
     }
   }
   return [...files].sort().slice(0, LOADED_LIMIT);
+}
+
+function readByTests(reader: string, root: string): boolean {
+  const relative = path.relative(root, reader);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return false;
+  return isTestSideFile(relative.split(path.sep).join('/'));
 }
 
 async function listText(file: string): Promise<string> {
