@@ -30,6 +30,14 @@ export function runnerSetupFiles(
   return [...found];
 }
 
+/** The configuration files whose start-up points runnerSetupFiles reads. */
+export function isRunnerConfig(file: string): boolean {
+  return RUNNER_CONFIG.test(file);
+}
+
+const RUNNER_CONFIG =
+  /(?:^|\/)(?:(?:vitest|vite|jest)\.config\.[cm]?[jt]s|\.mocharc\.(?:js|cjs|json|ya?ml)|package\.json|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)$/;
+
 /** jest's keys naming a module it loads around the tests (a preset's own are the environment's). */
 const JEST_KEYS = [
   'setupFiles',
