@@ -6,7 +6,7 @@ import path from 'node:path';
  * `testEnvironment`, `testRunner`, `snapshotResolver`, `resolver` and `runner`, mocha's `require`,
  * `import`, `loader` and `node-option`, node's `--require`/`-r`, `--import` and `--loader` in the
  * package's test scripts (on node's command line or in the `NODE_OPTIONS` they set), pytest's `-p
- * module` plugins. They are the runner's start-up points: test support even inside a source root, so
+ * module` plugins, `PYTEST_PLUGINS` and `PYTHONSTARTUP`. They are the runner's start-up points: test support even inside a source root, so
  * the trusted runs keep the base's copy, and one the Player changed is named. Read from the config
  * texts (repository-relative path → text); the names are resolved against `files`, the base's tree.
  */
@@ -140,11 +140,27 @@ function preloadValues(words: readonly string[]): string[] {
   return names;
 }
 
+/**
+ * pytest's plugins and Python's start-up file named in a config: `-p module` (in `addopts`, or in a
+ * `PYTEST_ADDOPTS` a tox `setenv` sets), the modules of a `PYTEST_PLUGINS` setting, and the file of
+ * a `PYTHONSTARTUP` one.
+ */
 function pytestPlugins(text: string): string[] {
-  return [...text.matchAll(/(?:^|\s)-p\s+([A-Za-z_][\w.]*)/gm)]
-    .map((match) => match[1]!)
-    .filter((name) => !name.startsWith('no:'))
-    .map((name) => `${name.replace(/\./g, '/')}.py`);
+  const fromFlags = [...text.matchAll(/(?:^|\s)-p\s*([A-Za-z_][\w.]*)/gm)].map(
+    (match) => match[1]!,
+  );
+  const fromVariable = [...text.matchAll(/\bPYTEST_PLUGINS\s*[=:]\s*["']?([\w., ]+)/g)].flatMap(
+    (match) => match[1]!.split(/[\s,]+/),
+  );
+  const startup = [...text.matchAll(/\bPYTHONSTARTUP\s*[=:]\s*["']?([^\s"']+)/g)].map(
+    (match) => match[1]!,
+  );
+  return [
+    ...[...fromFlags, ...fromVariable]
+      .filter((name) => name !== '' && !name.startsWith('no:'))
+      .map((name) => `${name.replace(/\./g, '/')}.py`),
+    ...startup,
+  ];
 }
 
 const EXTENSIONS = ['', '.js', '.ts', '.mjs', '.cjs', '.jsx', '.tsx', '/index.js', '/index.ts'];

@@ -96,4 +96,19 @@ describe('runnerSetupFiles', () => {
       'tools/transform.js',
     ]);
   });
+
+  it("finds pytest's plugins and Python's start-up file that a config's environment names", () => {
+    const configs = new Map([
+      [
+        'tox.ini',
+        '[testenv]\nsetenv =\n    PYTEST_ADDOPTS = -p app.fixtures\n    PYTEST_PLUGINS = tests.plugin\n    PYTHONSTARTUP = tools/start.py\n',
+      ],
+    ]);
+    const withStart = new Set([...files, 'tools/start.py']);
+    expect(runnerSetupFiles(configs, withStart).sort()).toEqual([
+      'app/fixtures/__init__.py',
+      'tests/plugin.py',
+      'tools/start.py',
+    ]);
+  });
 });
