@@ -158,9 +158,19 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
   for (const name of ['readFile', 'open']) watchReads(fs.promises, name);
   const register = Module.register;
   if (typeof register === 'function')
-    Module.register = function (...args) {
+    Module.register = function (specifier, parent) {
       seesAll = false;
-      return register.apply(this, args);
+      // The hooks module loads on the hooks' own thread, which no list here sees: named as it is
+      // registered (a relative or file specifier; a package's is the environment's).
+      try {
+        const base = parent && typeof parent === 'object' && !(parent instanceof URL)
+          ? parent.parentURL : parent;
+        if (/^(?:\.{1,2}\/|\/|file:)/.test(String(specifier)))
+          noteLoad(new URL(String(specifier), base || pathToFileURL(process.cwd() + '/')).href);
+      } catch {
+        // Not a URL node could load either: register reports it.
+      }
+      return register.apply(this, arguments);
     };
   const esModules = () => {
     // jest's modules were listed as it compiled them.
