@@ -104,11 +104,14 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
   // is listed with its reader, the nearest frame that is neither node's, the environment's nor
   // ours, and the server keeps it unless the reader is test side (an expected-value file).
   const reads = new Map();
+  const { resolve } = require('node:path');
+  const { fileURLToPath } = require('node:url');
   const asPath = (file) => {
     try {
-      const name = file instanceof URL ? require('node:url').fileURLToPath(file) : file;
+      const name = file instanceof URL ? fileURLToPath(file) : file;
       const text = Buffer.isBuffer(name) ? name.toString() : name;
-      return typeof text === 'string' ? require('node:path').resolve(text) : undefined;
+      // Most reads are the environment's (every module a runner requires): no resolve for them.
+      return typeof text === 'string' && !text.includes('/node_modules/') ? resolve(text) : undefined;
     } catch {
       return undefined;
     }
@@ -116,7 +119,7 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
   const readerOf = (callee) => {
     for (const site of callSites(callee, 64)) {
       let name = site.getFileName() || '';
-      if (name.startsWith('file:')) name = require('node:url').fileURLToPath(name);
+      if (name.startsWith('file:')) name = fileURLToPath(name);
       if (name.startsWith('/') && !name.includes('/node_modules/') && name !== __filename)
         return name;
     }
