@@ -38,10 +38,11 @@ describe('start-up points from the runner configuration', () => {
         'test/shout.test.js': SHOUT_TEST,
       },
       player: {
-        // Runs before every test of the Player's run: the assertion module no longer compares.
+        // Runs before every test: the broken shout is replaced by a working one, which no
+        // assertion guard sees.
         'app/instrument.js': linesOf(
           "globalThis.punctuation = '!';",
-          "require('node:assert/strict').equal = () => undefined;",
+          "require('./shout.js').shout = (text) => `${text.toUpperCase()}!`;",
         ),
         'app/shout.js': 'exports.shout = (text) => text + globalThis.punctuation;\n',
       },
@@ -52,6 +53,8 @@ describe('start-up points from the runner configuration', () => {
     expect(refused.result.isError).toBe(true);
     expect(refused.text).toContain('start-up point changed: app/instrument.js');
     expect(refused.text).toContain('"file": "app/instrument.js"');
+    // The trusted runs preloaded the base's copy: the broken shout is what the base test met.
+    expect(refused.text).toMatch(/base test shouts passed at the base but failed/);
   }, 240_000);
 
   it('approves an honest change in a project with an unchanged jest setup file', async () => {
