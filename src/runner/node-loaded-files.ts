@@ -129,14 +129,26 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
   const reading = (flags) =>
     flags === undefined || flags === null || (typeof flags === 'string' ? /^r/.test(flags)
       : typeof flags !== 'number' || (flags & 3) !== 1);
+  // Paths as the code names them that need no more look: the environment's, or read enough.
+  const settled = new Set();
   const noteRead = (file, callee, flags) => {
+    if (typeof file === 'string' && settled.has(file)) return;
     const name = typeof file === 'number' || !reading(flags) ? undefined : asPath(file);
-    if (!name || name.includes('/node_modules/') || name.startsWith(__dirname + '/')) return;
-    const readers = reads.get(name) || new Set();
-    // A few readers per file: one outside the tests is enough for the server.
-    if (readers.size >= 4) return;
+    if (!name || name.includes('/node_modules/') || name.startsWith(__dirname + '/')) {
+      if (typeof file === 'string' && name !== undefined) settled.add(file);
+      return;
+    }
+    let seen = reads.get(name);
+    if (!seen) reads.set(name, (seen = { readers: new Set(), asked: 0 }));
+    // A few readers per file are enough for the server (one outside the tests), and a file read
+    // in a loop costs a stack walk for its first reads only.
+    if (seen.readers.size >= 4 || seen.asked >= 64) {
+      if (typeof file === 'string' && settled.size < 100000) settled.add(file);
+      return;
+    }
+    seen.asked += 1;
     const reader = readerOf(callee);
-    if (reader) reads.set(name, readers.add(reader));
+    if (reader) seen.readers.add(reader);
   };
   const fs = require('node:fs');
   // Node 20's loader reads each ES module's source through fs.promises.readFile (an import) or
@@ -198,7 +210,7 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
       .map((file) => pathToFileURL(file).href)
       .filter(own);
     const loaded = [...new Set([...files, ...esModules()])];
-    for (const [file, readers] of reads)
+    for (const [file, { readers }] of reads)
       for (const reader of readers) loaded.push(file + '\t' + reader);
     if (loaded.length > 0) appendFileSync(list, loaded.join('\n') + '\n');
   });
