@@ -126,6 +126,12 @@ export function buildInvocation(
           vitestHarnessGuardFlag(reportDirectory),
           ...(listLoaded ? [vitestLoadedFlag(reportDirectory)] : []),
         ];
+        if (listLoaded) {
+          // vitest's forks inherit it: what their code reads (src/runner/node-loaded-files.ts).
+          // coachgate's vitest setup file takes it back out of the tests' environment.
+          added.nodeOptions = nodeLoadedFlag(reportDirectory);
+          env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, added.nodeOptions);
+        }
         channels = [
           { file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' },
         ];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isTestSideFile } from '../core/test-paths.js';
 import { requireFlag } from './harness-guard.js';
-import { JEST_PROGRAM, MOCHA_PROGRAM } from './runner-programs.js';
+import { JEST_PROGRAM, MOCHA_PROGRAM, VITEST_FORK_PROGRAM } from './runner-programs.js';
 
 const RECORDER_FILE = 'coachgate-node-loaded.cjs';
 const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
@@ -27,14 +27,17 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  * (`vm.compileFunction` or a `vm.Script`, with the file's name), so in jest's processes that is
  * what it records. It arms only in test processes:
  * `node --test` children (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is
- * the runner's own file, its `.bin` link, or a jest worker); npm, tsc and the other programs of the
- * run load it and do nothing. Each process appends to a list of its own in the report directory.
+ * the runner's own file, its `.bin` link, or a jest worker), and vitest's forks; npm, tsc and the
+ * other programs of the run load it and do nothing. Each process appends to a list of its own in the report directory.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
 const mocha = ${MOCHA_PROGRAM}.test(program);
 const jest = /\/jest-worker\//.test(program) || ${JEST_PROGRAM}.test(program);
-if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) {
+// vitest's own reporter lists its module graph; its forks add what the graph never holds: what
+// their code reads and requires.
+const vitest = ${VITEST_FORK_PROGRAM}.test(program);
+if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest || vitest) {
   const { appendFileSync } = require('node:fs');
   const Module = require('node:module');
   const { registerHooks } = Module;
@@ -148,7 +151,10 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
     }
     seen.asked += 1;
     const reader = readerOf(callee);
-    if (reader) seen.readers.add(reader);
+    if (!reader || seen.readers.has(reader)) return;
+    seen.readers.add(reader);
+    // vitest ends its forks with a signal, before any exit handler: each read is written as seen.
+    if (vitest) appendFileSync(list, name + '\t' + reader + '\n');
   };
   const fs = require('node:fs');
   // Node 20's loader reads each ES module's source through fs.promises.readFile (an import) or

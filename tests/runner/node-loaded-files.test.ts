@@ -254,6 +254,36 @@ describe('the node loaded-file recorder', () => {
     ]);
   });
 
+  it("lists what vitest's forks read and run, which its module graph never holds", async () => {
+    symlinkSync(path.resolve('node_modules'), path.join(project, 'node_modules'));
+    write({
+      'package.json': '{"type": "module"}',
+      'app/registry.js': [
+        "import { readFileSync } from 'node:fs';",
+        "import vm from 'node:vm';",
+        'export function load(name) {',
+        "  const source = readFileSync(new URL(`./plugins/${name}.js`, import.meta.url), 'utf8');",
+        '  const scope = { exports: {} };',
+        '  vm.runInNewContext(source, scope);',
+        '  return scope.exports.apply;',
+        '}',
+      ].join('\n'),
+      'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
+      'test/registry.test.js': [
+        "import { expect, test } from 'vitest';",
+        "import { load } from '../app/registry.js';",
+        "test('loads', () => expect(load('upper')('a')).toBe('A'));",
+      ].join('\n'),
+    });
+    const vitest = path.join(project, 'node_modules/.bin/vitest');
+    run([vitest, 'run', '--reporter=default', vitestLoadedFlag(reports)]);
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
+      'app/plugins/upper.js',
+      'app/registry.js',
+      'test/registry.test.js',
+    ]);
+  });
+
   it('stays silent in the run’s other node programs', async () => {
     write({ 'build.js': "require('./lib.js');\n", 'lib.js': '' });
     run([process.execPath, 'build.js']);
