@@ -72,6 +72,8 @@ export interface EvaluationFacts {
   unjudged_code?: string[];
   /** Changed files the Player's run imported that the trusted runs left out (not test-side). */
   unjudged_loaded?: string[];
+  /** Start-up points the Player added or changed that no acknowledgement covers. */
+  startup_changed?: string[];
   /** Changes the trusted runs took from the base instead of the Player (not product code). */
   left_out: { file: string; change: string }[];
   /** The Player's added tests that passed in the worktree but not with the base's test infrastructure. */
@@ -181,6 +183,8 @@ function evaluationReasons(
     (file) => !(evaluation.vacuous && evaluation.unjudged_code?.includes(file)),
   );
   if (loaded.length > 0) reasons.push(unjudgedLoadedReason(loaded));
+  const startup = evaluation.startup_changed ?? [];
+  if (startup.length > 0) reasons.push(startupChangedReason(startup));
   const unloaded = new Map<string, string[]>();
   for (const regression of evaluation.regressions) {
     if (
@@ -259,6 +263,10 @@ function nullTurnReason(leftOut: EvaluationFacts['left_out']): string {
 /** The tests ran these files in the Player's run; the trusted runs ran the base's version. */
 function unjudgedLoadedReason(files: string[]): string {
   return `changed code the tests load was not judged: your run of the tests loaded ${listed(files)} (imported it, or its code read it), but no rule makes ${files.length === 1 ? 'it' : 'them'} code under test, so the trusted runs used the base's version. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${files[0]}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
+}
+
+function startupChangedReason(files: string[]): string {
+  return `start-up point changed: ${listed(files)} ${files.length === 1 ? 'is' : 'are'} loaded by the runner's configuration before or around the tests (a setup file, a preload of the test script, a transform, an environment, a runner plugin), and your run ran your version while the trusted runs keep the base's. Revert it, or, if the task changes it, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${files[0]}", "reason": "the start-up code the task changes"}].`;
 }
 
 function listed(items: string[]): string {

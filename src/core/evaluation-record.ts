@@ -79,6 +79,12 @@ export const EvaluationSchema = z.object({
     .describe(
       "Changed files the Player's run of the tests imported that the trusted runs left out (not tests or test support): the tests exercise them, the trusted runs judged the base's version, and an approval is refused until they are acknowledged or reverted.",
     ),
+  startup_changed: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Start-up points outside the test side that the Player added or changed: files the runner's configuration loads before or around the tests (setup files, node's --require/--import in the test scripts, jest's transform and environment, pytest's -p plugins). The Player's run ran them, the trusted runs keep the base's; an approval is refused until they are acknowledged or reverted.",
+    ),
   taken_by_acknowledgement: z
     .array(z.string())
     .describe('Left-out changes the Coach acknowledged, which the trusted runs took.'),

@@ -87,6 +87,7 @@ function judged(
     vacuous: isVacuous(selection),
     null_turn: isNullTurn(selection),
     unjudged_loaded: unjudgedLoaded(selection, candidateLoaded),
+    startup_changed: selection.startup_changed,
     left_out: selection.left_out,
     taken_by_acknowledgement: selection.acknowledged,
     baseline: null,

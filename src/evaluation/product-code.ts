@@ -10,7 +10,7 @@ import {
   type CodeUnderTest,
 } from '../core/code-under-test.js';
 import { isFixtureOnlyConftest } from '../core/fixture-conftest.js';
-import { runnerSetupFiles } from '../core/runner-setup-files.js';
+import { isRunnerConfig, runnerSetupFiles } from '../core/runner-setup-files.js';
 import {
   isOutsideSource,
   manifestPaths,
@@ -27,6 +27,7 @@ import {
 } from '../repo/git.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { baseCodeUnderTest, baseReachFrom, worktreeCodeUnderTest } from './code-under-test.js';
+import { playerStartupPoints } from './startup-points.js';
 
 /** A path the Player changed that the trusted runs took from the base instead. */
 export interface LeftOutChange {
@@ -56,6 +57,12 @@ export interface TrustedSelection {
   /** Test files (and their non-infrastructure helpers) the Player added: the new-tests run's extra. */
   new_tests: string[];
   left_out: LeftOutChange[];
+  /**
+   * Start-up points outside the test side that the Player added or changed
+   * (src/core/runner-setup-files.ts) and no acknowledgement covers: the Player's run ran them before
+   * the tests, the trusted runs keep the base's (or none).
+   */
+  startup_changed: string[];
   base_files: Set<string>;
 }
 
@@ -65,6 +72,8 @@ export interface BaseCode extends ProductCode {
   reasonFor(file: string): string | undefined;
   /** Test support the base's tests reach (it imports a test framework): never the Player's. */
   isTestSupport(file: string): boolean;
+  /** A file the base's runner configuration loads before or around the tests. */
+  isStartupPoint(file: string): boolean;
 }
 
 /** The base's test support among its product files, per base commit: walked once per server. */
@@ -97,7 +106,10 @@ export async function baseProductCode(
     productSupportByBase.set(key, productSupport);
   }
   const testOnly = new Set([...setupFiles, ...rustTests, ...(await productSupport)]);
-  return withReach(declared, reach, testOnly);
+  return {
+    ...withReach(declared, reach, testOnly),
+    isStartupPoint: (file) => setupFiles.has(file),
+  };
 }
 
 /**
@@ -196,13 +208,7 @@ async function baseSetupFiles(
   baseCommit: string,
   baseFiles: readonly string[],
 ): Promise<Set<string>> {
-  const configs = baseFiles.filter(
-    (file) =>
-      !isOutsideSource(file) &&
-      /(?:^|\/)(?:(?:vitest|vite|jest)\.config\.[cm]?[jt]s|\.mocharc\.(?:js|cjs|json|ya?ml)|package\.json|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml)$/.test(
-        file,
-      ),
-  );
+  const configs = baseFiles.filter((file) => !isOutsideSource(file) && isRunnerConfig(file));
   const texts = await readManyAtCommit(worktree, baseCommit, configs);
   return new Set(runnerSetupFiles(texts, new Set(baseFiles)));
 }
@@ -211,7 +217,7 @@ function withReach(
   declared: ProductCode,
   reach: CodeUnderTest,
   testOnly: ReadonlySet<string>,
-): BaseCode {
+): Omit<BaseCode, 'isStartupPoint'> {
   // A file the runner's config loads around every test, or a Rust test module, is test support,
   // even in a source root.
   const reasonFor = (file: string) =>
@@ -273,6 +279,7 @@ export async function trustedSelection(
     test_support: [],
     new_tests: [],
     left_out: [],
+    startup_changed: [],
     base_files: base,
   };
   const changed = (await changedSince(worktree, baseCommit, { skipPrefix: STORE_PREFIX })).filter(
@@ -285,7 +292,12 @@ export async function trustedSelection(
     undecided.length > 0
       ? await worktreeCodeUnderTest(worktree, await listWorkingFiles(worktree))
       : undefined;
+  const added = await playerStartupPoints(worktree, changed, base);
   for (const file of changed) {
+    const acknowledged = acknowledgedPaths.some((entry) => coversPath(entry, file));
+    // One on the test side was never the Player's in the trusted runs: left out as test support.
+    const startup = product.isStartupPoint(file) || added.has(file);
+    if (startup && !acknowledged && !isTestSideFile(file)) selection.startup_changed.push(file);
     const change = !lstatSync(path.join(worktree, file), { throwIfNoEntry: false })
       ? 'deleted'
       : base.has(file)
@@ -297,8 +309,7 @@ export async function trustedSelection(
     if (reason !== undefined) {
       selection.code.push(file);
       selection.taken_because.push({ file, reason });
-    } else if (acknowledgedPaths.some((entry) => coversPath(entry, file)))
-      selection.acknowledged.push(file);
+    } else if (acknowledged) selection.acknowledged.push(file);
     else {
       if (change === 'added' && (isPlayerTest(file) || (await isFixtureConftest(worktree, file))))
         selection.new_tests.push(file);

@@ -126,6 +126,13 @@ export function buildInvocation(
           vitestHarnessGuardFlag(reportDirectory),
           ...(listLoaded ? [vitestLoadedFlag(reportDirectory)] : []),
         ];
+        if (listLoaded) {
+          // vitest's forks inherit it: what their code reads (src/runner/node-loaded-files.ts).
+          // coachgate's vitest setup file takes it back out of the tests' environment.
+          added.nodeOptions = nodeLoadedFlag(reportDirectory);
+          env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, added.nodeOptions);
+          notes.push(VITEST_LOADED_NOTE);
+        }
         channels = [
           { file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' },
         ];
@@ -200,6 +207,11 @@ const NODE_GUARD_NOTE =
   'what the node --test or mocha processes load): a node --test or mocha test after which a ' +
   'node:assert member was replaced fails, naming it; the processes that run tests take it back ' +
   'out of their environment, so the programs they start do not inherit it';
+
+const VITEST_LOADED_NOTE =
+  "coachgate adds NODE_OPTIONS=--require=<its loaded-file recorder> in your run: vitest's forks " +
+  "list the files of the tree their code reads; its setup file takes it back out of the tests' " +
+  'environment';
 
 /** What every node process of the run loads first: the assert guard, the loaded-file recorder. */
 function nodeTestFlags(reportDirectory: string, listLoaded: boolean): string {

@@ -1,8 +1,9 @@
 import { open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isTestSideFile } from '../core/test-paths.js';
 import { requireFlag } from './harness-guard.js';
-import { JEST_PROGRAM, MOCHA_PROGRAM } from './runner-programs.js';
+import { JEST_PROGRAM, MOCHA_PROGRAM, VITEST_FORK_PROGRAM } from './runner-programs.js';
 
 const RECORDER_FILE = 'coachgate-node-loaded.cjs';
 const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
@@ -26,14 +27,17 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
  * (`vm.compileFunction` or a `vm.Script`, with the file's name), so in jest's processes that is
  * what it records. It arms only in test processes:
  * `node --test` children (node sets NODE_TEST_CONTEXT for them), mocha's and jest's (the program is
- * the runner's own file, its `.bin` link, or a jest worker); npm, tsc and the other programs of the
- * run load it and do nothing. Each process appends to a list of its own in the report directory.
+ * the runner's own file, its `.bin` link, or a jest worker), and vitest's forks; npm, tsc and the
+ * other programs of the run load it and do nothing. Each process appends to a list of its own in the report directory.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
 const mocha = ${MOCHA_PROGRAM}.test(program);
 const jest = /\/jest-worker\//.test(program) || ${JEST_PROGRAM}.test(program);
-if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) {
+// vitest's own reporter lists its module graph; its forks add what the graph never holds: what
+// their code reads and requires.
+const vitest = ${VITEST_FORK_PROGRAM}.test(program);
+if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest || vitest) {
   const { appendFileSync } = require('node:fs');
   const Module = require('node:module');
   const { registerHooks } = Module;
@@ -82,44 +86,112 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
       },
     });
     watching = true;
-  } else if (!registerHooks && !jest && seesAll) {
-    // Node 20's loader: fs.promises.readFile for an import, fs.readFileSync for what a required ES
-    // module imports.
-    const fromLoader = (callee) => {
-      const { prepareStackTrace, stackTraceLimit } = Error;
-      const frames = {};
-      try {
-        Error.prepareStackTrace = (_, sites) => sites;
-        Error.stackTraceLimit = 1;
-        Error.captureStackTrace(frames, callee);
-        const site = frames.stack && frames.stack[0];
-        return Boolean(site) && site.getFileName() === 'node:internal/modules/esm/load';
-      } finally {
-        Error.prepareStackTrace = prepareStackTrace;
-        Error.stackTraceLimit = stackTraceLimit;
-      }
-    };
-    const fs = require('node:fs');
-    const watchReads = (holder, name) => {
-      const read = holder[name];
-      const watched = function (file, options) {
-        if (file instanceof URL && fromLoader(watched)) {
-          watching = true; // this node reads through it: every load is seen
-          noteLoad(file.href);
-        }
-        return read.apply(this, arguments);
-      };
-      Object.defineProperty(watched, 'name', { value: name });
-      holder[name] = watched;
-    };
-    watchReads(fs.promises, 'readFile');
-    watchReads(fs, 'readFileSync');
   }
+  // The frames above a call, as V8's call sites; the limit reaches past a library's own frames.
+  const callSites = (callee, limit) => {
+    const { prepareStackTrace, stackTraceLimit } = Error;
+    const frames = {};
+    try {
+      Error.prepareStackTrace = (_, sites) => sites;
+      Error.stackTraceLimit = limit;
+      Error.captureStackTrace(frames, callee);
+      return Array.isArray(frames.stack) ? frames.stack : [];
+    } finally {
+      Error.prepareStackTrace = prepareStackTrace;
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+  };
+  const fromLoader = (callee) =>
+    callSites(callee, 1).some((site) => site.getFileName() === 'node:internal/modules/esm/load');
+  // A file of the tree that code reads may be run from its source (vm, eval, new Function): it
+  // is listed with its reader, the nearest frame that is neither node's, the environment's nor
+  // ours, and the server keeps it unless the reader is test side (an expected-value file).
+  const reads = new Map();
+  const { resolve } = require('node:path');
+  const { fileURLToPath } = require('node:url');
+  const asPath = (file) => {
+    try {
+      const name = file instanceof URL ? fileURLToPath(file) : file;
+      const text = Buffer.isBuffer(name) ? name.toString() : name;
+      // Most reads are the environment's (every module a runner requires): no resolve for them.
+      return typeof text === 'string' && !text.includes('/node_modules/') ? resolve(text) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const readerOf = (callee) => {
+    for (const site of callSites(callee, 64)) {
+      let name = site.getFileName() || '';
+      if (name.startsWith('file:')) name = fileURLToPath(name);
+      if (name.startsWith('/') && !name.includes('/node_modules/') && name !== __filename)
+        return name;
+    }
+    return undefined;
+  };
+  // Only reading opens: a write-only flag (w, a, O_WRONLY) writes.
+  const reading = (flags) =>
+    flags === undefined || flags === null || (typeof flags === 'string' ? /^r/.test(flags)
+      : typeof flags !== 'number' || (flags & 3) !== 1);
+  // Paths as the code names them that need no more look: the environment's, or read enough.
+  const settled = new Set();
+  const noteRead = (file, callee, flags) => {
+    if (typeof file === 'string' && settled.has(file)) return;
+    const name = typeof file === 'number' || !reading(flags) ? undefined : asPath(file);
+    if (!name || name.includes('/node_modules/') || name.startsWith(__dirname + '/')) {
+      if (typeof file === 'string' && name !== undefined) settled.add(file);
+      return;
+    }
+    let seen = reads.get(name);
+    if (!seen) reads.set(name, (seen = { readers: new Set(), asked: 0 }));
+    // A few readers per file are enough for the server (one outside the tests), and a file read
+    // in a loop costs a stack walk for its first reads only.
+    if (seen.readers.size >= 4 || seen.asked >= 64) {
+      if (typeof file === 'string' && settled.size < 100000) settled.add(file);
+      return;
+    }
+    seen.asked += 1;
+    const reader = readerOf(callee);
+    if (!reader || seen.readers.has(reader)) return;
+    seen.readers.add(reader);
+    // vitest ends its forks with a signal, before any exit handler: each read is written as seen.
+    if (vitest) appendFileSync(list, name + '\t' + reader + '\n');
+  };
+  const fs = require('node:fs');
+  // Node 20's loader reads each ES module's source through fs.promises.readFile (an import) or
+  // fs.readFileSync (what a required ES module imports), with its URL, from its own frame.
+  const esmLoads = !registerHooks && !jest && seesAll;
+  const watchReads = (holder, name) => {
+    const read = holder[name];
+    const opens = name === 'open' || name === 'openSync';
+    if (typeof read !== 'function') return;
+    const watched = function (file) {
+      if (esmLoads && file instanceof URL && fromLoader(watched)) {
+        watching = true; // this node reads through it: every load is seen
+        noteLoad(file.href);
+      } else noteRead(file, watched, opens ? arguments[1] : undefined);
+      return read.apply(this, arguments);
+    };
+    Object.defineProperty(watched, 'name', { value: name });
+    holder[name] = watched;
+  };
+  for (const name of ['readFileSync', 'readFile', 'openSync', 'open', 'createReadStream'])
+    watchReads(fs, name);
+  for (const name of ['readFile', 'open']) watchReads(fs.promises, name);
   const register = Module.register;
   if (typeof register === 'function')
-    Module.register = function (...args) {
+    Module.register = function (specifier, parent) {
       seesAll = false;
-      return register.apply(this, args);
+      // The hooks module loads on the hooks' own thread, which no list here sees: named as it is
+      // registered (a relative or file specifier; a package's is the environment's).
+      try {
+        const base = parent && typeof parent === 'object' && !(parent instanceof URL)
+          ? parent.parentURL : parent;
+        if (/^(?:\.{1,2}\/|\/|file:)/.test(String(specifier)))
+          noteLoad(new URL(String(specifier), base || pathToFileURL(process.cwd() + '/')).href);
+      } catch {
+        // Not a URL node could load either: register reports it.
+      }
+      return register.apply(this, arguments);
     };
   const esModules = () => {
     // jest's modules were listed as it compiled them.
@@ -144,6 +216,8 @@ if ((process.env.NODE_TEST_CONTEXT || '').startsWith('child') || mocha || jest) 
       .map((file) => pathToFileURL(file).href)
       .filter(own);
     const loaded = [...new Set([...files, ...esModules()])];
+    for (const [file, { readers }] of reads)
+      for (const reader of readers) loaded.push(file + '\t' + reader);
     if (loaded.length > 0) appendFileSync(list, loaded.join('\n') + '\n');
   });
 }
@@ -218,20 +292,33 @@ export function vitestLoadedFlag(reportDirectory: string): string {
 }
 
 /**
- * The absolute paths the run's test processes loaded, or undefined when none recorded any (no node
- * test process ran, or it died before it could write).
+ * The absolute paths the run's test processes loaded, and the files of the tree their code read
+ * (root: the run's directory, real path), or undefined when none recorded any (no node test process
+ * ran, or it died before it could write). A file only the tests read (an expected-value file) is
+ * not listed: what the tests read is the base's in the trusted runs, whoever changed it.
  */
-export async function readNodeLoadedFiles(reportDirectory: string): Promise<string[] | undefined> {
+export async function readNodeLoadedFiles(
+  reportDirectory: string,
+  root: string,
+): Promise<string[] | undefined> {
   const lists = (await readdir(reportDirectory)).filter((name) => LIST.test(name));
   if (lists.length === 0) return undefined;
   const files = new Set<string>();
   for (const name of lists) {
     for (const line of (await listText(path.join(reportDirectory, name))).split('\n')) {
-      const file = line.startsWith('file:') ? safeFilePath(line) : line;
+      const [entry = '', reader] = line.split('\t');
+      if (reader !== undefined && readByTests(reader, root)) continue;
+      const file = entry.startsWith('file:') ? safeFilePath(entry) : entry;
       if (file && path.isAbsolute(file)) files.add(file);
     }
   }
   return [...files].sort().slice(0, LOADED_LIMIT);
+}
+
+function readByTests(reader: string, root: string): boolean {
+  const relative = path.relative(root, reader);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return false;
+  return isTestSideFile(relative.split(path.sep).join('/'));
 }
 
 async function listText(file: string): Promise<string> {

@@ -240,7 +240,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
         ? goTestText(perTestOutput, await goModulePath(spec.cwd))
         : output;
     const loaded =
-      found?.loaded ?? (listLoaded ? await readNodeLoadedFiles(reportDirectory) : undefined);
+      found?.loaded ??
+      (listLoaded ? await readNodeLoadedFiles(reportDirectory, realpathSync(spec.cwd)) : undefined);
     const failuresOnly = found ? undefined : uvuFailuresOnly(text);
     if (failuresOnly) invocation.notes.push(FAILURES_ONLY_NOTE);
     const cache = outcome.sandbox && bytecodeCacheFor(outcome.sandbox.backend, spec.bytecodeCache);

@@ -280,3 +280,138 @@ describe('changed code the tests load but no import names (node --test, vitest, 
     240_000,
   );
 });
+
+/**
+ * Code read and run rather than imported, through node's runners: the recorder lists each file of
+ * the tree that the code reads (fs's read routes) with its reader, so a plugin read and run through
+ * `vm` or `new Function` is loaded as much as an imported one.
+ */
+const VM_REGISTRY = linesOf(
+  "import { readFileSync } from 'node:fs';",
+  "import vm from 'node:vm';",
+  '',
+  'export function transform(name, text) {',
+  "  const source = readFileSync(new URL(`./plugins/${name}.js`, import.meta.url), 'utf8');",
+  '  const scope = { exports: {} };',
+  '  vm.runInNewContext(source, scope);',
+  '  return scope.exports.apply(text);',
+  '}',
+);
+const FUNCTION_REGISTRY = linesOf(
+  "const { readFile } = require('node:fs/promises');",
+  "const path = require('node:path');",
+  '',
+  'exports.transform = async (name, text) => {',
+  "  const source = await readFile(path.join(__dirname, 'plugins', `${name}.js`), 'utf8');",
+  '  const plugin = {};',
+  "  new Function('exports', source)(plugin);",
+  '  return plugin.apply(text);',
+  '};',
+);
+const readLayouts = {
+  'node --test, readFileSync then vm': {
+    ...esmLayout('node --test', NODE_TEST),
+    registry: VM_REGISTRY,
+    plugin: 'exports.apply = (text) => text.toUpperCase();\n',
+    broken: { 'app/plugins/upper.js': 'exports.apply = (text) => text;\n' },
+  },
+  'mocha, fs.promises.readFile then new Function': {
+    ...cjsLayout('mocha', 'test/registry.spec.js', MOCHA_TEST),
+    registry: FUNCTION_REGISTRY,
+    plugin: 'exports.apply = (text) => text.toUpperCase();\n',
+  },
+};
+const ASYNC_MOCHA_TEST = MOCHA_TEST.replace(
+  "it('upper', () => assert.equal(transform('upper', 'ab'), 'AB'));",
+  "it('upper', async () => assert.equal(await transform('upper', 'ab'), 'AB'));",
+);
+
+describe('changed code the tests read and run, not import (node --test, mocha)', () => {
+  it.each(Object.entries(readLayouts))(
+    '%s: refuses the untaken plugin broken under a weakened test, naming the file',
+    async (_how, layout) => {
+      const testText = layout.test.endsWith('.spec.js')
+        ? ASYNC_MOCHA_TEST
+        : layout.base[layout.test as keyof typeof layout.base];
+      const base = {
+        ...layout.base,
+        'app/registry.js': layout.registry,
+        'app/plugins/upper.js': layout.plugin,
+        [layout.test]: testText,
+      };
+      task = await layoutTask({
+        base,
+        player: {
+          'app/registry.js': `// Plugins by name.\n${layout.registry}`,
+          ...layout.broken,
+          [layout.test]: testText.replace("'AB'", "'ab'"),
+        },
+        criterion,
+        evidence: [{ criterion: 'AC-001', test: layout.id }],
+        beforePin: (repo) =>
+          symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+      });
+      const refused = await task.approve();
+      expect(refused.run.status, refused.run.summary).toBe('passed');
+      expect(refused.run.changed_files_loaded).toEqual(
+        expect.arrayContaining(['app/plugins/upper.js', 'app/registry.js']),
+      );
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toContain('changed code the tests load was not judged');
+      expect(refused.text).toContain('"file": "app/plugins/upper.js"');
+    },
+    240_000,
+  );
+});
+
+describe('honest changes to what the code reads (node --test)', () => {
+  it('approves a settings file the code reads at run time, changed with its test, once acknowledged', async () => {
+    const units = (extra: string) => `{ "km": 1000${extra} }\n`;
+    task = await layoutTask({
+      base: {
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+        'app/convert.js': linesOf(
+          "import { readFileSync } from 'node:fs';",
+          '',
+          'export function toMetres(value, unit) {',
+          "  const units = JSON.parse(readFileSync(new URL('./units.json', import.meta.url)));",
+          '  return value * units[unit];',
+          '}',
+        ),
+        'app/units.json': units(''),
+        'test/convert.test.js': linesOf(
+          "import test from 'node:test';",
+          "import assert from 'node:assert/strict';",
+          "import { toMetres } from '../app/convert.js';",
+          '',
+          "test('km', () => assert.equal(toMetres(2, 'km'), 2000));",
+        ),
+      },
+      player: {
+        'app/units.json': units(', "cm": 0.01'),
+        'test/cm.test.js': linesOf(
+          "import test from 'node:test';",
+          "import assert from 'node:assert/strict';",
+          "import { toMetres } from '../app/convert.js';",
+          '',
+          "test('cm', () => assert.equal(toMetres(200, 'cm'), 2));",
+        ),
+      },
+      criterion: 'toMetres converts centimetres',
+      evidence: [{ criterion: 'AC-001', test: 'cm' }],
+    });
+    // No rule makes a data file code: the run saw the code read it, so the approval names it.
+    const named = await task.approve();
+    expect(named.run.changed_files_loaded).toEqual(['app/units.json', 'test/cm.test.js']);
+    expect(named.result.isError).toBe(true);
+    expect(named.text).toContain('"file": "app/units.json"');
+    const approved = await task.approve({
+      acknowledged_left_out: [{ file: 'app/units.json', reason: 'the units the product reads' }],
+    });
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.evaluation).toMatchObject({
+      taken_by_acknowledgement: ['app/units.json'],
+      unjudged_loaded: [],
+    });
+  }, 240_000);
+});

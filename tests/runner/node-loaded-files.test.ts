@@ -56,7 +56,7 @@ describe('the node loaded-file recorder', () => {
       ].join('\n'),
     });
     run([process.execPath, '--test']);
-    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
       'app/legacy.cjs',
       'app/plugins/upper.js',
       'app/registry.js',
@@ -75,7 +75,7 @@ describe('the node loaded-file recorder', () => {
       ].join('\n'),
     });
     run([process.execPath, '--expose-gc', '--test']);
-    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
       'app/constants.js',
       'test/limit.test.js',
     ]);
@@ -94,9 +94,60 @@ describe('the node loaded-file recorder', () => {
       ].join('\n'),
     });
     run([process.execPath, '--test']);
-    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
       'app/upper.js',
       'test/upper.test.js',
+    ]);
+  });
+
+  // A source the product reads and runs itself is loaded as much as an import is; what the tests
+  // read (an expected-value file) and what the product writes are not.
+  it('lists the files the code reads, by any fs route, leaving out what only the tests read', async () => {
+    write({
+      'package.json': '{"type": "module"}',
+      'app/registry.js': [
+        "import fs from 'node:fs';",
+        "import vm from 'node:vm';",
+        'export function viaVm(name) {',
+        "  const source = fs.readFileSync(new URL(`./plugins/${name}.js`, import.meta.url), 'utf8');",
+        '  const scope = { exports: {} };',
+        '  vm.runInNewContext(source, scope);',
+        '  return scope.exports.apply;',
+        '}',
+        'export async function viaFunction(name) {',
+        "  const source = await fs.promises.readFile(`app/plugins/${name}.js`, 'utf8');",
+        '  const exports = {};',
+        "  new Function('exports', source)(exports);",
+        '  return exports.apply;',
+        '}',
+        'export const viaStream = (file) =>',
+        "  new Promise((done) => fs.createReadStream(file).on('data', () => {}).on('close', done));",
+        "export const save = (file) => fs.writeFileSync(file, 'out');",
+      ].join('\n'),
+      'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
+      'app/plugins/lower.js': 'exports.apply = (text) => text.toLowerCase();\n',
+      'app/settings.json': '{"size": 3}\n',
+      'test/expected.json': '"AB"\n',
+      'test/registry.test.js': [
+        "import test from 'node:test';",
+        "import { readFileSync } from 'node:fs';",
+        "import { save, viaFunction, viaStream, viaVm } from '../app/registry.js';",
+        "test('reads', async () => {",
+        "  viaVm('upper');",
+        "  await viaFunction('lower');",
+        "  await viaStream('app/settings.json');",
+        "  save('app/out.txt');",
+        "  readFileSync('test/expected.json');",
+        '});',
+      ].join('\n'),
+    });
+    run([process.execPath, '--test']);
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
+      'app/plugins/lower.js',
+      'app/plugins/upper.js',
+      'app/registry.js',
+      'app/settings.json',
+      'test/registry.test.js',
     ]);
   });
 
@@ -113,7 +164,7 @@ describe('the node loaded-file recorder', () => {
       ].join('\n'),
     });
     run([process.execPath, '--test']);
-    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
       'app/plain.mjs',
       'app/shout.mjs',
       'app/upper.mjs',
@@ -136,8 +187,9 @@ describe('the node loaded-file recorder', () => {
       ].join('\n'),
     });
     run([process.execPath, '--import', './hooks/register.js', '--test']);
-    expect(inProject(await readNodeLoadedFiles(reports))).toEqual(
-      expect.arrayContaining(['app/upper.js', 'test/upper.test.js']),
+    // The hooks module itself loads on their thread: named as module.register is called.
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual(
+      expect.arrayContaining(['app/upper.js', 'hooks/load.js', 'test/upper.test.js']),
     );
   });
 
@@ -150,7 +202,7 @@ describe('the node loaded-file recorder', () => {
         "const { shout } = require('../lib/shout');\nit('shouts', () => shout('a'));\n",
     });
     run([path.join(project, 'node_modules/.bin/mocha')]);
-    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
       'lib/shout.js',
       'lib/upper.js',
       'test/shout.spec.js',
@@ -173,7 +225,7 @@ describe('the node loaded-file recorder', () => {
         ),
       });
       run([path.join(project, 'node_modules/.bin/jest'), '--maxWorkers=2', '--no-cache']);
-      expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+      expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
         'lib/shout.js',
         'lib/upper.js',
         ...Array.from({ length: files }, (_, index) => `test/shout${index}.test.js`),
@@ -195,7 +247,37 @@ describe('the node loaded-file recorder', () => {
     });
     const vitest = path.join(project, 'node_modules/.bin/vitest');
     run([vitest, 'run', '--reporter=default', vitestLoadedFlag(reports)]);
-    expect(inProject(await readNodeLoadedFiles(reports))).toEqual([
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
+      'app/plugins/upper.js',
+      'app/registry.js',
+      'test/registry.test.js',
+    ]);
+  });
+
+  it("lists what vitest's forks read and run, which its module graph never holds", async () => {
+    symlinkSync(path.resolve('node_modules'), path.join(project, 'node_modules'));
+    write({
+      'package.json': '{"type": "module"}',
+      'app/registry.js': [
+        "import { readFileSync } from 'node:fs';",
+        "import vm from 'node:vm';",
+        'export function load(name) {',
+        "  const source = readFileSync(new URL(`./plugins/${name}.js`, import.meta.url), 'utf8');",
+        '  const scope = { exports: {} };',
+        '  vm.runInNewContext(source, scope);',
+        '  return scope.exports.apply;',
+        '}',
+      ].join('\n'),
+      'app/plugins/upper.js': 'exports.apply = (text) => text.toUpperCase();\n',
+      'test/registry.test.js': [
+        "import { expect, test } from 'vitest';",
+        "import { load } from '../app/registry.js';",
+        "test('loads', () => expect(load('upper')('a')).toBe('A'));",
+      ].join('\n'),
+    });
+    const vitest = path.join(project, 'node_modules/.bin/vitest');
+    run([vitest, 'run', '--reporter=default', vitestLoadedFlag(reports)]);
+    expect(inProject(await readNodeLoadedFiles(reports, project))).toEqual([
       'app/plugins/upper.js',
       'app/registry.js',
       'test/registry.test.js',
@@ -205,7 +287,7 @@ describe('the node loaded-file recorder', () => {
   it('stays silent in the run’s other node programs', async () => {
     write({ 'build.js': "require('./lib.js');\n", 'lib.js': '' });
     run([process.execPath, 'build.js']);
-    expect(await readNodeLoadedFiles(reports)).toBeUndefined();
+    expect(await readNodeLoadedFiles(reports, project)).toBeUndefined();
   });
 
   // Preloaded with --require, beside the harness guard: on Node 20 an --import would send every

@@ -147,33 +147,38 @@ describe('run_independent_tests leaves the programs the tests start their own en
     180_000,
   );
 
-  it('vitest behind npm test: the spawned program prints what it prints raw', async () => {
-    const repo = project(
-      {
-        'package.json': JSON.stringify({
-          type: 'module',
-          scripts: { test: 'vitest run && node -e 0' },
-        }),
-        'hello.js': SPAWNING_SUITE['hello.js'],
-        'hello.test.js': [
-          "import { test, expect } from 'vitest';",
-          "import { execFileSync } from 'node:child_process';",
-          "test('prints what it prints raw', () => {",
-          "  const out = execFileSync(process.execPath, ['hello.js', 'ada'], { encoding: 'utf8' });",
-          "  expect(out).toBe('hello ada\\nnull\\n');",
-          '});',
-          '',
-        ].join('\n'),
-      },
-      path.resolve('.'),
-    );
-    expectRawPass(repo);
-    const data = await run(repo);
-    expect(data).toMatchObject({
-      status: 'passed',
-      tests: [{ id: 'hello.test.js > prints what it prints raw', status: 'passed' }],
-    });
-  }, 180_000);
+  // Run directly, vitest's forks inherit the loaded-file recorder through NODE_OPTIONS too.
+  it.each([
+    ['behind npm test', 'vitest run && node -e 0'],
+    ['run directly', 'vitest run'],
+  ])(
+    'vitest %s: the spawned program prints what it prints raw',
+    async (_how, script) => {
+      const repo = project(
+        {
+          'package.json': JSON.stringify({ type: 'module', scripts: { test: script } }),
+          'hello.js': SPAWNING_SUITE['hello.js'],
+          'hello.test.js': [
+            "import { test, expect } from 'vitest';",
+            "import { execFileSync } from 'node:child_process';",
+            "test('prints what it prints raw', () => {",
+            "  const out = execFileSync(process.execPath, ['hello.js', 'ada'], { encoding: 'utf8' });",
+            "  expect(out).toBe('hello ada\\nnull\\n');",
+            '});',
+            '',
+          ].join('\n'),
+        },
+        path.resolve('.'),
+      );
+      expectRawPass(repo);
+      const data = await run(repo);
+      expect(data).toMatchObject({
+        status: 'passed',
+        tests: [{ id: 'hello.test.js > prints what it prints raw', status: 'passed' }],
+      });
+    },
+    180_000,
+  );
 
   it('the node:assert guard still fails a test after which code replaced an assert member', async () => {
     const repo = project({
