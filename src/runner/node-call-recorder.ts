@@ -1,0 +1,211 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PLAIN_VALUE_SOURCE } from '../observation/plain-value-js.js';
+import { requireFlag } from './harness-guard.js';
+
+const RECORDER_FILE = 'coachgate-node-calls.cjs';
+const CONFIG_FILE = 'coachgate_node_observe.json';
+/** Each test process writes its calls here (`<pid>` its own): src/observation/replay.ts reads them. */
+export const NODE_CALLS = /^calls-\d+\.jsonl$/;
+
+/** What the node recorder observes: src/observation/node-observe.ts computes it. */
+export interface NodeObserveConfig {
+  /** Absolute real paths of the changed product files whose exports are observed. */
+  files: string[];
+  /** Absolute real paths of the base's test-side files: calls they make are recorded. */
+  callers: string[];
+  /** The ES modules among `files`, by file URL: the names they export, whether `export *`. */
+  esm: Record<string, { names: string[]; star: boolean }>;
+}
+
+/**
+ * The module node's test children load after the harness guard (the same `--require` through
+ * NODE_OPTIONS, taken back out of their environment by the guard: the programs the tests start do
+ * not inherit it), written only for a trusted run that observes calls (src/observation/). It wraps
+ * the exported functions of the Player's changed product modules and records each call whose
+ * caller is a base test file and whose arguments are plain values, with the test file that made it
+ * and the environment and directory the test gave it; its result when plain, else the call is
+ * replayed for its effect only. A call with other arguments, or from another caller, is a `state`
+ * line: later calls into that module in that process are not compared in order. Calls made inside
+ * a recorded call are its own (replaying it reproduces them). CommonJS exports are wrapped when the
+ * module loads (`Module.prototype.load`); an ES module is served, when node's loader reads it, as a
+ * module re-exporting the original (loaded with a query) with its functions wrapped: on Node 20
+ * through the loader's read of the source (looked up at each call, as the loaded-file recorder
+ * watches it), from Node 22.15 through an in-thread `module.registerHooks` load hook. Each process
+ * stops at CALL_LIMIT calls with a `cut` line. Nothing is printed; the argv is untouched.
+ */
+const RECORDER_SOURCE = String.raw`// coachgate: records the tests' calls into the changed product modules.
+const fs = require('node:fs');
+const path = require('node:path');
+const { fileURLToPath, pathToFileURL } = require('node:url');
+const readConfig = () => {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(__dirname, '${CONFIG_FILE}'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+};
+const config = (process.env.NODE_TEST_CONTEXT || '').startsWith('child') && readConfig();
+if (config) {
+  ${PLAIN_VALUE_SOURCE.replaceAll('\n', '\n  ')}
+  const CALL_LIMIT = 2000;
+  const ORIGINAL = '?coachgate-original';
+  const files = new Set(config.files);
+  const callers = new Set(config.callers);
+  const out = path.join(__dirname, 'calls-' + process.pid + '.jsonl');
+  const test = path.relative(process.cwd(), process.argv[1] || '');
+  const startEnv = { ...process.env };
+  const startCwd = process.cwd();
+  const Failure = Error;
+  const toString = Function.prototype.toString;
+  let depth = 0;
+  let count = 0;
+  const write = (record) => fs.appendFileSync(out, JSON.stringify(record) + '\n');
+  const callerFile = (wrapper) => {
+    const { prepareStackTrace, stackTraceLimit } = Failure;
+    const holder = {};
+    try {
+      Failure.prepareStackTrace = (_, sites) => sites;
+      Failure.stackTraceLimit = 1;
+      Failure.captureStackTrace(holder, wrapper);
+      const name = (holder.stack && holder.stack[0] && holder.stack[0].getFileName()) || '';
+      return name.startsWith('file:') ? fileURLToPath(name) : name;
+    } finally {
+      Failure.prepareStackTrace = prepareStackTrace;
+      Failure.stackTraceLimit = stackTraceLimit;
+    }
+  };
+  const surroundings = (record) => {
+    const env = process.env;
+    const set = {};
+    for (const name of Object.keys(env)) if (startEnv[name] !== env[name]) set[name] = env[name];
+    const unset = Object.keys(startEnv).filter((name) => !(name in env));
+    if (Object.keys(set).length > 0 || unset.length > 0) record.env = { set, unset };
+    if (process.cwd() !== startCwd) record.cwd = process.cwd();
+  };
+  const wrap = (fn, file, name, kind) => {
+    if (typeof fn !== 'function' || /^class\b/.test(toString.call(fn))) return fn;
+    const module = process.pid + ':' + file;
+    const wrapped = function (...args) {
+      if (new.target) return Reflect.construct(fn, args, new.target);
+      if (depth > 0 || count >= CALL_LIMIT) return fn.apply(this, args);
+      const caller = callerFile(wrapped);
+      if (files.has(caller)) return fn.apply(this, args);
+      const shownArgs = callers.has(caller) ? plainText(args) : undefined;
+      const record = { event: 'call', test, module, function: name, file, kind,
+        process: process.pid, args: shownArgs, kwargs: '{}' };
+      if (shownArgs !== undefined) surroundings(record);
+      depth += 1;
+      let result;
+      try {
+        result = fn.apply(this, args);
+      } catch (error) {
+        record.raised = true;
+        throw error;
+      } finally {
+        depth -= 1;
+        if (shownArgs === undefined) write({ event: 'state', test, module });
+        else {
+          if (!record.raised) {
+            const shown = plainText(result);
+            if (shown === undefined) record.opaque = true;
+            else record.result = shown;
+          }
+          write(record);
+          count += 1;
+          if (count >= CALL_LIMIT) write({ event: 'cut', test });
+        }
+      }
+      return result;
+    };
+    Object.defineProperty(wrapped, 'name', { value: fn.name });
+    Object.defineProperty(wrapped, 'length', { value: fn.length });
+    return Object.assign(wrapped, fn);
+  };
+  module.exports = { wrap };
+  const Module = require('node:module');
+  const load = Module.prototype.load;
+  Module.prototype.load = function (filename) {
+    const result = load.apply(this, arguments);
+    if (files.has(filename) && !config.esm[pathToFileURL(filename).href]) {
+      const exported = this.exports;
+      if (typeof exported === 'function') {
+        this.exports = wrap(exported, filename, 'module.exports', 'cjs');
+      } else if (exported && typeof exported === 'object') {
+        for (const key of Object.keys(exported)) {
+          const described = Object.getOwnPropertyDescriptor(exported, key);
+          if (described && described.writable && typeof described.value === 'function')
+            exported[key] = wrap(described.value, filename, key, 'cjs');
+        }
+      }
+    }
+    return result;
+  };
+  const self = pathToFileURL(__filename).href;
+  const wrapperSource = (url) => {
+    const { names, star } = config.esm[url];
+    const original = JSON.stringify(url + ORIGINAL);
+    const file = JSON.stringify(fileURLToPath(url));
+    const lines = [
+      'import { wrap } from ' + JSON.stringify(self) + ';',
+      'import * as original from ' + original + ';',
+    ];
+    if (star) lines.push('export * from ' + original + ';');
+    names.forEach((name, index) => {
+      const shown = JSON.stringify(name);
+      lines.push('const e' + index + ' = wrap(original[' + shown + '], ' + file + ', ' + shown +
+        ", 'esm');", 'export { e' + index + ' as ' + shown + ' };');
+    });
+    return lines.join('\n') + '\n';
+  };
+  const served = (url) => typeof url === 'string' && config.esm[url] !== undefined;
+  if (Module.registerHooks) {
+    Module.registerHooks({
+      load(url, context, next) {
+        if (!served(url)) return next(url, context);
+        return { format: 'module', source: wrapperSource(url), shortCircuit: true };
+      },
+    });
+  } else {
+    // Node 20's loader reads each ES module's source through fs.promises.readFile, with its URL.
+    const fromLoader = (callee) => {
+      const { prepareStackTrace, stackTraceLimit } = Failure;
+      const holder = {};
+      try {
+        Failure.prepareStackTrace = (_, sites) => sites;
+        Failure.stackTraceLimit = 3;
+        Failure.captureStackTrace(holder, callee);
+        return (holder.stack || []).some(
+          (site) => site.getFileName() === 'node:internal/modules/esm/load');
+      } finally {
+        Failure.prepareStackTrace = prepareStackTrace;
+        Failure.stackTraceLimit = stackTraceLimit;
+      }
+    };
+    const readFile = fs.promises.readFile;
+    const watched = function (file) {
+      if (file instanceof URL && served(file.href) && fromLoader(watched))
+        return Promise.resolve(Buffer.from(wrapperSource(file.href)));
+      return readFile.apply(this, arguments);
+    };
+    Object.defineProperty(watched, 'name', { value: 'readFile' });
+    fs.promises.readFile = watched;
+  }
+}
+`;
+
+/** Puts the recorder and what it observes in the run's report directory; returns its file. */
+export async function writeNodeCallRecorder(
+  reportDirectory: string,
+  config: NodeObserveConfig,
+): Promise<string> {
+  const file = path.join(reportDirectory, RECORDER_FILE);
+  await writeFile(path.join(reportDirectory, CONFIG_FILE), JSON.stringify(config));
+  await writeFile(file, RECORDER_SOURCE);
+  return file;
+}
+
+/** The NODE_OPTIONS flag loading the recorder. */
+export function nodeCallsFlag(reportDirectory: string): string {
+  return requireFlag(path.join(reportDirectory, RECORDER_FILE));
+}
