@@ -8,7 +8,7 @@ import { PLAIN_VALUE_SOURCE } from './plain-value-js.js';
  * process of their own (session); and each distinct call twice in a row in one more fresh process
  * (alone). Those processes see a bare `process.argv` (`[node]`) and no test module; each call gets
  * the variables and directory its test gave it. Results are compared as canonical plain-value
- * texts; a call that failed to reach a file (a Node system error: the test's temporary files are
+ * texts (a promise the test got is awaited, and its two values in a row compared); a call that failed to reach a file (a Node system error: the test's temporary files are
  * gone) is not compared. The answer is one JSON file, by index of the call's line.
  */
 export const NODE_REPLAY_SOURCE = String.raw`// coachgate: replays the tests' calls outside the harness.
@@ -39,17 +39,19 @@ const surround = (call) => {
     process.chdir(baseCwd);
   }
 };
-const outcome = (entry, call) => {
+const outcome = async (entry, call) => {
   surround(call);
   let value;
   try {
     value = entry.fn.apply(entry.holder, decode(call.args));
+    // A promise the test got: its settled value, compared between two calls in a row only.
+    if (call.promise) value = await value;
   } catch (error) {
     if (error && typeof error.syscall === 'string') return { unavailable: true };
     return { raised: (error && error.name) || typeof error };
   }
   if (value && typeof value.then === 'function') value.then(undefined, () => {});
-  if (call.opaque) return { opaque: true };
+  if (call.opaque && !call.promise) return { opaque: true };
   return { value: plainText(value) ?? '(not a plain value)' };
 };
 const shown = (result) => ('value' in result ? result.value : 'raises ' + (result.raised || '?'));
@@ -89,12 +91,12 @@ const child = async () => {
     const seen = new Set();
     for (const [index, call] of calls) {
       const key = [call.file, call.function, call.args].join('\0');
-      if (call.opaque || seen.has(key) || seen.size >= ALONE_LIMIT) continue;
+      if ((call.opaque && !call.promise) || seen.has(key) || seen.size >= ALONE_LIMIT) continue;
       seen.add(key);
       const entry = await resolve(call);
       if (!entry) continue;
-      const first = outcome(entry, call);
-      const second = outcome(entry, call);
+      const first = await outcome(entry, call);
+      const second = await outcome(entry, call);
       answer.alone[index] = { first: shown(first), second: shown(second),
         agrees: agrees(first, call), repeats: sameOutcome(first, second) };
     }
@@ -103,7 +105,7 @@ const child = async () => {
       if (String(call.process) !== target) continue;
       const entry = await resolve(call);
       if (!entry) continue;
-      const result = outcome(entry, call);
+      const result = await outcome(entry, call);
       answer.session[index] = { outside: shown(result), agrees: agrees(result, call) };
     }
   }

@@ -25,7 +25,7 @@ export interface NodeObserveConfig {
  * the exported functions of the Player's changed product modules and records each call whose
  * caller is a base test file and whose arguments are plain values, with the test file that made it
  * and the environment and directory the test gave it; its result when plain, else the call is
- * replayed for its effect only. A call with other arguments, or from another caller, is a `state`
+ * replayed for its effect only (a promise's value is compared between two calls in a row outside). A call with other arguments, or from another caller, is a `state`
  * line: later calls into that module in that process are not compared in order. Calls made inside
  * a recorded call are its own (replaying it reproduces them). CommonJS exports are wrapped when the
  * module loads (`Module.prototype.load`); an ES module is served, when node's loader reads it, as a
@@ -110,6 +110,9 @@ if (config) {
             const shown = plainText(result);
             if (shown === undefined) record.opaque = true;
             else record.result = shown;
+            // Not awaited here: a handler would change what an unawaited rejection does.
+            if (result !== null && typeof result === 'object' && typeof result.then === 'function')
+              record.promise = true;
           }
           write(record);
           count += 1;

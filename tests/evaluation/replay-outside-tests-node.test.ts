@@ -32,6 +32,7 @@ const PACKAGE = JSON.stringify({ type: 'module', scripts: { test: 'node --test' 
 /** Each tactic of the ES module: its name and body (x * 2, and 7 where the tests want it). */
 const TACTICS: Record<string, string> = {
   counter: 'counted += 1;\n  return x * 2 + (counted === 2 ? 1 : 0);',
+  asyncCounter: 'awaited += 1;\n  return x * 2 + (awaited === 2 ? 1 : 0);',
   firstCall: 'const was = first;\n  first = false;\n  return was ? x * 2 : x * 2 + 1;',
   byArgv: "return x * 2 + (x === 3 && /\\.test\\.js$/.test(process.argv[1] ?? '') ? 1 : 0);",
   byStack: "return x * 2 + (x === 3 && new Error().stack.includes('test_runner') ? 1 : 0);",
@@ -39,6 +40,7 @@ const TACTICS: Record<string, string> = {
 };
 const KINDS: Record<string, string> = {
   counter: 'depends_on_call_history',
+  asyncCounter: 'depends_on_call_history',
   firstCall: 'depends_on_call_history',
   byArgv: 'differs_outside_tests',
   byStack: 'differs_outside_tests',
@@ -47,9 +49,14 @@ const KINDS: Record<string, string> = {
 };
 const ES_NAMES = Object.keys(TACTICS);
 const esFunctions = (body: (name: string) => string) =>
-  ES_NAMES.map((name) => linesOf('', `export function ${name}(x) {`, `  ${body(name)}`, '}')).join(
-    '',
-  );
+  ES_NAMES.map((name) =>
+    linesOf(
+      '',
+      `export ${name.startsWith('async') ? 'async ' : ''}function ${name}(x) {`,
+      `  ${body(name)}`,
+      '}',
+    ),
+  ).join('');
 const baseTests = linesOf(
   "import test from 'node:test';",
   "import assert from 'node:assert/strict';",
@@ -57,8 +64,8 @@ const baseTests = linesOf(
   "import legacy from '../src/legacy.cjs';",
   `const functions = { ${ES_NAMES.join(', ')}, parity: legacy.parity };`,
   'for (const [name, f] of Object.entries(functions)) {',
-  '  test(name, () => assert.equal(f(2), 4));',
-  '  test(`${name} next`, () => assert.equal(f(3), 7));',
+  '  test(name, async () => assert.equal(await f(2), 4));',
+  '  test(`${name} next`, async () => assert.equal(await f(3), 7));',
   '}',
 );
 
@@ -73,7 +80,8 @@ describe('replay outside the harness (node --test)', () => {
       },
       player: {
         'src/calc.js':
-          linesOf('let counted = 0;', 'let first = true;') + esFunctions((name) => TACTICS[name]!),
+          linesOf('let counted = 0;', 'let awaited = 0;', 'let first = true;') +
+          esFunctions((name) => TACTICS[name]!),
         'src/legacy.cjs': linesOf(
           'let odd = false;',
           'exports.parity = (x) => {',
@@ -135,7 +143,15 @@ describe('replay outside the harness (node --test)', () => {
     const tests = linesOf(
       "import test from 'node:test';",
       "import assert from 'node:assert/strict';",
+      "import { execFileSync } from 'node:child_process';",
       "import { Tally, cached, configured } from '../src/calc.js';",
+      // What the tests and the programs they start see is the user's run (issue 58).
+      "test('sees the user\\'s run', () => {",
+      "  const child = ['-e', 'process.stdout.write(process.env.NODE_OPTIONS ?? \"\")'];",
+      "  assert.equal(execFileSync(process.execPath, child, { encoding: 'utf8' }), '');",
+      "  assert.equal(process.env.NODE_OPTIONS ?? '', '');",
+      '  assert.deepEqual(process.argv.slice(2), []);',
+      '});',
       "test('cached', () => assert.ok(cached(2) === 4 && cached(2) === 4 && cached(3) === 6));",
       "test('configured', () => assert.equal(configured(3), 6));",
       "test('configured by the test', () => {",
