@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { EsmExports } from '../analysis/esm-exports.js';
 import { PLAIN_VALUE_SOURCE } from '../observation/plain-value-js.js';
 import { requireFlag } from './harness-guard.js';
 
@@ -14,8 +15,8 @@ export interface NodeObserveConfig {
   files: string[];
   /** Absolute real paths of the base's test-side files: calls they make are recorded. */
   callers: string[];
-  /** The ES modules among `files`, by file URL: the names they export, whether `export *`. */
-  esm: Record<string, { names: string[]; star: boolean }>;
+  /** The ES modules among `files`, by file URL: what they export. */
+  esm: Record<string, EsmExports>;
 }
 
 /**
@@ -25,11 +26,15 @@ export interface NodeObserveConfig {
  * the exported functions of the Player's changed product modules and records each call whose
  * caller is a base test file and whose arguments are plain values, with the test file that made it
  * and the environment and directory the test gave it; its result when plain, else the call is
- * replayed for its effect only (a promise's value is compared between two calls in a row outside). A call with other arguments, or from another caller, is a `state`
- * line: later calls into that module in that process are not compared in order. Calls made inside
+ * replayed for its effect only (a promise's value is compared between two calls in a row outside).
+ * A call with other arguments, or from another file a test called, is a `state` line: later calls
+ * into that module in that process are not compared in order. A call no test frame led to (an
+ * import's) is replayed by importing. Calls made inside
  * a recorded call are its own (replaying it reproduces them). CommonJS exports are wrapped when the
  * module loads (`Module.prototype.load`); an ES module is served, when node's loader reads it, as a
- * module re-exporting the original (loaded with a query) with its functions wrapped: on Node 20
+ * module re-exporting the original (loaded with a query): its functions through hoisted functions
+ * of the wrapper (so a cycle of imports still reaches them early), its other names as live
+ * bindings (src/analysis/esm-exports.ts lists both): on Node 20
  * through the loader's read of the source (looked up at each call, as the loaded-file recorder
  * watches it), from Node 22.15 through an in-thread `module.registerHooks` load hook. Each process
  * stops at CALL_LIMIT calls with a `cut` line. Nothing is printed; the argv is untouched.
@@ -49,6 +54,7 @@ const config = (process.env.NODE_TEST_CONTEXT || '').startsWith('child') && read
 if (config) {
   ${PLAIN_VALUE_SOURCE.replaceAll('\n', '\n  ')}
   const CALL_LIMIT = 2000;
+  const STACK_LIMIT = 40;
   const ORIGINAL = '?coachgate-original';
   const files = new Set(config.files);
   const callers = new Set(config.callers);
@@ -60,16 +66,20 @@ if (config) {
   const toString = Function.prototype.toString;
   let depth = 0;
   let count = 0;
-  const write = (record) => fs.appendFileSync(out, JSON.stringify(record) + '\n');
-  const callerFile = (wrapper) => {
+  const write = (line) => fs.appendFileSync(out, JSON.stringify(line) + '\n');
+  const fileOf = (site) => {
+    const name = site.getFileName() || '';
+    return name.startsWith('file:') ? fileURLToPath(name) : name;
+  };
+  // The files of the frames above callee, nearest first.
+  const callerFiles = (callee) => {
     const { prepareStackTrace, stackTraceLimit } = Failure;
     const holder = {};
     try {
       Failure.prepareStackTrace = (_, sites) => sites;
-      Failure.stackTraceLimit = 1;
-      Failure.captureStackTrace(holder, wrapper);
-      const name = (holder.stack && holder.stack[0] && holder.stack[0].getFileName()) || '';
-      return name.startsWith('file:') ? fileURLToPath(name) : name;
+      Failure.stackTraceLimit = STACK_LIMIT;
+      Failure.captureStackTrace(holder, callee);
+      return Array.isArray(holder.stack) ? holder.stack.map(fileOf) : [];
     } finally {
       Failure.prepareStackTrace = prepareStackTrace;
       Failure.stackTraceLimit = stackTraceLimit;
@@ -83,49 +93,71 @@ if (config) {
     if (Object.keys(set).length > 0 || unset.length > 0) record.env = { set, unset };
     if (process.cwd() !== startCwd) record.cwd = process.cwd();
   };
-  const wrap = (fn, file, name, kind) => {
-    if (typeof fn !== 'function' || /^class\b/.test(toString.call(fn))) return fn;
+  // One call of fn, made by whoever called callee (the wrapper the tests reached).
+  const record = (fn, self, args, callee, file, name, kind) => {
+    if (depth > 0 || count >= CALL_LIMIT) return fn.apply(self, args);
+    const stack = callerFiles(callee);
+    const caller = stack[0] || '';
+    // The module's own calls, and those no test made (an import's): replayed by importing.
+    if (files.has(caller) || !stack.some((each) => callers.has(each)))
+      return fn.apply(self, args);
     const module = process.pid + ':' + file;
+    const shownArgs = callers.has(caller) ? plainText(args) : undefined;
+    const entry = { event: 'call', test, module, function: name, file, kind,
+      process: process.pid, args: shownArgs, kwargs: '{}' };
+    if (shownArgs !== undefined) surroundings(entry);
+    depth += 1;
+    let result;
+    try {
+      result = fn.apply(self, args);
+    } catch (error) {
+      entry.raised = true;
+      throw error;
+    } finally {
+      depth -= 1;
+      if (shownArgs === undefined) write({ event: 'state', test, module });
+      else {
+        if (!entry.raised) {
+          const shown = plainText(result);
+          if (shown === undefined) entry.opaque = true;
+          else entry.result = shown;
+          // Not awaited here: a handler would change what an unawaited rejection does.
+          if (result !== null && typeof result === 'object' && typeof result.then === 'function')
+            entry.promise = true;
+        }
+        write(entry);
+        count += 1;
+        if (count >= CALL_LIMIT) write({ event: 'cut', test });
+      }
+    }
+    return result;
+  };
+  const isClass = (fn) => /^class\b/.test(toString.call(fn));
+  const describeAs = (wrapper, fn) => {
+    Object.defineProperty(wrapper, 'name', { value: fn.name });
+    Object.defineProperty(wrapper, 'length', { value: fn.length });
+    return Object.assign(wrapper, fn);
+  };
+  const wrap = (fn, file, name) => {
+    if (typeof fn !== 'function' || isClass(fn)) return fn;
     const wrapped = function (...args) {
       if (new.target) return Reflect.construct(fn, args, new.target);
-      if (depth > 0 || count >= CALL_LIMIT) return fn.apply(this, args);
-      const caller = callerFile(wrapped);
-      if (files.has(caller)) return fn.apply(this, args);
-      const shownArgs = callers.has(caller) ? plainText(args) : undefined;
-      const record = { event: 'call', test, module, function: name, file, kind,
-        process: process.pid, args: shownArgs, kwargs: '{}' };
-      if (shownArgs !== undefined) surroundings(record);
-      depth += 1;
-      let result;
-      try {
-        result = fn.apply(this, args);
-      } catch (error) {
-        record.raised = true;
-        throw error;
-      } finally {
-        depth -= 1;
-        if (shownArgs === undefined) write({ event: 'state', test, module });
-        else {
-          if (!record.raised) {
-            const shown = plainText(result);
-            if (shown === undefined) record.opaque = true;
-            else record.result = shown;
-            // Not awaited here: a handler would change what an unawaited rejection does.
-            if (result !== null && typeof result === 'object' && typeof result.then === 'function')
-              record.promise = true;
-          }
-          write(record);
-          count += 1;
-          if (count >= CALL_LIMIT) write({ event: 'cut', test });
-        }
-      }
-      return result;
+      return record(fn, this, args, wrapped, file, name, 'cjs');
     };
-    Object.defineProperty(wrapped, 'name', { value: fn.name });
-    Object.defineProperty(wrapped, 'length', { value: fn.length });
-    return Object.assign(wrapped, fn);
+    return describeAs(wrapped, fn);
   };
-  module.exports = { wrap };
+  // An ES module's function, reached through the hoisted function of its wrapper module (a cycle
+  // of imports may call it before the wrapper module ran), looked up in the original at each call.
+  const forward = (forwarder, namespace, name, file, self, args, newTarget) => {
+    const fn = namespace[name];
+    if (newTarget) return Reflect.construct(fn, args, newTarget);
+    return record(fn, self, args, forwarder, file, name, 'esm');
+  };
+  const named = (forwarder, namespace, name) => {
+    const fn = namespace[name];
+    if (typeof fn === 'function') describeAs(forwarder, fn);
+  };
+  module.exports = { forward, named };
   const Module = require('node:module');
   const load = Module.prototype.load;
   Module.prototype.load = function (filename) {
@@ -133,12 +165,12 @@ if (config) {
     if (files.has(filename) && !config.esm[pathToFileURL(filename).href]) {
       const exported = this.exports;
       if (typeof exported === 'function') {
-        this.exports = wrap(exported, filename, 'module.exports', 'cjs');
+        this.exports = wrap(exported, filename, 'module.exports');
       } else if (exported && typeof exported === 'object') {
         for (const key of Object.keys(exported)) {
           const described = Object.getOwnPropertyDescriptor(exported, key);
           if (described && described.writable && typeof described.value === 'function')
-            exported[key] = wrap(described.value, filename, key, 'cjs');
+            exported[key] = wrap(described.value, filename, key);
         }
       }
     }
@@ -146,18 +178,27 @@ if (config) {
   };
   const self = pathToFileURL(__filename).href;
   const wrapperSource = (url) => {
-    const { names, star } = config.esm[url];
+    const { functions, others, star } = config.esm[url];
     const original = JSON.stringify(url + ORIGINAL);
     const file = JSON.stringify(fileURLToPath(url));
     const lines = [
-      'import { wrap } from ' + JSON.stringify(self) + ';',
-      'import * as original from ' + original + ';',
+      'import { forward as $coachgate, named as $named } from ' + JSON.stringify(self) + ';',
+      'import * as $original from ' + original + ';',
     ];
     if (star) lines.push('export * from ' + original + ';');
-    names.forEach((name, index) => {
+    if (others.length > 0) {
+      const names = others.map((name) => JSON.stringify(name)).join(', ');
+      lines.push('export { ' + names + ' } from ' + original + ';');
+    }
+    functions.forEach((name, index) => {
       const shown = JSON.stringify(name);
-      lines.push('const e' + index + ' = wrap(original[' + shown + '], ' + file + ', ' + shown +
-        ", 'esm');", 'export { e' + index + ' as ' + shown + ' };');
+      lines.push(
+        'function f' + index + '(...args) {',
+        '  return $coachgate(f' + index + ', $original, ' + shown + ', ' + file +
+          ', this, args, new.target);',
+        '}',
+        '$named(f' + index + ', $original, ' + shown + ');',
+        'export { f' + index + ' as ' + shown + ' };');
     });
     return lines.join('\n') + '\n';
   };
