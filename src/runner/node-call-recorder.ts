@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { EsmExports } from '../analysis/esm-exports.js';
 import { PLAIN_VALUE_SOURCE } from '../observation/plain-value-js.js';
 import { requireFlag } from './harness-guard.js';
+import { MOCHA_PROGRAM } from './runner-programs.js';
 
 const RECORDER_FILE = 'coachgate-node-calls.cjs';
 const CONFIG_FILE = 'coachgate_node_observe.json';
@@ -20,8 +21,8 @@ export interface NodeObserveConfig {
 }
 
 /**
- * The module node's test children load after the harness guard (the same `--require` through
- * NODE_OPTIONS, taken back out of their environment by the guard: the programs the tests start do
+ * The module node's test children and mocha's process load after the harness guard (the same
+ * `--require` through NODE_OPTIONS, taken back out of their environment by the guard: the programs the tests start do
  * not inherit it), written only for a trusted run that observes calls (src/observation/). It wraps
  * the exported functions of the Player's changed product modules and records each call whose
  * caller is a base test file and whose arguments are plain values, with the test file that made it
@@ -50,7 +51,10 @@ const readConfig = () => {
     return undefined;
   }
 };
-const config = (process.env.NODE_TEST_CONTEXT || '').startsWith('child') && readConfig();
+const program = (process.argv[1] || '').split('\\').join('/');
+const runsTests =
+  (process.env.NODE_TEST_CONTEXT || '').startsWith('child') || ${MOCHA_PROGRAM}.test(program);
+const config = runsTests && readConfig();
 if (config) {
   ${PLAIN_VALUE_SOURCE.replaceAll('\n', '\n  ')}
   const CALL_LIMIT = 2000;
@@ -59,7 +63,6 @@ if (config) {
   const files = new Set(config.files);
   const callers = new Set(config.callers);
   const out = path.join(__dirname, 'calls-' + process.pid + '.jsonl');
-  const test = path.relative(process.cwd(), process.argv[1] || '');
   const startEnv = { ...process.env };
   const startCwd = process.cwd();
   const Failure = Error;
@@ -103,6 +106,8 @@ if (config) {
       return fn.apply(self, args);
     const module = process.pid + ':' + file;
     const shownArgs = callers.has(caller) ? plainText(args) : undefined;
+    // The test file that led to the call (node's runner tells no module which test runs).
+    const test = path.relative(startCwd, stack.find((each) => callers.has(each)));
     const entry = { event: 'call', test, module, function: name, file, kind,
       process: process.pid, args: shownArgs, kwargs: '{}' };
     if (shownArgs !== undefined) surroundings(entry);
@@ -203,14 +208,16 @@ if (config) {
     return lines.join('\n') + '\n';
   };
   const served = (url) => typeof url === 'string' && config.esm[url] !== undefined;
-  if (Module.registerHooks) {
+  // Hooks a project registers load on a thread of their own, which loads this file too: Node 22
+  // fails a load there that meets a registerHooks hook.
+  if (Module.registerHooks && !require('node:worker_threads').isInternalThread) {
     Module.registerHooks({
       load(url, context, next) {
         if (!served(url)) return next(url, context);
         return { format: 'module', source: wrapperSource(url), shortCircuit: true };
       },
     });
-  } else {
+  } else if (!Module.registerHooks) {
     // Node 20's loader reads each ES module's source through fs.promises.readFile, with its URL.
     const fromLoader = (callee) => {
       const { prepareStackTrace, stackTraceLimit } = Failure;

@@ -1,3 +1,5 @@
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
 
@@ -8,7 +10,7 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
  * module and in a CommonJS one. The trusted run records the tests' calls into the Player's changed
  * files, a fresh node outside the harness answers otherwise, and the approval is refused naming each
  * function. The honest counterparts (a cache, configuration from the environment, a class with
- * state) are approved without a finding.
+ * state) are approved without a finding. mocha's one process is observed the same way.
  */
 let task: LayoutTask | undefined;
 
@@ -182,5 +184,57 @@ describe('replay outside the harness (node --test)', () => {
     expect(approved.result.isError, approved.text).toBeFalsy();
     expect(approved.evaluation?.observation).toMatchObject({ findings: [], cut: false });
     expect(approved.evaluation?.observation.calls_compared).toBeGreaterThanOrEqual(5);
+  }, 240_000);
+
+  it('refuses the same under mocha (CommonJS, one process for every test file)', async () => {
+    const tactics = linesOf(
+      'let counted = 0;',
+      'exports.counter = (x) => {',
+      '  counted += 1;',
+      '  return x * 2 + (counted === 2 ? 1 : 0);',
+      '};',
+      "exports.byArgv = (x) => x * 2 + (x === 3 && /mocha/.test(process.argv[1] ?? '') ? 1 : 0);",
+      'exports.byStack = (x) => x * 2 + (x === 3 && /\\/mocha\\//.test(new Error().stack) ? 1 : 0);',
+    );
+    const names = ['counter', 'byArgv', 'byStack'];
+    task = await layoutTask({
+      base: {
+        'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
+        '.gitignore': 'node_modules/\n',
+        'src/calc.js': names.map((name) => `exports.${name} = (x) => x * 2;\n`).join(''),
+        'test/calc.spec.js': linesOf(
+          "const assert = require('node:assert/strict');",
+          "const calc = require('../src/calc');",
+          `for (const name of ${JSON.stringify(names)}) {`,
+          '  it(name, () => assert.equal(calc[name](2), 4));',
+          '  it(`${name} next`, () => assert.equal(calc[name](3), 7));',
+          '}',
+        ),
+      },
+      player: {
+        'src/calc.js': tactics,
+        'src/shout.js': 'exports.shout = (text) => `${text.toUpperCase()}!`;\n',
+        'test/shout.spec.js': linesOf(
+          "const assert = require('node:assert/strict');",
+          "const { shout } = require('../src/shout');",
+          "it('shouts', () => assert.equal(shout('hi'), 'HI!'));",
+        ),
+      },
+      criterion: CRITERION,
+      evidence: EVIDENCE,
+      beforePin: (repo) =>
+        symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules')),
+    });
+    const refused = await task.approve();
+    expect(refused.run.status, refused.run.summary).toBe('passed');
+    const { reasons } = refused.result._meta?.['coachgate/refusal'] as { reasons: string[] };
+    const whole = reasons.map((reason) => `- ${reason}`).join('\n');
+    const found = [...whole.matchAll(/^- (\w+): src\/calc\.js::(\w+)\(/gm)];
+    expect(Object.fromEntries(found.map((match) => [match[2], match[1]]))).toEqual({
+      counter: 'depends_on_call_history',
+      byArgv: 'differs_outside_tests',
+      byStack: 'differs_outside_tests',
+    });
+    expect(whole).toMatch(/src\/calc\.js::byArgv\(3\), called by test\/calc\.spec\.js/);
   }, 240_000);
 });
