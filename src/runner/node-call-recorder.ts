@@ -59,28 +59,41 @@ if (config) {
   ${PLAIN_VALUE_SOURCE.replaceAll('\n', '\n  ')}
   const CALL_LIMIT = 2000;
   const STACK_LIMIT = 40;
+  const BATCH = 200;
   const ORIGINAL = '?coachgate-original';
   const files = new Set(config.files);
   const callers = new Set(config.callers);
   const out = path.join(__dirname, 'calls-' + process.pid + '.jsonl');
   const startEnv = { ...process.env };
+  const startNames = Object.keys(startEnv);
   const startCwd = process.cwd();
   const Failure = Error;
   const toString = Function.prototype.toString;
   let depth = 0;
   let count = 0;
-  const write = (line) => fs.appendFileSync(out, JSON.stringify(line) + '\n');
+  // Written in batches and as the process exits (process.exit included): a killed process loses
+  // its last batch, which the replay then does not compare.
+  let pending = [];
+  const flush = () => {
+    if (pending.length > 0) fs.appendFileSync(out, pending.join(''));
+    pending = [];
+  };
+  const write = (line) => {
+    pending.push(JSON.stringify(line) + '\n');
+    if (pending.length >= BATCH) flush();
+  };
+  process.on('exit', flush);
   const fileOf = (site) => {
     const name = site.getFileName() || '';
     return name.startsWith('file:') ? fileURLToPath(name) : name;
   };
-  // The files of the frames above callee, nearest first.
-  const callerFiles = (callee) => {
+  // The files of the frames above callee, nearest first, up to limit.
+  const callerFiles = (callee, limit) => {
     const { prepareStackTrace, stackTraceLimit } = Failure;
     const holder = {};
     try {
       Failure.prepareStackTrace = (_, sites) => sites;
-      Failure.stackTraceLimit = STACK_LIMIT;
+      Failure.stackTraceLimit = limit;
       Failure.captureStackTrace(holder, callee);
       return Array.isArray(holder.stack) ? holder.stack.map(fileOf) : [];
     } finally {
@@ -89,25 +102,32 @@ if (config) {
     }
   };
   const surroundings = (record) => {
+    // Each read of process.env asks the environment: every variable is read once.
     const env = process.env;
+    const names = Object.keys(env);
     const set = {};
-    for (const name of Object.keys(env)) if (startEnv[name] !== env[name]) set[name] = env[name];
-    const unset = Object.keys(startEnv).filter((name) => !(name in env));
+    for (const name of names) {
+      const value = env[name];
+      if (startEnv[name] !== value) set[name] = value;
+    }
+    const present = new Set(names);
+    const unset = startNames.filter((name) => !present.has(name));
     if (Object.keys(set).length > 0 || unset.length > 0) record.env = { set, unset };
     if (process.cwd() !== startCwd) record.cwd = process.cwd();
   };
   // One call of fn, made by whoever called callee (the wrapper the tests reached).
   const record = (fn, self, args, callee, file, name, kind) => {
     if (depth > 0 || count >= CALL_LIMIT) return fn.apply(self, args);
-    const stack = callerFiles(callee);
-    const caller = stack[0] || '';
-    // The module's own calls, and those no test made (an import's): replayed by importing.
-    if (files.has(caller) || !stack.some((each) => callers.has(each)))
-      return fn.apply(self, args);
+    const caller = callerFiles(callee, 1)[0] || '';
+    // The module's own calls, and those no test led to (an import's): replayed by importing.
+    const led = callers.has(caller)
+      ? caller
+      : !files.has(caller) && callerFiles(callee, STACK_LIMIT).find((each) => callers.has(each));
+    if (!led) return fn.apply(self, args);
     const module = process.pid + ':' + file;
-    const shownArgs = callers.has(caller) ? plainText(args) : undefined;
+    const shownArgs = caller === led ? plainText(args) : undefined;
     // The test file that led to the call (node's runner tells no module which test runs).
-    const test = path.relative(startCwd, stack.find((each) => callers.has(each)));
+    const test = path.relative(startCwd, led);
     const entry = { event: 'call', test, module, function: name, file, kind,
       process: process.pid, args: shownArgs, kwargs: '{}' };
     if (shownArgs !== undefined) surroundings(entry);
