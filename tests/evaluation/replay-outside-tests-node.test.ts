@@ -10,7 +10,8 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
  * module and in a CommonJS one. The trusted run records the tests' calls into the Player's changed
  * files, a fresh node outside the harness answers otherwise, and the approval is refused naming each
  * function. The honest counterparts (a cache, configuration from the environment, a class with
- * state) are approved without a finding. mocha's one process is observed the same way.
+ * state) are approved without a finding, an id counter the task asks for with one acknowledgement.
+ * mocha's one process is observed the same way.
  */
 let task: LayoutTask | undefined;
 
@@ -184,6 +185,38 @@ describe('replay outside the harness (node --test)', () => {
     expect(approved.result.isError, approved.text).toBeFalsy();
     expect(approved.evaluation?.observation).toMatchObject({ findings: [], cut: false });
     expect(approved.evaluation?.observation.calls_compared).toBeGreaterThanOrEqual(5);
+  }, 240_000);
+
+  it('approves an id counter the task asks for with one acknowledgement', async () => {
+    task = await layoutTask({
+      base: {
+        'package.json': PACKAGE,
+        'src/ids.js': 'export const nextId = () => 1;\n',
+        'test/ids.test.js': linesOf(
+          "import test from 'node:test';",
+          "import assert from 'node:assert/strict';",
+          "import { nextId } from '../src/ids.js';",
+          "test('ids', () => assert.ok(nextId() >= 1));",
+        ),
+      },
+      player: {
+        'src/ids.js': linesOf('let last = 0;', 'export const nextId = () => (last += 1);'),
+        'src/shout.js': SHOUT,
+        'test/shout.test.js': SHOUT_TEST,
+      },
+      criterion: `nextId() hands out the ids 1, 2, 3 … in turn, and ${CRITERION}`,
+      evidence: EVIDENCE,
+    });
+    const refused = await task.approve();
+    expect(refused.text).toMatch(
+      /depends_on_call_history: src\/ids\.js::nextId\(\), called by test\/ids\.test\.js, answered 1 and then 2/,
+    );
+    const acknowledged = await task.approve({
+      acknowledged_changes: [
+        { test: 'src/ids.js::nextId', criterion: 'AC-001', reason: 'ids are handed out in turn' },
+      ],
+    });
+    expect(acknowledged.result.isError, acknowledged.text).toBeFalsy();
   }, 240_000);
 
   it('refuses the same under mocha (CommonJS, one process for every test file)', async () => {
