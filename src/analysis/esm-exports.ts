@@ -7,8 +7,6 @@ export interface EsmExports {
   functions: string[];
   /** Every other name it exports itself (values, classes, re-exports of other modules). */
   others: string[];
-  /** Whether it re-exports another module's names wholesale (`export * from`). */
-  star: boolean;
 }
 
 /**
@@ -23,7 +21,6 @@ export function esmExports(file: string, text: string): EsmExports {
   const functions = new Set<string>();
   const others = new Set<string>();
   const add = (name: string, isFunction: boolean) => (isFunction ? functions : others).add(name);
-  let star = false;
   for (const statement of source.statements) {
     if (ts.isExportAssignment(statement)) {
       const value = unparenthesized(ts, statement.expression);
@@ -34,8 +31,8 @@ export function esmExports(file: string, text: string): EsmExports {
     } else if (ts.isExportDeclaration(statement)) {
       const clause = statement.exportClause;
       const elsewhere = statement.moduleSpecifier !== undefined;
-      if (!clause) star = true;
-      else if (ts.isNamespaceExport(clause)) add(clause.name.text, false);
+      if (!clause) continue; // `export * from`: the wrapper re-exports the original's names wholesale
+      if (ts.isNamespaceExport(clause)) add(clause.name.text, false);
       else
         for (const element of clause.elements) {
           const name = (element.propertyName ?? element.name).text;
@@ -52,7 +49,6 @@ export function esmExports(file: string, text: string): EsmExports {
   return {
     functions: [...functions],
     others: [...others].filter((name) => !functions.has(name)),
-    star,
   };
 }
 

@@ -203,14 +203,15 @@ if (config) {
   };
   const self = pathToFileURL(__filename).href;
   const wrapperSource = (url) => {
-    const { functions, others, star } = config.esm[url];
+    const { functions, others } = config.esm[url];
     const original = JSON.stringify(url + ORIGINAL);
     const file = JSON.stringify(fileURLToPath(url));
     const lines = [
       'import { forward as $coachgate, named as $named } from ' + JSON.stringify(self) + ';',
       'import * as $original from ' + original + ';',
     ];
-    if (star) lines.push('export * from ' + original + ';');
+    // Every name, whether or not the server's parse listed it; the ones below take precedence.
+    lines.push('export * from ' + original + ';');
     if (others.length > 0) {
       const names = others.map((name) => JSON.stringify(name)).join(', ');
       lines.push('export { ' + names + ' } from ' + original + ';');
