@@ -537,14 +537,16 @@ function baseTestFiles(selection: TrustedSelection): string[] {
   );
 }
 
-/** The Player's changed Python product files in a snapshot, and the base's tests calling them. */
+const OBSERVED_SOURCE = /\.(?:py|[cm]?js)$/;
+
+/** The Player's changed Python and JavaScript product files, and the base's tests calling them. */
 async function observeRequest(
   directory: string,
   selection: TrustedSelection,
 ): Promise<ObserveRequest | undefined> {
   const root = await realpath(directory);
   const files = [...selection.code, ...selection.acknowledged]
-    .filter((file) => file.endsWith('.py') && !isTestSideFile(file))
+    .filter((file) => OBSERVED_SOURCE.test(file) && !isTestSideFile(file))
     .map((file) => path.join(root, file));
   if (files.length === 0) return undefined;
   return { files, callers: baseTestFiles(selection).map((file) => path.join(root, file)) };

@@ -108,9 +108,12 @@ export function judgeReplay(lines: RecordedLine[], answer: ReplayAnswer): Observ
   };
 }
 
-/** `(1, 'a', key=2)`, from the recorded reprs of the positional and keyword arguments. */
+/**
+ * `(1, 'a', **{'key': 2})`, from the recorded positional arguments (a Python tuple's repr, or a
+ * JSON array from the node recorder) and keyword arguments.
+ */
 function shownArguments(args: string, kwargs: string): string {
-  const positional = args.replace(/^\(|,?\)$/g, '');
+  const positional = args.replace(/^[([]|,?[)\]]$/g, '');
   const keywords = kwargs === '{}' ? '' : kwargs;
   return `(${[positional, keywords && `**${keywords}`].filter(Boolean).join(', ')})`;
 }

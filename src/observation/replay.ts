@@ -1,10 +1,12 @@
-import { readFile, realpath, writeFile } from 'node:fs/promises';
+import { readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxPolicy } from '../core/sandbox-policy.js';
 import { OutputCapture } from '../runner/output-capture.js';
 import type { RunPriority } from '../runner/run-queue.js';
 import { runSandboxed } from '../sandbox/run.js';
 import { judgeReplay, parseRecordedCalls, type Observation, type ReplayAnswer } from './judge.js';
+import { NODE_CALLS } from '../runner/node-call-recorder.js';
+import { NODE_REPLAY_FILE, NODE_REPLAY_SOURCE } from './node-replay-script.js';
 import { REPLAY_FILE, REPLAY_SOURCE } from './replay-script.js';
 
 /** What a trusted run observes: the Player's changed product files and the tests' files. */
@@ -22,7 +24,9 @@ const ANSWER_FILE = 'replay-answer.json';
 const REPLAY_TIMEOUT_MS = 120_000;
 
 /** Variables a runner sets or reads: none reaches the replay, which runs with no runner. */
-const RUNNER_VARIABLE = /^(?:_?PYTEST|COACHGATE|COV_CORE)/i;
+const RUNNER_VARIABLE = /^(?:_?PYTEST|COACHGATE|COV_CORE|NODE_TEST|JEST_|VITEST|MOCHA_?)/i;
+/** Calls read from a node run's test processes: beyond it, the record counts as cut. */
+const NODE_CALL_LINES = 10_000;
 
 /** Asks the run's recorder to observe: a file in the run's own report directory, nothing else. */
 export async function requestObservation(
@@ -38,8 +42,9 @@ export async function requestObservation(
 
 export interface ReplaySpec {
   reportDirectory: string;
-  /** The interpreter the run used. */
+  /** The interpreter the run used (python), or `node`: the recorder's language. */
   interpreter: string;
+  language: 'python' | 'node';
   cwd: string;
   /** The run's environment; runner variables are removed from it. */
   env: Record<string, string>;
@@ -56,24 +61,29 @@ export interface ReplaySpec {
  * reached the end of its session).
  */
 export async function replayRecordedCalls(spec: ReplaySpec): Promise<Observation | undefined> {
-  const text = await readFile(path.join(spec.reportDirectory, CALLS_FILE), 'utf8').catch(
-    () => undefined,
-  );
+  const node = spec.language === 'node';
+  const callsPath = path.join(spec.reportDirectory, CALLS_FILE);
+  const text = node
+    ? await gatherNodeCalls(spec.reportDirectory, callsPath)
+    : await readFile(callsPath, 'utf8').catch(() => undefined);
   const root = await realpath(spec.cwd);
   // Files are named as the repository names them.
   const lines = (text === undefined ? [] : parseRecordedCalls(text)).map((line) =>
     line.event === 'call' ? { ...line, file: path.relative(root, line.file) } : line,
   );
   if (!lines.some((line) => line.event === 'call')) return undefined;
-  const script = path.join(spec.reportDirectory, REPLAY_FILE);
+  const script = path.join(spec.reportDirectory, node ? NODE_REPLAY_FILE : REPLAY_FILE);
   const answerPath = path.join(spec.reportDirectory, ANSWER_FILE);
-  await writeFile(script, REPLAY_SOURCE);
+  await writeFile(script, node ? NODE_REPLAY_SOURCE : REPLAY_SOURCE);
+  const argv = node
+    ? [spec.interpreter, script, 'run', callsPath, answerPath]
+    : [spec.interpreter, script, callsPath, answerPath];
   // The product's own output during the replay is kept apart from the run's log.
   const capture = await OutputCapture.open(path.join(spec.reportDirectory, 'replay.log'));
   try {
     await runSandboxed(
       {
-        argv: [spec.interpreter, script, path.join(spec.reportDirectory, CALLS_FILE), answerPath],
+        argv,
         cwd: spec.cwd,
         env: Object.fromEntries(
           Object.entries(spec.env).filter(([name]) => !RUNNER_VARIABLE.test(name)),
@@ -98,4 +108,26 @@ export async function replayRecordedCalls(spec: ReplaySpec): Promise<Observation
     () => undefined,
   );
   return judgeReplay(lines, answer ?? { import_failed: [], alone: {}, session: {} });
+}
+
+/**
+ * A node run's calls, one list per test process, joined in one file for the replay (cut at
+ * NODE_CALL_LINES lines); undefined when no process recorded any.
+ */
+async function gatherNodeCalls(
+  reportDirectory: string,
+  callsPath: string,
+): Promise<string | undefined> {
+  const lists = (await readdir(reportDirectory)).filter((name) => NODE_CALLS.test(name)).sort();
+  if (lists.length === 0) return undefined;
+  const texts = await Promise.all(
+    lists.map((name) => readFile(path.join(reportDirectory, name), 'utf8')),
+  );
+  // A process killed mid-line leaves a partial last line: each list keeps its whole lines.
+  const lines = texts.flatMap((each) => each.split('\n').slice(0, -1));
+  const kept = lines.slice(0, NODE_CALL_LINES);
+  if (lines.length > kept.length) kept.push(JSON.stringify({ event: 'cut', test: '(run)' }));
+  const text = kept.map((line) => `${line}\n`).join('');
+  await writeFile(callsPath, text);
+  return text;
 }

@@ -5,6 +5,7 @@ import { fileLimitArguments } from './file-limit.js';
 import type { RunEnvironment } from './environment.js';
 import { nodeHarnessGuardFlag, vitestHarnessGuardFlag } from './harness-guard.js';
 import { nodeLoadedFlag, vitestLoadedFlag } from './node-loaded-files.js';
+import { nodeCallsFlag } from './node-call-recorder.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { inheritedMarkers, type CoachgateAdditions } from './user-view.js';
@@ -39,6 +40,8 @@ export function buildInvocation(
   userScriptShell = 'sh',
   /** Node test processes and vitest list what they load (src/runner/node-loaded-files.ts). */
   listLoaded = false,
+  /** Node test processes record the tests' calls (src/runner/node-call-recorder.ts). */
+  recordCalls = false,
 ): Invocation {
   const junit = path.join(reportDirectory, 'junit.xml');
   const env = { ...environment.env };
@@ -104,7 +107,7 @@ export function buildInvocation(
           ...fileArgs,
         ];
         // Through the environment, which every test child inherits (node passes it on).
-        added.nodeOptions = nodeTestFlags(reportDirectory, listLoaded);
+        added.nodeOptions = nodeTestFlags(reportDirectory, listLoaded, recordCalls);
         env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, added.nodeOptions);
         notes.push(NODE_GUARD_NOTE);
         channels = [
@@ -150,7 +153,7 @@ export function buildInvocation(
     // Where a wrapped node --test reports per test, its children check node:assert too, and a
     // wrapped node --test or mocha lists what it loads.
     if (wrapped.env.NODE_OPTIONS) {
-      wrapped.env.NODE_OPTIONS += ` ${nodeTestFlags(reportDirectory, listLoaded)}`;
+      wrapped.env.NODE_OPTIONS += ` ${nodeTestFlags(reportDirectory, listLoaded, recordCalls)}`;
       added.nodeOptions = wrapped.env.NODE_OPTIONS;
       notes.push(NODE_GUARD_NOTE);
     }
@@ -213,10 +216,16 @@ const VITEST_LOADED_NOTE =
   "list the files of the tree their code reads; its setup file takes it back out of the tests' " +
   'environment';
 
-/** What every node process of the run loads first: the assert guard, the loaded-file recorder. */
-function nodeTestFlags(reportDirectory: string, listLoaded: boolean): string {
-  const guard = nodeHarnessGuardFlag(reportDirectory);
-  return listLoaded ? `${guard} ${nodeLoadedFlag(reportDirectory)}` : guard;
+/**
+ * What every node process of the run loads first: the assert guard (which takes these back out of
+ * the test processes' environment), the loaded-file recorder, the call recorder.
+ */
+function nodeTestFlags(reportDirectory: string, listLoaded: boolean, recordCalls: boolean): string {
+  return [
+    nodeHarnessGuardFlag(reportDirectory),
+    ...(listLoaded ? [nodeLoadedFlag(reportDirectory)] : []),
+    ...(recordCalls ? [nodeCallsFlag(reportDirectory)] : []),
+  ].join(' ');
 }
 
 /**

@@ -30,6 +30,8 @@ import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl
 import { writePytestReporter } from './pytest-reporter.js';
 import { mayRunNodeTest, writeHarnessGuards } from './harness-guard.js';
 import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
+import { writeNodeCallRecorder } from './node-call-recorder.js';
+import { nodeObserveConfig } from '../observation/node-observe.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { writeUnittestShims } from './unittest-shims.js';
 import type { ReportChannel } from './wrapper-reports.js';
@@ -81,8 +83,8 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest; src/observation/); its passing equalities decided by types of those files
-   * compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
+   * harness (pytest, node --test, mocha; src/observation/); its passing equalities decided by types
+   * of those files compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
   observe?: ObserveRequest;
 }
@@ -131,6 +133,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (spec.observe && ['pytest', 'unittest'].includes(spec.command.runner))
       await requestEqualityWatch(reportDirectory, spec.observe.files);
     const nodeTest = mayRunNodeTest(spec.command);
+    const observeNode =
+      nodeTest && spec.observe ? await nodeObserveConfig(spec.observe, spec.cwd) : undefined;
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     const manager = await declaredPackageManager(
       spec.command,
@@ -150,6 +154,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       spec.loginShell,
       scriptShell,
       listLoaded,
+      observeNode !== undefined,
     );
     invocation.notes.push(...manager.notes);
     // What node loads first in the run (the harness guards, the loaded-file recorder, vitest's
@@ -158,6 +163,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const preloadFiles = [
       ...(await writeHarnessGuards(spec.command, reportDirectory, invocation.added)),
       ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
+      ...(observeNode ? [await writeNodeCallRecorder(reportDirectory, observeNode)] : []),
     ];
     if (invocation.scriptShell) {
       const { file, content } = invocation.scriptShell;
@@ -204,12 +210,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       await capture.close();
     }
     const observation =
-      observe && !outcome.cancelled && !outcome.timed_out
+      (observe || observeNode) && !outcome.cancelled && !outcome.timed_out
         ? await replayRecordedCalls({
             reportDirectory,
-            interpreter: invocation.argv[0]!,
+            ...(observe
+              ? { language: 'python', interpreter: invocation.argv[0]!, env: invocation.env }
+              : { language: 'node', interpreter: 'node', env: spec.environment.env }),
             cwd: spec.cwd,
-            env: invocation.env,
             sandbox: spec.sandbox,
             loginShell: spec.loginShell,
             readOnly: [...(spec.readOnly ?? []), ...preloadFiles],

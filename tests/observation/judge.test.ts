@@ -67,4 +67,16 @@ describe('judging a replay outside the harness', () => {
     expect(lines).toHaveLength(2);
     expect(judgeReplay(lines, { import_failed: [], alone: {}, session: {} }).cut).toBe(true);
   });
+
+  it("shows the node recorder's arguments (a JSON array) as a call", () => {
+    const line = { ...call('join', 0, '"a-1"'), file: 'src/calc.js', args: '["a",1]' };
+    const observed = judgeReplay([line], {
+      import_failed: [],
+      alone: {},
+      session: { 0: { outside: '"a1"', agrees: false } },
+    });
+    expect(observed.findings).toMatchObject([
+      { function: 'src/calc.js::join', arguments: '("a",1)' },
+    ]);
+  });
 });

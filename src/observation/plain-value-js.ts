@@ -1,0 +1,46 @@
+/**
+ * JavaScript shared by the node call recorder (src/runner/node-call-recorder.ts) and the node
+ * replay (src/observation/node-replay-script.ts): `plainText(value)` is a value's canonical JSON
+ * (object keys sorted) when it is made of plain values only (finite numbers, strings, booleans,
+ * null, arrays and plain objects of those), within the size bounds; `undefined` otherwise. A
+ * function's `undefined` result is the text `undefined`. Both sides compare these texts.
+ */
+export const PLAIN_VALUE_SOURCE = String.raw`const VALUE_LIMIT = 2000;
+const ITEM_LIMIT = 500;
+const plainText = (value) => {
+  if (value === undefined) return 'undefined';
+  let budget = ITEM_LIMIT;
+  const canonical = (item, depth) => {
+    if (item === null || typeof item === 'string' || typeof item === 'boolean') return item;
+    if (typeof item === 'number') return Number.isFinite(item) ? item : undefined;
+    if (typeof item !== 'object' || depth > 8) return undefined;
+    const proto = Object.getPrototypeOf(item);
+    if (Array.isArray(item)) {
+      budget -= item.length;
+      if (proto !== Array.prototype || budget < 0) return undefined;
+      const copy = [];
+      for (let index = 0; index < item.length; index += 1) {
+        const inner = index in item ? canonical(item[index], depth + 1) : undefined;
+        if (inner === undefined) return undefined;
+        copy.push(inner);
+      }
+      return copy;
+    }
+    if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(item).length)
+      return undefined;
+    const keys = Object.keys(item).sort();
+    budget -= keys.length;
+    if (budget < 0) return undefined;
+    const copy = {};
+    for (const key of keys) {
+      const inner = canonical(item[key], depth + 1);
+      if (inner === undefined) return undefined;
+      copy[key] = inner;
+    }
+    return copy;
+  };
+  const shape = canonical(value, 0);
+  if (shape === undefined) return undefined;
+  const text = JSON.stringify(shape);
+  return text.length <= VALUE_LIMIT ? text : undefined;
+};`;
