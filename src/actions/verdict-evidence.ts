@@ -60,10 +60,14 @@ export interface EvidenceRequest {
 }
 
 /**
- * How long to wait for the trusted runs, the tests the Coach cites for kept behaviour, and where the
- * call's steps are counted.
+ * How long to wait for the trusted runs, the tests the Coach cites (all, and those for kept
+ * behaviour), and where the call's steps are counted.
  */
-export type EvaluationOptions = WaitOptions & { keptTests?: string[]; steps?: Steps };
+export type EvaluationOptions = WaitOptions & {
+  keptTests?: string[];
+  citedTests?: string[];
+  steps?: Steps;
+};
 
 /**
  * The trusted evaluation of the latest stored run, when that run describes the current tree. It runs

@@ -71,6 +71,7 @@ class CallRecorder:
         self.out = out
         self.test = None
         self.count = 0
+        self.touched = False  # whether the current test called into a changed file
         self.returned = dis.opmap['RETURN_VALUE']
         self.profile = self.make_profile()
         self.getprofile = sys.getprofile
@@ -127,6 +128,7 @@ class CallRecorder:
                 caller = caller.f_back  # a decorator's wrapper defined elsewhere
             if caller is not None and real(caller.f_code.co_filename) in self.files:
                 return  # the module's own body (an import, a decorator): replayed by importing
+            self.touched = True
             module = frame.f_globals.get('__name__')
             record = None
             if (name is not None and caller is not None
@@ -244,13 +246,18 @@ def hide_profile(recorder):
     sys.getprofile = getprofile
     recorder.getprofile = real
 
-def call_recorder(directory):
-    # The recorder the server asked for, or None for every run it did not.
+def observe_config(directory):
+    # The server's request for this run (recording, repetition), or None for every run without one.
     config_path = os.path.join(directory, OBSERVE_CONFIG)
     if not os.path.exists(config_path):
         return None
     with open(config_path, encoding='utf-8') as handle:
-        config = json.load(handle)
+        return json.load(handle)
+
+def call_recorder(config):
+    # The recorder the request asks for, or None when it names no changed file or no test file.
+    if not config.get('files') or not config.get('callers'):
+        return None
     recorder = CallRecorder(config, open(config['calls'], 'w', encoding='utf-8'))
     hide_profile(recorder)
     return recorder

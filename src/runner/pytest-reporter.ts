@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CALL_RECORDER_SOURCE } from './call-recorder.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
+import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
 
 /**
  * A `python -m pytest` stand-in that also records pytest's own reports as JSON lines, through a
@@ -17,7 +18,8 @@ import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
  * process is reported before it ends it, with the project's frame that made it and the test that ran
  * (src/runner/process-end-watch.ts). The session's last line lists the files of the modules it imported.
  * In a trusted run the server asks for, the calls the tests make into the Player's changed files are
- * recorded too (src/runner/call-recorder.ts).
+ * recorded too (src/runner/call-recorder.ts), and the tests that may show the Player's change run
+ * a second time (src/runner/repeat-in-harness.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys, time
@@ -44,6 +46,7 @@ PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"
 ${PYTHON_HARNESS_SOURCE}
 ${PYTHON_PROCESS_END_SOURCE}
 ${CALL_RECORDER_SOURCE}
+${PYTHON_REPEAT_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
@@ -370,9 +373,13 @@ if __name__ == '__main__':
             reporter = CoachgateReporter(report, pytest.__version__, opened, started)
             watch_process_end(reporter.process_ended)
             plugins = [reporter]
-            recorder = call_recorder(os.path.dirname(os.path.abspath(__file__)))
+            config = observe_config(os.path.dirname(os.path.abspath(__file__))) or {}
+            recorder = call_recorder(config)
             if recorder:
                 plugins.append(call_observer(recorder, pytest))
+            repeater = test_repeater(config, recorder, pytest)
+            if repeater:
+                plugins.append(repeater)
             code = pytest.main(args, plugins=plugins)
             sys.stdout.flush()
         except BrokenPipeError:

@@ -38,6 +38,7 @@ import { staleBuild } from './stale-build.js';
 import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 import type { Observation } from '../observation/judge.js';
+import { readRepetition, type Repetition } from '../observation/repetition.js';
 import {
   replayRecordedCalls,
   requestObservation,
@@ -80,7 +81,7 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest; src/observation/).
+   * harness, and the tests that may show the change run a second time (pytest; src/observation/).
    */
   observe?: ObserveRequest;
 }
@@ -110,6 +111,8 @@ export interface TestRunResult extends ProcessOutcome {
   sandbox?: SandboxInForce;
   /** What the replay of the recorded calls outside the harness showed (spec.observe). */
   observation?: Observation;
+  /** What running the tests a second time in the run's process showed (spec.observe.repeat). */
+  repetition?: Repetition;
 }
 
 /** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
@@ -212,6 +215,10 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
             priority: spec.priority,
           })
         : undefined;
+    const repetition =
+      observe && !outcome.cancelled && !outcome.timed_out
+        ? await readRepetition(reportDirectory, spec.cwd, observation)
+        : undefined;
     spec.onProcessesEnded?.();
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
@@ -291,6 +298,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       notes: invocation.notes,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),
       ...(observation ? { observation } : {}),
+      ...(repetition ? { repetition } : {}),
     };
   } finally {
     await rm(reportDirectory, { recursive: true, force: true });
