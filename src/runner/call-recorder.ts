@@ -116,6 +116,12 @@ class CallRecorder:
             if found is None:
                 found = files[name] = realpath(name)
             return found
+        def frame_file(frame):
+            # The file of the module a frame's code belongs to. Its module's __file__ first: pytest
+            # loads a test module from its own bytecode cache (the server's, filled by the
+            # baseline in another directory) without fixing co_filename to the snapshot's path.
+            name = frame.f_globals.get('__file__')
+            return real(name if isinstance(name, str) else frame.f_code.co_filename)
         def decide(frame, code):
             if (real(code.co_filename) not in self.files or not code.co_flags & FUNCTION_FLAGS
                     or code.co_flags & GENERATOR_FLAGS):
@@ -126,13 +132,14 @@ class CallRecorder:
             caller = frame.f_back
             if caller is not None and wrapper is not None and caller.f_code is wrapper:
                 caller = caller.f_back  # a decorator's wrapper defined elsewhere
-            if caller is not None and real(caller.f_code.co_filename) in self.files:
+            where = frame_file(caller) if caller is not None else None
+            if where in self.files:
                 return  # the module's own body (an import, a decorator): replayed by importing
             self.touched = True
             module = frame.f_globals.get('__name__')
             record = None
             if (name is not None and caller is not None
-                    and real(caller.f_code.co_filename) in self.callers
+                    and where in self.callers
                     and isinstance(module, str) and module != '__main__'):
                 args, kwargs = call_arguments(code, frame.f_locals)
                 shown_args, shown_kwargs = plain_repr(args), plain_repr(kwargs)
