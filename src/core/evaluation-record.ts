@@ -31,6 +31,11 @@ const ObservationSchema = z
 const RepetitionSchema = z
   .object({
     tests_repeated: z.number(),
+    over_budget: z
+      .number()
+      .describe(
+        "Candidate tests not repeated: the repetitions had used their share of the run's time (15%, past 0.5 s).",
+      ),
     unfinished: z
       .array(z.string())
       .describe('Tests whose repetition gave no answer (it ended the process or ran out of time).'),

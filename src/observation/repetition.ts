@@ -15,12 +15,14 @@ export interface Repetition {
   tests_repeated: number;
   /** Tests whose repetition gave no answer (it ended the process, or ran out of time). */
   unfinished: string[];
+  /** Candidates not repeated: the repetitions had used their share of the run's time. */
+  over_budget: number;
   findings: RepetitionFinding[];
 }
 
 interface RepeatedLine {
   test: string;
-  outcome: 'passed' | 'failed' | 'unfinished';
+  outcome: 'passed' | 'failed' | 'unfinished' | 'over_budget';
   message?: string;
 }
 
@@ -38,8 +40,10 @@ export async function readRepetition(
   const failed = answers.filter((answer) => answer.outcome === 'failed');
   const calls = path.join(reportDirectory, CALLS_FILE);
   const explainers = await historyFunctionsByTest(cwd, calls, observation);
+  const repeated = answers.filter((answer) => answer.outcome !== 'over_budget');
   return {
-    tests_repeated: answers.length,
+    tests_repeated: repeated.length,
+    over_budget: answers.length - repeated.length,
     unfinished: answers.filter((answer) => answer.outcome === 'unfinished').map(({ test }) => test),
     findings: failed.map(({ test, message }) => {
       const explained = explainers.get(test);
@@ -90,6 +94,7 @@ export function judgedRepetition(
   const counts = (test: string) => !passedOnBase.has(test) || cited(test);
   return {
     tests_repeated: taken.reduce((sum, run) => sum + run.tests_repeated, 0),
+    over_budget: taken.reduce((sum, run) => sum + run.over_budget, 0),
     unfinished: taken.flatMap((run) => run.unfinished),
     findings: taken.flatMap((run) => run.findings).filter((finding) => counts(finding.test)),
   };

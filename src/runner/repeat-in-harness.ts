@@ -13,9 +13,15 @@
  * answer, and goes on as if nothing ran: a counter the repetition moved, a file it wrote in its own
  * temporary directory, a fixture it set up again stay in the child. A test that needs the state the
  * first run left (a counter, a first-call toggle) fails there, whatever the state's name or place.
+ * The repetitions take at most 15% of the run's own time past a 0.5 s floor; a test left out for that is
+ * named (over_budget), so the evaluation says what was not repeated.
  */
 export const PYTHON_REPEAT_SOURCE = String.raw`
 REPEAT_SECONDS = 60
+# The repetitions' share of the run's time, past a floor: where the base's results are not known
+# when the run starts (a first turn), every passing test that called the change is a candidate.
+BUDGET_SHARE = 0.15
+BUDGET_FLOOR = 0.5
 
 def test_repeater(config, recorder, pytest):
     # The pytest plugin that repeats the tests the request asks for, or None when it asks for none.
@@ -25,6 +31,8 @@ def test_repeater(config, recorder, pytest):
     files = frozenset(config.get('repeat_files', ()))
     passed_at_base = frozenset(config.get('passed_at_base', ()))
     out = open(config['repeated'], 'w', encoding='utf-8')
+    clock = time.monotonic
+    started, spent = clock(), [0.0]
 
     def again(item):
         # The child's answer: 'passed', 'failed' with pytest's message, or None (it did not answer).
@@ -81,7 +89,12 @@ def test_repeater(config, recorder, pytest):
             chosen = touched or os.path.realpath(where) in files
             if not self.passed or not chosen or item.nodeid in passed_at_base:
                 return
-            answer = again(item) or {'outcome': 'unfinished'}
+            if spent[0] > BUDGET_SHARE * (clock() - started - spent[0]) + BUDGET_FLOOR:
+                answer = {'outcome': 'over_budget'}
+            else:
+                before = clock()
+                answer = again(item) or {'outcome': 'unfinished'}
+                spent[0] += clock() - before
             answer['test'] = item.nodeid
             out.write(json.dumps(answer) + '\n')
             out.flush()

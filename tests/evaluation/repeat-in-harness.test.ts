@@ -154,6 +154,7 @@ describe.skipIf(!hasPytest)('repetition inside the harness (pytest)', () => {
     // Both base tests the change turned to passing, and the Player's cited test.
     expect(approved.evaluation?.repetition).toEqual({
       tests_repeated: 3,
+      over_budget: 0,
       unfinished: [],
       findings: [],
     });
