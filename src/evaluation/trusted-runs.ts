@@ -558,7 +558,7 @@ async function observeRequest(
     return { files: [], callers: [], repeat: { files: tests, passedAtBase } };
   }
   const callers = baseTestFiles(selection).map((file) => path.join(root, file));
-  return { files, callers, repeat: { files: [], passedAtBase } };
+  return { files, callers, repeat: { passedAtBase } };
 }
 
 /**

@@ -15,10 +15,10 @@ export interface ObserveRequest {
   callers: string[];
   /**
    * Passing tests to run a second time in the run's process (src/runner/repeat-in-harness.ts):
-   * those of `files` (absolute real paths) and those that called into the changed files, but the
-   * tests that passed at the base (`passedAtBase`, by id).
+   * those of `files` (absolute real paths) when given, else those that called into the changed
+   * files; never the tests that passed at the base (`passedAtBase`, by id).
    */
-  repeat?: { files: string[]; passedAtBase: string[] };
+  repeat?: { files?: string[]; passedAtBase: string[] };
 }
 
 /** Where the recorder finds its request and writes its calls (src/runner/call-recorder.ts). */

@@ -253,14 +253,6 @@ def hide_profile(recorder):
     sys.getprofile = getprofile
     recorder.getprofile = real
 
-def observe_config(directory):
-    # The server's request for this run (recording, repetition), or None for every run without one.
-    config_path = os.path.join(directory, OBSERVE_CONFIG)
-    if not os.path.exists(config_path):
-        return None
-    with open(config_path, encoding='utf-8') as handle:
-        return json.load(handle)
-
 def call_recorder(config):
     # The recorder the request asks for, or None when it names no changed file or no test file.
     if not config.get('files') or not config.get('callers'):

@@ -373,11 +373,11 @@ if __name__ == '__main__':
             reporter = CoachgateReporter(report, pytest.__version__, opened, started)
             watch_process_end(reporter.process_ended)
             plugins = [reporter]
-            config = observe_config(os.path.dirname(os.path.abspath(__file__))) or {}
+            config = observe_request(os.path.dirname(os.path.abspath(__file__))) or {}
             recorder = call_recorder(config)
             if recorder:
                 plugins.append(call_observer(recorder, pytest))
-            repeater = test_repeater(config, recorder, pytest)
+            repeater = pytest_repeater(config, recorder, pytest)
             if repeater:
                 plugins.append(repeater)
             code = pytest.main(args, plugins=plugins)

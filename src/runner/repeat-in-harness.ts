@@ -1,15 +1,16 @@
 /**
- * Python the pytest reporter carries to run, during a trusted run, each test that may show the
- * Player's change a second time in the same process state (src/observation/repetition.ts reads the
- * answers). Active only when the server's request in the run's report directory asks for it
- * (src/runner/call-recorder.ts reads that request), so nothing the tests see changes.
+ * Python the pytest and unittest reporters carry to run, during a trusted run, each test that may
+ * show the Player's change a second time in the same process state (src/observation/repetition.ts
+ * reads the answers). Active only when the server's request in the run's report directory asks
+ * for it (`coachgate_observe.json`), so nothing the tests see changes.
  *
- * Which tests: those that passed and either belong to a file the request names (the Player's new
- * tests) or made a call into a changed product file (the call recorder saw one), leaving out the
- * tests the request says passed at the base (the base did not need the change to pass them).
- * How: once the test's own protocol is over (its reports logged, its fixtures torn down as for the
- * next test), the process forks; the child runs the test again with pytest's own protocol, reports
- * not logged, and answers through a pipe, then ends with `os._exit`. The parent waits, writes the
+ * Which tests: those that passed and belong to the files the request names (the Player's new
+ * tests), or where it names none, that made a call into a changed product file (pytest: the call
+ * recorder saw one; unittest, which records no calls: every passing test), leaving out the tests the request says passed at
+ * the base (the base did not need the change to pass them).
+ * How: once the test is over (pytest: its reports logged, its fixtures torn down as for the next
+ * test; unittest: its result recorded, its class still set up), the process forks; the child runs the test again with the runner's own protocol, its
+ * result kept from the run's, and answers through a pipe, then ends with `os._exit`. The parent waits, writes the
  * answer, and goes on as if nothing ran: a counter the repetition moved, a file it wrote in its own
  * temporary directory, a fixture it set up again stay in the child. A test that needs the state the
  * first run left (a counter, a first-call toggle) fails there, whatever the state's name or place.
@@ -17,55 +18,104 @@
  * named (over_budget), so the evaluation says what was not repeated.
  */
 export const PYTHON_REPEAT_SOURCE = String.raw`
+import json, os, sys, time
+
 REPEAT_SECONDS = 60
 # The repetitions' share of the run's time, past a floor: where the base's results are not known
 # when the run starts (a first turn), every passing test that called the change is a candidate.
 BUDGET_SHARE = 0.15
 BUDGET_FLOOR = 0.5
 
-def test_repeater(config, recorder, pytest):
+def observe_request(directory):
+    # The server's request for this run (recording, repetition), or None for every run without one.
+    config_path = os.path.join(directory, 'coachgate_observe.json')
+    if not os.path.exists(config_path):
+        return None
+    with open(config_path, encoding='utf-8') as handle:
+        return json.load(handle)
+
+class Repeater:
+    # Runs a passed test again in a fork of this process and writes the answer; None when the
+    # request asks for no repetition (or the platform cannot fork).
+    def __new__(cls, config):
+        if not config or not config.get('repeated') or not hasattr(os, 'fork'):
+            return None
+        return super().__new__(cls)
+
+    def __init__(self, config):
+        files = config.get('repeat_files')
+        self.files = None if files is None else frozenset(files)
+        self.passed_at_base = frozenset(config.get('passed_at_base', ()))
+        self.out = open(config['repeated'], 'w', encoding='utf-8')
+        self.started, self.spent = time.monotonic(), 0.0
+
+    def chosen(self, test_id, test_file, touched):
+        # The request's files when it names some, else the tests that called the change.
+        if test_id in self.passed_at_base:
+            return False
+        if self.files is None:
+            return touched
+        return os.path.realpath(test_file or '') in self.files
+
+    def repeat(self, test_id, run_again):
+        # run_again() runs in the child and returns (passed, message).
+        elapsed = time.monotonic() - self.started - self.spent
+        if self.spent > BUDGET_SHARE * elapsed + BUDGET_FLOOR:
+            answer = {'outcome': 'over_budget'}
+        else:
+            before = time.monotonic()
+            answer = in_child(run_again) or {'outcome': 'unfinished'}
+            self.spent += time.monotonic() - before
+        answer['test'] = test_id
+        self.out.write(json.dumps(answer) + '\n')
+        self.out.flush()
+
+    def close(self):
+        self.out.close()
+
+def in_child(run_again):
+    # The child's answer, or None when it gave none (it ended itself, or ran out of time).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            # Nothing of the repetition reaches the run's output, captured by the runner or not.
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 1)
+            os.dup2(quiet, 2)
+            import signal
+            signal.alarm(REPEAT_SECONDS)
+            passed, message = run_again()
+            answer = {'outcome': 'passed' if passed else 'failed'}
+            if message:
+                answer['message'] = message
+            os.write(write, json.dumps(answer).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, 'rb') as pipe:
+        text = pipe.read()
+    os.waitpid(pid, 0)
+    return json.loads(text) if text else None
+
+def pytest_repeater(config, recorder, pytest):
     # The pytest plugin that repeats the tests the request asks for, or None when it asks for none.
-    if not config.get('repeated') or not hasattr(os, 'fork'):
+    repeater = Repeater(config)
+    if repeater is None:
         return None
     from _pytest.runner import runtestprotocol
-    files = frozenset(config.get('repeat_files', ()))
-    passed_at_base = frozenset(config.get('passed_at_base', ()))
-    out = open(config['repeated'], 'w', encoding='utf-8')
-    clock = time.monotonic
-    started, spent = clock(), [0.0]
 
-    def again(item):
-        # The child's answer: 'passed', 'failed' with pytest's message, or None (it did not answer).
-        sys.stdout.flush()
-        sys.stderr.flush()
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(read)
-                # Nothing of the repetition reaches the run's output, captured by pytest or not.
-                quiet = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(quiet, 1)
-                os.dup2(quiet, 2)
-                import signal
-                signal.alarm(REPEAT_SECONDS)
-                if recorder:
-                    recorder.stop()
-                    recorder.count = CALL_LIMIT  # the child records nothing
-                reports = runtestprotocol(item, log=False, nextitem=item)
-                failed = [report for report in reports if report.failed]
-                called = any(report.when == 'call' and report.passed for report in reports)
-                answer = {'outcome': 'passed' if called and not failed else 'failed'}
-                if failed:
-                    answer['message'] = failure_message(failed[0].longreprtext)
-                os.write(write, json.dumps(answer).encode())
-            finally:
-                os._exit(0)
-        os.close(write)
-        with os.fdopen(read, 'rb') as pipe:
-            text = pipe.read()
-        os.waitpid(pid, 0)
-        return json.loads(text) if text else None
+    def run_again(item):
+        if recorder:
+            recorder.stop()
+            recorder.count = CALL_LIMIT  # the child records nothing
+        reports = runtestprotocol(item, log=False, nextitem=item)
+        failed = [report for report in reports if report.failed]
+        called = any(report.when == 'call' and report.passed for report in reports)
+        return called and not failed, failed and failure_message(failed[0].longreprtext)
 
     class CoachgateRepeat:
         def __init__(self):
@@ -86,20 +136,38 @@ def test_repeater(config, recorder, pytest):
             yield
             touched = recorder is not None and recorder.touched
             where = str(getattr(item, 'path', None) or item.fspath)
-            chosen = touched or os.path.realpath(where) in files
-            if not self.passed or not chosen or item.nodeid in passed_at_base:
-                return
-            if spent[0] > BUDGET_SHARE * (clock() - started - spent[0]) + BUDGET_FLOOR:
-                answer = {'outcome': 'over_budget'}
-            else:
-                before = clock()
-                answer = again(item) or {'outcome': 'unfinished'}
-                spent[0] += clock() - before
-            answer['test'] = item.nodeid
-            out.write(json.dumps(answer) + '\n')
-            out.flush()
+            if self.passed and repeater.chosen(item.nodeid, where, touched):
+                repeater.repeat(item.nodeid, lambda: run_again(item))
 
         def pytest_sessionfinish(self):
-            out.close()
+            repeater.close()
     return CoachgateRepeat()
+
+class RepeatingMixin:
+    # unittest's side: a test that succeeded runs again once its result is recorded. It records no
+    # calls, so every passing test the base did not pass is a candidate.
+    repeater = None
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.__dict__['succeeded'] = True
+
+    def stopTest(self, test):
+        succeeded = self.__dict__.pop('succeeded', False)
+        super().stopTest(test)
+        repeater = self.repeater
+        if not succeeded or repeater is None:
+            return
+        module = sys.modules.get(type(test).__module__)
+        if repeater.chosen(test.id(), getattr(module, '__file__', None), True):
+            repeater.repeat(test.id(), lambda: unittest_again(test))
+
+def unittest_again(test):
+    import unittest
+    result = unittest.TestResult()
+    test.run(result)
+    problems = result.failures + result.errors + [
+        (case, 'unexpected success') for case in result.unexpectedSuccesses]
+    passed = not problems and not result.skipped and result.testsRun == 1
+    return passed, problems and problems[0][1].strip().split('\n')[-1][:2000]
 `;

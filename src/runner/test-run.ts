@@ -126,7 +126,8 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (['npm', 'custom'].includes(spec.command.runner))
       await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
-    const observe = spec.command.runner === 'pytest' ? spec.observe : undefined;
+    // pytest records calls and repeats tests; coachgate's own unittest runner repeats them.
+    const observe = ['pytest', 'unittest'].includes(spec.command.runner) ? spec.observe : undefined;
     if (observe) await requestObservation(reportDirectory, observe);
     const nodeTest = mayRunNodeTest(spec.command);
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;

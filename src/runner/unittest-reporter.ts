@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HARNESS_CHANGED } from './harness-case.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
+import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
 
 /**
  * unittest's results recorded beside the result class's own work, shared by the direct reporter and
@@ -84,15 +85,19 @@ def write_report(report_path, cases):
  * A small `python -m unittest` stand-in that also writes a JUnit report: same discovery, same
  * arguments, same console output (verbosity 2), same exit codes. It runs the project's own loader,
  * so `load_tests()` (doctests, custom suites) is honoured, unlike pytest. Ids are unittest ids
- * (`package.module.Class.test_name`), which `python -m unittest <id>` selects.
+ * (`package.module.Class.test_name`), which `python -m unittest <id>` selects. In a trusted run,
+ * the tests that may show the Player's change run a second time (src/runner/repeat-in-harness.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import os, sys
 sys.path.insert(0, os.getcwd())
 ${UNITTEST_RECORDING_SOURCE}
+${PYTHON_REPEAT_SOURCE}
 RecordingMixin.report_path, args = sys.argv[1], sys.argv[2:]
+# In a trusted run the server asks for, the tests that may show the change run a second time.
+RepeatingMixin.repeater = Repeater(observe_request(os.path.dirname(os.path.abspath(__file__))))
 
-class RecordingResult(RecordingMixin, unittest.TextTestResult):
+class RecordingResult(RepeatingMixin, RecordingMixin, unittest.TextTestResult):
     pass
 
 runner = unittest.TextTestRunner(resultclass=RecordingResult, verbosity=2)

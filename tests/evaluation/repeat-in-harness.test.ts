@@ -3,7 +3,7 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
- * The base's tests ask for an impossible pair through methods (the first call's answer, then the
+ * Under pytest and unittest: the base's tests ask for an impossible pair through methods (the first call's answer, then the
  * second's); the tactics keep state across calls where the replay outside the harness cannot reach
  * it (a method of an object: not a plain value). Each test calls the product once, and passes; run
  * a second time in the trusted run's process it fails, and the approval is refused naming the test.
@@ -203,5 +203,109 @@ describe.skipIf(!hasPytest)('repetition inside the harness (pytest)', () => {
     expect(acknowledged.evaluation?.repetition?.findings).toMatchObject([
       { test: 'tests/test_ids.py::test_first_id', explained_by: 'app/ids.py::next_id' },
     ]);
+  }, 240_000);
+});
+
+const UNITTEST_PROJECT = {
+  Makefile: 'test:\n\tpython -m unittest discover -s tests -t .\n',
+  'app/__init__.py': '',
+  'app/shout.py': '',
+  'tests/__init__.py': '',
+};
+const UNITTEST_PLAYER = {
+  'app/shout.py': SHOUT,
+  'tests/test_shout.py': linesOf(
+    'import unittest',
+    '',
+    'from app.shout import shout',
+    '',
+    '',
+    'class ShoutTest(unittest.TestCase):',
+    '    def test_shout(self):',
+    '        self.assertEqual(shout("hi"), "HI!")',
+  ),
+};
+const unittestOf = (...tests: string[]) =>
+  linesOf(
+    'import unittest',
+    '',
+    'from app.shape import Shape',
+    '',
+    '',
+    'class ShapeTest(unittest.TestCase):',
+    ...tests,
+  );
+
+describe.skipIf(!hasPytest)('repetition inside the harness (unittest)', () => {
+  it('refuses a call counter and a first-call toggle that each test calls once', async () => {
+    task = await layoutTask({
+      base: {
+        ...UNITTEST_PROJECT,
+        'app/shape.py': BASE_SHAPE,
+        'tests/test_shape.py': unittestOf(
+          '    def test_area_first(self):',
+          '        self.assertEqual(Shape(3).area(), 9)',
+          '',
+          '    def test_area_then(self):',
+          '        self.assertEqual(Shape(3).area(), 10)',
+          '',
+          '    def test_perimeter_first(self):',
+          '        self.assertEqual(Shape(3).perimeter(), 12)',
+          '',
+          '    def test_perimeter_then(self):',
+          '        self.assertEqual(Shape(3).perimeter(), 13)',
+        ),
+      },
+      player: { ...UNITTEST_PLAYER, 'app/shape.py': TACTICS },
+      criterion: CRITERION,
+      evidence: EVIDENCE,
+    });
+    const refused = await task.approve();
+    expect(refused.run.status).toBe('passed');
+    const { reasons } = refused.result._meta?.['coachgate/refusal'] as { reasons: string[] };
+    const repeated = reasons.filter((reason) => reason.startsWith('fails_when_repeated'));
+    expect(repeated.map((reason) => reason.split(' ')[1])).toEqual([
+      'tests.test_shape.ShapeTest.test_area_first',
+      'tests.test_shape.ShapeTest.test_perimeter_first',
+    ]);
+    expect(repeated[0]).toMatch(/AssertionError: 10 != 9/);
+  }, 240_000);
+
+  it('approves a memoising cache; the repeated tests pass', async () => {
+    const cached = linesOf(
+      'import functools',
+      '',
+      '',
+      'class Shape:',
+      '    def __init__(self, side):',
+      '        self.side = side',
+      '',
+      '    def area(self):',
+      '        return _area(self.side)',
+      '',
+      '',
+      '@functools.lru_cache(maxsize=None)',
+      'def _area(side):',
+      '    return side**2',
+    );
+    task = await layoutTask({
+      base: {
+        ...UNITTEST_PROJECT,
+        'app/shape.py': BASE_SHAPE,
+        'tests/test_shape.py': unittestOf(
+          '    def test_area(self):',
+          '        self.assertEqual(Shape(3).area(), 9)',
+          '',
+          '    def test_area_again(self):',
+          '        self.assertEqual(Shape(4).area(), 16)',
+        ),
+      },
+      player: { ...UNITTEST_PLAYER, 'app/shape.py': cached },
+      criterion: CRITERION,
+      evidence: EVIDENCE,
+    });
+    const approved = await task.approve();
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.evaluation?.repetition).toMatchObject({ tests_repeated: 3, findings: [] });
   }, 240_000);
 });
