@@ -3,8 +3,8 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
- * Under pytest and unittest: the base's tests ask for an impossible pair through methods (the first call's answer, then the
- * second's); the tactics keep state across calls where the replay outside the harness cannot reach
+ * Under pytest and unittest: the base's tests ask for an impossible pair through methods (the
+ * first call's answer, then the second's); the tactics keep state across calls where the replay outside the harness cannot reach
  * it (a method of an object: not a plain value). Each test calls the product once, and passes; run
  * a second time in the trusted run's process it fails, and the approval is refused naming the test.
  * The honest counterparts: a memoising cache is approved; an id counter the task asks for is
