@@ -24,7 +24,7 @@ const ObservationSchema = z
     ),
   })
   .describe(
-    "The trusted run's calls from the base's tests into functions of the Player's changed files with plain-value arguments (pytest), replayed in a fresh process with no runner: in the run's order (differs_outside_tests) and each alone, twice in a row (depends_on_call_history). Each finding refuses an approval; a depends_on_call_history one the task asks for is acknowledged in record_verdict acknowledged_changes [{test: function, criterion, reason}].",
+    "The trusted run's calls from the base's tests into functions of the Player's changed files with plain-value arguments (pytest, and coachgate's unittest runner), replayed in a fresh process with no runner: in the run's order (differs_outside_tests) and each alone, twice in a row (depends_on_call_history). Each finding refuses an approval; a depends_on_call_history one the task asks for is acknowledged in record_verdict acknowledged_changes [{test: function, criterion, reason}].",
   );
 
 /** The tests run a second time in the trusted runs' processes (src/observation/repetition.ts). */

@@ -14,7 +14,6 @@
  * CALL_LIMIT calls with a `cut` line.
  */
 export const CALL_RECORDER_SOURCE = String.raw`
-OBSERVE_CONFIG = 'coachgate_observe.json'
 CALL_LIMIT = 2000
 VALUE_LIMIT = 2000
 ITEM_LIMIT = 500

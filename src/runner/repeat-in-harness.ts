@@ -142,32 +142,4 @@ def pytest_repeater(config, recorder, pytest):
         def pytest_sessionfinish(self):
             repeater.close()
     return CoachgateRepeat()
-
-class RepeatingMixin:
-    # unittest's side: a test that succeeded runs again once its result is recorded. It records no
-    # calls, so every passing test the base did not pass is a candidate.
-    repeater = None
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.__dict__['succeeded'] = True
-
-    def stopTest(self, test):
-        succeeded = self.__dict__.pop('succeeded', False)
-        super().stopTest(test)
-        repeater = self.repeater
-        if not succeeded or repeater is None:
-            return
-        module = sys.modules.get(type(test).__module__)
-        if repeater.chosen(test.id(), getattr(module, '__file__', None), True):
-            repeater.repeat(test.id(), lambda: unittest_again(test))
-
-def unittest_again(test):
-    import unittest
-    result = unittest.TestResult()
-    test.run(result)
-    problems = result.failures + result.errors + [
-        (case, 'unexpected success') for case in result.unexpectedSuccesses]
-    passed = not problems and not result.skipped and result.testsRun == 1
-    return passed, problems and problems[0][1].strip().split('\n')[-1][:2000]
 `;

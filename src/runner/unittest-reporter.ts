@@ -3,6 +3,7 @@ import path from 'node:path';
 import { HARNESS_CHANGED } from './harness-case.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
+import { CALL_RECORDER_SOURCE } from './call-recorder.js';
 
 /**
  * unittest's results recorded beside the result class's own work, shared by the direct reporter and
@@ -86,18 +87,71 @@ def write_report(report_path, cases):
  * arguments, same console output (verbosity 2), same exit codes. It runs the project's own loader,
  * so `load_tests()` (doctests, custom suites) is honoured, unlike pytest. Ids are unittest ids
  * (`package.module.Class.test_name`), which `python -m unittest <id>` selects. In a trusted run,
- * the tests that may show the Player's change run a second time (src/runner/repeat-in-harness.ts).
+ * the tests' calls into the Player's changed files are recorded (src/runner/call-recorder.ts) and
+ * the tests that may show the change run a second time (src/runner/repeat-in-harness.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import os, sys
 sys.path.insert(0, os.getcwd())
+import re
 ${UNITTEST_RECORDING_SOURCE}
+${CALL_RECORDER_SOURCE}
 ${PYTHON_REPEAT_SOURCE}
 RecordingMixin.report_path, args = sys.argv[1], sys.argv[2:]
-# In a trusted run the server asks for, the tests that may show the change run a second time.
-RepeatingMixin.repeater = Repeater(observe_request(os.path.dirname(os.path.abspath(__file__))))
 
-class RecordingResult(RepeatingMixin, RecordingMixin, unittest.TextTestResult):
+class ObservingMixin:
+    # In a trusted run the server asks for: the calls each test makes into the Player's changed
+    # files are recorded (the same recorder and record as under pytest), and a test that passed
+    # runs a second time once its result is recorded, its class still set up.
+    recorder = None
+    repeater = None
+
+    def startTest(self, test):
+        super().startTest(test)
+        if self.recorder:
+            self.recorder.test = test.id()
+            self.recorder.touched = False
+            self.recorder.start()
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.__dict__['succeeded'] = True
+
+    def stopTest(self, test):
+        recorder, repeater = self.recorder, self.repeater
+        if recorder:
+            recorder.stop()
+        succeeded = self.__dict__.pop('succeeded', False)
+        super().stopTest(test)
+        if not succeeded or repeater is None:
+            return
+        touched = recorder is None or recorder.touched
+        module = sys.modules.get(type(test).__module__)
+        if repeater.chosen(test.id(), getattr(module, '__file__', None), touched):
+            repeater.repeat(test.id(), lambda: unittest_again(test, recorder))
+
+    def stopTestRun(self):
+        super().stopTestRun()
+        if self.recorder:
+            self.recorder.finish()
+        if self.repeater:
+            self.repeater.close()
+
+def unittest_again(test, recorder):
+    if recorder:
+        recorder.count = CALL_LIMIT  # the child records nothing
+    result = unittest.TestResult()
+    test.run(result)
+    problems = result.failures + result.errors + [
+        (case, 'unexpected success') for case in result.unexpectedSuccesses]
+    passed = not problems and not result.skipped and result.testsRun == 1
+    return passed, problems and problems[0][1].strip().split('\n')[-1][:2000]
+
+observed = observe_request(os.path.dirname(os.path.abspath(__file__))) or {}
+ObservingMixin.recorder = call_recorder(observed)
+ObservingMixin.repeater = Repeater(observed)
+
+class RecordingResult(ObservingMixin, RecordingMixin, unittest.TextTestResult):
     pass
 
 runner = unittest.TextTestRunner(resultclass=RecordingResult, verbosity=2)

@@ -225,6 +225,38 @@ const UNITTEST_PLAYER = {
     '        self.assertEqual(shout("hi"), "HI!")',
   ),
 };
+/** Recorded and replayed as under pytest: a counter, and a product that looks for the runner. */
+const CALC = linesOf(
+  'import inspect',
+  '',
+  '_count = 0',
+  '',
+  '',
+  'def counted(x):',
+  '    global _count',
+  '    _count += 1',
+  '    return x * 2 + (1 if _count == 2 else 0)',
+  '',
+  '',
+  'def watched(x):',
+  '    return x * 2 + (x == 3 and any("unittest" in f.filename for f in inspect.stack()))',
+);
+const CALC_TESTS = linesOf(
+  'import unittest',
+  '',
+  'from app.calc import counted, watched',
+  '',
+  '',
+  'class CalcTest(unittest.TestCase):',
+  ...['counted', 'watched'].flatMap((name) => [
+    `    def test_${name}(self):`,
+    `        self.assertEqual(${name}(2), 4)`,
+    '',
+    `    def test_${name}_next(self):`,
+    `        self.assertEqual(${name}(3), 7)`,
+    '',
+  ]),
+);
 const unittestOf = (...tests: string[]) =>
   linesOf(
     'import unittest',
@@ -241,6 +273,15 @@ describe.skipIf(!hasPytest)('repetition inside the harness (unittest)', () => {
     task = await layoutTask({
       base: {
         ...UNITTEST_PROJECT,
+        'app/calc.py': linesOf(
+          'def counted(x):',
+          '    return x * 2',
+          '',
+          '',
+          'def watched(x):',
+          '    return x * 2',
+        ),
+        'tests/test_calc.py': CALC_TESTS,
         'app/shape.py': BASE_SHAPE,
         'tests/test_shape.py': unittestOf(
           '    def test_area_first(self):',
@@ -256,7 +297,7 @@ describe.skipIf(!hasPytest)('repetition inside the harness (unittest)', () => {
           '        self.assertEqual(Shape(3).perimeter(), 13)',
         ),
       },
-      player: { ...UNITTEST_PLAYER, 'app/shape.py': TACTICS },
+      player: { ...UNITTEST_PLAYER, 'app/shape.py': TACTICS, 'app/calc.py': CALC },
       criterion: CRITERION,
       evidence: EVIDENCE,
     });
@@ -269,6 +310,16 @@ describe.skipIf(!hasPytest)('repetition inside the harness (unittest)', () => {
       'tests.test_shape.ShapeTest.test_perimeter_first',
     ]);
     expect(repeated[0]).toMatch(/AssertionError: 10 != 9/);
+    // The calls with plain values are recorded and replayed outside the harness, as under pytest;
+    // the counter's repetition failure is its replay finding's to name.
+    expect(reasons.filter((reason) => /^(?:depends_on|differs_outside)/.test(reason))).toEqual([
+      expect.stringMatching(
+        /^depends_on_call_history: app\/calc\.py::counted\(2\), called by tests\.test_calc\.CalcTest\.test_counted,/,
+      ),
+      expect.stringMatching(
+        /^differs_outside_tests: app\/calc\.py::watched\(3\), called by tests\.test_calc\.CalcTest\.test_watched_next,/,
+      ),
+    ]);
   }, 240_000);
 
   it('approves a memoising cache; the repeated tests pass', async () => {
