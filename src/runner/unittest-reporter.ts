@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HARNESS_CHANGED } from './harness-case.js';
+import { endedCase, HARNESS_CHANGED, OUTSIDE_PROJECT } from './harness-case.js';
+import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
 import { CALL_RECORDER_SOURCE } from './call-recorder.js';
@@ -9,23 +10,44 @@ import { CALL_RECORDER_SOURCE } from './call-recorder.js';
  * unittest's results recorded beside the result class's own work, shared by the direct reporter and
  * the wrapped-run hook (unittest-shims.ts). The harness is read as it loads and checked after each
  * test, as the pytest reporter does (python-harness.ts): a replaced one becomes an error case
- * naming it. The report is written when the run stops, merged with what earlier unittest runs of
+ * naming it. A call that ends the process (process-end-watch.ts) writes the report at once, with
+ * an error case naming the project's file and line that made it. The report is written when the run stops, merged with what earlier unittest runs of
  * the same command wrote (`python -m unittest a && … b`). `RecordingMixin.report_path` names the
  * file.
  */
+const ENDED = endedCase('{call}', '{where}', '{test}');
+
 export const UNITTEST_RECORDING_SOURCE = String.raw`
-import os, traceback, unittest
+import os, sys, traceback, unittest
 from xml.sax.saxutils import quoteattr, escape
 ${PYTHON_HARNESS_SOURCE}
+${PYTHON_PROCESS_END_SOURCE}
 # Read as the recorder loads, before unittest imports a test module or the code under test.
 HARNESS = harness_entries()
 HARNESS_INTACT = harness_intact(HARNESS)
+# The result recording and the test it runs, for a call that ends the process.
+RUNNING = [None, None]
+
+def process_ended(call, file, line):
+    # The report is written now, with the case the ended process becomes: nothing runs after it.
+    where = '%s:%s' % (file, '?' if line is None else line) if file else ${JSON.stringify(OUTSIDE_PROJECT)}
+    fill = lambda text: (text.replace('{call}', call).replace('{where}', where)
+                         .replace('{test}', RUNNING[1] or 'no test'))
+    result = RUNNING[0]
+    cases = result.__dict__.setdefault('recorded_cases', []) if result else []
+    cases.append((fill(${JSON.stringify(ENDED.id)}), 'error', fill(${JSON.stringify(ENDED.message)})))
+    write_report(RecordingMixin.report_path, cases)
+
+watch_process_end(process_ended)
 
 REPORT_OPEN = '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="">\n'
 REPORT_CLOSE = '</testsuite></testsuites>\n'
 
 class RecordingMixin:
     report_path = None
+    def startTest(self, test):
+        RUNNING[:] = [self, test.id()]
+        super().startTest(test)
     def record(self, test, outcome, text=None, err=None):
         # The exception line (with unittest's diff) first: it is what a short message should show.
         lead = ''.join(traceback.format_exception_only(*err[:2])).strip() if err else (text or '')
@@ -52,6 +74,7 @@ class RecordingMixin:
             self.record(subtest, kind, self._exc_info_to_string(err, test), err)
     def stopTest(self, test):
         super().stopTest(test)
+        RUNNING[1] = None
         told = self.__dict__.setdefault('harness_told', set())
         changed = harness_replaced(HARNESS, HARNESS_INTACT, told)
         if changed:
@@ -62,6 +85,7 @@ class RecordingMixin:
     def stopTestRun(self):
         super().stopTestRun()
         write_report(self.report_path, self.__dict__.get('recorded_cases', []))
+        RUNNING[:] = [None, None]  # written: a later end (an atexit handler) adds its case alone
 
 def write_report(report_path, cases):
     previous = ''
