@@ -16,6 +16,7 @@ export const PYTHON_PROCESS_END_SOURCE = String.raw`
 ENDING_SIGNALS = ('SIGKILL', 'SIGTERM', 'SIGABRT', 'SIGQUIT', 'SIGHUP', 'SIGSEGV', 'SIGBUS')
 
 def watch_process_end(tell):
+    # Returns report(call, frame): how a watcher of other ends (a plain script's SystemExit) tells.
     import atexit, posix, signal
     runner_pid = os.getpid()
     root = os.path.realpath(os.getcwd()) + os.sep
@@ -91,4 +92,5 @@ def watch_process_end(tell):
             if pgid == os.getpgid(0) and ends(sig):
                 report('os.killpg(%r, %r)' % (pgid, sig), caller(1))
     sys.addaudithook(audit)
+    return report
 `;

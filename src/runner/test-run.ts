@@ -30,14 +30,15 @@ import { writePytestReporter } from './pytest-reporter.js';
 import { mayRunNodeTest, writeHarnessGuards } from './harness-guard.js';
 import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
-import { writeUnittestShims } from './unittest-shims.js';
+import { scriptEndFile, writeUnittestShims } from './unittest-shims.js';
 import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
 import { staleBuild } from './stale-build.js';
 import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
-import type { Observation } from '../observation/judge.js';
+import { completeJsonLines, type Observation } from '../observation/judge.js';
+import type { ProcessEnd } from './harness-case.js';
 import { readRepetition, type Repetition } from '../observation/repetition.js';
 import {
   replayRecordedCalls,
@@ -124,7 +125,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   try {
     if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
     if (['npm', 'custom'].includes(spec.command.runner))
-      await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
+      await writeUnittestShims(reportDirectory, spec.environment.env.PATH, Boolean(spec.observe));
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
     // pytest records calls and repeats tests; coachgate's own unittest runner repeats them.
     const observe = ['pytest', 'unittest'].includes(spec.command.runner) ? spec.observe : undefined;
@@ -252,7 +253,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const exitTest =
       found || summaryCounts || failuresOnly || buildFailure
         ? undefined
-        : exitStatusTest(spec.command, outcome, text);
+        : exitStatusTest(spec.command, outcome, text, await scriptEnds(reportDirectory));
     const report = found?.tests ?? (exitTest ? [exitTest] : undefined);
     const tests = report ?? [];
     const counts = report
@@ -455,3 +456,12 @@ const BYTECODE_FILLED =
 const BYTECODE_READ =
   "Python's bytecode came from the server's read-only cache, written by the base's run " +
   '(PYTHONPYCACHEPREFIX)';
+
+/** The early ends a watched plain script wrote (src/runner/script-end-watch.ts); none when not. */
+async function scriptEnds(reportDirectory: string): Promise<ProcessEnd[]> {
+  const text = await readFile(scriptEndFile(reportDirectory), 'utf8').catch(() => '');
+  return completeJsonLines<Omit<ProcessEnd, 'nodeid'>>(text).map((end) => ({
+    ...end,
+    nodeid: null,
+  }));
+}
