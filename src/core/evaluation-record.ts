@@ -34,7 +34,7 @@ const RepetitionSchema = z
     over_budget: z
       .number()
       .describe(
-        "Candidate tests not repeated: the repetitions had used their share of the run's time (15%, past 0.5 s).",
+        "Candidate tests not repeated: the repetitions had used their share of the run's time (10% of its CPU time, past 0.3 s).",
       ),
     unfinished: z
       .array(z.string())

@@ -20,11 +20,9 @@ export interface Repetition {
   findings: RepetitionFinding[];
 }
 
-interface RepeatedLine {
-  test: string;
-  outcome: 'passed' | 'failed' | 'unfinished' | 'over_budget';
-  message?: string;
-}
+type RepeatedLine =
+  | { test: string; outcome: 'passed' | 'failed' | 'unfinished'; message?: string }
+  | { outcome: 'over_budget'; count: number };
 
 /** The repeater's answers with the recorded calls' reading; undefined when none was asked for. */
 export async function readRepetition(
@@ -36,14 +34,17 @@ export async function readRepetition(
     () => undefined,
   );
   if (text === undefined) return undefined;
-  const answers = completeJsonLines<RepeatedLine>(text);
+  const lines = completeJsonLines<RepeatedLine>(text);
+  const answers = lines.filter((line) => line.outcome !== 'over_budget');
   const failed = answers.filter((answer) => answer.outcome === 'failed');
   const calls = path.join(reportDirectory, CALLS_FILE);
   const explainers = await historyFunctionsByTest(cwd, calls, observation);
-  const repeated = answers.filter((answer) => answer.outcome !== 'over_budget');
   return {
-    tests_repeated: repeated.length,
-    over_budget: answers.length - repeated.length,
+    tests_repeated: answers.length,
+    over_budget: lines.reduce(
+      (sum, line) => sum + (line.outcome === 'over_budget' ? line.count : 0),
+      0,
+    ),
     unfinished: answers.filter((answer) => answer.outcome === 'unfinished').map(({ test }) => test),
     findings: failed.map(({ test, message }) => {
       const explained = explainers.get(test);
