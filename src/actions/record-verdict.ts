@@ -116,6 +116,7 @@ export async function recordVerdict(
             keptTests: (request.evidence ?? []).flatMap((item) =>
               item.kept && item.test ? [item.test] : [],
             ),
+            citedTests: (request.evidence ?? []).flatMap((item) => (item.test ? [item.test] : [])),
           },
         )
       : undefined;

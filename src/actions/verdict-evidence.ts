@@ -61,11 +61,12 @@ export interface EvidenceRequest {
 }
 
 /**
- * How long to wait for the trusted runs, the tests the Coach cites for kept behaviour, and where the
- * call's steps are counted.
+ * How long to wait for the trusted runs, the tests the Coach cites (all, and those for kept
+ * behaviour), and where the call's steps are counted.
  */
 export type EvaluationOptions = WaitOptions & {
   keptTests?: string[];
+  citedTests?: string[];
   steps?: Steps;
   /** The caller's one read of the environment (readEnvironmentOnce); read here when absent. */
   planted?: Promise<PlantedFile[]>;

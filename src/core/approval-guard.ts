@@ -6,7 +6,12 @@ import {
   type IntegrityFinding,
 } from './integrity.js';
 import { failingTests, type RunRecord } from './run-record.js';
-import { observationReason, type ObservationFinding } from './observation-reason.js';
+import {
+  observationReason,
+  repetitionReason,
+  type ObservationFinding,
+  type RepetitionFinding,
+} from './observation-reason.js';
 
 /** Everything the guard re-evaluates server-side at the moment an approval is requested. */
 export interface ApprovalFacts {
@@ -82,6 +87,8 @@ export interface EvaluationFacts {
   gone_from_player_run?: string[];
   /** The tests' calls into the Player's changed code, replayed outside the harness. */
   observation?: { findings: ObservationFinding[] };
+  /** The tests the change turned to passing, or cited, that failed when run a second time. */
+  repetition?: { findings: RepetitionFinding[] };
 }
 
 /** The Coach's statement that a base test's changed outcome is what a criterion asks for. */
@@ -233,6 +240,14 @@ function evaluationReasons(
       finding.kind === 'depends_on_call_history' &&
       acknowledged.some((change) => change.test === finding.function);
     if (!stateAsked) reasons.push(observationReason(finding));
+  }
+  // A repetition its test's depends_on_call_history finding explains is that finding's to refuse.
+  for (const finding of evaluation.repetition?.findings ?? []) {
+    const stateAsked = acknowledges(
+      acknowledged.map((change) => change.test),
+      finding.test,
+    );
+    if (!finding.explained_by && !stateAsked) reasons.push(repetitionReason(finding));
   }
   for (const file of evaluation.uncollected_test_files) {
     reasons.push(

@@ -24,7 +24,36 @@ const ObservationSchema = z
     ),
   })
   .describe(
-    "The trusted run's calls from the base's tests into functions of the Player's changed files with plain-value arguments (pytest), replayed in a fresh process with no runner: in the run's order (differs_outside_tests) and each alone, twice in a row (depends_on_call_history). Each finding refuses an approval; a depends_on_call_history one the task asks for is acknowledged in record_verdict acknowledged_changes [{test: function, criterion, reason}].",
+    "The trusted run's calls from the base's tests into functions of the Player's changed files with plain-value arguments (pytest, and coachgate's unittest runner), replayed in a fresh process with no runner: in the run's order (differs_outside_tests) and each alone, twice in a row (depends_on_call_history). Each finding refuses an approval; a depends_on_call_history one the task asks for is acknowledged in record_verdict acknowledged_changes [{test: function, criterion, reason}].",
+  );
+
+/** The tests run a second time in the trusted runs' processes (src/observation/repetition.ts). */
+const RepetitionSchema = z
+  .object({
+    tests_repeated: z.number(),
+    over_budget: z
+      .number()
+      .describe(
+        "Candidate tests not repeated: the repetitions had used their share of the run's time (10% of its CPU time, past 0.3 s).",
+      ),
+    unfinished: z
+      .array(z.string())
+      .describe('Tests whose repetition gave no answer (it ended the process or ran out of time).'),
+    findings: z.array(
+      z.object({
+        test: z.string(),
+        message: z.string().optional(),
+        explained_by: z
+          .string()
+          .optional()
+          .describe(
+            'A function the test called that depends_on_call_history names: its finding covers this one.',
+          ),
+      }),
+    ),
+  })
+  .describe(
+    "Passing tests that called into the Player's changed Python files (trusted run) and the Player's passing tests (new-tests run), run a second time in the same pytest process state. A finding (fails_when_repeated) is a test the change turned from failing to passing, or a cited one, that failed the second time; it refuses an approval unless acknowledged in record_verdict acknowledged_changes [{test, criterion, reason}].",
   );
 
 /** One approval evaluation as record_verdict returns it and coach_turn_N.json keeps it (src/evaluation/evaluate.ts). */
@@ -162,6 +191,7 @@ export const EvaluationSchema = z.object({
       "The Player's added tests that passed in the worktree but not with the base's test infrastructure.",
     ),
   observation: ObservationSchema.optional(),
+  repetition: RepetitionSchema.optional(),
 });
 
 /**

@@ -22,3 +22,18 @@ export function observationReason(finding: ObservationFinding): string {
 function clip(text: string): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
+
+/** A test that passed in the trusted run and failed when run again in its process. */
+export interface RepetitionFinding {
+  test: string;
+  /** The repetition's failure, as pytest reported it. */
+  message?: string;
+  /** A function the test called whose replay showed it depends on call history: that explains it. */
+  explained_by?: string;
+}
+
+/** The refusal a repetition makes: the test, how it failed the second time, the way out. */
+export function repetitionReason(finding: RepetitionFinding): string {
+  const shown = finding.message ? `: ${clip(finding.message.replace(/\s+/g, ' '))}` : '';
+  return `fails_when_repeated: ${finding.test} passed in the trusted run, then failed when run a second time in the same process${shown}. The code it exercises answers differently once it has been called (a counter, a first-call toggle): the test passes only as the first of its kind. Fix: make the code's answers depend on its inputs only; if the task asks for that state (an id counter, a seeded generator), acknowledge it in record_verdict acknowledged_changes [{"test": "${finding.test}", "criterion": "AC-…", "reason": "…"}].`;
+}

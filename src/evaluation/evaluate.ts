@@ -8,6 +8,7 @@ import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { HARNESS_CHANGED } from '../runner/harness-case.js';
 import type { TestCaseResult } from '../runner/report/types.js';
+import { judgedRepetition } from '../observation/repetition.js';
 import { treeRuns, type WaitOptions } from './early-runs.js';
 import { STEP, timed } from './steps.js';
 import type { TrustedSelection } from './product-code.js';
@@ -32,6 +33,8 @@ export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
   tree?: string;
   /** Tests the Coach cites for kept behaviour: which of them are base tests that still pass. */
   keptTests?: string[];
+  /** Every test the Coach cites as evidence: a repetition of one that fails refuses the approval. */
+  citedTests?: string[];
 }
 
 /**
@@ -59,6 +62,7 @@ export async function evaluateCandidate(request: EvaluationRequest): Promise<Eva
     request.baseCommit,
     request.candidateTests,
     request.candidateLoaded,
+    request.citedTests,
   );
   const kept = request.keptTests ?? [];
   if (kept.length === 0 || !runs.baseline || !runs.trusted) return evaluation;
@@ -74,6 +78,7 @@ function judged(
   baseCommit: string,
   candidateTests: EvaluationRequest['candidateTests'],
   candidateLoaded: string[] = [],
+  citedTests: string[] = [],
 ): Evaluation {
   const { selection, command, baseline, trusted } = runs;
   const evaluation: Evaluation = {
@@ -159,6 +164,7 @@ function judged(
         )
       : [],
     ...(trusted.observation ? { observation: trusted.observation } : {}),
+    ...repeated(runs, citedTests),
     diverging_new_tests: runs.new_tests
       ? divergingNewTests(candidateTests, runs.new_tests.tests, selection, {
           byFile: idsNameFiles(command),
@@ -166,6 +172,24 @@ function judged(
         })
       : [],
   };
+}
+
+/**
+ * What the repetitions of the trusted and new-tests runs showed of the tests the change turned from
+ * failing to passing (at the base, or the Player's on the base's code) and of the cited ones.
+ */
+function repeated(runs: TrustedRuns, cited: string[]): Pick<Evaluation, 'repetition'> {
+  const passedOnBase = new Set([
+    ...(runs.baseline?.tests ?? []).filter((test) => test.status === 'passed').map((t) => t.id),
+    ...runs.passing_on_base_code,
+  ]);
+  const isCited = (id: string) => cited.some((test) => findTestId(test, [id]) !== undefined);
+  const repetition = judgedRepetition(
+    [runs.trusted?.repetition, runs.new_tests?.repetition],
+    passedOnBase,
+    isCited,
+  );
+  return repetition ? { repetition } : {};
 }
 
 /** The base tests among `cited` that passed at the base and in the trusted run. */

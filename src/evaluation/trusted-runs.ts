@@ -14,6 +14,7 @@ import { firstPartyModules } from '../runner/first-party.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import type { Observation } from '../observation/judge.js';
 import type { ObserveRequest } from '../observation/replay.js';
+import type { Repetition } from '../observation/repetition.js';
 import { runQueue } from '../runner/run-queue.js';
 import { runTests } from '../runner/test-run.js';
 import { effectivePolicy } from '../sandbox/policy.js';
@@ -65,6 +66,8 @@ export interface SnapshotRun {
   wrote_test_files?: string[];
   /** The tests' calls into the Player's changed code, replayed outside the harness (trusted run). */
   observation?: Observation;
+  /** The tests that may show the Player's change, run a second time in the run's process. */
+  repetition?: Repetition;
 }
 
 /** The server-made runs of one tree, before they are compared with a candidate run. */
@@ -290,10 +293,14 @@ export async function executeTrustedRuns(
   if (!work) return result;
   try {
     const { command } = work;
-    const run = (snapshot: Snapshot, name: RunName, files?: string[], watched = false) =>
-      runIn(snapshot, withFiles(command, files), name, prepared, hooks, watched);
     const key = { baseCommit: request.baseCommit, command, environment: work.environment };
     const cached = await readBaseline(request.worktree, key);
+    // A test that passed at the base did not need the change: no run repeats it (when known now).
+    const passedAtBase = (cached?.tests ?? [])
+      .filter((test) => test.status === 'passed')
+      .map((test) => test.id);
+    const run = (snapshot: Snapshot, name: RunName, files?: string[], watched = false) =>
+      runIn(snapshot, withFiles(command, files), name, prepared, hooks, watched, passedAtBase);
     const baselineRun: Promise<BaselineRun> = cached
       ? Promise.resolve(cached)
       : run(work.base, 'baseline').then(async (outcome) => {
@@ -344,6 +351,9 @@ export async function executeTrustedRuns(
         ...('observation' in trusted && trusted.observation
           ? { observation: trusted.observation }
           : {}),
+        ...('repetition' in trusted && trusted.repetition
+          ? { repetition: trusted.repetition }
+          : {}),
       },
       // Rust doctests by item and occurrence: the base's file may put the Player's at other lines.
       passing_on_base_code: passedAsIn(onBaseCode, trusted.tests),
@@ -354,6 +364,7 @@ export async function executeTrustedRuns(
               status: newTests.status,
               tests: newTests.tests,
               wrote_test_files: newTests.wrote_test_files ?? [],
+              ...(newTests.repetition ? { repetition: newTests.repetition } : {}),
             },
           }
         : {}),
@@ -457,6 +468,7 @@ async function runIn(
   hooks: RunHooks,
   /** A run of the Player's code beside the base's tests: what it writes into them is named. */
   watched: boolean,
+  passedAtBase: string[],
 ): Promise<SnapshotOutcome> {
   const { request, selection } = prepared;
   // Each snapshot is its own directory, so the queue may run them side by side within its limit,
@@ -491,9 +503,7 @@ async function runIn(
           ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
           : undefined;
         const modules = await firstPartyModules(snapshot.dir);
-        // The trusted run (base tests on the Player's code) records the tests' calls into it.
-        const observe =
-          name === 'trusted' ? await observeRequest(snapshot.dir, selection) : undefined;
+        const observe = await observeRequest(snapshot.dir, selection, name, passedAtBase);
         // The base's run (the baseline) fills the cache; the others read it once it is published.
         const bytecodeKey = {
           baseCommit: request.baseCommit,
@@ -539,17 +549,30 @@ function baseTestFiles(selection: TrustedSelection): string[] {
 
 const OBSERVED_SOURCE = /\.(?:py|[cm]?js)$/;
 
-/** The Player's changed Python and JavaScript product files, and the base's tests calling them. */
+/**
+ * What a run of the Player's Python or JavaScript code observes. The trusted run (base tests on the
+ * Player's code) records the tests' calls into the changed product files and repeats the passing
+ * tests that called into them (Python); the new-tests run repeats the Player's passing tests. Neither
+ * repeats a test that passed at the base.
+ */
 async function observeRequest(
   directory: string,
   selection: TrustedSelection,
+  name: RunName,
+  passedAtBase: string[],
 ): Promise<ObserveRequest | undefined> {
+  if (name !== 'trusted' && name !== 'new-tests') return undefined;
   const root = await realpath(directory);
   const files = [...selection.code, ...selection.acknowledged]
     .filter((file) => OBSERVED_SOURCE.test(file) && !isTestSideFile(file))
     .map((file) => path.join(root, file));
   if (files.length === 0) return undefined;
-  return { files, callers: baseTestFiles(selection).map((file) => path.join(root, file)) };
+  if (name === 'new-tests') {
+    const tests = selection.new_tests.map((file) => path.join(root, file));
+    return { files: [], callers: [], repeat: { files: tests, passedAtBase } };
+  }
+  const callers = baseTestFiles(selection).map((file) => path.join(root, file));
+  return { files, callers, repeat: { passedAtBase } };
 }
 
 /**

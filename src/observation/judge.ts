@@ -50,12 +50,17 @@ export interface Observation {
 
 /** Parses the recorder's JSON lines; a partial last line (a killed run) is left out. */
 export function parseRecordedCalls(text: string): RecordedLine[] {
+  return completeJsonLines<RecordedLine>(text);
+}
+
+/** The JSON lines a run's Python wrote; a partial last line (a killed run) is left out. */
+export function completeJsonLines<T>(text: string): T[] {
   return text
     .split('\n')
     .slice(0, -1)
     .flatMap((line) => {
       try {
-        return [JSON.parse(line) as RecordedLine];
+        return [JSON.parse(line) as T];
       } catch {
         return [];
       }

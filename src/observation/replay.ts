@@ -15,11 +15,19 @@ export interface ObserveRequest {
   files: string[];
   /** Absolute real paths of the test-side files whose calls into them are recorded. */
   callers: string[];
+  /**
+   * Passing tests to run a second time in the run's process (src/runner/repeat-in-harness.ts):
+   * those of `files` (absolute real paths) when given, else those that called into the changed
+   * files; never the tests that passed at the base (`passedAtBase`, by id).
+   */
+  repeat?: { files?: string[]; passedAtBase: string[] };
 }
 
 /** Where the recorder finds its request and writes its calls (src/runner/call-recorder.ts). */
 const OBSERVE_CONFIG = 'coachgate_observe.json';
-const CALLS_FILE = 'observed-calls.jsonl';
+export const CALLS_FILE = 'observed-calls.jsonl';
+/** Where the repeater writes its answers, one JSON line per repeated test (./repetition.ts). */
+export const REPEATED_FILE = 'repeated-tests.jsonl';
 const ANSWER_FILE = 'replay-answer.json';
 const REPLAY_TIMEOUT_MS = 120_000;
 
@@ -33,10 +41,16 @@ export async function requestObservation(
   reportDirectory: string,
   request: ObserveRequest,
 ): Promise<void> {
+  const { files, callers, repeat } = request;
   const calls = path.join(reportDirectory, CALLS_FILE);
+  const repeated = repeat && {
+    repeated: path.join(reportDirectory, REPEATED_FILE),
+    repeat_files: repeat.files,
+    passed_at_base: repeat.passedAtBase,
+  };
   await writeFile(
     path.join(reportDirectory, OBSERVE_CONFIG),
-    JSON.stringify({ ...request, calls }),
+    JSON.stringify({ files, callers, calls, ...repeated }),
   );
 }
 

@@ -14,7 +14,6 @@
  * CALL_LIMIT calls with a `cut` line.
  */
 export const CALL_RECORDER_SOURCE = String.raw`
-OBSERVE_CONFIG = 'coachgate_observe.json'
 CALL_LIMIT = 2000
 VALUE_LIMIT = 2000
 ITEM_LIMIT = 500
@@ -71,6 +70,7 @@ class CallRecorder:
         self.out = out
         self.test = None
         self.count = 0
+        self.touched = False  # whether the current test called into a changed file
         self.returned = dis.opmap['RETURN_VALUE']
         self.profile = self.make_profile()
         self.getprofile = sys.getprofile
@@ -115,6 +115,12 @@ class CallRecorder:
             if found is None:
                 found = files[name] = realpath(name)
             return found
+        def frame_file(frame):
+            # The file of the module a frame's code belongs to. Its module's __file__ first: pytest
+            # loads a test module from its own bytecode cache (the server's, filled by the
+            # baseline in another directory) without fixing co_filename to the snapshot's path.
+            name = frame.f_globals.get('__file__')
+            return real(name if isinstance(name, str) else frame.f_code.co_filename)
         def decide(frame, code):
             if (real(code.co_filename) not in self.files or not code.co_flags & FUNCTION_FLAGS
                     or code.co_flags & GENERATOR_FLAGS):
@@ -125,12 +131,14 @@ class CallRecorder:
             caller = frame.f_back
             if caller is not None and wrapper is not None and caller.f_code is wrapper:
                 caller = caller.f_back  # a decorator's wrapper defined elsewhere
-            if caller is not None and real(caller.f_code.co_filename) in self.files:
+            where = frame_file(caller) if caller is not None else None
+            if where in self.files:
                 return  # the module's own body (an import, a decorator): replayed by importing
+            self.touched = True
             module = frame.f_globals.get('__name__')
             record = None
             if (name is not None and caller is not None
-                    and real(caller.f_code.co_filename) in self.callers
+                    and where in self.callers
                     and isinstance(module, str) and module != '__main__'):
                 args, kwargs = call_arguments(code, frame.f_locals)
                 shown_args, shown_kwargs = plain_repr(args), plain_repr(kwargs)
@@ -244,13 +252,10 @@ def hide_profile(recorder):
     sys.getprofile = getprofile
     recorder.getprofile = real
 
-def call_recorder(directory):
-    # The recorder the server asked for, or None for every run it did not.
-    config_path = os.path.join(directory, OBSERVE_CONFIG)
-    if not os.path.exists(config_path):
+def call_recorder(config):
+    # The recorder the request asks for, or None when it names no changed file or no test file.
+    if not config.get('files') or not config.get('callers'):
         return None
-    with open(config_path, encoding='utf-8') as handle:
-        config = json.load(handle)
     recorder = CallRecorder(config, open(config['calls'], 'w', encoding='utf-8'))
     hide_profile(recorder)
     return recorder

@@ -1,4 +1,6 @@
+import { isTestSideFile } from '../core/test-paths.js';
 import { chainCommands } from './chain.js';
+import { processEndedCase, type ProcessEnd } from './harness-case.js';
 import type { TestCommand } from './detect.js';
 import type { ProcessOutcome } from './execute.js';
 import { saysNoTests } from './outcome.js';
@@ -20,18 +22,24 @@ const DID_NOT_START = new Set([126, 127]);
  * cite it. Only for commands coachgate does not know as a runner, and only when the output has neither
  * a runner's counting lines nor its words that nothing ran: those are read as such. A failure the
  * output shows to be a lint, type-check or build step's (`run-s lint unit`, a Makefile's steps) is not
- * the tests': it stays a step failure, named as one.
+ * the tests': it stays a step failure, named as one. Status 0 after the code under test ended the
+ * script early (`ended`, src/runner/script-end-watch.ts) is a failure naming where: the checks after
+ * it never ran.
  */
 export function exitStatusTest(
   command: TestCommand,
   outcome: Pick<ProcessOutcome, 'exit_code' | 'signal' | 'timed_out' | 'cancelled'>,
   output: string,
+  ended: ProcessEnd[] = [],
 ): TestCaseResult | undefined {
   const id = commandName(command);
   const { exit_code: code } = outcome;
   if (!id || code === null || outcome.signal !== null || outcome.timed_out || outcome.cancelled)
     return undefined;
   if (saysNoTests(output)) return undefined;
+  const early = ended.find((end) => end.file === null || !isTestSideFile(end.file));
+  if (code === 0 && early)
+    return { id, status: 'failed', message: processEndedCase({ ...early, nodeid: id }).message };
   if (code === 0) return { id, status: 'passed' };
   if (stepFailureClass(visibleLines(output), id)) return undefined;
   return DID_NOT_START.has(code)

@@ -27,13 +27,25 @@ export interface ProcessEnd {
  * it never reached a verdict.
  */
 export function processEndedCase(end: ProcessEnd): { id: string; message: string } {
-  const where = end.file ? `${end.file}:${end.line ?? '?'}` : 'code outside the project';
+  const where = end.file ? `${end.file}:${end.line ?? '?'}` : OUTSIDE_PROJECT;
+  return endedCase(end.call, where, end.nodeid ?? 'no test');
+}
+
+/** Where a call made from no file of the project ended the process. */
+export const OUTSIDE_PROJECT = 'code outside the project';
+
+/** The case's words, for the reporters that write it themselves (unittest's JUnit report). */
+export function endedCase(
+  call: string,
+  where: string,
+  test: string,
+): { id: string; message: string } {
   return {
     id: `coachgate: process ended at ${where}`,
     message:
-      `${end.call} at ${where} ended the test process while ${end.nodeid ?? 'no test'} ran: the ` +
-      'tests after it never reached a verdict, whatever the exit status said. The code under test ' +
-      'must return or raise to its caller, not end the process.',
+      `${call} at ${where} ended the test process while ${test} ran: the tests after it never ` +
+      'reached a verdict, whatever the exit status said. The code under test must return or ' +
+      'raise to its caller, not end the process.',
   };
 }
 

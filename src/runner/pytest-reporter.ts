@@ -4,6 +4,7 @@ import { CALL_RECORDER_SOURCE } from './call-recorder.js';
 import { EQUALITY_WATCH_SOURCE } from './equality-watch.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
+import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
 
 /**
  * A `python -m pytest` stand-in that also records pytest's own reports as JSON lines, through a
@@ -18,8 +19,9 @@ import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
  * process is reported before it ends it, with the project's frame that made it and the test that ran
  * (src/runner/process-end-watch.ts). The session's last line lists the files of the modules it imported.
  * In a trusted run the server asks for, the calls the tests make into the Player's changed files are
- * recorded too (src/runner/call-recorder.ts), and its passing equalities decided by their types are
- * compared again as plain values (src/runner/equality-watch.ts).
+ * recorded too (src/runner/call-recorder.ts), the tests that may show the Player's change run a
+ * second time (src/runner/repeat-in-harness.ts), and its passing equalities decided by their types
+ * are compared again as plain values (src/runner/equality-watch.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys, time
@@ -47,6 +49,7 @@ ${PYTHON_HARNESS_SOURCE}
 ${PYTHON_PROCESS_END_SOURCE}
 ${CALL_RECORDER_SOURCE}
 ${EQUALITY_WATCH_SOURCE}
+${PYTHON_REPEAT_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
@@ -374,9 +377,13 @@ if __name__ == '__main__':
             watch_process_end(reporter.process_ended)
             plugins = [reporter]
             here = os.path.dirname(os.path.abspath(__file__))
-            recorder = call_recorder(here)
+            config = observe_request(here) or {}
+            recorder = call_recorder(config)
             if recorder:
                 plugins.append(call_observer(recorder, pytest))
+            repeater = pytest_repeater(config, recorder, pytest)
+            if repeater:
+                plugins.append(repeater)
             equality = equality_watch(here, reporter.emit)
             if equality:
                 plugins.append(equality_observer(equality))

@@ -33,14 +33,16 @@ import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-file
 import { writeNodeCallRecorder } from './node-call-recorder.js';
 import { nodeObserveConfig } from '../observation/node-observe.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
-import { writeUnittestShims } from './unittest-shims.js';
+import { scriptEndFile, writeUnittestShims } from './unittest-shims.js';
 import type { ReportChannel } from './wrapper-reports.js';
 import { countsFromSummaryLines } from './report/summary-lines.js';
 import { stripAnsi } from './report/text.js';
 import { staleBuild } from './stale-build.js';
 import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
-import type { Observation } from '../observation/judge.js';
+import { completeJsonLines, type Observation } from '../observation/judge.js';
+import type { ProcessEnd } from './harness-case.js';
+import { readRepetition, type Repetition } from '../observation/repetition.js';
 import {
   replayRecordedCalls,
   requestObservation,
@@ -83,8 +85,9 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest, node --test, mocha; src/observation/); its passing equalities decided by types
-   * of those files compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
+   * harness (pytest, unittest, node --test, mocha; src/observation/), and the tests that may show
+   * the change run a second time (pytest, unittest); its passing equalities decided by types of those
+   * files compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
   observe?: ObserveRequest;
 }
@@ -114,6 +117,8 @@ export interface TestRunResult extends ProcessOutcome {
   sandbox?: SandboxInForce;
   /** What the replay of the recorded calls outside the harness showed (spec.observe). */
   observation?: Observation;
+  /** What running the tests a second time in the run's process showed (spec.observe.repeat). */
+  repetition?: Repetition;
 }
 
 /** Hosts such as Claude Code reset their tool timeout on progress; 5 s is the most we may stay silent. */
@@ -125,12 +130,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
   try {
     if (spec.command.runner === 'unittest') await writeUnittestReporter(reportDirectory);
     if (['npm', 'custom'].includes(spec.command.runner))
-      await writeUnittestShims(reportDirectory, spec.environment.env.PATH);
+      await writeUnittestShims(reportDirectory, spec.environment.env.PATH, Boolean(spec.observe));
     if (spec.command.runner === 'pytest') await writePytestReporter(reportDirectory);
-    const observe = spec.command.runner === 'pytest' ? spec.observe : undefined;
+    // pytest records calls and repeats tests; coachgate's own unittest runner repeats them.
+    const observe = ['pytest', 'unittest'].includes(spec.command.runner) ? spec.observe : undefined;
     if (observe) await requestObservation(reportDirectory, observe);
     // A trusted run's passing equalities decided by the Player's types are judged again.
-    if (spec.observe && ['pytest', 'unittest'].includes(spec.command.runner))
+    if (spec.observe?.files.length && ['pytest', 'unittest'].includes(spec.command.runner))
       await requestEqualityWatch(reportDirectory, spec.observe.files);
     const nodeTest = mayRunNodeTest(spec.command);
     const observeNode =
@@ -224,6 +230,10 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
             priority: spec.priority,
           })
         : undefined;
+    const repetition =
+      observe && !outcome.cancelled && !outcome.timed_out
+        ? await readRepetition(reportDirectory, spec.cwd, observation)
+        : undefined;
     spec.onProcessesEnded?.();
     // Colour codes are stripped here, not prevented: the tests see the user's own colour settings.
     const excerpt = stripAnsi(capture.excerpt());
@@ -257,7 +267,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const exitTest =
       found || summaryCounts || failuresOnly || buildFailure
         ? undefined
-        : exitStatusTest(spec.command, outcome, text);
+        : exitStatusTest(spec.command, outcome, text, await scriptEnds(reportDirectory));
     const report = found?.tests ?? (exitTest ? [exitTest] : undefined);
     const tests = report ?? [];
     const counts = report
@@ -304,6 +314,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       notes: invocation.notes,
       ...(failuresOnly ? { failures_only: failuresOnly } : {}),
       ...(observation ? { observation } : {}),
+      ...(repetition ? { repetition } : {}),
     };
   } finally {
     await rm(reportDirectory, { recursive: true, force: true });
@@ -459,3 +470,12 @@ const BYTECODE_FILLED =
 const BYTECODE_READ =
   "Python's bytecode came from the server's read-only cache, written by the base's run " +
   '(PYTHONPYCACHEPREFIX)';
+
+/** The early ends a watched plain script wrote (src/runner/script-end-watch.ts); none when not. */
+async function scriptEnds(reportDirectory: string): Promise<ProcessEnd[]> {
+  const text = await readFile(scriptEndFile(reportDirectory), 'utf8').catch(() => '');
+  return completeJsonLines<Omit<ProcessEnd, 'nodeid'>>(text).map((end) => ({
+    ...end,
+    nodeid: null,
+  }));
+}

@@ -1,6 +1,7 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { shellQuote } from './chain.js';
+import { SCRIPT_END_HOOK_SOURCE } from './script-end-watch.js';
 import { UNITTEST_RECORDING_SOURCE } from './unittest-reporter.js';
 import type { ReportChannel } from './report/types.js';
 
@@ -40,15 +41,29 @@ export function unittestShims(reportDirectory: string): UnittestShims {
   };
 }
 
-/** Writes the shims (for the names `searchPath` has) and the hook they load. */
-export async function writeUnittestShims(reportDirectory: string, searchPath = ''): Promise<void> {
+/** Where a plain script's early ends are written, in a run that watches them. */
+export function scriptEndFile(reportDirectory: string): string {
+  return path.join(reportDirectory, 'script-end.jsonl');
+}
+
+/**
+ * Writes the shims (for the names `searchPath` has) and the hooks they load. With `watchScripts`
+ * (a trusted run), a plain Python script they start is watched for an early end too
+ * (src/runner/script-end-watch.ts).
+ */
+export async function writeUnittestShims(
+  reportDirectory: string,
+  searchPath = '',
+  watchScripts = false,
+): Promise<void> {
   const { bin, channel } = unittestShims(reportDirectory);
   const hook = path.join(reportDirectory, 'coachgate-unittest-hook');
   await mkdir(bin, { recursive: true });
   await mkdir(hook, { recursive: true });
   await writeFile(path.join(hook, 'sitecustomize.py'), SITECUSTOMIZE);
   await writeFile(path.join(hook, HOOK_FILE), HOOK_SOURCE);
-  const shim = shimScript(hook, channel.file);
+  await writeFile(path.join(hook, SCRIPT_HOOK_FILE), SCRIPT_END_HOOK_SOURCE);
+  const shim = shimScript(hook, channel.file, watchScripts ? scriptEndFile(reportDirectory) : '');
   for (const name of await namesOnPath(searchPath))
     await writeFile(path.join(bin, name), shim, { mode: 0o755 });
 }
@@ -67,6 +82,7 @@ async function namesOnPath(searchPath: string): Promise<string[]> {
 }
 
 const HOOK_FILE = 'coachgate_unittest_hook.py';
+const SCRIPT_HOOK_FILE = 'coachgate_script_end_hook.py';
 
 /**
  * Compiled under a `<…>` name: coverage.py traces no such file, so a `coverage run` reports the
@@ -98,6 +114,7 @@ import os, sys
 def _coachgate_unittest():
     here = os.path.dirname(os.path.abspath(__file__))
     report = os.environ.pop('COACHGATE_UNITTEST_REPORT', None)
+    script_end = os.environ.pop('COACHGATE_SCRIPT_END', None)
     original = os.environ.pop('COACHGATE_UNITTEST_PYTHONPATH', None)
     if original is None:
         os.environ.pop('PYTHONPATH', None)
@@ -119,6 +136,10 @@ def _coachgate_unittest():
         with open(os.path.join(here, '${HOOK_FILE}')) as source:
             code = compile(source.read(), '<coachgate unittest recorder>', 'exec')
         exec(code, {'REPORT_PATH': report})
+    elif script_end and sys.version_info >= (3, 8):
+        with open(os.path.join(here, '${SCRIPT_HOOK_FILE}')) as source:
+            code = compile(source.read(), '<coachgate script end watch>', 'exec')
+        exec(code, {'END_PATH': script_end})
 
 _coachgate_unittest()
 `;
@@ -127,7 +148,7 @@ _coachgate_unittest()
  * The shim: finds the real program on PATH past itself, and adds the hook only when the arguments
  * run unittest as a module (python's options, or coverage's, before it).
  */
-function shimScript(hook: string, report: string): string {
+function shimScript(hook: string, report: string, scriptEnd: string): string {
   return `#!/bin/sh
 # coachgate: \`-m unittest\` (also under coverage run) records its tests; the rest runs as is.
 name=\${0##*/}
@@ -180,13 +201,32 @@ python_runs_unittest() {
   done
   return 1
 }
+python_runs_script() {
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -W | -X | --check-hash-based-pycs) [ $# -gt 1 ] || return 1; shift 2 ;;
+      -c* | -m* | - | --) return 1 ;;
+      -*) shift ;;
+      *) [ -f "$1" ]; return ;;
+    esac
+  done
+  return 1
+}
 case $name in
   coverage*) check=coverage_runs_unittest ;;
   *) check=python_runs_unittest ;;
 esac
+hooked=
 if $check "$@"; then
   COACHGATE_UNITTEST_REPORT=${shellQuote(report)}
   export COACHGATE_UNITTEST_REPORT
+  hooked=1
+elif [ -n ${shellQuote(scriptEnd)} ] && [ "$check" = python_runs_unittest ] && python_runs_script "$@"; then
+  COACHGATE_SCRIPT_END=${shellQuote(scriptEnd)}
+  export COACHGATE_SCRIPT_END
+  hooked=1
+fi
+if [ -n "$hooked" ]; then
   if [ -n "\${PYTHONPATH+set}" ]; then
     COACHGATE_UNITTEST_PYTHONPATH=$PYTHONPATH
     export COACHGATE_UNITTEST_PYTHONPATH

@@ -238,4 +238,20 @@ describe('approvalRefusals with a trusted evaluation', () => {
       ),
     ]);
   });
+
+  it('refuses a test that fails when repeated, unless the replay explains it or it is acknowledged', () => {
+    const findings = [
+      { test: 'tests/t.py::test_first', message: 'assert 10 == 9' },
+      { test: 'tests/t.py::test_id', explained_by: 'app/ids.py::next_id' },
+    ];
+    const [reason, ...others] = approvalRefusals(facts({ repetition: { findings } }));
+    expect(others).toEqual([]);
+    expect(reason).toMatch(
+      /^fails_when_repeated: tests\/t\.py::test_first passed in the trusted run, then failed when run a second time in the same process: assert 10 == 9\./,
+    );
+    const acknowledged_changes = [{ test: 'test_first', criterion: 'AC-1', reason: 'a counter' }];
+    expect(approvalRefusals(facts({ repetition: { findings } }, { acknowledged_changes }))).toEqual(
+      [],
+    );
+  });
 });

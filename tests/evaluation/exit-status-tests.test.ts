@@ -82,3 +82,76 @@ describe('a test command that prints no per-test result', () => {
     expect(reverted.text).toMatch(/null turn: /);
   }, 240_000);
 });
+
+/**
+ * The code under test ends the script early with status 0, so the checks after it never run; each
+ * route is observed in the trusted run and named with its file and line. A CLI that exits with the
+ * status its `main` returns, which the script catches, is approved.
+ */
+describe('an early end of a plain script', () => {
+  it.each([
+    { route: 'raise SystemExit(0)', line: 'raise SystemExit(0)' },
+    { route: 'os._exit(0)', line: '__import__("os")._exit(0)' },
+  ])(
+    'refuses an early end through $route, naming the file and line',
+    async ({ line }) => {
+      const ending = FIXED.replace('    return a + b\n', `    ${line}\n`);
+      task = await layoutTask({
+        base: BASE,
+        player: { 'calc.py': ending, 'test_calc.py': NEW_CHECKS },
+        criterion: 'halve(a) returns half of a',
+        evidence: [{ criterion: 'AC-001', test: COMMAND }],
+      });
+      const refused = await task.approve();
+      // The Player's run ends with status 0 before any check fails.
+      expect(refused.run.status).toBe('passed');
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        /base test python3 test_calc\.py passed at the base but failed in the trusted run .* at calc\.py:2 ended the test process/,
+      );
+    },
+    240_000,
+  );
+
+  it('approves a CLI that exits with the status its main returns', async () => {
+    const cli = linesOf(
+      'import sys',
+      '',
+      '',
+      'def main(argv):',
+      '    return 3 if argv else 0',
+      '',
+      '',
+      'def run():',
+      '    sys.exit(main(sys.argv[1:]))',
+    );
+    const checks = linesOf(
+      'import sys',
+      '',
+      'import cli',
+      '',
+      'sys.argv[1:] = ["nope"]',
+      'try:',
+      '    cli.run()',
+      'except SystemExit as ended:',
+      '    assert ended.code == 3',
+      'assert cli.main([]) == 0',
+      'print("ok")',
+      'sys.exit(0)',
+    );
+    // The base's script checks the CLI, which exits 0 there; it catches the exit, then goes on.
+    task = await layoutTask({
+      base: {
+        ...BASE,
+        'cli.py': cli.replace('3 if argv else 0', '0'),
+        'test_calc.py': CHECKS + checks,
+      },
+      player: { 'cli.py': cli },
+      criterion: 'the CLI exits with status 3 when given arguments',
+      evidence: [{ criterion: 'AC-001', test: COMMAND }],
+    });
+    const approved = await task.approve();
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.evaluation).toMatchObject({ regressions: [], taken_from_player: ['cli.py'] });
+  }, 240_000);
+});

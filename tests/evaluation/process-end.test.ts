@@ -125,3 +125,105 @@ describe.skipIf(!hasPytest)('ending the test process under pytest (pytest instal
     );
   }, 240_000);
 });
+
+/** The same under coachgate's unittest runner, with an exit handler as one more route. */
+const UNITTEST_BASE = {
+  Makefile: 'test:\n\tpython -m unittest discover -s tests -t .\n',
+  'app/__init__.py': '',
+  'app/text.py': BASE['app/text.py'],
+  'tests/__init__.py': '',
+  'tests/test_text.py': linesOf(
+    'import unittest',
+    '',
+    'from app.text import slug',
+    '',
+    '',
+    'class SlugTest(unittest.TestCase):',
+    '    def test_slug(self):',
+    '        self.assertEqual(slug("A B"), "a-b")',
+  ),
+};
+const UNITTEST_SHOUT_TEST = linesOf(
+  'import unittest',
+  '',
+  'from app.text import shout',
+  '',
+  '',
+  'class ShoutTest(unittest.TestCase):',
+  '    def test_shout(self):',
+  '        self.assertEqual(shout("hi"), "HI!")',
+);
+
+describe.skipIf(!hasPytest)('ending the test process under unittest', () => {
+  it.each([
+    TACTICS[0]!,
+    // Registered at line 6, ending the process after the tests with status 0 whatever they said.
+    { route: 'an exit handler', code: ending('import atexit, os', 'atexit.register(os._exit, 0)') },
+  ])(
+    'refuses an early end through $route, naming the file and line',
+    async (tactic) => {
+      task = await layoutTask({
+        base: UNITTEST_BASE,
+        player: { 'app/text.py': tactic.code, 'tests/test_shout.py': UNITTEST_SHOUT_TEST },
+        criterion: 'shout(text) returns the text in upper case with "!"',
+        evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+      });
+      const refused = await task.approve();
+      expect(refused.run.tests).toContainEqual(
+        expect.objectContaining({
+          id: 'coachgate: process ended at app/text.py:6',
+          status: 'error',
+        }),
+      );
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(/coachgate: process ended at app\/text\.py:6/);
+    },
+    240_000,
+  );
+
+  it('approves a CLI that exits with the status main returns', async () => {
+    const cli = linesOf(
+      'import sys',
+      '',
+      '',
+      'def main(argv):',
+      '    return 0 if argv == ["ok"] else 3',
+      '',
+      '',
+      'def run():',
+      '    sys.exit(main(sys.argv[1:]))',
+      '',
+      '',
+      'if __name__ == "__main__":',
+      '    run()',
+    );
+    const cliTest = linesOf(
+      'import subprocess, sys, unittest',
+      '',
+      'from app import cli',
+      '',
+      '',
+      'class CliTest(unittest.TestCase):',
+      '    def test_exit_status(self):',
+      '        sys.argv[1:] = ["nope"]',
+      '        with self.assertRaises(SystemExit) as ended:',
+      '            cli.run()',
+      '        self.assertEqual(ended.exception.code, 3)',
+      '',
+      '    def test_as_a_program(self):',
+      '        done = subprocess.run([sys.executable, "-m", "app.cli", "ok"])',
+      '        self.assertEqual(done.returncode, 0)',
+    );
+    task = await layoutTask({
+      base: UNITTEST_BASE,
+      player: { 'app/cli.py': cli, 'tests/test_cli.py': cliTest },
+      criterion: 'the CLI exits with status 3 unless asked "ok"',
+      evidence: [{ criterion: 'AC-001', test: 'test_exit_status' }],
+    });
+    const approved = await task.approve();
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.run.tests.map((test: { id: string }) => test.id)).not.toContainEqual(
+      expect.stringMatching(/^coachgate:/),
+    );
+  }, 240_000);
+});
