@@ -22,7 +22,7 @@ import { recordVerdict } from '../dist/actions/record-verdict.js';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
 import { openTask } from '../dist/actions/task-scope.js';
 import { codeOnly } from '../dist/analysis/code-only.js';
-import { isSource } from '../dist/evaluation/product-code.js';
+import { isSource } from '../dist/scope/product-code.js';
 import { initKey } from '../dist/records/keys.js';
 
 await initKey();

@@ -4,7 +4,7 @@
 // this same process: ratios near 1 mean the analysis grows linearly.
 // Needs a build first: `npx tsc -p .`, then `node scripts/bench-graph.mjs`.
 import { performance } from 'node:perf_hooks';
-import { analyzeGraph } from '../dist/core/graph.js';
+import { analyzeGraph } from '../dist/graph/graph.js';
 
 const SIZES = [10_000, 100_000, 1_000_000];
 const RUNS = 3;

@@ -50,8 +50,8 @@ if (gitDirs.length === 0) {
   process.exit(0);
 }
 
-const { harnessReachFindings } = await import('../dist/core/harness-reach.js');
-const { runnerDetectionFindings } = await import('../dist/core/runner-detection.js');
+const { harnessReachFindings } = await import('../dist/integrity/harness-reach.js');
+const { runnerDetectionFindings } = await import('../dist/integrity/runner-detection.js');
 const CHECKS = [
   ['harness_reach', harnessReachFindings],
   ['runner_detection', runnerDetectionFindings],

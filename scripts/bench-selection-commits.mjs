@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // What the trusted runs would take from real upstream commits: for the last N commits of each
 // repository that change a source file, the commit's parent is the base and the commit is the
-// Player's change; trustedSelection (src/evaluation/product-code.ts) sorts its files. An honest
+// Player's change; trustedSelection (src/scope/product-code.ts) sorts its files. An honest
 // upstream change should be judged: a commit whose changed source files are all left out
 // (vacuous: the approval would be refused) or whose changed product files the base's rules call
 // test support (left out of the trusted runs) is counted and listed.
@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { trustedSelection } from '../dist/evaluation/product-code.js';
+import { trustedSelection } from '../dist/scope/product-code.js';
 import { isVacuous } from '../dist/evaluation/evaluate.js';
 
 const args = process.argv.slice(2);

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { trustedSelection } from '../dist/evaluation/product-code.js';
+import { trustedSelection } from '../dist/scope/product-code.js';
 import { baseSnapshot, failToPassSnapshot, trustedSnapshot } from '../dist/evaluation/snapshot.js';
 import { treeFingerprint } from '../dist/repo/fingerprint.js';
 import { listWorkingFiles } from '../dist/repo/git.js';

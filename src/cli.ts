@@ -18,7 +18,7 @@ import { createServer } from './server/create-server.js';
 import { collectWhenIdleAfterBursts } from './server/idle-collection.js';
 import { LineDelimitedStdioTransport } from './server/stdio-transport.js';
 import { VERSION } from './package.js';
-import { CallerError } from './core/errors.js';
+import { CallerError } from './errors/errors.js';
 import { UI_USAGE } from './dashboard/usage.js';
 
 const USAGE = `coachgate ${VERSION} — MCP server that verifies a Player agent's work for a Coach agent

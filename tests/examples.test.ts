@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/core/config.js';
-import { parseTaskMarkdown } from '../src/core/task.js';
-import { parseValidatorVerdict } from '../src/core/validator-verdict.js';
+import { parseConfig } from '../src/config/config.js';
+import { parseTaskMarkdown } from '../src/tasks/task.js';
+import { parseValidatorVerdict } from '../src/verdicts/validator-verdict.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLE = path.join(ROOT, 'examples', 'greeting');

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { PACKAGE_ROOT } from '../package.js';
 import { loadTask } from '../repo/tasks.js';
 import { coachTurnNumbers, readCoachTurn } from '../records/coach-turns.js';

@@ -1,15 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { analyzeGraph, type DependencyEdge, type GraphReport } from '../core/graph.js';
+import { CallerError } from '../errors/errors.js';
+import { analyzeGraph, type DependencyEdge, type GraphReport } from '../graph/graph.js';
 import {
   BLOCKING_BEADS_TYPES,
   edgesFromFeature,
   edgesFromTasks,
   type GraphSource,
-} from '../core/graph-sources.js';
-import { parseTaskMarkdown } from '../core/task.js';
-import { assertTaskId } from '../core/task-id.js';
+} from '../graph/graph-sources.js';
+import { parseTaskMarkdown } from '../tasks/task.js';
+import { assertTaskId } from '../tasks/task-id.js';
 import { readBeadsGraph } from '../repo/beads.js';
 import { assertWorkTreeRoot } from '../repo/git.js';
 import { TASK_DIRECTORIES } from '../repo/tasks.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isTestDataFile } from '../core/test-data.js';
+import { isTestDataFile } from '../scope/test-data.js';
 import { collectIntegrityFacts } from '../analysis/test-facts.js';
 import {
   explainWithTrustedRun,
@@ -8,8 +8,8 @@ import {
   type ExplainedFinding,
   type FileVersions,
   type IntegrityFinding,
-} from '../core/integrity.js';
-import type { RunRecord } from '../core/run-record.js';
+} from '../integrity/integrity.js';
+import type { RunRecord } from '../records/run-record.js';
 import { runsPythonDoctests } from '../evaluation/doctest-splice.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import {
@@ -20,15 +20,15 @@ import {
 } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
-import { isJsFile, isTestConfigFile, isTestFile, needsTestFacts } from '../core/test-paths.js';
+import { isJsFile, isTestConfigFile, isTestFile, needsTestFacts } from '../scope/test-paths.js';
 import { changedSince, listAtCommit, readAtCommit, readManyAtCommit } from '../repo/git.js';
 import { collectTestInputFacts } from '../analysis/test-inputs.js';
-import type { TestInputFacts } from '../core/special-cased-inputs.js';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import type { TestInputFacts } from '../integrity/special-cased-inputs.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import { serverPython } from '../runner/pyenv.js';
-import type { DoctestsRun, ParsedDoctests } from '../core/doctest-examples.js';
+import type { DoctestsRun, ParsedDoctests } from '../integrity/doctest-examples.js';
 import { pythonDoctestExamples } from '../analysis/python-doctests.js';
-import { baseProductCode, isSource } from '../evaluation/product-code.js';
+import { baseProductCode, isSource } from '../scope/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
 import { firstPartyModules } from '../runner/first-party.js';

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import type { NewTask } from '../core/task-template.js';
+import { CallerError } from '../errors/errors.js';
+import type { NewTask } from '../tasks/task-template.js';
 import { assertWorkTreeRoot, git } from '../repo/git.js';
 import { prepareNewTask, writePreparedTask } from '../repo/new-task.js';
 import { readPinnedBase, type PinnedBase } from '../records/pinned-base.js';

@@ -1,8 +1,8 @@
-import type { GateCheck } from '../core/gate-report.js';
+import type { GateCheck } from './gate-render.js';
 import { isBeadTask } from '../repo/beads.js';
 import { checkGraphCycles } from './check-graph-cycles.js';
 import type { TaskScope } from './task-scope.js';
-import { runToolchainGates } from './toolchain-gates.js';
+import { runToolchainGates } from '../quality-gates/toolchain-gates.js';
 
 /**
  * The gate's checks beyond the verdict and the test run: the task's graph has no cycle (a cyclic plan can never

@@ -1,6 +1,6 @@
-import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
-import { taskState } from '../core/task-state.js';
-import { CallerError } from '../core/errors.js';
+import { RunRecordSchema, type RunRecord } from '../records/run-record.js';
+import { taskState } from '../verdicts/task-state.js';
+import { CallerError } from '../errors/errors.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { changedSince, gitQuery } from '../repo/git.js';
 import {

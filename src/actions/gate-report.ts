@@ -1,6 +1,6 @@
-import type { GateCheck, GateReport, GateRow } from '../core/gate-report.js';
+import type { GateCheck, GateReport, GateRow } from './gate-render.js';
 import { readVerdictLog } from '../records/verdict-log.js';
-import { describeSandbox } from '../core/sandbox-policy.js';
+import { describeSandbox } from '../config/sandbox-policy.js';
 import { gateDecision, type ApprovalTerms, type GateDecision } from './gate.js';
 import type { TaskScope } from './task-scope.js';
 

@@ -1,13 +1,13 @@
-import type { GateCheck } from '../core/gate-report.js';
+import type { GateCheck } from './gate-render.js';
 import { readdir, readFile } from 'node:fs/promises';
-import type { RunRecord } from '../core/run-record.js';
-import { taskState, type TaskState } from '../core/task-state.js';
-import type { VerdictLogEntry } from '../core/verdict-entry.js';
+import type { RunRecord } from '../records/run-record.js';
+import { taskState, type TaskState } from '../verdicts/task-state.js';
+import type { VerdictLogEntry } from '../verdicts/verdict-entry.js';
 import {
   linkIntoStoreReason,
   onlyPreexistingFailures,
   type AcknowledgedChange,
-} from '../core/approval-guard.js';
+} from '../verdicts/approval-guard.js';
 import { linksIntoStore } from '../repo/runner-loaded.js';
 import { CONFIG_PATH } from '../repo/trusted-config.js';
 import { loadTask } from '../repo/tasks.js';

@@ -8,8 +8,8 @@ import {
   type PlayerClaims,
   type ReportedGates,
   type TaskWorkResults,
-} from '../core/task-work-results.js';
-import { MAX_REPORTED_FILES } from '../core/player-report.js';
+} from '../tasks/task-work-results.js';
+import { MAX_REPORTED_FILES } from '../tasks/player-report.js';
 import { resolveFileInWorktree, worktreeRelative } from '../repo/workspace.js';
 import { readWorktreeFile } from '../repo/worktree-file.js';
 import { assertWorkTreeRoot } from '../repo/git.js';
@@ -17,7 +17,7 @@ import { pathExists, readJsonFile } from '../records/files.js';
 import { artifactNames, taskDirectory } from '../records/mirror-paths.js';
 import { playerTurnNumbers, readPlayerTurn } from '../records/player-turns.js';
 import { taskRecordFile } from '../records/mirrored.js';
-import { assertTaskId } from '../core/task-id.js';
+import { assertTaskId } from '../tasks/task-id.js';
 
 export interface TaskWorkResultsReport {
   found: boolean;

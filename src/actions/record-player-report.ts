@@ -1,12 +1,12 @@
-import { CallerError } from '../core/errors.js';
-import { assertKnownCriteria } from '../core/known-criteria.js';
+import { CallerError } from '../errors/errors.js';
+import { assertKnownCriteria } from '../requirements/known-criteria.js';
 import { loadTask } from '../repo/tasks.js';
 import {
   canonicalJson,
   PlayerReportSchema,
   type PlayerReport,
   type PlayerTurnRecord,
-} from '../core/player-report.js';
+} from '../tasks/player-report.js';
 import { withTaskLock } from '../records/task-lock.js';
 import {
   playerTurnDisplay,

@@ -1,21 +1,21 @@
 import path from 'node:path';
-import { approvalRefusals, type AcknowledgedChange } from '../core/approval-guard.js';
-import type { CoachTurnRecord } from '../core/coach-turn.js';
-import { CallerError } from '../core/errors.js';
-import { assertKnownCriteria } from '../core/known-criteria.js';
-import { boundedLines, MESSAGE_LIMIT } from '../core/quote.js';
-import { feedbackForPlayer } from '../core/player-feedback.js';
-import type { EvidenceInput } from '../core/requirements.js';
-import { renderReview } from '../core/review.js';
-import { failingTests, type RunRecord } from '../core/run-record.js';
-import { detectStall, type StallReport } from '../core/stall.js';
+import { approvalRefusals, type AcknowledgedChange } from '../verdicts/approval-guard.js';
+import type { CoachTurnRecord } from '../verdicts/coach-turn.js';
+import { CallerError } from '../errors/errors.js';
+import { assertKnownCriteria } from '../requirements/known-criteria.js';
+import { boundedLines, MESSAGE_LIMIT } from '../errors/quote.js';
+import { feedbackForPlayer } from '../verdicts/player-feedback.js';
+import type { EvidenceInput } from '../requirements/requirements.js';
+import { renderReview } from '../verdicts/review.js';
+import { failingTests, type RunRecord } from '../records/run-record.js';
+import { detectStall, type StallReport } from '../verdicts/stall.js';
 import type {
   AcknowledgedFinding,
   AcknowledgedLeftOut,
   AcknowledgedNullTurn,
   VerdictIssue,
   VerdictLogEntry,
-} from '../core/verdict-entry.js';
+} from '../verdicts/verdict-entry.js';
 import { beadReviewPath } from '../repo/beads.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { loadTask } from '../repo/tasks.js';
@@ -31,7 +31,7 @@ import {
   writeMirrored,
 } from '../records/mirrored.js';
 import { appendVerdict, readVerdictLog, type NewVerdictLogEntry } from '../records/verdict-log.js';
-import { stallHistory, taskState } from '../core/task-state.js';
+import { stallHistory, taskState } from '../verdicts/task-state.js';
 import type { TaskScope } from './task-scope.js';
 import type { RequirementsValidation } from './validate-requirements.js';
 import type { Evaluation } from '../evaluation/evaluate.js';

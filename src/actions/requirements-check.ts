@@ -1,5 +1,5 @@
-import { assertKnownCriteria } from '../core/known-criteria.js';
-import type { EvidenceInput } from '../core/requirements.js';
+import { assertKnownCriteria } from '../requirements/known-criteria.js';
+import type { EvidenceInput } from '../requirements/requirements.js';
 import { loadTask } from '../repo/tasks.js';
 import { latestRun } from '../records/runs.js';
 import type { WaitOptions } from '../evaluation/early-runs.js';

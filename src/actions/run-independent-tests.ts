@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { failingTests, type RunRecord } from '../core/run-record.js';
+import { failingTests, type RunRecord } from '../records/run-record.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { changedSince, listWorkingFiles } from '../repo/git.js';
 import { runBaseline } from '../runner/baseline.js';

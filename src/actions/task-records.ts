@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
-import { CallerError } from '../core/errors.js';
-import { assertTaskId } from '../core/task-id.js';
+import { CallerError } from '../errors/errors.js';
+import { assertTaskId } from '../tasks/task-id.js';
 import {
   mirrorTampering,
   readStateCopy,

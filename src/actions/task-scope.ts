@@ -1,5 +1,5 @@
-import { assertTaskId } from '../core/task-id.js';
-import { CallerError } from '../core/errors.js';
+import { assertTaskId } from '../tasks/task-id.js';
+import { CallerError } from '../errors/errors.js';
 import { assertWorkTreeRoot, hasCommit, type BaseCommit } from '../repo/git.js';
 import { loadTrustedConfig, type TrustedConfig } from '../repo/trusted-config.js';
 import { moveTaskStateAside } from '../records/state-directory.js';

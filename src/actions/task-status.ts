@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { describeSandbox } from '../core/sandbox-policy.js';
-import { detectStall, type StallReport } from '../core/stall.js';
-import { chainState, stallHistory, taskState } from '../core/task-state.js';
+import { describeSandbox } from '../config/sandbox-policy.js';
+import { detectStall, type StallReport } from '../verdicts/stall.js';
+import { chainState, stallHistory, taskState } from '../verdicts/task-state.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { pathExists } from '../records/files.js';

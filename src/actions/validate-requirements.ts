@@ -1,13 +1,13 @@
 import { codeOnly } from '../analysis/code-only.js';
-import { ranFiles, type FailuresOnlyRun } from '../core/failures-only-run.js';
-import { toWorktreeRelative } from '../core/paths.js';
+import { ranFiles, type FailuresOnlyRun } from '../requirements/failures-only-run.js';
+import { toWorktreeRelative } from '../repo/worktree-paths.js';
 import {
   evaluateRequirements,
   filesToRead,
   type EvidenceInput,
   type RequirementsReport,
-} from '../core/requirements.js';
-import { hasPerTestResults, type RunRecord } from '../core/run-record.js';
+} from '../requirements/requirements.js';
+import { hasPerTestResults, type RunRecord } from '../records/run-record.js';
 import { listWorkingFiles } from '../repo/git.js';
 import { loadTask, type LoadedTask } from '../repo/tasks.js';
 import { resolveFileInWorktree } from '../repo/workspace.js';

@@ -1,6 +1,6 @@
-import type { AcknowledgedChange, ApprovalFacts } from '../core/approval-guard.js';
-import type { EvidenceInput } from '../core/requirements.js';
-import type { RunRecord } from '../core/run-record.js';
+import type { AcknowledgedChange, ApprovalFacts } from '../verdicts/approval-guard.js';
+import type { EvidenceInput } from '../requirements/requirements.js';
+import type { RunRecord } from '../records/run-record.js';
 import type { LoadedTask } from '../repo/tasks.js';
 import type { WaitOptions } from '../evaluation/early-runs.js';
 import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';

@@ -1,8 +1,8 @@
-import { evaluateGates, type GatesReport } from '../core/gates.js';
-import type { ToolchainGateResult } from '../core/toolchain-gates.js';
+import { evaluateGates, type GatesReport } from '../quality-gates/gates.js';
+import type { ToolchainGateResult } from '../quality-gates/toolchain-rules.js';
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
-import { runToolchainGates } from './toolchain-gates.js';
+import { runToolchainGates } from '../quality-gates/toolchain-gates.js';
 
 export interface QualityGatesReport extends GatesReport {
   /** Build, typecheck and lint, run by the server itself when the base config names their commands. */

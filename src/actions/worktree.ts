@@ -1,5 +1,5 @@
 import { cp } from 'node:fs/promises';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { assertWorkTreeRoot, git } from '../repo/git.js';
 import { loadTask } from '../repo/tasks.js';
 import { UndoLog } from '../repo/undo-log.js';

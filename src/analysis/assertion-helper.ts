@@ -4,7 +4,7 @@ import { stripComment } from './source-text.js';
  * Whether a Python module defines an assertion helper as tests write them: a function whose name
  * starts with `assert` (`assert_valid`, `assertShouted`) and whose body asserts (`assert …`,
  * `raise AssertionError`). Such a module needs no test framework to decide a test's outcome, so
- * where only tests import it, it is test support (src/evaluation/product-code.ts). Read from the
+ * where only tests import it, it is test support (src/scope/product-code.ts). Read from the
  * text, as the imports are; a docstring example may count too, which only makes it a candidate.
  */
 export function definesPythonAssertion(text: string): boolean {

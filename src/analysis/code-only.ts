@@ -1,5 +1,5 @@
 import type TypeScript from 'typescript';
-import { isJsFile } from '../core/test-paths.js';
+import { isJsFile } from '../scope/test-paths.js';
 import { loadTypeScript } from './typescript-parser.js';
 
 /**

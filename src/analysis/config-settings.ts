@@ -1,7 +1,7 @@
 import type TS from 'typescript';
 import { parse as parseYaml } from 'yaml';
-import type { ConfigSettings } from '../core/integrity.js';
-import { testConfigKind } from '../core/test-paths.js';
+import type { ConfigSettings } from '../integrity/integrity.js';
+import { testConfigKind } from '../scope/test-paths.js';
 import { bracketDepth, stripComment } from './source-text.js';
 import { typescript } from './typescript-parser.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type TS from 'typescript';
-import type { ImportAlias } from '../core/code-under-test.js';
-import { record, safeJson } from '../core/product-code.js';
+import type { ImportAlias } from '../scope/import-reach.js';
+import { record, safeJson } from '../scope/product-code-rules.js';
 import { typescript } from './typescript-parser.js';
 
 /** Configs that may declare module aliases (tsconfig.*.json too: `extends` reaches them). */

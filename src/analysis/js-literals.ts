@@ -1,5 +1,5 @@
 import type TS from 'typescript';
-import type { LiteralUse, ProductLiterals } from '../core/special-cased-inputs.js';
+import type { LiteralUse, ProductLiterals } from '../integrity/special-cased-inputs.js';
 import { scriptKindOf } from './js-test-facts.js';
 import { typescript } from './typescript-parser.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type TS from 'typescript';
-import type { TestCase, TestFileFacts } from '../core/integrity.js';
+import type { TestCase, TestFileFacts } from '../integrity/integrity.js';
 import { typescript } from './typescript-parser.js';
 
 /** The compiler, loaded on first use (see typescript-parser.ts); callers await loadTypeScript() first. */

@@ -1,4 +1,9 @@
-import type { MarkerOccurrence, ModuleStub, TestCase, TestFileFacts } from '../core/integrity.js';
+import type {
+  MarkerOccurrence,
+  ModuleStub,
+  TestCase,
+  TestFileFacts,
+} from '../integrity/integrity.js';
 import { stripComment, withoutStrings } from './source-text.js';
 
 /**

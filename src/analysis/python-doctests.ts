@@ -1,5 +1,5 @@
-import type { DoctestExample } from '../core/doctest-examples.js';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import type { DoctestExample } from '../integrity/doctest-examples.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import { SandboxUnavailableError } from '../sandbox/run.js';
 import { PYTHON_DOCTESTS_SCRIPT } from './python-doctests-script.js';
 import { runPythonScript } from './python-test-facts.js';

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { TestFileFacts } from '../core/integrity.js';
+import type { TestFileFacts } from '../integrity/integrity.js';
 import { childRun, type ChildRun } from '../repo/child-output.js';
 import { findOnPath } from '../runner/platform.js';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import { sandboxedCommand, SandboxUnavailableError } from '../sandbox/run.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { PYTHON_TEST_FACTS_SCRIPT } from './python-test-facts-script.js';

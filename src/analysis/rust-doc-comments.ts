@@ -1,4 +1,4 @@
-import { attributeGroup } from '../core/rust-test-blocks.js';
+import { attributeGroup } from '../scope/rust-test-blocks.js';
 
 /**
  * rustdoc runs the code blocks of a library's doc comments as doctests. For the fail-to-pass run

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isTestAttribute } from '../core/rust-test-blocks.js';
+import { isTestAttribute } from '../scope/rust-test-blocks.js';
 
 /**
  * Rust files that hold only tests, read from a crate's sources (repository-relative path → text):

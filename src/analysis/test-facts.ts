@@ -1,12 +1,17 @@
-import type { BaseAndNow, ConfigSettings, FileVersions, TestFileFacts } from '../core/integrity.js';
-import { isJsFile, needsTestFacts, testConfigKind } from '../core/test-paths.js';
+import type {
+  BaseAndNow,
+  ConfigSettings,
+  FileVersions,
+  TestFileFacts,
+} from '../integrity/integrity.js';
+import { isJsFile, needsTestFacts, testConfigKind } from '../scope/test-paths.js';
 import { extractConfigSettings } from './config-settings.js';
 import { extractJsTestFacts } from './js-test-facts.js';
 import { scanTestFactsByLine } from './line-scan-test-facts.js';
 import { loadTypeScript } from './typescript-parser.js';
 import { extractPythonTestFacts } from './python-test-facts.js';
 import { serverPython } from '../runner/pyenv.js';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import type { SourceFile } from './source-text.js';
 export type { SourceFile } from './source-text.js';
 

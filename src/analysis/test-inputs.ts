@@ -1,12 +1,12 @@
-import type { FileVersions } from '../core/integrity.js';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import type { FileVersions } from '../integrity/integrity.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import type {
   LiteralUse,
   ProductLiterals,
   TestInput,
   TestInputFacts,
-} from '../core/special-cased-inputs.js';
-import { isJsFile } from '../core/test-paths.js';
+} from '../integrity/special-cased-inputs.js';
+import { isJsFile } from '../scope/test-paths.js';
 import { jsProductLiterals, jsTestInputs } from './js-literals.js';
 import { loadTypeScript } from './typescript-parser.js';
 import { findOnPath } from '../runner/platform.js';

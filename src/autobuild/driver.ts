@@ -8,7 +8,7 @@ import {
   preserveTaskWorktree,
   startTaskWorktree,
 } from '../actions/worktree.js';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { initKey } from '../records/keys.js';
 import { readJsonFile, writeJsonAtomically } from '../records/files.js';
 import { readVerdictLog } from '../records/verdict-log.js';

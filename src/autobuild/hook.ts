@@ -2,11 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gateReport } from '../actions/gate-report.js';
 import { openTask } from '../actions/task-scope.js';
-import {
-  stopHookDecision,
-  type StopHookInput,
-  type StopHookOutput,
-} from '../core/hook-decision.js';
+import { stopHookDecision, type StopHookInput, type StopHookOutput } from './hook-decision.js';
 import { git } from '../repo/git.js';
 import { WORKTREES_DIRECTORY } from '../repo/worktrees.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { TaskScope } from '../actions/task-scope.js';
 import { git } from '../repo/git.js';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { detectSandbox, INSTALL_ADVICE } from '../sandbox/backend.js';
 import { effectivePolicy } from '../sandbox/policy.js';
 import { SandboxUnavailableError, type Isolation } from '../sandbox/run.js';

@@ -8,8 +8,8 @@ import {
   type DriverSettings,
 } from '../autobuild/driver.js';
 import { readDriverValidation } from '../autobuild/validation.js';
-import { CallerError } from '../core/errors.js';
-import { assertTaskId } from '../core/task-id.js';
+import { CallerError } from '../errors/errors.js';
+import { assertTaskId } from '../tasks/task-id.js';
 import { pathExists } from '../records/files.js';
 import { parseOptions, type Print } from './options.js';
 

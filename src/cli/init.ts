@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseOptions, type Print } from './options.js';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { findOnPath } from '../runner/platform.js';
 import { PACKAGE_ROOT } from '../package.js';
 import { existingSigningKey, initKey, privateKeyPath } from '../records/keys.js';

@@ -16,9 +16,9 @@ import { AUTOBUILD_USAGE, autobuildCommand } from './autobuild.js';
 import { initCommand } from './init.js';
 import { parseOptions, type Print } from './options.js';
 import { runStateCommand } from './state.js';
-import { CallerError } from '../core/errors.js';
-import { GATE_FORMATS, renderGate, type GateFormat } from '../core/gate-report.js';
-import { planValidation } from '../core/plan-validation.js';
+import { CallerError } from '../errors/errors.js';
+import { GATE_FORMATS, renderGate, type GateFormat } from '../actions/gate-render.js';
+import { planValidation } from '../autobuild/plan-validation.js';
 
 /** Sub-commands of the whole loop (init, gate, worktree, task, hook, autobuild), each returning its exit code. */
 export const LOOP_COMMANDS = new Set([

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 
 /** Writes to stdout: the CLI's `print`, passed in so command modules never write there on their own. */
 export type Print = (text: string) => void;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { repinBase } from '../actions/task-scope.js';
 import { parseSandboxMode, requireSandboxAtLeast } from '../sandbox/policy.js';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { initKey, existingSigningKey, privateKeyPath } from '../records/keys.js';
 import { stateRoot, useStateDirectory } from '../records/state-directory.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseOptions, type Print } from './options.js';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { assertRepository } from '../repo/git.js';
 import { startDashboard } from '../dashboard/server.js';
 

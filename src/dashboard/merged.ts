@@ -12,7 +12,7 @@ import {
   type MergedApproval,
 } from '../actions/gate-merge.js';
 import type { TaskScope } from '../actions/task-scope.js';
-import type { VerdictLogEntry } from '../core/verdict-entry.js';
+import type { VerdictLogEntry } from '../verdicts/verdict-entry.js';
 import type { TrustedKey } from '../records/keys.js';
 import { readStateCopy } from '../records/mirrored.js';
 

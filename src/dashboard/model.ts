@@ -3,18 +3,18 @@
  * and verified (src/dashboard/read.ts): no I/O here, so every rule of the page is testable on plain data.
  */
 import path from 'node:path';
-import { analyzeGraph, type DependencyEdge, type GraphCycle } from '../core/graph.js';
-import type { CoachTurnRecord } from '../core/coach-turn.js';
-import type { PlayerTurnRecord } from '../core/player-report.js';
-import { failingTests, type RunRecord } from '../core/run-record.js';
-import { taskState } from '../core/task-state.js';
+import { analyzeGraph, type DependencyEdge, type GraphCycle } from '../graph/graph.js';
+import type { CoachTurnRecord } from '../verdicts/coach-turn.js';
+import type { PlayerTurnRecord } from '../tasks/player-report.js';
+import { failingTests, type RunRecord } from '../records/run-record.js';
+import { taskState } from '../verdicts/task-state.js';
 import { commandAsTyped } from '../runner/invocation.js';
-import type { VerdictLogEntry } from '../core/verdict-entry.js';
+import type { VerdictLogEntry } from '../verdicts/verdict-entry.js';
 import type { taskStatus } from '../actions/task-status.js';
 import type { Tampering } from '../records/mirrored.js';
 import type { MergedView } from './merged.js';
 import type { RunInProgress } from './running.js';
-import type { RepositoryWorktree } from './worktrees.js';
+import type { RepositoryWorktree } from './worktree-list.js';
 
 export type TaskStatusView = Awaited<ReturnType<typeof taskStatus>>;
 

@@ -11,9 +11,9 @@ import { taskGraph } from '../actions/check-graph-cycles.js';
 import { tasksWithRecords } from '../actions/task-records.js';
 import { viewTask } from '../actions/task-scope.js';
 import { taskStatus } from '../actions/task-status.js';
-import { CoachTurnRecordSchema, type CoachTurnRecord } from '../core/coach-turn.js';
-import { CallerError } from '../core/errors.js';
-import { assertTaskId } from '../core/task-id.js';
+import { CoachTurnRecordSchema, type CoachTurnRecord } from '../verdicts/coach-turn.js';
+import { CallerError } from '../errors/errors.js';
+import { assertTaskId } from '../tasks/task-id.js';
 import { existingSigningKey, keyOf, signatureProblem, type SigningKey } from '../records/keys.js';
 import { mirrorTampering, stateRecordNames } from '../records/mirrored.js';
 import { coachTurnNumbers, readCoachTurn } from '../records/coach-turns.js';
@@ -25,7 +25,7 @@ import { readVerdictLog } from '../records/verdict-log.js';
 import { mergedView } from './merged.js';
 import { buildDashboard, type Checked, type Dashboard, type TaskRecords } from './model.js';
 import { runInProgress } from './running.js';
-import { repositoryWorktrees, worktreeOfTask, type RepositoryWorktree } from './worktrees.js';
+import { repositoryWorktrees, worktreeOfTask, type RepositoryWorktree } from './worktree-list.js';
 
 export async function readDashboard(root: string): Promise<Dashboard> {
   // Only an existing key: creating one would write, and without one nothing here was signed.

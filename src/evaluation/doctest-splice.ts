@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { PYTHON_DOCSTRINGS_SCRIPT } from '../analysis/python-docstrings-script.js';
 import { runPythonScript } from '../analysis/python-test-facts.js';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
-import { isTestSideFile } from '../core/test-paths.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
+import { isTestSideFile } from '../scope/test-paths.js';
 import { gitQuery } from '../repo/git.js';
 import { lstatIfPresent } from '../repo/present-entries.js';
 import { readRegularFile } from '../repo/read-text.js';

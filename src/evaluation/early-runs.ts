@@ -1,5 +1,5 @@
 import { plantedEnvironment } from './planted-environment.js';
-import { coversPath } from './product-code.js';
+import { coversPath } from '../scope/product-code.js';
 import {
   executeTrustedRuns,
   prepareTrustedRuns,

@@ -1,17 +1,17 @@
-import { findTestId } from '../core/requirements.js';
-import { failingTests } from '../core/run-record.js';
-import { describeSandbox } from '../core/sandbox-policy.js';
-import { byStableId, positionMoved, stableTestIds } from '../core/stable-test-id.js';
+import { findTestId } from '../requirements/requirements.js';
+import { failingTests } from '../records/run-record.js';
+import { describeSandbox } from '../config/sandbox-policy.js';
+import { byStableId, positionMoved, stableTestIds } from '../runner/stable-test-id.js';
 import type { z } from 'zod';
-import type { EvaluationSchema } from '../core/evaluation-record.js';
-import { isRunnerLoadedFile, isTestSideFile } from '../core/test-paths.js';
+import type { EvaluationSchema } from './evaluation-record.js';
+import { isRunnerLoadedFile, isTestSideFile } from '../scope/test-paths.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { HARNESS_CHANGED } from '../runner/harness-case.js';
 import type { TestCaseResult } from '../runner/report/types.js';
 import { judgedRepetition } from '../observation/repetition.js';
 import { treeRuns, type WaitOptions } from './early-runs.js';
 import { STEP, timed } from './steps.js';
-import type { TrustedSelection } from './product-code.js';
+import type { TrustedSelection } from '../scope/product-code.js';
 import {
   idsNameFiles,
   isNamedAsTest,
@@ -104,7 +104,7 @@ function judged(
     diverging_new_tests: [],
   };
   if (!command || !baseline || !trusted) return evaluation;
-  // A doctest a change moved keeps its identity (src/core/stable-test-id.ts).
+  // A doctest a change moved keeps its identity (src/runner/stable-test-id.ts).
   const now = byStableId(trusted.tests);
   const stable = stableTestIds(baseline.tests.map((test) => test.id));
   const unloaded = unloadedUnits(baseline.tests, trusted.tests);

@@ -12,7 +12,7 @@ import {
   type PytestPluginDistribution,
 } from '../repo/runner-loaded.js';
 import { readManyAtCommit } from '../repo/git.js';
-import { declaredPytestPlugins } from '../core/product-code.js';
+import { declaredPytestPlugins } from '../scope/product-code-rules.js';
 import { nodeModulesProblems } from './node-modules-integrity.js';
 import type { PlantedFile } from './planted-file.js';
 import { STEP, timed, type Steps } from './steps.js';

@@ -25,8 +25,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { withDocCommentsOf } from '../analysis/rust-doc-comments.js';
-import { testBlocks, withTestBlocksOf } from '../core/rust-test-blocks.js';
-import { isTestConfigFile, isTestSideFile } from '../core/test-paths.js';
+import { testBlocks, withTestBlocksOf } from '../scope/rust-test-blocks.js';
+import { isTestConfigFile, isTestSideFile } from '../scope/test-paths.js';
 import { eventLoopSlices } from '../repo/event-loop-slices.js';
 import { listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
 import { lstatIfPresent } from '../repo/present-entries.js';
@@ -36,7 +36,7 @@ import { readRegularFile, withRegularFile } from '../repo/read-text.js';
 import { BORROWED_DIRECTORIES } from '../repo/runner-loaded.js';
 import { pathExists } from '../records/files.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
-import type { TrustedSelection } from './product-code.js';
+import type { TrustedSelection } from '../scope/product-code.js';
 
 export interface Snapshot {
   dir: string;

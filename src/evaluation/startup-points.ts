@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { isRunnerConfig, runnerSetupFiles } from '../core/runner-setup-files.js';
+import { isRunnerConfig, runnerSetupFiles } from '../scope/runner-setup-files.js';
 import { readWorktreeFile } from '../repo/worktree-file.js';
 
 /**
- * The start-up points the Player's own runner configuration names (src/core/runner-setup-files.ts):
+ * The start-up points the Player's own runner configuration names (src/scope/runner-setup-files.ts):
  * read only when the Player changed a runner configuration file, whose worktree text names them.
  * The names resolve against the base's files and the Player's changes.
  */

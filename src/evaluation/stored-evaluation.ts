@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { StoredEvaluationSchema } from '../core/evaluation-record.js';
+import { StoredEvaluationSchema } from './evaluation-record.js';
 import { readStateCopy, taskRecordFile, writeMirrored } from '../records/mirrored.js';
 import { artifactNames } from '../records/mirror-paths.js';
 import { parseJsonRecord } from '../records/files.js';

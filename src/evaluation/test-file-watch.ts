@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { importLanguage } from '../core/code-under-test.js';
+import { importLanguage } from '../scope/import-reach.js';
 
 /** The base's test files in a snapshot, guarded for one run of the Player's code beside them. */
 export interface TestFileGuard {

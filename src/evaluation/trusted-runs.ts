@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { realpath, stat } from 'node:fs/promises';
-import type { Config } from '../core/config.js';
-import { isTestConfigFile, isTestFile, isTestSideFile } from '../core/test-paths.js';
-import { isTestDataFile } from '../core/test-data.js';
+import type { Config } from '../config/config.js';
+import { isTestConfigFile, isTestFile, isTestSideFile } from '../scope/test-paths.js';
+import { isTestDataFile } from '../scope/test-data.js';
 import { filesDigest } from '../repo/fingerprint.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { withBytecodeCache } from '../runner/bytecode-cache.js';
@@ -31,10 +31,10 @@ import {
   type FailToPassKey,
   type FailToPassRun,
 } from './run-cache.js';
-import { passedAsIn } from '../core/stable-test-id.js';
+import { passedAsIn } from '../runner/stable-test-id.js';
 import { pythonDoctestSplices } from './doctest-splice.js';
 import { plantedEnvironment, type PlantedFile } from './planted-environment.js';
-import { trustedSelection, type TrustedSelection } from './product-code.js';
+import { trustedSelection, type TrustedSelection } from '../scope/product-code.js';
 import {
   baseSnapshot,
   failToPassSnapshot,

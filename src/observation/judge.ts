@@ -8,7 +8,7 @@
  * A call after one whose effect could not be replayed (a `state` line: a method, an argument
  * that is not a plain value) into the same module is not compared in order: its state is unknown.
  */
-import type { ObservationFinding } from '../core/observation-reason.js';
+import type { ObservationFinding } from './observation-reason.js';
 
 /** One line of the calls the recorder wrote. */
 export type RecordedLine =

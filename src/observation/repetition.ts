@@ -7,7 +7,7 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { RepetitionFinding } from '../core/observation-reason.js';
+import type { RepetitionFinding } from './observation-reason.js';
 import { completeJsonLines, parseRecordedCalls, type Observation } from './judge.js';
 import { CALLS_FILE, REPEATED_FILE } from './replay.js';
 

@@ -1,6 +1,6 @@
 import { readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import { OutputCapture } from '../runner/output-capture.js';
 import type { RunPriority } from '../runner/run-queue.js';
 import { runSandboxed } from '../sandbox/run.js';

@@ -4,7 +4,7 @@
  * lock just before appending that verdict. So the log must hold a verdict of turn N whose prev_sha256
  * is that head; one it does not hold was cut from the log, or the log was replaced by an older copy.
  */
-import type { VerdictLogEntry } from '../core/verdict-entry.js';
+import type { VerdictLogEntry } from '../verdicts/verdict-entry.js';
 import { readStateCopy, stateRecordNames, taskRecordFile, type MirroredFile } from './mirrored.js';
 import { artifactNames, turnNumbers } from './mirror-paths.js';
 

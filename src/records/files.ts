@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { realStateRoot, stateRoot } from './state-directory.js';
 import { readRegularFile } from '../repo/read-text.js';
-import { jsonErrorOffset } from '../core/json-error-offset.js';
+import { jsonErrorOffset } from '../errors/json-error-offset.js';
 
 /**
  * Whether `file` exists (links followed). Asked synchronously: a missing file is the common answer

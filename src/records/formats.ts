@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { CoachTurnRecordSchema } from '../core/coach-turn.js';
-import { ConfigSchema } from '../core/config.js';
-import { PlayerReportSchema, PlayerTurnRecordSchema } from '../core/player-report.js';
-import { StoredEvaluationSchema } from '../core/evaluation-record.js';
-import { RunRecordSchema } from '../core/run-record.js';
-import { TaskWorkResultsSchema } from '../core/task-work-results.js';
-import { VerdictLogEntrySchema } from '../core/verdict-entry.js';
+import { CoachTurnRecordSchema } from '../verdicts/coach-turn.js';
+import { ConfigSchema } from '../config/config.js';
+import { PlayerReportSchema, PlayerTurnRecordSchema } from '../tasks/player-report.js';
+import { StoredEvaluationSchema } from '../evaluation/evaluation-record.js';
+import { RunRecordSchema } from './run-record.js';
+import { TaskWorkResultsSchema } from '../tasks/task-work-results.js';
+import { VerdictLogEntrySchema } from '../verdicts/verdict-entry.js';
 import { MergeRecordSchema } from './merge-record.js';
 import { PinnedBaseSchema } from './pinned-base.js';
 import { VerdictHeadSchema } from './verdict-head.js';

@@ -11,8 +11,8 @@ import {
 import { constants } from 'node:fs';
 import { link, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { canonicalJson } from '../core/player-report.js';
+import { CallerError } from '../errors/errors.js';
+import { canonicalJson } from '../tasks/player-report.js';
 import { ensurePrivateDirectory, stateRoot } from './state-directory.js';
 
 /** The server's Ed25519 identity. The public key is written `ed25519:<base64 SPKI DER>`. */

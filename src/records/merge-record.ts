@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SignatureFields } from '../core/verdict-entry.js';
+import { SignatureFields } from '../verdicts/verdict-entry.js';
 import { signatureProblem, signingKey, signRecord, type TrustedKey } from './keys.js';
 import { taskRecordFile, writeMirrored, type MirroredFile } from './mirrored.js';
 import { artifactNames } from './mirror-paths.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { assertTaskId } from '../core/task-id.js';
+import { assertTaskId } from '../tasks/task-id.js';
 
 /** coachgate's records, worktree-relative (GuardKit's layout); never part of the Player's work. */
 export const STORE_PREFIX = '.guardkit/autobuild/';

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { assertTaskId } from '../core/task-id.js';
+import { assertTaskId } from '../tasks/task-id.js';
 import { worktreeRelative } from '../repo/workspace.js';
 import { prepareWrite, removeLeftoverTempFiles, writeFileAtomically } from './files.js';
 import { artifactNames, storeDirectory, taskDirectory } from './mirror-paths.js';

@@ -1,4 +1,4 @@
-import { PlayerTurnRecordSchema, type PlayerTurnRecord } from '../core/player-report.js';
+import { PlayerTurnRecordSchema, type PlayerTurnRecord } from '../tasks/player-report.js';
 import { readStateCopy, stateRecordNames, taskRecordFile, writeMirrored } from './mirrored.js';
 import { parseJsonRecord, type JsonFile } from './files.js';
 import { artifactNames, turnNumbers } from './mirror-paths.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { RunRecordSchema, type RunRecord } from '../core/run-record.js';
+import { RunRecordSchema, type RunRecord } from './run-record.js';
 import { localTrustedKeys, signatureProblem, signingKey, signRecord } from './keys.js';
 import { taskStateDirectory } from './state-directory.js';
 import { readStateCopy, taskRecordFile, writeMirrored } from './mirrored.js';

@@ -3,7 +3,7 @@ import { constants, realpathSync } from 'node:fs';
 import { access, mkdir, realpath, rename } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { assertTaskId } from '../core/task-id.js';
+import { assertTaskId } from '../tasks/task-id.js';
 import { git } from '../repo/git.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { ensurePrivateDirectory, taskStateDirectory } from './state-directory.js';
 import { repairMirror } from './mirrored.js';
 import { namingFile } from './files.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { SignatureFields } from '../core/verdict-entry.js';
+import { SignatureFields } from '../verdicts/verdict-entry.js';
 import { signatureProblem, signRecord, type SigningKey, type TrustedKey } from './keys.js';
 import { writeMirrored, type MirroredFile } from './mirrored.js';
 

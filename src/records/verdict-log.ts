@@ -1,6 +1,10 @@
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { CHAIN_START, VerdictLogEntrySchema, type VerdictLogEntry } from '../core/verdict-entry.js';
+import { CallerError } from '../errors/errors.js';
+import {
+  CHAIN_START,
+  VerdictLogEntrySchema,
+  type VerdictLogEntry,
+} from '../verdicts/verdict-entry.js';
 import {
   keyOf,
   localTrustedKeys,
@@ -18,7 +22,7 @@ export {
   VerdictLogEntrySchema,
   type VerdictIssue,
   type VerdictLogEntry,
-} from '../core/verdict-entry.js';
+} from '../verdicts/verdict-entry.js';
 
 export type NewVerdictLogEntry = Omit<
   VerdictLogEntry,

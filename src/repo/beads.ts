@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { edgesFromBeads, type GraphSource } from '../core/graph-sources.js';
+import { CallerError } from '../errors/errors.js';
+import { edgesFromBeads, type GraphSource } from '../graph/graph-sources.js';
 import { pathExists } from '../records/files.js';
 import { childRun } from './child-output.js';
 import { readWorktreeFile } from './worktree-file.js';

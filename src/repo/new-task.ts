@@ -1,7 +1,7 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { nextTaskId, renderTaskFile, taskFileName, type NewTask } from '../core/task-template.js';
+import { CallerError } from '../errors/errors.js';
+import { nextTaskId, renderTaskFile, taskFileName, type NewTask } from '../tasks/task-template.js';
 import { listTaskIds, TASK_DIRECTORIES } from './tasks.js';
 
 /** A task file ready to write: every check that can refuse it has passed. */

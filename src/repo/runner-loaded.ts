@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { isRunnerLoadedFile } from '../core/test-paths.js';
+import { isRunnerLoadedFile } from '../scope/test-paths.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { eventLoopSlices } from './event-loop-slices.js';
 import { gitQuery, listWorkingFiles } from './git.js';

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { parseTaskMarkdown, type TaskDocument } from '../core/task.js';
+import { CallerError } from '../errors/errors.js';
+import { parseTaskMarkdown, type TaskDocument } from '../tasks/task.js';
 import { listAtCommit, readAtCommit } from './git.js';
 import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
 import { readWorktreeFile } from './worktree-file.js';

@@ -1,4 +1,4 @@
-import { defaultConfig, parseConfig, type Config } from '../core/config.js';
+import { defaultConfig, parseConfig, type Config } from '../config/config.js';
 import { readAtCommit, resolveBase, type BaseCommit } from './git.js';
 
 export const CONFIG_PATH = '.guardkit/config.yaml';

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { quotePrefix } from '../core/quote.js';
+import { CallerError } from '../errors/errors.js';
+import { quotePrefix } from '../errors/quote.js';
 
 /** Supplies the directories the caller may work in (`--root` flags, the client's MCP roots, or the cwd). */
 export type RootsProvider = () => Promise<string[]>;

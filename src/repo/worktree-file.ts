@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { MAX_TEXT_FILE_BYTES, readRegularFile } from './read-text.js';
 import { isInside, worktreeRelative } from './workspace.js';
 

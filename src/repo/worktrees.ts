@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { appendFile, lstat, mkdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { CallerError } from '../core/errors.js';
-import { assertTaskId } from '../core/task-id.js';
+import { CallerError } from '../errors/errors.js';
+import { assertTaskId } from '../tasks/task-id.js';
 import { pathExists } from '../records/files.js';
 import { isServerWritten, STORE_PREFIX } from '../records/mirror-paths.js';
 import { git, gitQuery } from './git.js';

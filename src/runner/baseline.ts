@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { failingTests } from '../core/run-record.js';
+import { failingTests } from '../records/run-record.js';
 import { withDetachedCheckout } from '../repo/checkout.js';
 import { mirroredCacheFile, readStateCopy, writeMirrored } from '../records/mirrored.js';
 import { parseJsonRecord } from '../records/files.js';

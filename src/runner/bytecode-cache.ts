@@ -12,7 +12,7 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { ensurePrivateDirectory, repositoryStateDirectory } from '../records/state-directory.js';
-import { isWithin } from '../core/paths.js';
+import { isWithin } from '../repo/worktree-paths.js';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
 

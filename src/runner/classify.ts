@@ -13,7 +13,7 @@ import {
   type ModuleOwner,
 } from './report/missing-module.js';
 import { visibleLines } from './report/text.js';
-import { isTestSideFile } from '../core/test-paths.js';
+import { isTestSideFile } from '../scope/test-paths.js';
 import { stepFailureClass } from './step-failure.js';
 import type { FailureClassification, RunStatus, TestCounts } from './report/types.js';
 export type { FailureClassification } from './report/types.js';

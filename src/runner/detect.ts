@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../core/config.js';
-import { CallerError } from '../core/errors.js';
+import type { Config } from '../config/config.js';
+import { CallerError } from '../errors/errors.js';
 import { listWorkingFiles } from '../repo/git.js';
 import { OutsideWorktreeError, readWorktreeFile } from '../repo/worktree-file.js';
 import { chainCommands, type ChainCommand } from './chain.js';

@@ -1,4 +1,4 @@
-import { isTestSideFile } from '../core/test-paths.js';
+import { isTestSideFile } from '../scope/test-paths.js';
 import { chainCommands } from './chain.js';
 import { processEndedCase, type ProcessEnd } from './harness-case.js';
 import type { TestCommand } from './detect.js';

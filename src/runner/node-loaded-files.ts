@@ -1,7 +1,7 @@
 import { open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isTestSideFile } from '../core/test-paths.js';
+import { isTestSideFile } from '../scope/test-paths.js';
 import { requireFlag } from './harness-guard.js';
 import { JEST_PROGRAM, MOCHA_PROGRAM, VITEST_FORK_PROGRAM } from './runner-programs.js';
 

@@ -6,7 +6,7 @@ import { readRegularFile } from '../repo/read-text.js';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
 import type { ProcessOutcome } from './execute.js';
-import type { SandboxPolicy } from '../core/sandbox-policy.js';
+import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import { bytecodeCacheFor, runSandboxed, type SandboxInForce } from '../sandbox/run.js';
 import type { BytecodeCache } from './bytecode-cache.js';
 import { requestEqualityWatch } from './equality-watch.js';

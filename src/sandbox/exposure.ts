@@ -11,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../package.js';
 import { stateRoot } from '../records/state-directory.js';
-import { isWithin } from '../core/paths.js';
-import type { NetworkMode } from '../core/sandbox-policy.js';
+import { isWithin } from '../repo/worktree-paths.js';
+import type { NetworkMode } from '../config/sandbox-policy.js';
 import type { BytecodeCache } from '../runner/bytecode-cache.js';
 
 /**

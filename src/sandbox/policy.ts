@@ -4,7 +4,7 @@ import {
   stricterMode,
   type SandboxMode,
   type SandboxPolicy,
-} from '../core/sandbox-policy.js';
+} from '../config/sandbox-policy.js';
 
 let floor: SandboxMode = 'off';
 

@@ -1,4 +1,4 @@
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { findOnPath } from '../runner/platform.js';
 import { runProcess, type ProcessOutcome, type ProcessSpec } from '../runner/execute.js';
 import { withPriority } from '../runner/priority.js';
@@ -6,7 +6,7 @@ import type { RunPriority } from '../runner/run-queue.js';
 import type { OutputCapture } from '../runner/output-capture.js';
 import { detectSandbox, INSTALL_ADVICE, type BackendName } from './backend.js';
 import { exposureFor, type SandboxRequest } from './exposure.js';
-import type { NetworkMode, SandboxMode, SandboxPolicy } from '../core/sandbox-policy.js';
+import type { NetworkMode, SandboxMode, SandboxPolicy } from '../config/sandbox-policy.js';
 import type { BytecodeCache } from '../runner/bytecode-cache.js';
 
 /**

@@ -2,7 +2,7 @@ import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { completeTaskId } from './task-completion.js';
 import { AGENT_ROLES, buildAgentPrompt, type AgentRole } from '../actions/agent-prompt.js';
 import { openTask } from '../actions/task-scope.js';

@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 import { reviewText, runRecords, tasksWithRecords, turnRecords } from '../actions/task-records.js';
 import type { Workspace } from '../repo/workspace.js';
 import { completeTaskId } from './task-completion.js';

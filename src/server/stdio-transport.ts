@@ -2,7 +2,7 @@ import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { quotePrefix } from '../core/quote.js';
+import { quotePrefix } from '../errors/quote.js';
 
 /** Largest request line accepted; anything longer is discarded as it streams in, never buffered whole. */
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;

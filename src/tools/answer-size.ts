@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CallerError } from '../core/errors.js';
+import { CallerError } from '../errors/errors.js';
 
 /**
  * The largest answer sent, as JSON. The MCP SDK's stdio client reads at most 10 MiB per message and

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { detectStallForTask } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
-import { CallerError } from '../core/errors.js';
-import { detectStall, type StallReport } from '../core/stall.js';
+import { CallerError } from '../errors/errors.js';
+import { detectStall, type StallReport } from '../verdicts/stall.js';
 import { defineTool } from './tool.js';
-import { StallSchema } from '../core/coach-turn.js';
+import { StallSchema } from '../verdicts/coach-turn.js';
 import { describeTampering, TamperingSchema, type Tampering } from '../records/mirrored.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 

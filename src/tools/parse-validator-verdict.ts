@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseValidatorVerdict } from '../core/validator-verdict.js';
+import { parseValidatorVerdict } from '../verdicts/validator-verdict.js';
 import { defineTool } from './tool.js';
 
 export const parseValidatorVerdictTool = defineTool({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { readTaskWorkResults } from '../actions/read-task-work-results.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
-import { anyJsonValue } from '../core/portable-schema.js';
+import { anyJsonValue } from '../records/portable-schema.js';
 
 export const readTaskWorkResultsTool = defineTool({
   name: 'read_task_work_results',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { recordPlayerReport } from '../actions/record-player-report.js';
-import { PlayerReportSchema } from '../core/player-report.js';
+import { PlayerReportSchema } from '../tasks/player-report.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 

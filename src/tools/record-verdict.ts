@@ -7,11 +7,11 @@ import {
   AcknowledgedLeftOutSchema,
   AcknowledgedNullTurnSchema,
   VerdictIssueSchema,
-} from '../core/verdict-entry.js';
+} from '../verdicts/verdict-entry.js';
 import { defineTool } from './tool.js';
-import { CriterionReportSchema, StallSchema } from '../core/coach-turn.js';
+import { CriterionReportSchema, StallSchema } from '../verdicts/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
-import { EvaluationSchema } from '../core/evaluation-record.js';
+import { EvaluationSchema } from '../evaluation/evaluation-record.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { whileTrustedRunsWait } from './trusted-wait.js';
 

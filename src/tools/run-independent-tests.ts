@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { commandAsTyped } from '../runner/invocation.js';
-import { describeSandbox } from '../core/sandbox-policy.js';
+import { describeSandbox } from '../config/sandbox-policy.js';
 import { MAX_TIMEOUT_S, runIndependentTests } from '../actions/run-independent-tests.js';
-import { RunRecordSchema } from '../core/run-record.js';
+import { RunRecordSchema } from '../records/run-record.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { Steps } from '../evaluation/steps.js';

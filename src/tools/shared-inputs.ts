@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_ID_PATTERN } from '../core/task-id.js';
+import { TASK_ID_PATTERN } from '../tasks/task-id.js';
 
 /** Input fields every repository tool shares, described once so hosts show the same help everywhere. */
 export const worktreeInput = z

@@ -4,9 +4,9 @@ import { openTask } from '../actions/task-scope.js';
 import { BaseMovedSchema } from '../records/pinned-base.js';
 import { describeTampering, TamperingSchema } from '../records/mirrored.js';
 import { defineTool } from './tool.js';
-import { StallSchema } from '../core/coach-turn.js';
+import { StallSchema } from '../verdicts/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
-import { orNull } from '../core/portable-schema.js';
+import { orNull } from '../records/portable-schema.js';
 
 const counts = z.object({
   total: z.number(),

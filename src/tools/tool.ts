@@ -7,9 +7,9 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
-import { environmentFault } from '../core/environment-fault.js';
-import { CallerError } from '../core/errors.js';
-import { boundedMessage } from '../core/quote.js';
+import { environmentFault } from '../errors/environment-fault.js';
+import { CallerError } from '../errors/errors.js';
+import { boundedMessage } from '../errors/quote.js';
 import { oversizedAnswer } from './answer-size.js';
 import type { Workspace } from '../repo/workspace.js';
 import type { CallIdentity } from '../server/detached-calls.js';

@@ -3,10 +3,10 @@ import { openTask } from '../actions/task-scope.js';
 import { checkRequirements } from '../actions/requirements-check.js';
 import type { RequirementsValidation } from '../actions/validate-requirements.js';
 import { defineTool } from './tool.js';
-import { CriterionReportSchema } from '../core/coach-turn.js';
+import { CriterionReportSchema } from '../verdicts/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
-import { orNull } from '../core/portable-schema.js';
+import { orNull } from '../records/portable-schema.js';
 import { whileTrustedRunsWait } from './trusted-wait.js';
 
 export const validateRequirementsTool = defineTool({

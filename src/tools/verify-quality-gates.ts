@@ -3,7 +3,7 @@ import { openTask } from '../actions/task-scope.js';
 import { verifyQualityGates } from '../actions/verify-quality-gates.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
-import { orNull } from '../core/portable-schema.js';
+import { orNull } from '../records/portable-schema.js';
 
 const gateName = z.enum(['tests', 'coverage', 'arch_review', 'plan_audit']);
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { preserveTaskWorktree } from '../actions/worktree.js';
-import { orNull } from '../core/portable-schema.js';
+import { orNull } from '../records/portable-schema.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { worktreeFields } from './worktree-start.js';

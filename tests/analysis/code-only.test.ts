@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeOnly } from '../../src/analysis/code-only.js';
-import { evaluateRequirements } from '../../src/core/requirements.js';
+import { evaluateRequirements } from '../../src/requirements/requirements.js';
 
 const PY =
   'def divide(a, b):\n    """raise ValueError("division by zero")"""\n    # raise ValueError("division by zero")\n    return a / b  # raise later\n    s = "# not a comment"\n';

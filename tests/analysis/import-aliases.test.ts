@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importAliases } from '../../src/analysis/import-aliases.js';
 import { loadTypeScript } from '../../src/analysis/typescript-parser.js';
-import { resolveImports } from '../../src/core/code-under-test.js';
+import { resolveImports } from '../../src/scope/import-reach.js';
 
 /** Which repository files `specifiers`, imported from `from`, name under the configs' aliases. */
 function resolved(

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_POLICY } from '../../src/core/sandbox-policy.js';
+import { DEFAULT_SANDBOX_POLICY } from '../../src/config/sandbox-policy.js';
 import { pythonDoctestSplices } from '../../src/evaluation/doctest-splice.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { linesOf } from '../helpers/layout-task.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pythonDoctestExamples } from '../../src/analysis/python-doctests.js';
-import { removedExamples } from '../../src/core/doctest-examples.js';
-import { DEFAULT_SANDBOX_POLICY } from '../../src/core/sandbox-policy.js';
+import { removedExamples } from '../../src/integrity/doctest-examples.js';
+import { DEFAULT_SANDBOX_POLICY } from '../../src/config/sandbox-policy.js';
 
 const MODULE = [
   '"""Text helpers.',

@@ -9,8 +9,8 @@ import {
   type SourceFile,
   type TestFactsOptions,
 } from '../../src/analysis/test-facts.js';
-import { DEFAULT_SANDBOX_POLICY } from '../../src/core/sandbox-policy.js';
-import type { FileVersions } from '../../src/core/integrity.js';
+import { DEFAULT_SANDBOX_POLICY } from '../../src/config/sandbox-policy.js';
+import type { FileVersions } from '../../src/integrity/integrity.js';
 import { serverPython } from '../../src/runner/pyenv.js';
 
 /** As a repository without a sandbox setting gets them: the default policy. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../src/core/run-record.js';
-import type { VerdictLogEntry } from '../../src/core/verdict-entry.js';
+import type { RunRecord } from '../../src/records/run-record.js';
+import type { VerdictLogEntry } from '../../src/verdicts/verdict-entry.js';
 import {
   buildDashboard,
   graphView,
@@ -11,7 +11,7 @@ import {
   type DashboardInput,
   type TaskRecords,
 } from '../../src/dashboard/model.js';
-import { parseWorktreeList } from '../../src/dashboard/worktrees.js';
+import { parseWorktreeList } from '../../src/dashboard/worktree-list.js';
 
 let seq = 0;
 function entry(fields: Partial<VerdictLogEntry> & Pick<VerdictLogEntry, 'turn' | 'recorded_at'>) {

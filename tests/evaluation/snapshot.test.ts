@@ -13,7 +13,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { trustedSelection } from '../../src/evaluation/product-code.js';
+import { trustedSelection } from '../../src/scope/product-code.js';
 import {
   BASE_FILE_TIME,
   baseSnapshot,

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTask } from '../../src/actions/task-scope.js';
-import { runToolchainGates } from '../../src/actions/toolchain-gates.js';
+import { runToolchainGates } from '../../src/quality-gates/toolchain-gates.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { GOOD_GREET } from '../helpers/node-project.js';

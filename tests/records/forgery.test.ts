@@ -12,7 +12,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/core/player-report.js';
+import { canonicalJson } from '../../src/tasks/player-report.js';
 import { initKey } from '../../src/records/keys.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
 import { connectOver, TRANSPORTS } from '../helpers/transports.js';

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CallerError } from '../../src/core/errors.js';
+import { CallerError } from '../../src/errors/errors.js';
 import { withTaskLock } from '../../src/records/task-lock.js';
 import {
   appendVerdict,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/core/config.js';
+import { defaultConfig } from '../../src/config/config.js';
 import { detectTestCommand } from '../../src/runner/detect.js';
 import { fileLimitArguments } from '../../src/runner/file-limit.js';
 import { makeRepo } from '../helpers/git-repo.js';

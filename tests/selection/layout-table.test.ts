@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { trustedSelection } from '../../src/evaluation/product-code.js';
+import { trustedSelection } from '../../src/scope/product-code.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import {
   ALIASES,

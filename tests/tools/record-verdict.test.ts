@@ -12,8 +12,8 @@ import {
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CoachTurnRecordSchema } from '../../src/core/coach-turn.js';
-import { PlayerReportSchema } from '../../src/core/player-report.js';
+import { CoachTurnRecordSchema } from '../../src/verdicts/coach-turn.js';
+import { PlayerReportSchema } from '../../src/tasks/player-report.js';
 import { taskRecordFile } from '../../src/records/mirrored.js';
 import { savePlayerTurn } from '../../src/records/player-turns.js';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';

@@ -1,4 +1,4 @@
-import type { PythonImport } from '../../core/code-under-test.js';
+import type { PythonImport } from '../../scope/import-reach.js';
 import { stripComment } from '../source-text.js';
 
 /**

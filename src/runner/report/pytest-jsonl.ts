@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isTestSideFile } from '../../core/test-paths.js';
+import { isTestSideFile } from '../../scope/test-paths.js';
 import {
   equalityByTypeMessage,
   HARNESS_CHANGED,

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { runnerDetectionFindings } from '../../src/integrity/runner-detection.js';
+
+describe('runnerDetectionFindings', () => {
+  it.each([
+    ['calc.py', 'import sys\nif "pytest" in sys.modules:\n    pass\n', 2],
+    ['calc.py', 'import os\nUNDER_TEST = os.environ.get("PYTEST_CURRENT_TEST")\n', 2],
+    ['src/lib.js', 'const t = process.env.JEST_WORKER_ID;\n', 1],
+    ['src/lib.ts', 'export const fast = !!process.env.VITEST;\n', 1],
+    ['src/lib.js', "if (process.argv.some((a) => a.includes('vitest'))) {}\n", 1],
+    ['src/lib.js', 'const ctx = process.env.NODE_TEST_CONTEXT;\n', 1],
+    [
+      'src/lib.rs',
+      'pub fn add(a: i32, b: i32) -> i32 { if cfg!(test) { a + b } else { a - b } }\n',
+      1,
+    ],
+  ])('%s: a line reading the runner is must_fix with its line (%#)', (file, now, line) => {
+    const [finding] = runnerDetectionFindings([{ path: file, now }]);
+    expect(finding).toMatchObject({ kind: 'runner_detection', severity: 'must_fix', file, line });
+  });
+
+  it('ignores lines the base already had, comments, and honest code', () => {
+    const base = 'import os\nDEBUG = os.environ.get("PYTEST_CURRENT_TEST")\n';
+    expect(
+      runnerDetectionFindings([
+        { path: 'calc.py', base, now: `${base}# PYTEST_CURRENT_TEST is set by pytest\n` },
+        { path: 'src/lib.js', now: "const mode = process.env.NODE_ENV ?? 'production';\n" },
+      ]),
+    ).toEqual([]);
+  });
+});
