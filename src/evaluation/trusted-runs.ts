@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import type { Config } from '../config/config.js';
 import { isTestConfigFile, isTestFile, isTestSideFile } from '../scope/test-paths.js';
 import { isTestDataFile } from '../scope/test-data.js';
@@ -503,7 +503,13 @@ async function runIn(
           ? await guardTestFiles(snapshot.dir, baseTestFiles(selection))
           : undefined;
         const modules = await firstPartyModules(snapshot.dir);
-        const observe = await observeRequest(snapshot.dir, selection, name, passedAtBase);
+        const observe = await observeRequest(
+          snapshot.dir,
+          selection,
+          name,
+          passedAtBase,
+          prepared.work?.base.dir,
+        );
         // The base's run (the baseline) fills the cache; the others read it once it is published.
         const bytecodeKey = {
           baseCommit: request.baseCommit,
@@ -560,6 +566,7 @@ async function observeRequest(
   selection: TrustedSelection,
   name: RunName,
   passedAtBase: string[],
+  baseDir: string | undefined,
 ): Promise<ObserveRequest | undefined> {
   if (name !== 'trusted' && name !== 'new-tests') return undefined;
   const root = await realpath(directory);
@@ -572,7 +579,34 @@ async function observeRequest(
     return { files: [], callers: [], repeat: { files: tests, passedAtBase } };
   }
   const callers = baseTestFiles(selection).map((file) => path.join(root, file));
-  return { files, callers, repeat: { passedAtBase } };
+  const bases = baseDir === undefined ? {} : await baseTexts(baseDir, root, files);
+  return { files, callers, repeat: { passedAtBase }, bases };
+}
+
+/** Larger base files are judged as if every line were the Player's: the check only widens. */
+const BASE_TEXT_LIMIT = 1 << 20;
+
+/**
+ * Each changed Python file's text in the base's snapshot, so the equality watch judges only the
+ * classes whose lines the Player wrote. A link or an oversized file is left out (read as new).
+ */
+async function baseTexts(
+  baseDir: string,
+  root: string,
+  files: readonly string[],
+): Promise<Record<string, string>> {
+  const texts: Record<string, string> = {};
+  await Promise.all(
+    files
+      .filter((file) => file.endsWith('.py'))
+      .map(async (file) => {
+        const at = path.join(baseDir, path.relative(root, file));
+        const found = await lstat(at).catch(() => undefined);
+        if (found?.isFile() && found.size <= BASE_TEXT_LIMIT)
+          texts[file] = await readFile(at, 'utf8');
+      }),
+  );
+  return texts;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface ObserveRequest {
    * files; never the tests that passed at the base (`passedAtBase`, by id).
    */
   repeat?: { files?: string[]; passedAtBase: string[] };
+  /** Each changed Python file's text at the base, by its path in `files`; absent: new there. */
+  bases?: Record<string, string>;
 }
 
 /** Where the recorder finds its request and writes its calls (src/runner/call-recorder.ts). */

@@ -7,7 +7,10 @@ import path from 'node:path';
  * class, or the code of its `__eq__`/`__ne__`, however the class got it) is compared again as the
  * plain value the operand stands for: its builtin base read with the builtin's own methods, else
  * its fields (dataclass fields, `__dict__`, slots), recursively. A comparison that then disagrees
- * is reported with the test, the type and the place.
+ * is reported with the test, the type and the place. Only the Player's equality counts: a class
+ * whose lines, `__eq__`/`__ne__` and the helpers they name (a few calls deep) the change left as
+ * the base had them is not compared again, so an honest normalising equality the base already held
+ * stays the base's, whatever else the Player changed in its file.
  *
  * The operands come from what the runner already hands over:
  * - pytest's rewritten asserts, built with the assertion-pass branch on (as
@@ -20,7 +23,7 @@ import path from 'node:path';
  * Active only when the server put `coachgate_equality.json` beside the reporter.
  */
 export const EQUALITY_WATCH_SOURCE = String.raw`
-import json, os, sys
+import difflib, inspect, json, os, sys
 EQUALITY_CONFIG = 'coachgate_equality.json'
 EQUALITY_LIMIT = 50
 PLAIN_ATOMS = frozenset([int, float, complex, str, bytes, bool, type(None)])
@@ -72,9 +75,39 @@ def stands_for(value, other):
         return next(iter(value.values()))
     return value
 
+def changed_lines(path, base):
+    # The lines of path the change added or rewrote (beside a deletion, both neighbours), or None
+    # when every line is the Player's (a file the base did not have, or one that cannot be read).
+    if base is None:
+        return None
+    try:
+        with open(path, encoding='utf-8', errors='replace') as handle:
+            now = handle.read().splitlines()
+    except OSError:
+        return None
+    lines = set()
+    matcher = difflib.SequenceMatcher(None, base.splitlines(), now, autojunk=False)
+    for tag, _, _, start, end in matcher.get_opcodes():
+        if tag != 'equal':
+            lines.update(range(start, end + 2) if start == end else range(start + 1, end + 1))
+    return lines
+
+def code_lines(code):
+    lines = [line for _, _, line in code.co_lines() if line] if hasattr(code, 'co_lines') else []
+    return range(code.co_firstlineno, max(lines + [code.co_firstlineno]) + 1)
+
+def class_lines(cls):
+    try:
+        source, start = inspect.getsourcelines(cls)
+    except (OSError, TypeError):
+        return None
+    return range(start, start + len(source))
+
 class EqualityWatch:
-    def __init__(self, files, report):
+    def __init__(self, files, report, bases=None):
         self.files = frozenset(files)
+        bases = bases or {}
+        self.changed = {name: changed_lines(name, bases.get(name)) for name in files}
         self.report = report
         self.real = {}
         self.classes = {}
@@ -98,17 +131,48 @@ class EqualityWatch:
             found = self.classes[key] = self.lineage_class(kind)
         return found
 
+    def touched(self, name, lines):
+        # Whether the change wrote any of these lines of a changed file (unknown lines: yes).
+        if not isinstance(name, str):
+            return False
+        name = self.real_file(name)
+        if name not in self.files:
+            return False
+        changed = self.changed.get(name)
+        return changed is None or lines is None or any(line in changed for line in lines)
+
     def lineage_class(self, kind):
         for cls in kind.__mro__:
             module = sys.modules.get(cls.__dict__.get('__module__') or '')
             name = getattr(module, '__file__', None)
-            if isinstance(name, str) and self.real_file(name) in self.files:
+            if isinstance(name, str) and self.touched(name, class_lines(cls)):
                 return cls
             for method in ('__eq__', '__ne__'):
-                code = getattr(cls.__dict__.get(method), '__code__', None)
-                if code is not None and self.real_file(code.co_filename) in self.files:
+                function = cls.__dict__.get(method)
+                code = getattr(function, '__code__', None)
+                if code is not None and self.reaches_change(code, cls, function.__globals__):
                     return cls
         return None
+
+    def reaches_change(self, code, owner, names, depth=0):
+        # Whether the change wrote this code, or a function or method it names (a helper the
+        # equality calls), a few calls deep: an untouched __eq__ that calls a rewritten helper is
+        # the Player's equality too.
+        if self.touched(code.co_filename, code_lines(code)):
+            return True
+        if depth >= 3:
+            return False
+        inner = [const for const in code.co_consts if hasattr(const, 'co_code')]
+        for name in code.co_names:
+            for found in (names.get(name), inspect.getattr_static(owner, name, None)):
+                found = getattr(found, '__func__', None) or getattr(found, 'fget', None) or found
+                if getattr(found, '__code__', None) is not None:
+                    inner.append((found.__code__, getattr(found, '__globals__', names)))
+        for item in inner:
+            found, scope = item if isinstance(item, tuple) else (item, names)
+            if found is not code and self.reaches_change(found, owner, scope, depth + 1):
+                return True
+        return False
 
     def plain(self, value, depth=0):
         kind = type(value)
@@ -256,7 +320,7 @@ def equality_watch(directory, report):
         return None
     with open(config_path, encoding='utf-8') as handle:
         config = json.load(handle)
-    watch = EqualityWatch(config['files'], report)
+    watch = EqualityWatch(config['files'], report, config.get('bases'))
     watch_assert_equal(watch)
     return watch
 
@@ -279,10 +343,18 @@ def equality_observer(watch):
     return CoachgateEquality()
 `;
 
-/** Asks the run's reporter to judge equality by effect for the changed product files. */
+/**
+ * Asks the run's reporter to judge equality by effect for the changed product files; `bases` holds
+ * each one's text at the base (absent: a file the base did not have), so only the lines the Player
+ * wrote decide whose equality it is.
+ */
 export async function requestEqualityWatch(
   reportDirectory: string,
   files: readonly string[],
+  bases: Readonly<Record<string, string>> = {},
 ): Promise<void> {
-  await writeFile(path.join(reportDirectory, 'coachgate_equality.json'), JSON.stringify({ files }));
+  await writeFile(
+    path.join(reportDirectory, 'coachgate_equality.json'),
+    JSON.stringify({ files, bases }),
+  );
 }

@@ -137,7 +137,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     if (observe) await requestObservation(reportDirectory, observe);
     // A trusted run's passing equalities decided by the Player's types are judged again.
     if (spec.observe?.files.length && ['pytest', 'unittest'].includes(spec.command.runner))
-      await requestEqualityWatch(reportDirectory, spec.observe.files);
+      await requestEqualityWatch(reportDirectory, spec.observe.files, spec.observe.bases);
     const nodeTest = mayRunNodeTest(spec.command);
     const observeNode =
       nodeTest && spec.observe ? await nodeObserveConfig(spec.observe, spec.cwd) : undefined;

@@ -125,6 +125,47 @@ describe.skipIf(!hasPytest)('equality by effect under pytest (pytest installed)'
       /tests\/test_total\.py::test_total passed `==` at tests\/test_total\.py:5 only by the equality of app\.money\.Money \(app\/money\.py\)/,
     );
   }, 240_000);
+
+  it("approves a change beside the base's own normalising equality, which stays the base's", async () => {
+    const names = linesOf(
+      'class Name:',
+      '    def __init__(self, text):',
+      '        self.text = text',
+      '',
+      '    def __eq__(self, other):',
+      '        return isinstance(other, Name) and self.text.lower() == other.text.lower()',
+    );
+    task = await layoutTask({
+      base: {
+        'pytest.ini': '[pytest]\npythonpath = .\n',
+        'app/__init__.py': '',
+        'app/names.py': names,
+        'tests/test_names.py': linesOf(
+          'from app.names import Name',
+          '',
+          '',
+          'def test_case_blind():',
+          '    assert Name("ADA") == Name("ada")',
+        ),
+      },
+      player: {
+        'app/names.py':
+          names + linesOf('', '', 'def shout(name):', '    return Name(name.text.upper())'),
+        'tests/test_shout.py': linesOf(
+          'from app.names import Name, shout',
+          '',
+          '',
+          'def test_shout():',
+          '    assert shout(Name("ada")).text == "ADA"',
+        ),
+      },
+      criterion: 'shout(name) returns the name in capitals',
+      evidence: [{ criterion: 'AC-001', test: 'test_shout' }],
+    });
+    const approved = await task.approve();
+    expect(approved.run.status, approved.run.summary).toBe('passed');
+    expect(approved.result.isError, approved.text).toBeFalsy();
+  }, 240_000);
 });
 
 describe('equality by effect under python -m unittest', () => {
