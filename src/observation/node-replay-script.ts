@@ -115,6 +115,7 @@ const child = async () => {
 const parent = () => {
   const answer = { import_failed: [], alone: {}, session: {} };
   const run = (args) => {
+    // This script is started through runSandboxed (replay.ts): its fresh nodes stay in that sandbox.
     const done = spawnSync(process.execPath, [script, ...args], {
       stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
       timeout: CHILD_MS,

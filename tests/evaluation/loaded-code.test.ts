@@ -124,41 +124,44 @@ const READ_REGISTRIES = {
   ].join('\n'),
 };
 
-describe.skipIf(!hasPytest)('changed code the tests read and run, not import (pytest)', () => {
-  it.each(Object.entries(READ_REGISTRIES))(
-    '%s: refuses it untaken, naming the file; judges it once acknowledged',
-    async (_how, registry) => {
-      task = await layoutTask({
-        base: { ...base, 'app/registry.py': registry },
-        player: {
-          'app/registry.py': `"""Plugins by name."""\n${registry}`,
-          'app/plugins/upper.py': 'def apply(text):\n    return text\n',
-          'tests/test_registry.py': base['tests/test_registry.py'].replace('"AB"', '"ab"'),
-        },
-        criterion,
-        evidence: [{ criterion: 'AC-001', test: 'test_upper' }],
-      });
-      const refused = await task.approve();
-      expect(refused.run.changed_files_loaded).toEqual(
-        expect.arrayContaining(['app/plugins/upper.py']),
-      );
-      expect(refused.result.isError).toBe(true);
-      expect(refused.text).toContain('changed code the tests load was not judged');
-      expect(refused.text).toContain('"file": "app/plugins/upper.py"');
-      const judged = await task.approve({
-        acknowledged_left_out: [
-          { file: 'app/plugins/upper.py', reason: 'the plugin the task changes' },
-        ],
-      });
-      expect(judged.result.isError).toBe(true);
-      expect(judged.text).not.toContain('was not judged');
-      expect(judged.text).toMatch(
-        /base test tests\/test_registry\.py::test_upper passed at the base/,
-      );
-    },
-    240_000,
-  );
-});
+describe.skipIf(!hasPytest)(
+  'changed code the tests read and run, not import (pytest installed)',
+  () => {
+    it.each(Object.entries(READ_REGISTRIES))(
+      '%s: refuses it untaken, naming the file; judges it once acknowledged',
+      async (_how, registry) => {
+        task = await layoutTask({
+          base: { ...base, 'app/registry.py': registry },
+          player: {
+            'app/registry.py': `"""Plugins by name."""\n${registry}`,
+            'app/plugins/upper.py': 'def apply(text):\n    return text\n',
+            'tests/test_registry.py': base['tests/test_registry.py'].replace('"AB"', '"ab"'),
+          },
+          criterion,
+          evidence: [{ criterion: 'AC-001', test: 'test_upper' }],
+        });
+        const refused = await task.approve();
+        expect(refused.run.changed_files_loaded).toEqual(
+          expect.arrayContaining(['app/plugins/upper.py']),
+        );
+        expect(refused.result.isError).toBe(true);
+        expect(refused.text).toContain('changed code the tests load was not judged');
+        expect(refused.text).toContain('"file": "app/plugins/upper.py"');
+        const judged = await task.approve({
+          acknowledged_left_out: [
+            { file: 'app/plugins/upper.py', reason: 'the plugin the task changes' },
+          ],
+        });
+        expect(judged.result.isError).toBe(true);
+        expect(judged.text).not.toContain('was not judged');
+        expect(judged.text).toMatch(
+          /base test tests\/test_registry\.py::test_upper passed at the base/,
+        );
+      },
+      240_000,
+    );
+  },
+);
 
 /**
  * The same through node's runners, which list nothing themselves: coachgate's recorder, loaded
