@@ -13,18 +13,6 @@ function modules(): string[] {
     .map((file) => file.split(path.sep).join('/'));
 }
 
-/**
- * A tool's contract (tools/<tool>.ts) and its work (actions/<tool>.ts) carry the tool's name on
- * purpose: the pair is one tool, read in one hop.
- */
-function isToolAndItsAction(paths: string[]): boolean {
-  return (
-    paths.length === 2 &&
-    paths.includes(`tools/${path.posix.basename(paths[0]!)}`) &&
-    paths.includes(`actions/${path.posix.basename(paths[0]!)}`)
-  );
-}
-
 const ENTRY_ROOMS = ['cli', 'server', 'tools', 'autobuild', 'dashboard'];
 const RULE_ROOMS = ['verdicts', 'integrity', 'requirements', 'tasks', 'graph', 'config', 'errors'];
 /** What a pure function over plain data never needs. */
@@ -49,9 +37,7 @@ describe('rooms', () => {
       if (name === 'index.ts') continue;
       byName.set(name, [...(byName.get(name) ?? []), file]);
     }
-    const shared = [...byName.values()].filter(
-      (paths) => paths.length > 1 && !isToolAndItsAction(paths),
-    );
+    const shared = [...byName.values()].filter((paths) => paths.length > 1);
     expect(shared, 'one concept, one module: merge them or name each for what it does').toEqual([]);
   });
 

@@ -1,19 +1,19 @@
-import { checkGraphCyclesTool } from './check-graph-cycles.js';
-import { checkTestIntegrityTool } from './check-test-integrity.js';
-import { detectStallTool } from './detect-stall.js';
-import { loadTaskTool } from './load-task.js';
-import { parseValidatorVerdictTool } from './parse-validator-verdict.js';
-import { readTaskWorkResultsTool } from './read-task-work-results.js';
-import { recordPlayerReportTool } from './record-player-report.js';
-import { recordVerdictTool } from './record-verdict.js';
-import { runIndependentTestsTool } from './run-independent-tests.js';
-import { taskStatusTool } from './task-status.js';
+import { checkGraphCyclesTool } from './check-graph-cycles.tool.js';
+import { checkTestIntegrityTool } from './check-test-integrity.tool.js';
+import { detectStallTool } from './detect-stall.tool.js';
+import { loadTaskTool } from './load-task.tool.js';
+import { parseValidatorVerdictTool } from './parse-validator-verdict.tool.js';
+import { readTaskWorkResultsTool } from './read-task-work-results.tool.js';
+import { recordPlayerReportTool } from './record-player-report.tool.js';
+import { recordVerdictTool } from './record-verdict.tool.js';
+import { runIndependentTestsTool } from './run-independent-tests.tool.js';
+import { taskStatusTool } from './task-status.tool.js';
 import type { ServerRole, ToolDefinition } from './tool.js';
-import { validateRequirementsTool } from './validate-requirements.js';
-import { verifyQualityGatesTool } from './verify-quality-gates.js';
-import { worktreeFinishTool } from './worktree-finish.js';
-import { worktreePreserveTool } from './worktree-preserve.js';
-import { worktreeStartTool } from './worktree-start.js';
+import { validateRequirementsTool } from './validate-requirements.tool.js';
+import { verifyQualityGatesTool } from './verify-quality-gates.tool.js';
+import { worktreeFinishTool } from './worktree-finish.tool.js';
+import { worktreePreserveTool } from './worktree-preserve.tool.js';
+import { worktreeStartTool } from './worktree-start.tool.js';
 
 /** Groups of tools a server can be limited to with `--toolsets`, as github-mcp-server does. */
 export const TOOLSETS = {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { finishTaskWorktree } from '../actions/worktree.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
-import { worktreeFields } from './worktree-start.js';
+import { worktreeFields } from './worktree-start.tool.js';
 
 export const worktreeFinishTool = defineTool({
   name: 'worktree_finish',

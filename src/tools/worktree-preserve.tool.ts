@@ -3,7 +3,7 @@ import { preserveTaskWorktree } from '../actions/worktree.js';
 import { orNull } from '../records/portable-schema.js';
 import { defineTool } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
-import { worktreeFields } from './worktree-start.js';
+import { worktreeFields } from './worktree-start.tool.js';
 
 export const worktreePreserveTool = defineTool({
   name: 'worktree_preserve',
