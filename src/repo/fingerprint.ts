@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { createReadStream, fstatSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isServerWritten } from '../records/mirror-paths.js';
+import { keepHash, knownHash, readStart } from './content-hashes.js';
 import { eventLoopSlices } from './event-loop-slices.js';
 import { listWorkingFiles } from './git.js';
 import { withRegularFile } from './read-text.js';
@@ -89,28 +90,37 @@ async function fileEntries(root: string, files: readonly string[]): Promise<stri
 async function fileEntry(worktree: string, file: string, label: string): Promise<string> {
   const absolute = path.join(worktree, file);
   try {
-    const info = lstatSync(absolute);
+    const info = lstatSync(absolute, { bigint: true });
     if (info.isSymbolicLink()) {
       // What a link names can change without the link changing (a file in the store, outside the tree).
-      const content = await contentHash(absolute).catch(() => undefined); // dangling, or a loop
+      const content = await contentHash(absolute, false).catch(() => undefined); // dangling, or a loop
       return `${label}\0link\0${readlinkSync(absolute)}\0${content ?? 'not a file'}`;
     }
-    const content = info.isFile() ? await contentHash(absolute) : undefined;
+    const content = info.isFile()
+      ? (knownHash('sha256', absolute, info) ?? (await contentHash(absolute, true)))
+      : undefined;
     if (content === undefined) return `${label}\0other`;
-    return `${label}\0${info.mode & 0o111 ? 'x' : '-'}\0${content}`;
+    return `${label}\0${info.mode & 0o111n ? 'x' : '-'}\0${content}`;
   } catch {
     return `${label}\0deleted`;
   }
 }
 
-/** A regular file's sha256; undefined for anything else (a file swapped since its lstat). */
-function contentHash(file: string): Promise<string | undefined> {
+/**
+ * A regular file's sha256; undefined for anything else (a file swapped since its lstat). `keep`:
+ * kept for the next fingerprint by the identity of the file read (not for a link's target).
+ */
+function contentHash(file: string, keep: boolean): Promise<string | undefined> {
+  const started = readStart();
   return withRegularFile(file, async (descriptor, size) => {
+    const info = fstatSync(descriptor, { bigint: true });
     const hash = createHash('sha256');
     if (size < STREAMED_BYTES) hash.update(readFileSync(descriptor));
     else
       for await (const chunk of createReadStream('', { fd: descriptor, autoClose: false }))
         hash.update(chunk as Buffer);
-    return hash.digest('hex');
+    const digest = hash.digest('hex');
+    if (keep) keepHash('sha256', file, info, digest, started);
+    return digest;
   });
 }

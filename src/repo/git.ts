@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { CallerError } from '../errors/errors.js';
 import { quotePrefix } from '../errors/quote.js';
 import { readOnceAtCommit } from './commit-reads.js';
+import { keepHash, knownHash, readStart } from './content-hashes.js';
 import { queryFile } from './query-process.js';
 import { childOutput } from './child-output.js';
 import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
@@ -348,13 +349,13 @@ export async function changedSince(
 /** `<mode> <blob id>` of a working file as git would store it without filters; undefined when it is gone. */
 async function blobEntry(file: string): Promise<string | undefined> {
   try {
-    const info = await lstat(file);
+    const info = await lstat(file, { bigint: true });
     if (info.isSymbolicLink()) return `120000 ${blobId(Buffer.from(await readlink(file)))}`;
     if (!info.isFile()) return undefined;
-    const mode = info.mode & 0o111 ? '100755' : '100644';
-    // A large file (a run's log, a data set) is hashed as it streams, never held whole.
-    if (info.size > STREAMED_BLOB_BYTES) return `${mode} ${await streamedBlobId(file, info.size)}`;
-    return `${mode} ${blobId(await readFile(file))}`;
+    const mode = info.mode & 0o111n ? '100755' : '100644';
+    // Kept by the file's identity: a 50,000-file tree is compared several times a turn.
+    const id = knownHash('git-blob', file, info) ?? (await readBlobId(file));
+    return id && `${mode} ${id}`;
   } catch {
     return undefined;
   }
@@ -362,9 +363,29 @@ async function blobEntry(file: string): Promise<string | undefined> {
 
 const STREAMED_BLOB_BYTES = 4 * 1024 * 1024;
 
-async function streamedBlobId(file: string, size: number): Promise<string> {
+/** A regular file's blob id, kept by the identity of the file read; undefined for anything else. */
+async function readBlobId(file: string): Promise<string | undefined> {
+  const started = readStart();
+  const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const info = await handle.stat({ bigint: true });
+    if (!info.isFile()) return undefined;
+    // A large file (a run's log, a data set) is hashed as it streams, never held whole.
+    const id =
+      info.size > STREAMED_BLOB_BYTES
+        ? await streamedBlobId(handle, info.size)
+        : blobId(await handle.readFile());
+    keepHash('git-blob', file, info, id, started);
+    return id;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function streamedBlobId(handle: FileHandle, size: bigint): Promise<string> {
   const hash = createHash('sha1').update(`blob ${size}\0`);
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  for await (const chunk of handle.createReadStream({ autoClose: false }))
+    hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 

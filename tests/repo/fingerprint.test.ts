@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { filesDigest, treeFingerprint } from '../../src/repo/fingerprint.js';
+import { changedSince } from '../../src/repo/git.js';
 import { hiddenRunnerFiles, linksIntoStore } from '../../src/repo/runner-loaded.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 
@@ -78,6 +79,25 @@ describe('treeFingerprint', () => {
     rmSync(path.join(repo.dir, 'tests/feed'));
     repo.write('tests/feed', '');
     expect(await treeFingerprint(repo.dir)).not.toBe(before);
+  });
+
+  it('sees a file rewritten with its size and time restored, after its hash was kept', async () => {
+    project();
+    const file = path.join(repo.dir, 'calc.py');
+    const base = 'def add(a, b):\n    return a + b\n';
+    const moved = new Date('2020-01-01T00:00:00Z');
+    writeFileSync(file, base);
+    utimesSync(file, moved, moved);
+    // Only a hash of a file changed well before the read is kept (src/repo/content-hashes.ts).
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const [tree, blobs] = [await treeFingerprint(repo.dir), await changedSince(repo.dir, 'HEAD')];
+    expect(blobs).toEqual([]);
+    expect(await treeFingerprint(repo.dir)).toBe(tree);
+    // The same size and modification time, other content: only the change time tells.
+    writeFileSync(file, base.replace('a + b', 'a - b'));
+    utimesSync(file, moved, moved);
+    expect(await treeFingerprint(repo.dir)).not.toBe(tree);
+    expect(await changedSince(repo.dir, 'HEAD')).toEqual(['calc.py']);
   });
 
   it('lists ignored runner files but not ignored data', async () => {
