@@ -28,7 +28,7 @@ import { withDocCommentsOf } from '../analysis/rust-doc-comments.js';
 import { testBlocks, withTestBlocksOf } from '../scope/rust-test-blocks.js';
 import { isTestConfigFile, isTestSideFile } from '../scope/test-paths.js';
 import { eventLoopSlices } from '../repo/event-loop-slices.js';
-import { listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
+import { changedSince, listWorkingFiles, readAtCommit, treeListing } from '../repo/git.js';
 import { lstatIfPresent } from '../repo/present-entries.js';
 import { childOutput } from '../repo/child-output.js';
 import { largeBlobs, streamBlob } from './large-blobs.js';
@@ -84,7 +84,7 @@ export async function trustedSnapshot(
     base,
     withNewTests ? 'coachgate-new-tests-' : 'coachgate-trusted-',
   );
-  await overlay(worktree, snapshot.dir, [
+  await overlay(worktree, snapshot.dir, base.commit, [
     ...selection.code,
     ...selection.acknowledged,
     ...(withNewTests ? selection.new_tests : []),
@@ -108,10 +108,11 @@ export async function failToPassSnapshot(
   doctests: ReadonlyMap<string, string> = new Map(),
 ): Promise<Snapshot & { laid: string[] }> {
   const snapshot = await copiedBase(base, 'coachgate-f2p-');
-  const playerTests = (await listWorkingFiles(worktree)).filter(
+  const working = listWorkingFiles(worktree);
+  const playerTests = (await working).filter(
     (file) => !file.startsWith(STORE_PREFIX) && isTestSideFile(file) && !isTestConfigFile(file),
   );
-  await overlay(worktree, snapshot.dir, playerTests);
+  await overlay(worktree, snapshot.dir, base.commit, playerTests, working);
   for (const file of inlineTests) {
     const destination = path.join(snapshot.dir, file);
     const player = await readRegularFile(path.join(worktree, file));
@@ -301,13 +302,32 @@ function writeEntry(destination: string, mode: string, content: Buffer, time: Da
 const BYTECODE = /(?:^|\/)__pycache__\/|\.py[co]$/;
 
 /**
- * The Player's version of each path over the snapshot: a file or link is copied (mode kept), a path the
- * Player deleted is removed. Removals go first, so a case-only rename survives a case-insensitive disk.
+ * The Player's version of each path over the snapshot of `baseCommit`: a file or link is copied (mode
+ * kept), a path the Player deleted is removed. Removals go first, so a case-only rename survives a
+ * case-insensitive disk. A path whose content and mode are the base's is left as extracted: a
+ * monorepo's 25,000 unchanged test data files were each removed and written again (the comparison
+ * is the server's own, by blob id, kept by file identity: src/repo/content-hashes.ts).
  */
-async function overlay(from: string, to: string, files: string[]): Promise<void> {
+async function overlay(
+  from: string,
+  to: string,
+  baseCommit: string,
+  files: string[],
+  working?: Promise<string[]>,
+): Promise<void> {
+  const wanted = files.filter((name) => !BYTECODE.test(name));
+  const listing = working ?? listWorkingFiles(from);
+  const [listed, differing] = await Promise.all([
+    listing.then((names) => new Set(names)),
+    changedSince(from, baseCommit, { among: wanted, working: listing }).then(
+      (names) => new Set(names),
+    ),
+  ]);
+  // What git does not list (an ignored file) is laid as before, whatever the base holds.
+  const laid = wanted.filter((name) => differing.has(name) || !listed.has(name));
   const present: [string, Stats][] = [];
   const slice = eventLoopSlices();
-  for (const file of files.filter((name) => !BYTECODE.test(name))) {
+  for (const file of laid) {
     const info = lstatIfPresent(path.join(from, file));
     if (info && (info.isFile() || info.isSymbolicLink())) present.push([file, info]);
     else if (!info) rmSync(path.join(to, file), { force: true });

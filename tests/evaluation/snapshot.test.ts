@@ -146,10 +146,12 @@ describe('modification times', () => {
       'app/calc.py': 'X = 1\n',
       'app/util.py': 'Y = 1\n',
       'tests/test_calc.py': 'from app import calc, util\n\n\ndef test_x():\n    pass\n',
+      'tests/test_util.py': 'from app import util\n\n\ndef test_y():\n    pass\n',
     });
     const base = repo.commit('base');
     // The Player's versions, whatever times the Player gives them.
     repo.write('app/calc.py', 'X = 2\n');
+    repo.write('tests/test_calc.py', 'from app import calc\n\n\ndef test_x():\n    pass\n');
     repo.write('tests/test_new.py', 'def test_y():\n    pass\n');
     utimesSync(path.join(repo.dir, 'app/calc.py'), BASE_FILE_TIME, BASE_FILE_TIME);
     const baseTree = await baseSnapshot(repo.dir, base);
@@ -171,10 +173,15 @@ describe('modification times', () => {
     expect(time(trusted.dir, 'app/calc.py')).toBe(laid);
     expect(time(trusted.dir, 'tests/test_new.py')).toBe(laid);
     expect(time(trusted.dir, 'tests/test_calc.py')).toBe(fromBase);
-    // The fail-to-pass run: every test file is the Player's, over the base's code.
+    // The fail-to-pass run: every test file is the Player's, over the base's code; one whose
+    // content and mode are the base's is left as extracted.
     expect(time(failToPass.dir, 'app/calc.py')).toBe(fromBase);
     expect(time(failToPass.dir, 'tests/test_new.py')).toBe(laid);
     expect(time(failToPass.dir, 'tests/test_calc.py')).toBe(laid);
+    expect(readFileSync(path.join(failToPass.dir, 'tests/test_calc.py'), 'utf8')).not.toContain(
+      'util',
+    );
+    expect(time(failToPass.dir, 'tests/test_util.py')).toBe(fromBase);
   });
 });
 
