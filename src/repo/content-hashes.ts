@@ -14,10 +14,11 @@ const SETTLED_NS = 2_000_000_000n;
 /** Enough for a large monorepo's worktree and snapshots; past it the map starts again. */
 const KEPT = 200_000;
 
-const kept = new Map<string, { identity: string; hash: string }>();
-
 /** What a hash is of: a file's sha256, or its blob id as git would store it unfiltered. */
 export type HashKind = 'sha256' | 'git-blob';
+
+/** Per path, one entry for both kinds: a 50,000-file tree is 50,000 entries, not 100,000. */
+const kept = new Map<string, { identity: string } & Partial<Record<HashKind, string>>>();
 
 function identityOf(info: BigIntStats): string {
   return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
@@ -25,8 +26,8 @@ function identityOf(info: BigIntStats): string {
 
 /** The hash kept for `file` when `info` (its lstat now) is the identity it was read with. */
 export function knownHash(kind: HashKind, file: string, info: BigIntStats): string | undefined {
-  const entry = kept.get(`${kind}\0${file}`);
-  return entry?.identity === identityOf(info) ? entry.hash : undefined;
+  const entry = kept.get(file);
+  return entry?.identity === identityOf(info) ? entry[kind] : undefined;
 }
 
 /** The clock as file change times read it, for `keepHash`: taken before the file is opened. */
@@ -43,6 +44,11 @@ export function keepHash(
   started: bigint,
 ): void {
   if (started - info.ctimeNs < SETTLED_NS) return;
-  if (kept.size >= KEPT) kept.clear();
-  kept.set(`${kind}\0${file}`, { identity: identityOf(info), hash });
+  const identity = identityOf(info);
+  const entry = kept.get(file);
+  if (entry?.identity === identity) entry[kind] = hash;
+  else {
+    if (kept.size >= KEPT) kept.clear();
+    kept.set(file, { identity, [kind]: hash });
+  }
 }
