@@ -8,7 +8,7 @@ import type { SimpleGit } from 'simple-git';
 import { CallerError } from '../errors/errors.js';
 import { quotePrefix } from '../errors/quote.js';
 import { readOnceAtCommit } from './commit-reads.js';
-import { keepHash, knownHash, readStart } from './content-hashes.js';
+import { hashPass, type HashPass } from './content-hashes.js';
 import { queryFile } from './query-process.js';
 import { childOutput } from './child-output.js';
 import { MAX_TEXT_FILE_BYTES, UnreadableFileError } from './read-text.js';
@@ -336,9 +336,12 @@ export async function changedSince(
   const working = (await (options.working ?? listWorkingFiles(worktree))).filter(wanted);
   const present = new Set(working);
   const changed = new Set([...base.keys()].filter((file) => !present.has(file)));
+  const pass = await hashPass(working.length);
   for (let start = 0; start < working.length; start += PARALLEL_READS) {
     const batch = working.slice(start, start + PARALLEL_READS);
-    const entries = await Promise.all(batch.map((file) => blobEntry(path.join(worktree, file))));
+    const entries = await Promise.all(
+      batch.map((file) => blobEntry(path.join(worktree, file), pass)),
+    );
     batch.forEach((file, index) => {
       if (entries[index] !== base.get(file)) changed.add(file);
     });
@@ -347,14 +350,14 @@ export async function changedSince(
 }
 
 /** `<mode> <blob id>` of a working file as git would store it without filters; undefined when it is gone. */
-async function blobEntry(file: string): Promise<string | undefined> {
+async function blobEntry(file: string, pass?: HashPass): Promise<string | undefined> {
   try {
     const info = await lstat(file, { bigint: true });
     if (info.isSymbolicLink()) return `120000 ${blobId(Buffer.from(await readlink(file)))}`;
     if (!info.isFile()) return undefined;
     const mode = info.mode & 0o111n ? '100755' : '100644';
     // Kept by the file's identity: a 50,000-file tree is compared several times a turn.
-    const id = knownHash('git-blob', file, info) ?? (await readBlobId(file));
+    const id = pass?.known('git-blob', file, info) ?? (await readBlobId(file, pass));
     return id && `${mode} ${id}`;
   } catch {
     return undefined;
@@ -363,9 +366,8 @@ async function blobEntry(file: string): Promise<string | undefined> {
 
 const STREAMED_BLOB_BYTES = 4 * 1024 * 1024;
 
-/** A regular file's blob id, kept by the identity of the file read; undefined for anything else. */
-async function readBlobId(file: string): Promise<string | undefined> {
-  const started = readStart();
+/** A regular file's blob id, kept in `pass` by the identity of the file read; undefined for anything else. */
+async function readBlobId(file: string, pass?: HashPass): Promise<string | undefined> {
   const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const info = await handle.stat({ bigint: true });
@@ -375,7 +377,7 @@ async function readBlobId(file: string): Promise<string | undefined> {
       info.size > STREAMED_BLOB_BYTES
         ? await streamedBlobId(handle, info.size)
         : blobId(await handle.readFile());
-    keepHash('git-blob', file, info, id, started);
+    pass?.keep('git-blob', file, info, id);
     return id;
   } finally {
     await handle.close();

@@ -1,5 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { filesDigest, treeFingerprint } from '../../src/repo/fingerprint.js';
@@ -81,23 +90,60 @@ describe('treeFingerprint', () => {
     expect(await treeFingerprint(repo.dir)).not.toBe(before);
   });
 
-  it('sees a file rewritten with its size and time restored, after its hash was kept', async () => {
+  /** A tree large enough for its hashes to be kept (src/repo/content-hashes.ts), settled. */
+  async function largeProject(): Promise<string> {
     project();
-    const file = path.join(repo.dir, 'calc.py');
-    const base = 'def add(a, b):\n    return a + b\n';
-    const moved = new Date('2020-01-01T00:00:00Z');
-    writeFileSync(file, base);
-    utimesSync(file, moved, moved);
-    // Only a hash of a file changed well before the read is kept (src/repo/content-hashes.ts).
+    for (let index = 0; index < 1_000; index += 1) repo.write(`data/f${index}.txt`, `${index}\n`);
+    repo.commit('data');
+    // Only a hash of a file changed well before the read is kept.
     await new Promise((resolve) => setTimeout(resolve, 2_100));
+    return path.join(repo.dir, 'calc.py');
+  }
+
+  it('sees a file rewritten with its size and time restored, after its hash was kept', async () => {
+    const file = await largeProject();
     const [tree, blobs] = [await treeFingerprint(repo.dir), await changedSince(repo.dir, 'HEAD')];
     expect(blobs).toEqual([]);
     expect(await treeFingerprint(repo.dir)).toBe(tree);
     // The same size and modification time, other content: only the change time tells.
-    writeFileSync(file, base.replace('a + b', 'a - b'));
-    utimesSync(file, moved, moved);
+    const { mtime } = statSync(file);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('a + b', 'a - b'));
+    utimesSync(file, mtime, mtime);
     expect(await treeFingerprint(repo.dir)).not.toBe(tree);
     expect(await changedSince(repo.dir, 'HEAD')).toEqual(['calc.py']);
+  });
+
+  it('sees a file changed through a shared writable mapping, which moves neither time', async () => {
+    const file = await largeProject();
+    // Dirties the page (the write that moves the times), then changes it again on each line read.
+    const script = [
+      'import mmap, sys',
+      'f = open(sys.argv[1], "r+b")',
+      'm = mmap.mmap(f.fileno(), 0)',
+      'm[0:1] = b"d"',
+      'print("mapped", flush=True)',
+      'sys.stdin.readline()',
+      'i = m.find(b"a + b")',
+      'm[i:i + 5] = b"a - b"',
+      'print("changed", flush=True)',
+      'sys.stdin.readline()',
+    ].join('\n');
+    const holder = spawn('python3', ['-c', script, file], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: holder.stdout })[Symbol.asyncIterator]();
+    try {
+      expect((await lines.next()).value).toBe('mapped');
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const times = statSync(file, { bigint: true });
+      const tree = await treeFingerprint(repo.dir);
+      expect(await changedSince(repo.dir, 'HEAD')).toEqual([]);
+      holder.stdin.write('\n');
+      expect((await lines.next()).value).toBe('changed');
+      expect(statSync(file, { bigint: true }).ctimeNs).toBe(times.ctimeNs);
+      expect(await treeFingerprint(repo.dir)).not.toBe(tree);
+      expect(await changedSince(repo.dir, 'HEAD')).toEqual(['calc.py']);
+    } finally {
+      holder.kill();
+    }
   });
 
   it('lists ignored runner files but not ignored data', async () => {
