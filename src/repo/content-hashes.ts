@@ -67,40 +67,66 @@ function identityOf(info: BigIntStats): string {
  * an inode number alone is enough to keep nothing. Undefined when a process of this user started
  * after the server hides its maps (a non-dumpable one): nothing is kept then. One older than the
  * server (a container's init) is not the Player's; other users' cannot write this user's files.
- * Empty where there is no /proc.
+ * Undefined too where there is no /proc to read (macOS, Windows): nothing is kept there.
  */
 async function writablyMappedInodes(): Promise<Set<bigint> | undefined> {
   const inodes = new Set<bigint>();
   let hidden = false;
-  const pids = (await readdir('/proc').catch(() => [])).filter((name) => /^\d+$/.test(name));
-  await Promise.all(
-    pids.map(async (pid) => {
-      const maps = await readFile(`/proc/${pid}/maps`, 'utf8').catch(() => undefined);
-      if (maps === undefined) hidden ||= await ownProcess(pid);
+  const entries = await readdir('/proc').catch(() => undefined);
+  if (!entries) return undefined;
+  const pids = entries.filter((name) => /^\d+$/.test(name));
+  // A few at a time: the pass runs where descriptors can be short (a 50,000-file tree's walk).
+  for (let start = 0; start < pids.length && !hidden; start += MAPS_AT_ONCE) {
+    const batch = pids.slice(start, start + MAPS_AT_ONCE);
+    for (const maps of await Promise.all(batch.map(processMaps))) {
+      if (maps === undefined) hidden = true;
       for (const line of maps?.split('\n') ?? []) {
         const [, perms, , , inode] = line.split(/\s+/, 5);
         if (perms?.startsWith('rw') && perms[3] === 's' && inode && inode !== '0')
           inodes.add(BigInt(inode));
       }
-    }),
-  );
+    }
+  }
   return hidden ? undefined : inodes;
 }
 
-/** Whether `pid` runs as this user and started after this process (gone: not). */
+const MAPS_AT_ONCE = 8;
+const GONE = new Set(['ENOENT', 'ESRCH']);
+
+/**
+ * A process's maps; empty when it is gone or not this user's, or older than the server and hidden;
+ * undefined when it may be this user's and cannot be read (hidden, or no descriptor to read it).
+ */
+async function processMaps(pid: string): Promise<string | undefined> {
+  try {
+    return await readFile(`/proc/${pid}/maps`, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (GONE.has(code)) return '';
+    if (code !== 'EACCES' && code !== 'EPERM') return undefined;
+    return (await ownProcess(pid)) ? undefined : '';
+  }
+}
+
+/** Whether `pid` runs as this user and started after this process (gone: not; unreadable: may). */
 async function ownProcess(pid: string): Promise<boolean> {
   const [status, started, server] = await Promise.all([
-    readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''),
+    readFile(`/proc/${pid}/status`, 'utf8').catch((error: NodeJS.ErrnoException) =>
+      GONE.has(error.code ?? '') ? '' : undefined,
+    ),
     startTime(pid),
     startTime('self'),
   ]);
+  if (status === undefined) return true;
   const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/) ?? [];
-  return uids.includes(String(process.getuid?.())) && started >= server;
+  if (!uids.includes(String(process.getuid?.()))) return false;
+  return started === undefined || server === undefined || started >= server;
 }
 
-/** A process's start, in clock ticks since boot (/proc/<pid>/stat's 22nd field); 0 when gone. */
-async function startTime(pid: string): Promise<number> {
+/** A process's start, in clock ticks since boot (/proc/<pid>/stat's 22nd field), if readable. */
+async function startTime(pid: string): Promise<number | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   // After the command name, which is in parentheses and may hold spaces: field 3 onwards.
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? 0);
+  const started = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  return Number.isFinite(started) && stat !== '' ? started : undefined;
 }
