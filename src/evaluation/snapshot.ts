@@ -304,9 +304,10 @@ const BYTECODE = /(?:^|\/)__pycache__\/|\.py[co]$/;
 /**
  * The Player's version of each path over the snapshot of `baseCommit`: a file or link is copied (mode
  * kept), a path the Player deleted is removed. Removals go first, so a case-only rename survives a
- * case-insensitive disk. A path whose content and mode are the base's is left as extracted: a
- * monorepo's 25,000 unchanged test data files were each removed and written again (the comparison
- * is the server's own, by blob id, kept by file identity: src/repo/content-hashes.ts).
+ * case-insensitive disk. Of 1,000 paths or more, one whose content and mode are the base's is left
+ * as extracted: a monorepo's 25,000 unchanged test data files were each removed and written again
+ * (the comparison is the server's own, by blob id, kept by file identity:
+ * src/repo/content-hashes.ts).
  */
 async function overlay(
   from: string,
@@ -316,6 +317,7 @@ async function overlay(
   working?: Promise<string[]>,
 ): Promise<void> {
   const wanted = files.filter((name) => !BYTECODE.test(name));
+  if (wanted.length < COMPARED_FROM) return layFiles(from, to, wanted);
   const listing = working ?? listWorkingFiles(from);
   const [listed, differing] = await Promise.all([
     listing.then((names) => new Set(names)),
@@ -324,7 +326,18 @@ async function overlay(
     ),
   ]);
   // What git does not list (an ignored file) is laid as before, whatever the base holds.
-  const laid = wanted.filter((name) => differing.has(name) || !listed.has(name));
+  await layFiles(
+    from,
+    to,
+    wanted.filter((name) => differing.has(name) || !listed.has(name)),
+  );
+}
+
+/** Below this many paths, laying them all costs less than comparing them with the base. */
+const COMPARED_FROM = 1_000;
+
+/** Lays `files` from `from` over `to`, removals first (see overlay). */
+async function layFiles(from: string, to: string, laid: string[]): Promise<void> {
   const present: [string, Stats][] = [];
   const slice = eventLoopSlices();
   for (const file of laid) {
