@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { readJsonFile, writeFileAtomically } from '../records/files.js';
+import { ensurePrivateDirectory, stateRoot } from '../records/state-directory.js';
 import { tarFileDigests } from './tar-entries.js';
 
 /** Algorithms whose digest nobody can forge a second content for (npm's sha1 is not one). */
@@ -33,7 +35,8 @@ export async function npmCacheDirectory(env: NodeJS.ProcessEnv = process.env): P
  * The files of the tarball npm's cache holds under `integrity` (a package-lock.json `integrity`:
  * Subresource Integrity, `sha512-<base64>`), each path with the first component stripped (npm
  * extracts `package/lib/x.js` to `lib/x.js`) to its sha256. Read only when the cached bytes hash to
- * that integrity: cacache files by digest, and the digest is checked here, not trusted.
+ * that integrity: cacache files by digest, and the digest is checked here, not trusted. Kept in the
+ * server's state directory by that digest once read.
  */
 export function publishedTarball(cache: string, integrity: string): Promise<PublishedTarball> {
   const key = `${cache}\n${integrity}`;
@@ -53,29 +56,44 @@ async function readTarball(cache: string, integrity: string): Promise<PublishedT
   const algorithm = strongest.slice(0, strongest.indexOf('-'));
   const expected = Buffer.from(strongest.slice(algorithm.length + 1), 'base64');
   const hex = expected.toString('hex');
-  const file = path.join(
-    cache,
-    'content-v2',
-    algorithm,
-    hex.slice(0, 2),
-    hex.slice(2, 4),
-    hex.slice(4),
-  );
-  const bytes = await readFile(file).catch(() => undefined);
+  const listing = path.join(stateRoot(), 'published', 'npm', `${algorithm}-${hex}.json`);
+  const kept = await readJsonFile<Record<string, string>>(listing);
+  if (kept.state === 'ok') return { state: 'ok', files: new Map(Object.entries(kept.value)) };
+  const content = path.join(cache, 'content-v2', algorithm, hex.slice(0, 2), hex.slice(2, 4));
+  const bytes = await readFile(path.join(content, hex.slice(4))).catch(() => undefined);
   if (!bytes) return { state: 'missing' };
   if (!createHash(algorithm).update(bytes).digest().equals(expected)) return { state: 'altered' };
+  let files: Map<string, string>;
   try {
-    const files = new Map<string, string>();
-    for (const [name, digest] of tarFileDigests(gunzipSync(bytes))) {
-      const inner = path.posix
-        .normalize(name.replace(/^\.?\/+/, ''))
-        .split('/')
-        .slice(1)
-        .join('/');
-      if (inner && !inner.startsWith('..')) files.set(inner, digest);
-    }
-    return { state: 'ok', files };
+    files = extractedDigests(gunzipSync(bytes));
   } catch {
     return { state: 'unreadable' };
+  }
+  await keep(listing, files);
+  return { state: 'ok', files };
+}
+
+/** Each file as npm extracts it (the first path component stripped) to its sha256. */
+function extractedDigests(archive: Buffer): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [name, digest] of tarFileDigests(archive)) {
+    const parts = path.posix.normalize(name.replace(/^\.?\/+/, '')).split('/');
+    const inner = parts.slice(1).join('/');
+    if (inner && !inner.startsWith('..')) files.set(inner, digest);
+  }
+  return files;
+}
+
+/**
+ * A verified tarball's listing, kept in the state directory by its digest: what a registry published
+ * under an integrity never changes, so a later server reads it without the tarball (or after npm's
+ * cache was cleaned). A state directory that cannot be written only costs the next read.
+ */
+async function keep(listing: string, files: Map<string, string>): Promise<void> {
+  try {
+    await ensurePrivateDirectory(path.dirname(listing));
+    await writeFileAtomically(listing, JSON.stringify(Object.fromEntries(files)));
+  } catch {
+    // Read from the tarball again next time.
   }
 }

@@ -19,6 +19,7 @@ import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { BASE_LIB, BROKEN_LIB, GOOD_LIB, shoutTaskFile } from '../helpers/node-task.js';
 import { CHAI_VERSION as CHAI, installedPackage, MS_VERSION as MS } from '../helpers/runners.js';
 import { nodeModulesProblems } from '../../src/evaluation/node-modules-integrity.js';
+import { initKey } from '../../src/records/keys.js';
 import { taskStateDirectory } from '../../src/records/state-directory.js';
 import { filesHashed } from '../../src/repo/file-digest.js';
 import { nodeModulesContent } from '../../src/repo/node-modules.js';
@@ -259,11 +260,15 @@ describe('node_modules verified against the tarballs its registry published (npm
   }, 240_000);
 
   it("says the environment is unverified when npm's cache holds no tarball, approved once acknowledged", async () => {
-    const approve = await chaiProject(GOOD_LIB);
-    const emptyCache = mkdtempSync(path.join(os.tmpdir(), 'coachgate-npm-cache-'));
-    const before = process.env.npm_config_cache;
-    process.env.npm_config_cache = emptyCache; // installed elsewhere, or the cache was cleaned
+    // A server that never read these tarballs (its state keeps the listings it read) and an npm
+    // cache without them: installed elsewhere, or the cache was cleaned.
+    const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-unverified-'));
+    const before = { ...process.env };
+    process.env.COACHGATE_STATE_DIR = path.join(scratch, 'state');
     try {
+      await initKey();
+      const approve = await chaiProject(GOOD_LIB);
+      process.env.npm_config_cache = path.join(scratch, 'npm-cache');
       const refused = await approve();
       expect(refused.result.isError).toBe(true);
       expect(refused.text).toMatch(
@@ -275,9 +280,10 @@ describe('node_modules verified against the tarballs its registry published (npm
       });
       expect(approved.result.isError, approved.text).toBeFalsy();
     } finally {
-      if (before === undefined) delete process.env.npm_config_cache;
-      else process.env.npm_config_cache = before;
-      rmSync(emptyCache, { recursive: true, force: true });
+      process.env.COACHGATE_STATE_DIR = before.COACHGATE_STATE_DIR;
+      if (before.npm_config_cache === undefined) delete process.env.npm_config_cache;
+      else process.env.npm_config_cache = before.npm_config_cache;
+      rmSync(scratch, { recursive: true, force: true });
     }
   }, 240_000);
 
