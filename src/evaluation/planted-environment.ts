@@ -14,10 +14,11 @@ import {
 import { readManyAtCommit } from '../repo/git.js';
 import { declaredPytestPlugins } from '../scope/product-code-rules.js';
 import { nodeModulesProblems, type NodeModulesCheck } from './node-modules-integrity.js';
-import type { PlantedFile } from './planted-file.js';
+import { EDITED_INSTALL, type PlantedFile } from './planted-file.js';
+import { publishedDistributions } from './published-distributions.js';
 import type { UnverifiedPackage } from './published-packages.js';
 import { STEP, timed, type Steps } from './steps.js';
-export type { PlantedFile } from './planted-file.js';
+export { EDITED_INSTALL, type PlantedFile } from './planted-file.js';
 export type { UnverifiedPackage } from './published-packages.js';
 
 /** .pth files that packaging tools write themselves: their import lines are expected. */
@@ -86,6 +87,9 @@ export async function environmentCheck(
     const problem = await pluginProblem(worktree, distribution, sincePin, own);
     if (problem) found.push(problem);
   }
+  // Against the published wheel first: that names an edit its RECORD line was rewritten to hide.
+  const wheels = await publishedDistributions(worktree);
+  found.push(...wheels.planted.filter((item) => !found.some((other) => other.file === item.file)));
   found.push(...(await editedInstalls(worktree, found)));
   const modules = await borrowedNodeModules(worktree, taskId, pin, baseCommit);
   return { planted: [...found, ...modules.planted], unverified: modules.unverified };
@@ -140,9 +144,6 @@ async function borrowedNodeModules(
   }
   return nodeModulesProblems(worktree, pinned, baseCommit);
 }
-
-/** How an edited installed file's problem starts (check_test_integrity reports those apart). */
-export const EDITED_INSTALL = 'an installed file of';
 
 /**
  * Every installed distribution of the project's virtualenvs verified by content: a module of the test
