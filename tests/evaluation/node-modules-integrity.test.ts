@@ -275,10 +275,14 @@ describe('node_modules verified against the tarballs its registry published (npm
         /environment unverified: .*node_modules\/[\w-]+ \(npm's cache holds no tarball under its integrity/,
       );
       expect(refused.text).not.toMatch(/planted environment/);
-      const approved = await approve({
-        acknowledged_unverified_environment: { reason: 'npm ci from the lockfile, cache cleaned' },
-      });
+      const acknowledgement = { reason: 'npm ci from the lockfile, cache cleaned' };
+      const approved = await approve({ acknowledged_unverified_environment: acknowledgement });
       expect(approved.result.isError, approved.text).toBeFalsy();
+      // Recorded with the verdict, for whoever reads the approval later.
+      const turn = JSON.parse(
+        readFileSync(path.join(repo!.dir, dataOf(approved.result).path), 'utf8'),
+      );
+      expect(turn.acknowledged_unverified_environment).toEqual(acknowledgement);
     } finally {
       process.env.COACHGATE_STATE_DIR = before.COACHGATE_STATE_DIR;
       if (before.npm_config_cache === undefined) delete process.env.npm_config_cache;
