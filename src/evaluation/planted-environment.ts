@@ -89,7 +89,7 @@ export async function environmentCheck(
   }
   // Against the published wheel first: that names an edit its RECORD line was rewritten to hide.
   const wheels = await publishedDistributions(worktree);
-  found.push(...wheels.planted.filter((item) => !found.some((other) => other.file === item.file)));
+  found.push(...wheels.filter((item) => !found.some((other) => other.file === item.file)));
   found.push(...(await editedInstalls(worktree, found)));
   const modules = await borrowedNodeModules(worktree, taskId, pin, baseCommit);
   return { planted: [...found, ...modules.planted], unverified: modules.unverified };

@@ -10,13 +10,6 @@ import { EDITED_INSTALL, type PlantedFile } from './planted-file.js';
 /** Files pip writes into a distribution's `.dist-info` at install: in no published wheel. */
 const WRITTEN_AT_INSTALL = new Set(['INSTALLER', 'REQUESTED', 'direct_url.json', 'RECORD']);
 
-export interface PublishedDistributions {
-  planted: PlantedFile[];
-  /** Distributions compared with a published wheel, and those none was found for. */
-  verified: number;
-  unverified: string[];
-}
-
 /** A wheel's RECORD (path to sha256), by the wheel's path: one unzip per server process. */
 const wheelRecords = new Map<string, Promise<Map<string, string> | undefined>>();
 
@@ -26,11 +19,11 @@ const wheelRecords = new Map<string, Promise<Map<string, string> | undefined>>()
  * a file edited in place with its RECORD line rewritten, or added and listed there, only shows
  * against the wheel's own RECORD. A file the wheel lists with another sha256, or does not list, is
  * planted. An editable install is the project's own code; a distribution with no published wheel
- * found keeps the RECORD check alone (listed as unverified).
+ * found keeps the RECORD check alone.
  */
-export async function publishedDistributions(worktree: string): Promise<PublishedDistributions> {
+export async function publishedDistributions(worktree: string): Promise<PlantedFile[]> {
   const root = await realpath(worktree);
-  const result: PublishedDistributions = { planted: [], verified: 0, unverified: [] };
+  const planted: PlantedFile[] = [];
   for (const record of await installedRecords(worktree)) {
     const distInfo = path.posix.dirname(record);
     const match = /^(.+)-([^-]+)\.dist-info$/.exec(path.posix.basename(distInfo));
@@ -41,18 +34,11 @@ export async function publishedDistributions(worktree: string): Promise<Publishe
       (wheel) => !wheel.file.startsWith(root + path.sep),
     );
     let published: Map<string, string> | undefined;
-    for (const wheel of wheels) {
-      published ??= await wheelRecord(wheel.file, wheel.sha256);
-    }
-    if (!published) {
-      result.unverified.push(distInfo);
-      continue;
-    }
-    result.verified += 1;
-    const found = await differences(worktree, record, published, `${name} ${version}`);
-    result.planted.push(...found);
+    for (const wheel of wheels) published ??= await wheelRecord(wheel.file, wheel.sha256);
+    if (published)
+      planted.push(...(await differences(worktree, record, published, `${name} ${version}`)));
   }
-  return result;
+  return planted;
 }
 
 /** Installed files that differ from the published wheel's RECORD, or that it does not list. */

@@ -21,8 +21,6 @@ export interface UnverifiedPackage {
 export interface PublishedCheck {
   planted: PlantedFile[];
   unverified: UnverifiedPackage[];
-  /** Packages whose every file matched their published tarball. */
-  verified: number;
 }
 
 /** What the check reads: the installed tree, the locks that name each package's tarball. */
@@ -59,50 +57,73 @@ export async function publishedPackages(installed: InstalledPackages): Promise<P
         tarballs.set(directory, await publishedTarball(installed.cache, entry.integrity));
     }),
   );
+  const compared = compareInstalled(installed.content, locked, tarballs);
+  return {
+    planted: [...compared.planted, ...missingFiles(locked, tarballs, compared.seen)],
+    unverified: unverifiedOf(installed.versions, locked, tarballs, compared.scripted),
+  };
+}
+
+/** Each installed file against its package's tarball: the planted ones, and what was seen. */
+function compareInstalled(
+  content: Record<string, string>,
+  locked: Map<string, LockedPackage>,
+  tarballs: Map<string, PublishedTarball>,
+): { planted: PlantedFile[]; seen: Map<string, Set<string>>; scripted: Map<string, string[]> } {
   const published = new Set(
     [...tarballs.values()].flatMap((item) => (item.state === 'ok' ? [...item.files.values()] : [])),
   );
   const owner = ownerOf(locked);
-  const planted: PlantedFile[] = [];
-  const scripted = new Map<string, string[]>();
-  const seen = new Map<string, Set<string>>();
-  for (const [file, digest] of Object.entries(installed.content)) {
+  const result = { planted: [] as PlantedFile[], seen: new Map(), scripted: new Map() };
+  for (const [file, digest] of Object.entries(content)) {
     const directory = owner(file);
     const tarball = directory ? tarballs.get(directory) : undefined;
     if (!directory || tarball?.state !== 'ok') continue;
     const inner = file.slice(directory.length + 1);
-    seen.set(directory, (seen.get(directory) ?? new Set()).add(inner));
-    // A command npm links is judged by where it links (node-modules-integrity.ts).
-    if (isBinEntry(file)) continue;
+    result.seen.set(directory, (result.seen.get(directory) ?? new Set()).add(inner));
     const expected = tarball.files.get(inner);
-    if (expected === digest) continue;
-    const name = `${packageNameOf(directory)}@${locked.get(directory)!.version ?? '?'}`;
+    // A command npm links is judged by where it links (node-modules-integrity.ts).
+    if (isBinEntry(file) || expected === digest) continue;
     // An install script writes what its package builds or copies (esbuild links its platform's
-    // binary): published content anywhere passes; anything else it wrote cannot be verified.
-    if (locked.get(directory)!.hasInstallScript && expected === undefined) {
-      if (!published.has(digest))
-        scripted.set(directory, [...(scripted.get(directory) ?? []), inner]);
-      continue;
+    // binary): published content anywhere passes; anything else it added cannot be verified.
+    if (locked.get(directory)!.hasInstallScript) {
+      if (published.has(digest)) continue;
+      if (expected === undefined) {
+        result.scripted.set(directory, [...(result.scripted.get(directory) ?? []), inner]);
+        continue;
+      }
     }
-    if (locked.get(directory)!.hasInstallScript && published.has(digest)) continue;
-    planted.push({ file, problem: fileProblem(name, digest, expected) });
+    const name = nameAt(directory, locked);
+    result.planted.push({ file, problem: fileProblem(name, digest, expected) });
   }
+  return result;
+}
+
+/** Files a tarball holds that the install lacks (tool caches the walk leaves out excepted). */
+function missingFiles(
+  locked: Map<string, LockedPackage>,
+  tarballs: Map<string, PublishedTarball>,
+  seen: Map<string, Set<string>>,
+): PlantedFile[] {
+  const planted: PlantedFile[] = [];
   for (const [directory, tarball] of tarballs) {
     if (tarball.state !== 'ok') continue;
     const present = seen.get(directory) ?? new Set();
     for (const inner of tarball.files.keys()) {
       const file = `${directory}/${inner}`;
       if (present.has(inner) || isOutOfScope(file)) continue;
-      const name = `${packageNameOf(directory)}@${locked.get(directory)!.version ?? '?'}`;
       planted.push({
         file,
-        problem: `a file of ${name} its published tarball holds is missing from the install (removed or replaced by a link). ${RESTORE}`,
+        problem: `a file of ${nameAt(directory, locked)} its published tarball holds is missing from the install (removed or replaced by a link). ${RESTORE}`,
       });
     }
   }
-  const unverified = unverifiedOf(installed.versions, locked, tarballs, scripted);
-  const verified = [...tarballs.values()].filter((item) => item.state === 'ok').length;
-  return { planted, unverified, verified: verified - scripted.size };
+  return planted;
+}
+
+/** `name@version` of the package installed at a directory, as its lock entry says. */
+function nameAt(directory: string, locked: Map<string, LockedPackage>): string {
+  return `${packageNameOf(directory)}@${locked.get(directory)?.version ?? '?'}`;
 }
 
 function fileProblem(name: string, digest: string, expected: string | undefined): string {
