@@ -15,6 +15,7 @@ import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import {
   EDITED_INSTALL,
   plantedEnvironment,
+  plantedOf,
   readEnvironmentOnce,
   type PlantedFile,
 } from '../evaluation/planted-environment.js';
@@ -118,7 +119,7 @@ export async function checkTestIntegrity(
   const elapsed = <T>(work: Promise<T>) =>
     work.then((value) => ({ value, ms: Date.now() - started }));
   // One read of the environment for the whole check: the static findings and the runs share it.
-  const planted = readEnvironmentOnce(scope, options.steps);
+  const planted = plantedOf(readEnvironmentOnce(scope, options.steps));
   const [statics, dynamics] = await Promise.all([
     elapsed(
       timed(options.steps, STEP.integrity, () => integrityAgainstBase(scope, taskId, planted)),

@@ -42,6 +42,10 @@ export interface ApprovalFacts {
   acknowledged_changes: AcknowledgedChange[];
   /** The Coach's statement that the base already does what the task asks (a null turn). */
   acknowledged_null_turn?: { criterion: string } | undefined;
+  /** Installed packages nothing could compare with what their registry publishes. */
+  environment_unverified?: { package: string; why: string }[];
+  /** The Coach's statement that the unverified environment is the one the project installs. */
+  acknowledged_unverified_environment?: { reason: string } | undefined;
   /** harness_reach findings the Coach acknowledged as honest (file, and line when given). */
   acknowledged_findings?: { file: string; line?: number }[];
   /** Worktree files that are links into the store, which the tree fingerprint cannot vouch for. */
@@ -131,6 +135,9 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
   reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
   if (facts.evaluation?.null_turn && !facts.acknowledged_null_turn)
     reasons.push(nullTurnReason(facts.evaluation.left_out));
+  const unverified = facts.environment_unverified ?? [];
+  if (unverified.length > 0 && !facts.acknowledged_unverified_environment)
+    reasons.push(unverifiedEnvironmentReason(unverified));
   const integrity: ExplainedFinding[] = facts.evaluation?.trusted
     ? explainWithTrustedRun(facts.integrity, {
         regressions: facts.evaluation.regressions,
@@ -273,6 +280,16 @@ function nullTurnReason(leftOut: EvaluationFacts['left_out']): string {
       ? ` If one of the changes the trusted runs left out (${listed(leftOut.map((item) => item.file))}) is the product's, acknowledge it in record_verdict acknowledged_left_out instead.`
       : '';
   return `null turn: your tree differs from the base in no product file, so every test passed on the base's own code. If the base already does what the task asks, say so in record_verdict acknowledged_null_turn {"criterion": "<criterion id>", "reason": "<how the base does it>"}; otherwise send feedback: the task is not done.${taken}`;
+}
+
+/**
+ * The trusted runs borrow packages nobody compared with their registry's tarball: what they hold is
+ * whatever was there, so the Coach says it is the project's own install, or it is reinstalled.
+ */
+function unverifiedEnvironmentReason(packages: { package: string; why: string }[]): string {
+  const named = packages.slice(0, 5).map((item) => `${item.package} (${item.why})`);
+  const more = packages.length > 5 ? ` and ${packages.length - 5} more` : '';
+  return `environment unverified: the trusted runs borrow installed packages that nothing compared with what their registry publishes: ${named.join('; ')}${more}. Reinstall them from the base's lockfile where npm's cache can keep their tarballs (npm ci), or, if this is the environment the project installs, acknowledge it in record_verdict acknowledged_unverified_environment {"reason": "<how it was installed>"}.`;
 }
 
 /** The tests ran these files in the Player's run; the trusted runs ran the base's version. */
