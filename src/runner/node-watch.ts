@@ -195,11 +195,23 @@ export function nodeWatchCases(events: NodeWatchEvents): TestCaseResult[] {
     ...processEndedCase(end),
     status: 'error',
   }));
-  if (events.equalities.length > 0)
+  const [first, ...more] = events.equalities;
+  if (first)
     cases.push({
       id: HARNESS_CHANGED,
       status: 'error',
-      message: events.equalities.map((passed) => equalityByTypeMessage(passed)).join('\n'),
+      message: more.length === 0 ? equalityByTypeMessage(first) : equalitiesMessage(first, more),
     });
   return cases;
+}
+
+/** Several comparisons: each test and type first (a refusal shows the message's head), then one whole. */
+function equalitiesMessage(first: PassedByType, more: readonly PassedByType[]): string {
+  const named = [first, ...more].map(
+    (passed) => `${passed.nodeid} (${passed.type}, ${passed.type_file})`,
+  );
+  return (
+    `${named.length} comparisons passed only by the equality of a type from a changed file: ` +
+    `${[...new Set(named)].join(', ')}. The first: ${equalityByTypeMessage(first)}`
+  );
 }
