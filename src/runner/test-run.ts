@@ -290,7 +290,15 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
             ...(await scriptEnds(reportDirectory)),
             ...productEnds(watched),
           ]);
-    const report = found ? [...found.tests, ...nodeWatchCases(watched)] : exitTest && [exitTest];
+    // A product end is named even where the runner it killed left nothing per test to read.
+    const watchCases = nodeWatchCases(watched);
+    const report = found
+      ? [...found.tests, ...watchCases]
+      : exitTest
+        ? [exitTest]
+        : summaryCounts || watchCases.length === 0
+          ? undefined
+          : watchCases;
     const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
