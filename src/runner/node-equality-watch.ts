@@ -43,7 +43,14 @@ export async function nodeEqualityConfig(
  * inspector, which sees `#fields`), with no method of the object called. A comparison that then
  * fails is told with the test, the type, its file and where the comparison was made. `strictEqual`
  * compares identities and primitives: no type decides it. A failing comparison is untouched but for
- * the watch's frame in its stack. In scope: `tell`, `currentTest`, `projectSite`, `describeAs`.
+ * the watch's frame in its stack. chai, when the project has it, is watched the same way, on the
+ * instance its tests import (loaded first, through `require`, which node 20.19 and later serve for
+ * an ES module too): its deep equality (`eql`, which `deep.equal` and `assert.deepEqual` reach,
+ * through chai's own `overwriteMethod`) and `assert.equal` (`==`); and each matcher added or
+ * overwritten through `Assertion`'s API from a changed product file is told with that file and
+ * line (a plugin registered from a test file or a package is the tests' own). A plugin that calls
+ * chai's `util` functions on the prototype directly is not seen registering.
+ * In scope: `tell`, `currentTest`, `projectSite`, `describeAs`.
  */
 export const NODE_EQUALITY_SOURCE = String.raw`const watchEquality = (config) => {
   const fs = require('node:fs');
@@ -268,5 +275,39 @@ export const NODE_EQUALITY_SOURCE = String.raw`const watchEquality = (config) =>
   strict.deepEqual = deepStrict;
   strict.deepStrictEqual = deepStrict;
   require('node:module').syncBuiltinESMExports();
+  let chai;
+  try {
+    // The project's own chai, the instance its tests import (node shares ES modules with require).
+    chai = require(require.resolve('chai', { paths: [process.cwd()] }));
+  } catch {
+    chai = undefined; // no chai, or a node that cannot require an ES module
+  }
+  if (chai && chai.Assertion && chai.util) {
+    const { Assertion, util } = chai;
+    for (const name of ['eql', 'eqls'])
+      Assertion.overwriteMethod(name, (inner) => function comparing(expected) {
+        const result = inner.apply(this, arguments);
+        if (!util.flag(this, 'negate')) check(name, false, util.flag(this, 'object'), expected, comparing);
+        return result;
+      });
+    if (chai.assert && typeof chai.assert.equal === 'function')
+      chai.assert.equal = watched('equal', true, chai.assert.equal);
+    // A matcher added or overwritten from a changed product file: the code under test rewrote the
+    // assertions that judge it (the tests' own plugins register from test files and packages).
+    const changedFiles = new Set(files);
+    for (const api of ['addMethod', 'overwriteMethod', 'addProperty', 'overwriteProperty',
+      'addChainableMethod', 'overwriteChainableMethod']) {
+      const original = Assertion[api];
+      if (typeof original !== 'function') continue;
+      const registering = function (name) {
+        const site = projectSite(registering);
+        if (site && changedFiles.has(site.path))
+          tell({ event: 'matcher', api: 'chai.Assertion.' + api, name: String(name),
+            file: site.file, line: site.line, nodeid: currentTest() || null });
+        return original.apply(this, arguments);
+      };
+      Assertion[api] = describeAs(registering, original);
+    }
+  }
 };
 `;

@@ -150,18 +150,34 @@ export function nodeWatchFlag(reportDirectory: string): string {
   return requireFlag(path.join(reportDirectory, WATCH_FILE));
 }
 
-type WatchEvent = ({ event: 'exit' } & ProcessEnd) | ({ event: 'equality' } & PassedByType);
+/** A chai matcher added or overwritten from a changed product file. */
+interface MatcherChanged {
+  api: string;
+  name: string;
+  file: string;
+  line: number;
+  nodeid: string | null;
+}
 
-/** What the watch told: the product's ends of a process, and comparisons its types decided. */
+type WatchEvent =
+  | ({ event: 'exit' } & ProcessEnd)
+  | ({ event: 'equality' } & PassedByType)
+  | ({ event: 'matcher' } & MatcherChanged);
+
+/**
+ * What the watch told: the product's ends of a process, comparisons its types decided, matchers
+ * it rewrote.
+ */
 export interface NodeWatchEvents {
   ends: ProcessEnd[];
   equalities: PassedByType[];
+  matchers: MatcherChanged[];
 }
 
 /** Reads the watch's files; a line cut short (a process killed while writing) is left out. */
 export async function readNodeWatch(reportDirectory: string): Promise<NodeWatchEvents> {
   const names = (await readdir(reportDirectory)).filter((name) => EVENTS.test(name));
-  const events: NodeWatchEvents = { ends: [], equalities: [] };
+  const events: NodeWatchEvents = { ends: [], equalities: [], matchers: [] };
   for (const name of names) {
     const text = (await readFile(path.join(reportDirectory, name), 'utf8')).slice(0, EVENTS_BYTES);
     for (const line of text.split('\n').slice(0, -1)) {
@@ -173,6 +189,7 @@ export async function readNodeWatch(reportDirectory: string): Promise<NodeWatchE
       }
       if (record.event === 'exit') events.ends.push(record);
       else if (record.event === 'equality') events.equalities.push(record);
+      else if (record.event === 'matcher') events.matchers.push(record);
     }
   }
   return events;
@@ -188,7 +205,8 @@ export function productEnds(events: NodeWatchEvents): ProcessEnd[] {
 
 /**
  * The cases the events add to a run's per-test results: each product end names its file and line;
- * comparisons held only by the Player's types are one harness case, as in the pytest report.
+ * matchers the product rewrote and comparisons held only by the Player's types are one harness
+ * case, as in the pytest report.
  */
 export function nodeWatchCases(events: NodeWatchEvents): TestCaseResult[] {
   const cases: TestCaseResult[] = productEnds(events).map((end) => ({
@@ -196,13 +214,23 @@ export function nodeWatchCases(events: NodeWatchEvents): TestCaseResult[] {
     status: 'error',
   }));
   const [first, ...more] = events.equalities;
-  if (first)
-    cases.push({
-      id: HARNESS_CHANGED,
-      status: 'error',
-      message: more.length === 0 ? equalityByTypeMessage(first) : equalitiesMessage(first, more),
-    });
+  const messages = [
+    ...events.matchers.map(matcherMessage),
+    ...(first
+      ? [more.length === 0 ? equalityByTypeMessage(first) : equalitiesMessage(first, more)]
+      : []),
+  ];
+  if (messages.length > 0)
+    cases.push({ id: HARNESS_CHANGED, status: 'error', message: messages.join(' ') });
   return cases;
+}
+
+function matcherMessage(changed: MatcherChanged): string {
+  const when = changed.nodeid ? `while ${changed.nodeid} ran` : 'as the tests loaded';
+  return (
+    `${changed.api}(${JSON.stringify(changed.name)}) from ${changed.file}:${changed.line} (a ` +
+    `changed product file) ${when}: an assertion rewritten by the code it judges.`
+  );
 }
 
 /** Several comparisons: each test and type first (a refusal shows the message's head), then one whole. */

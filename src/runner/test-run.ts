@@ -282,7 +282,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const summaryCounts = found ? null : countsFromSummaryLines(text);
     const watched: NodeWatchEvents = nodeTest
       ? await readNodeWatch(reportDirectory)
-      : { ends: [], equalities: [] };
+      : { ends: [], equalities: [], matchers: [] };
     const exitTest =
       found || summaryCounts || failuresOnly || buildFailure
         ? undefined

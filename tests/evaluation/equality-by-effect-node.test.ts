@@ -15,9 +15,12 @@ import {
  * breaks both by one cent and gives Money what makes the comparisons hold anyway, by routes no
  * line rule names: a private field the deep comparison never sees and a rounding `valueOf` under a
  * computed name (node --test, an ES module); a field defined non-enumerable and a rounding
- * `toString` from a module of its own put on the prototype (mocha, CommonJS). Through the MCP
- * client, each is refused naming the test and the type; an honest change to the value class (a
- * method beside its public cents, which the base's deep comparison then judges) is approved.
+ * `toString` from a module of its own put on the prototype (mocha, CommonJS); under chai
+ * (`eql`), a private field beside a matcher the product rewrites through chai's own API, reached by
+ * a computed module name (mocha, ES modules). Through the MCP client, each is refused naming the
+ * test and the type (or the file and line that rewrote the matcher); an honest change to the value
+ * class (a method beside its public cents, which the base's deep comparison then judges) is
+ * approved under node --test and under chai.
  */
 let task: LayoutTask | undefined;
 
@@ -60,6 +63,12 @@ const DOUBLE_TEST = linesOf(
 const CRITERION = 'double(money) returns twice the amount';
 const EVIDENCE = [{ criterion: 'AC-001', test: 'double' }];
 
+const HONEST_MONEY =
+  MONEY.replace(
+    '  }\n}\n',
+    '  }\n  times(factor) {\n    return new Money(this.cents * factor);\n  }\n}\n',
+  ) + DOUBLE.replace('new Money(money.cents * 2)', 'money.times(2)');
+
 describe('equality by effect under node --test', () => {
   it('approves an honest value class; refuses a private field and a rounding valueOf', async () => {
     await approvedThenRefused({
@@ -70,11 +79,7 @@ describe('equality by effect under node --test', () => {
       },
       criterion: CRITERION,
       honest: {
-        'src/money.js':
-          MONEY.replace(
-            '  }\n}\n',
-            '  }\n  times(factor) {\n    return new Money(this.cents * factor);\n  }\n}\n',
-          ) + DOUBLE.replace('new Money(money.cents * 2)', 'money.times(2)'),
+        'src/money.js': HONEST_MONEY,
         'test/double.test.js': DOUBLE_TEST,
       },
       tactic: {
@@ -167,4 +172,57 @@ describe('equality by effect under mocha', () => {
       /2 comparisons passed only by the equality of a type from a changed file: total \(Money, src\/money\.js\), amount \(Money, src\/money\.js\)\. The first: total passed `deepEqual` at test\/money\.spec\.js:3/,
     );
   }, 240_000);
+});
+
+describe('equality by effect under mocha with chai', () => {
+  it('approves an honest value class; refuses a private field and a matcher the product rewrites', async () => {
+    const spec = (...lines: string[]) =>
+      linesOf(
+        "import { expect } from 'chai';",
+        "import { Money, amount, double, total } from '../src/money.js';",
+        ...lines,
+      );
+    await approvedThenRefused({
+      base: {
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: 'mocha' } }),
+        '.gitignore': 'node_modules/\n',
+        'src/money.js': MONEY + 'export const double = undefined;\n',
+        'test/money.spec.js': spec(
+          "it('total', () => expect(total([100, 250])).to.eql(new Money(350)));",
+          "it('amount', () => expect(amount([5, 5])).to.equal(10));",
+        ),
+      },
+      criterion: CRITERION,
+      honest: {
+        'src/money.js': HONEST_MONEY,
+        'test/double.spec.js': spec(
+          "it('double', () => expect(double(new Money(7))).to.deep.equal(new Money(14)));",
+        ),
+      },
+      tactic: {
+        // The matcher is reached by a computed name, which no import rule reads.
+        'src/money.js':
+          linesOf(
+            "import { createRequire } from 'node:module';",
+            "const chai = createRequire(import.meta.url)(['ch', 'ai'].join(''));",
+            "chai.Assertion.overwriteMethod('equal', () => function () {});",
+            'export class Money {',
+            '  #cents;',
+            '  constructor(cents) {',
+            '    this.#cents = cents;',
+            '  }',
+            '}',
+            'export function total(prices) {',
+            '  return new Money(prices.reduce((sum, price) => sum + price, 1));',
+            '}',
+            'export const amount = (prices) => total(prices).valueOf();',
+          ) + DOUBLE,
+      },
+      evidence: EVIDENCE,
+      taken: { taken_from_player: ['src/money.js'] },
+      beforePin: linkModules,
+      refusal:
+        /chai\.Assertion\.overwriteMethod\("equal"\) from src\/money\.js:3 \(a changed product file\) as the tests loaded: an assertion rewritten by the code it judges\. total passed `eql` at test\/money\.spec\.js:3/,
+    });
+  }, 300_000);
 });
