@@ -29,11 +29,15 @@ export function changedLines(base: string | undefined, now: string): number[] | 
   if (removed.length * added.length > PAIR_LIMIT) {
     for (let index = head - 1; index <= after.length - tail; index += 1) mark(index);
   } else {
-    for (const [index, deletion] of middleChanges(removed, added)) {
-      if (deletion) {
+    const changes = middleChanges(removed, added);
+    const inserted = new Set(changes.filter(([, deletion]) => !deletion).map(([index]) => index));
+    for (const [index, deletion] of changes) {
+      if (!deletion) mark(head + index);
+      // A line removed where none was written (a rewrite marks its new lines only).
+      else if (!inserted.has(index) && !inserted.has(index - 1)) {
         mark(head + index - 1);
         mark(head + index);
-      } else mark(head + index);
+      }
     }
   }
   return [...changed].sort((a, b) => a - b);
