@@ -181,7 +181,11 @@ export const NODE_EQUALITY_SOURCE = String.raw`const watchEquality = (config) =>
     if (types.isDate(value)) return { date: Date.prototype.getTime.call(value) };
     if (types.isMap(value) || types.isSet(value)) {
       const entries = [...(types.isMap(value) ? Map : Set).prototype.entries.call(value)];
-      return { entries: entries.map((entry) => plain(entry, found, depth + 1)) };
+      // In an order of their own: node and chai compare maps and sets whatever their order.
+      const plainEntries = entries.map((entry) => plain(entry, found, depth + 1));
+      const keyed = plainEntries.map((entry) => [shownPlain(entry), entry]);
+      keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      return { entries: keyed.map((pair) => pair[1]) };
     }
     const fields = Array.isArray(value) ? [] : {};
     for (const key of ownKeys(value)) {
