@@ -21,7 +21,7 @@ export interface ObserveRequest {
    * files; never the tests that passed at the base (`passedAtBase`, by id).
    */
   repeat?: { files?: string[]; passedAtBase: string[] };
-  /** Each changed Python file's text at the base, by its path in `files`; absent: new there. */
+  /** Each changed Python or JS file's text at the base, by its path in `files`; absent: new there. */
   bases?: Record<string, string>;
 }
 

@@ -6,6 +6,7 @@ import type { RunEnvironment } from './environment.js';
 import { nodeHarnessGuardFlag, vitestHarnessGuardFlag } from './harness-guard.js';
 import { nodeLoadedFlag, vitestLoadedFlag } from './node-loaded-files.js';
 import { nodeCallsFlag } from './node-call-recorder.js';
+import { nodeWatchFlag } from './node-watch.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { inheritedMarkers, type CoachgateAdditions } from './user-view.js';
@@ -217,11 +218,13 @@ const VITEST_LOADED_NOTE =
   'environment';
 
 /**
- * What every node process of the run loads first: the assert guard (which takes these back out of
- * the test processes' environment), the loaded-file recorder, the call recorder.
+ * What every node process of the run loads first: the watch of process ends and equality (before
+ * the guard, which takes node:assert as the watch left it), the assert guard (which takes these
+ * back out of the test processes' environment), the loaded-file recorder, the call recorder.
  */
 function nodeTestFlags(reportDirectory: string, listLoaded: boolean, recordCalls: boolean): string {
   return [
+    nodeWatchFlag(reportDirectory),
     nodeHarnessGuardFlag(reportDirectory),
     ...(listLoaded ? [nodeLoadedFlag(reportDirectory)] : []),
     ...(recordCalls ? [nodeCallsFlag(reportDirectory)] : []),

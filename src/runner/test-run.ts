@@ -16,7 +16,7 @@ import { OutputCapture } from './output-capture.js';
 import type { RunPriority } from './run-queue.js';
 import { classifyFailure } from './classify.js';
 import { decideStatus } from './outcome.js';
-import { EXIT_STATUS_SOURCE, exitStatusTest } from './exit-status.js';
+import { EXIT_STATUS_SOURCE, exitStatusNodeScript, exitStatusTest } from './exit-status.js';
 import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
@@ -31,6 +31,14 @@ import { writePytestReporter } from './pytest-reporter.js';
 import { mayRunNodeTest, writeHarnessGuards } from './harness-guard.js';
 import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
 import { writeNodeCallRecorder } from './node-call-recorder.js';
+import { nodeEqualityConfig } from './node-equality-watch.js';
+import {
+  nodeWatchCases,
+  productEnds,
+  readNodeWatch,
+  writeNodeWatch,
+  type NodeWatchEvents,
+} from './node-watch.js';
 import { nodeObserveConfig } from '../observation/node-observe.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { scriptEndFile, writeUnittestShims } from './unittest-shims.js';
@@ -142,6 +150,13 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const observeNode =
       nodeTest && spec.observe ? await nodeObserveConfig(spec.observe, spec.cwd) : undefined;
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
+    // Process ends in every run; equality decided by the Player's types in a trusted run.
+    const nodeWatchRequest = [
+      exitStatusNodeScript(spec.command),
+      nodeTest && spec.observe
+        ? await nodeEqualityConfig(spec.observe.files, spec.observe.bases)
+        : undefined,
+    ] as const;
     const manager = await declaredPackageManager(
       spec.command,
       spec.environment,
@@ -167,6 +182,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // loaded-file reporter): in the writable report directory, so read-only again: no test child
     // rewrites it for the next.
     const preloadFiles = [
+      ...(nodeTest ? [await writeNodeWatch(reportDirectory, spec.cwd, ...nodeWatchRequest)] : []),
       ...(await writeHarnessGuards(spec.command, reportDirectory, invocation.added)),
       ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
       ...(observeNode ? [await writeNodeCallRecorder(reportDirectory, observeNode)] : []),
@@ -264,11 +280,25 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const cache = outcome.sandbox && bytecodeCacheFor(outcome.sandbox.backend, spec.bytecodeCache);
     if (cache) invocation.notes.push(cache.writable ? BYTECODE_FILLED : BYTECODE_READ);
     const summaryCounts = found ? null : countsFromSummaryLines(text);
+    const watched: NodeWatchEvents = nodeTest
+      ? await readNodeWatch(reportDirectory)
+      : { ends: [], equalities: [], matchers: [] };
     const exitTest =
       found || summaryCounts || failuresOnly || buildFailure
         ? undefined
-        : exitStatusTest(spec.command, outcome, text, await scriptEnds(reportDirectory));
-    const report = found?.tests ?? (exitTest ? [exitTest] : undefined);
+        : exitStatusTest(spec.command, outcome, text, [
+            ...(await scriptEnds(reportDirectory)),
+            ...productEnds(watched),
+          ]);
+    // A product end is named even where the runner it killed left nothing per test to read.
+    const watchCases = nodeWatchCases(watched);
+    const report = found
+      ? [...found.tests, ...watchCases]
+      : exitTest
+        ? [exitTest]
+        : summaryCounts || watchCases.length === 0
+          ? undefined
+          : watchCases;
     const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
