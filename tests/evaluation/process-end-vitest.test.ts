@@ -117,6 +117,8 @@ describe('ending the test process under vitest', () => {
     });
     const approved = await task.approve();
     expect(approved.result.isError, approved.text).toBeFalsy();
-    expect(approved.run.tests.map((each) => each.id).join('\n')).not.toMatch(/process ended/);
+    expect(approved.run.tests.map((each: { id: string }) => each.id).join('\n')).not.toMatch(
+      /process ended/,
+    );
   }, 300_000);
 });
