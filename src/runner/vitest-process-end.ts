@@ -90,7 +90,9 @@ if (${VITEST_FORK_PROGRAM}.test(program)) {
   watch('abort', () => true);
   watch('kill', ([pid, signal = 'SIGTERM']) => {
     const target = Number(pid);
-    const self = target === process.pid || target === 0 || target === process.ppid || target < 0;
+    // The fork, its group (0), vitest's main process, or a group either leads; a test killing the
+    // group of a child it started (-child.pid) ends nothing of the run.
+    const self = [process.pid, process.ppid, 0].includes(Math.abs(target));
     const name = nameOf(signal);
     return self && ENDING.includes(name) && (target !== process.pid || !process.listenerCount(name));
   });

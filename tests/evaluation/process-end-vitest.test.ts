@@ -9,7 +9,7 @@ import type { TempRepo } from '../helpers/git-repo.js';
  * `process.exit` into a failing test itself; the routes it does not see end the fork, and its JUnit
  * report lists the test they cut short as passed. Each route below ends the fork where a base test
  * would catch slug() broken, one test file each; each is named at its file and line, with the
- * test that ran. A CLI whose main returns a status, run by a test as a child process, is approved.
+ * test that ran (process.exit: the test fails with vitest's own words). A CLI whose main returns a status, run by a test as a child process, is approved.
  */
 let task: LayoutTask | undefined;
 
@@ -25,6 +25,8 @@ const ROUTES = {
   reallyExit: 'process.reallyExit(0);',
   kill: "process.kill(process.pid, 'SIGKILL');",
   abort: 'process.abort();',
+  // vitest's own: its process.exit fails the test that called it.
+  exit: 'process.exit(0);',
 };
 const NAMES = Object.keys(ROUTES) as (keyof typeof ROUTES)[];
 const slugs = (body: (name: keyof typeof ROUTES) => string[]) =>
@@ -68,7 +70,15 @@ describe('ending the test process under vitest', () => {
     });
     const refused = await task.approve();
     expect(refused.result.isError).toBe(true);
+    expect(refused.run.tests).toContainEqual(
+      expect.objectContaining({
+        id: 'test/exit.test.js > slug',
+        status: 'failed',
+        message: expect.stringMatching(/process\.exit unexpectedly called with "0"/),
+      }),
+    );
     for (const [index, name] of NAMES.entries()) {
+      if (name === 'exit') continue;
       const line = 2 + index * 5;
       expect(refused.run.tests).toContainEqual(
         expect.objectContaining({
