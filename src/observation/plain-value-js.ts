@@ -2,7 +2,8 @@
  * JavaScript shared by the node call recorder (src/runner/node-call-recorder.ts) and the node
  * replay (src/observation/node-replay-script.ts): `plainText(value)` is a value's canonical JSON
  * (object keys sorted) when it is made of plain values only (finite numbers, strings, booleans,
- * null, arrays and plain objects of those), within the size bounds; `undefined` otherwise. A
+ * null, arrays and plain objects of those, with no getter), within the size bounds; `undefined`
+ * otherwise. A
  * function's `undefined` result is the text `undefined`. Both sides compare these texts.
  */
 export const PLAIN_VALUE_SOURCE = String.raw`const VALUE_LIMIT = 2000;
@@ -28,6 +29,9 @@ const plainText = (value) => {
     }
     if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(item).length)
       return undefined;
+    // A getter is the product's code: reading it to record the value could change its next answer.
+    const described = Object.getOwnPropertyDescriptors(item);
+    if (Object.values(described).some((each) => each.get || each.set)) return undefined;
     const keys = Object.keys(item).sort();
     budget -= keys.length;
     if (budget < 0) return undefined;

@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { EsmExports } from '../analysis/esm-exports.js';
 import { PLAIN_VALUE_SOURCE } from '../observation/plain-value-js.js';
 import { requireFlag } from './harness-guard.js';
-import { MOCHA_PROGRAM } from './runner-programs.js';
+import { MOCHA_PROGRAM, VITEST_FORK_PROGRAM } from './runner-programs.js';
 
-const RECORDER_FILE = 'coachgate-node-calls.cjs';
+/** The recorder's file, beside vitest's setup file (src/runner/vitest-equality-watch.ts asks it). */
+export const NODE_CALLS_RECORDER_FILE = 'coachgate-node-calls.cjs';
 const CONFIG_FILE = 'coachgate_node_observe.json';
 /** Each test process writes its calls here (`<pid>` its own): src/observation/replay.ts reads them. */
 export const NODE_CALLS = /^calls-\d+\.jsonl$/;
@@ -52,14 +53,18 @@ const readConfig = () => {
   }
 };
 const program = (process.argv[1] || '').split('\\').join('/');
+const vitest = ${VITEST_FORK_PROGRAM}.test(program);
 const runsTests =
-  (process.env.NODE_TEST_CONTEXT || '').startsWith('child') || ${MOCHA_PROGRAM}.test(program);
+  (process.env.NODE_TEST_CONTEXT || '').startsWith('child') ||
+  ${MOCHA_PROGRAM}.test(program) ||
+  vitest;
 const config = runsTests && readConfig();
 if (config) {
   ${PLAIN_VALUE_SOURCE.replaceAll('\n', '\n  ')}
   const CALL_LIMIT = 2000;
   const STACK_LIMIT = 40;
-  const BATCH = 200;
+  // vitest ends its forks with a signal, before any exit handler: each line is written as seen.
+  const BATCH = vitest ? 1 : 200;
   const ORIGINAL = '?coachgate-original';
   const files = new Set(config.files);
   const callers = new Set(config.callers);
@@ -101,6 +106,9 @@ if (config) {
       Failure.stackTraceLimit = stackTraceLimit;
     }
   };
+  // What vitest's worker sets in its own environment as it starts a test file (no test's doing:
+  // the replay, which runs no runner, must not get them back).
+  const WORKER_SETS = new Set(['VITEST_POOL_ID', 'VITEST_WORKER_ID', 'VITEST_VM_POOL', 'SSR']);
   const surroundings = (record) => {
     // Each read of process.env asks the environment: every variable is read once.
     const env = process.env;
@@ -108,13 +116,26 @@ if (config) {
     const set = {};
     for (const name of names) {
       const value = env[name];
-      if (startEnv[name] !== value) set[name] = value;
+      if (startEnv[name] !== value && !(vitest && WORKER_SETS.has(name))) set[name] = value;
     }
     const present = new Set(names);
     const unset = startNames.filter((name) => !present.has(name));
     if (Object.keys(set).length > 0 || unset.length > 0) record.env = { set, unset };
     if (process.cwd() !== startCwd) record.cwd = process.cwd();
   };
+  // vitest names the running test in its global expect's state (jest's protocol), and evaluates
+  // the modules again for each test file: each file's calls are a session of their own.
+  const vitestTest = () => {
+    try {
+      const state = vitest && globalThis[Symbol.for('expect-global')].getState();
+      return typeof state.testPath === 'string' ? state : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  // The objects the tests got from a call into a changed module, and which function made each:
+  // vitest's equality watch compares them again as plain data (src/runner/vitest-equality-watch.ts).
+  const made = new WeakMap();
   // One call of fn, made by whoever called callee (the wrapper the tests reached).
   const record = (fn, self, args, callee, file, name, kind) => {
     if (depth > 0 || count >= CALL_LIMIT) return fn.apply(self, args);
@@ -124,17 +145,25 @@ if (config) {
       ? caller
       : !files.has(caller) && callerFiles(callee, STACK_LIMIT).find((each) => callers.has(each));
     if (!led) return fn.apply(self, args);
-    const module = process.pid + ':' + file;
+    const running = vitestTest();
+    const session = running
+      ? process.pid + ' ' + path.relative(startCwd, running.testPath)
+      : String(process.pid);
+    const module = session + ':' + file;
     const shownArgs = caller === led ? plainText(args) : undefined;
-    // The test file that led to the call (node's runner tells no module which test runs).
-    const test = path.relative(startCwd, led);
+    // The test that led to the call: vitest names it; node's runner tells no module, so its file.
+    const test = running && running.currentTestName
+      ? path.relative(startCwd, running.testPath) + ' > ' + running.currentTestName
+      : path.relative(startCwd, led);
     const entry = { event: 'call', test, module, function: name, file, kind,
-      process: process.pid, args: shownArgs, kwargs: '{}' };
+      process: session, args: shownArgs, kwargs: '{}' };
     if (shownArgs !== undefined) surroundings(entry);
     depth += 1;
     let result;
     try {
       result = fn.apply(self, args);
+      if (result !== null && typeof result === 'object' && !made.has(result))
+        made.set(result, { file, function: name });
     } catch (error) {
       entry.raised = true;
       throw error;
@@ -163,13 +192,30 @@ if (config) {
     Object.defineProperty(wrapper, 'length', { value: fn.length });
     return Object.assign(wrapper, fn);
   };
-  const wrap = (fn, file, name) => {
+  // One wrapper per function: a module that hands its export out again hands out the same one.
+  const wrappers = new WeakMap();
+  const wrap = (fn, file, name, kind) => {
     if (typeof fn !== 'function' || isClass(fn)) return fn;
+    if (wrappers.has(fn)) return wrappers.get(fn);
     const wrapped = function (...args) {
       if (new.target) return Reflect.construct(fn, args, new.target);
-      return record(fn, this, args, wrapped, file, name, 'cjs');
+      return record(fn, this, args, wrapped, file, name, kind);
     };
+    wrappers.set(fn, wrapped);
+    wrappers.set(wrapped, wrapped);
     return describeAs(wrapped, fn);
+  };
+  // A CommonJS module's exports with its functions wrapped: module.exports itself, or its members.
+  const wrapCommonJs = (exported, file) => {
+    if (typeof exported === 'function') return wrap(exported, file, 'module.exports', 'cjs');
+    if (exported && typeof exported === 'object') {
+      for (const key of Object.keys(exported)) {
+        const described = Object.getOwnPropertyDescriptor(exported, key);
+        if (described && described.writable && typeof described.value === 'function')
+          exported[key] = wrap(described.value, file, key, 'cjs');
+      }
+    }
+    return exported;
   };
   // An ES module's function, reached through the hoisted function of its wrapper module (a cycle
   // of imports may call it before the wrapper module ran), looked up in the original at each call.
@@ -182,23 +228,55 @@ if (config) {
     const fn = namespace[name];
     if (typeof fn === 'function') describeAs(forwarder, fn);
   };
-  module.exports = { forward, named };
+  const madeBy = (value) => made.get(value);
+  const changed = (file) => files.has(file);
+  module.exports = { forward, named, madeBy, changed };
+  if (vitest) {
+    // vitest's module runner evaluates each module of the project as a function compiled by
+    // vm.runInThisContext under the module's file name, and given, sixth, the function defining
+    // each export with a getter (__vite_ssr_exportName__): a changed module's exports are
+    // defined through one whose getter hands out the wrapped function.
+    const vm = require('node:vm');
+    const compile = vm.runInThisContext;
+    // A CommonJS module it runs (module.exports, exports.name) fills the same exports object
+    // otherwise: its default is module.exports, each member a getter of its own; wrapped once the
+    // module ran, before its importer reads them.
+    const EXPORT_NAME = 5;
+    const wrapRunCommonJs = (exports, file) => {
+      exports.default = wrapCommonJs(exports.default, file);
+      for (const key of Object.keys(exports)) {
+        const described = Object.getOwnPropertyDescriptor(exports, key);
+        if (key === 'default' || !described.configurable || !described.get) continue;
+        const get = described.get;
+        Object.defineProperty(exports, key, { ...described, get: () => wrap(get(), file, key, 'cjs') });
+      }
+    };
+    vm.runInThisContext = function runInThisContext(code, options) {
+      const made = compile.apply(this, arguments);
+      const file = options !== null && typeof options === 'object' ? options.filename : undefined;
+      if (typeof made !== 'function' || !files.has(file)) return made;
+      return function (...args) {
+        const [exports] = args;
+        const define = args[EXPORT_NAME];
+        let esm = false;
+        if (typeof define === 'function')
+          args[EXPORT_NAME] = (name, getter) => {
+            esm = true;
+            return define(name, () => wrap(getter(), file, name, 'esm'));
+          };
+        return Promise.resolve(made.apply(this, args)).then((value) => {
+          if (!esm && exports && typeof exports === 'object') wrapRunCommonJs(exports, file);
+          return value;
+        });
+      };
+    };
+  }
   const Module = require('node:module');
   const load = Module.prototype.load;
   Module.prototype.load = function (filename) {
     const result = load.apply(this, arguments);
-    if (files.has(filename) && !config.esm[pathToFileURL(filename).href]) {
-      const exported = this.exports;
-      if (typeof exported === 'function') {
-        this.exports = wrap(exported, filename, 'module.exports');
-      } else if (exported && typeof exported === 'object') {
-        for (const key of Object.keys(exported)) {
-          const described = Object.getOwnPropertyDescriptor(exported, key);
-          if (described && described.writable && typeof described.value === 'function')
-            exported[key] = wrap(described.value, filename, key);
-        }
-      }
-    }
+    if (files.has(filename) && !config.esm[pathToFileURL(filename).href])
+      this.exports = wrapCommonJs(this.exports, filename);
     return result;
   };
   const self = pathToFileURL(__filename).href;
@@ -271,7 +349,7 @@ export async function writeNodeCallRecorder(
   reportDirectory: string,
   config: NodeObserveConfig,
 ): Promise<string> {
-  const file = path.join(reportDirectory, RECORDER_FILE);
+  const file = path.join(reportDirectory, NODE_CALLS_RECORDER_FILE);
   await writeFile(path.join(reportDirectory, CONFIG_FILE), JSON.stringify(config));
   await writeFile(file, RECORDER_SOURCE);
   return file;
@@ -279,5 +357,5 @@ export async function writeNodeCallRecorder(
 
 /** The NODE_OPTIONS flag loading the recorder. */
 export function nodeCallsFlag(reportDirectory: string): string {
-  return requireFlag(path.join(reportDirectory, RECORDER_FILE));
+  return requireFlag(path.join(reportDirectory, NODE_CALLS_RECORDER_FILE));
 }

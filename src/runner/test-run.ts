@@ -28,7 +28,7 @@ import { parseMochaSpecOutput } from './report/mocha-spec.js';
 import { uvuFailuresOnly, type UvuFailuresOnly } from './report/uvu.js';
 import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
-import { mayRunNodeTest, writeHarnessGuards } from './harness-guard.js';
+import { mayRunNodeTest, mayRunVitest, writeHarnessGuards } from './harness-guard.js';
 import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
 import { writeNodeCallRecorder } from './node-call-recorder.js';
 import { nodeEqualityConfig } from './node-equality-watch.js';
@@ -39,6 +39,8 @@ import {
   writeNodeWatch,
   type NodeWatchEvents,
 } from './node-watch.js';
+import { readVitestEnds, writeVitestEndWatch } from './vitest-process-end.js';
+import { VITEST_EQUALITY_SOURCE } from './vitest-equality-watch.js';
 import { nodeObserveConfig } from '../observation/node-observe.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { scriptEndFile, writeUnittestShims } from './unittest-shims.js';
@@ -49,7 +51,7 @@ import { staleBuild } from './stale-build.js';
 import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 import { completeJsonLines, type Observation } from '../observation/judge.js';
-import type { ProcessEnd } from './harness-case.js';
+import { processEndedCase, type ProcessEnd } from './harness-case.js';
 import { readRepetition, type Repetition } from '../observation/repetition.js';
 import {
   replayRecordedCalls,
@@ -93,7 +95,7 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest, unittest, node --test, mocha; src/observation/), and the tests that may show
+   * harness (pytest, unittest, node --test, mocha, vitest; src/observation/), and the tests that may show
    * the change run a second time (pytest, unittest); its passing equalities decided by types of those
    * files compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
@@ -148,7 +150,9 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       await requestEqualityWatch(reportDirectory, spec.observe.files, spec.observe.bases);
     const nodeTest = mayRunNodeTest(spec.command);
     const observeNode =
-      nodeTest && spec.observe ? await nodeObserveConfig(spec.observe, spec.cwd) : undefined;
+      (nodeTest || spec.command.runner === 'vitest') && spec.observe
+        ? await nodeObserveConfig(spec.observe, spec.cwd)
+        : undefined;
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
     // Process ends in every run; equality decided by the Player's types in a trusted run.
     const nodeWatchRequest = [
@@ -183,9 +187,15 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // rewrites it for the next.
     const preloadFiles = [
       ...(nodeTest ? [await writeNodeWatch(reportDirectory, spec.cwd, ...nodeWatchRequest)] : []),
-      ...(await writeHarnessGuards(spec.command, reportDirectory, invocation.added)),
+      ...(await writeHarnessGuards(
+        spec.command,
+        reportDirectory,
+        invocation.added,
+        observeNode ? VITEST_EQUALITY_SOURCE : '',
+      )),
       ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
       ...(observeNode ? [await writeNodeCallRecorder(reportDirectory, observeNode)] : []),
+      ...(mayRunVitest(spec.command) ? [await writeVitestEndWatch(reportDirectory)] : []),
     ];
     if (invocation.scriptShell) {
       const { file, content } = invocation.scriptShell;
@@ -293,7 +303,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // A product end is named even where the runner it killed left nothing per test to read.
     const watchCases = nodeWatchCases(watched);
     const report = found
-      ? [...found.tests, ...watchCases]
+      ? [...found.tests, ...watchCases, ...(await vitestEndCases(reportDirectory))]
       : exitTest
         ? [exitTest]
         : summaryCounts || watchCases.length === 0
@@ -500,6 +510,17 @@ const BYTECODE_FILLED =
 const BYTECODE_READ =
   "Python's bytecode came from the server's read-only cache, written by the base's run " +
   '(PYTHONPYCACHEPREFIX)';
+
+/**
+ * A vitest fork a project frame ended (src/runner/vitest-process-end.ts): an error case each, named
+ * by where, since vitest's report lists the test it cut short as passed.
+ */
+async function vitestEndCases(reportDirectory: string): Promise<TestCaseResult[]> {
+  return (await readVitestEnds(reportDirectory)).map((end) => {
+    const { id, message } = processEndedCase(end);
+    return { id, status: 'error', message };
+  });
+}
 
 /** The early ends a watched plain script wrote (src/runner/script-end-watch.ts); none when not. */
 async function scriptEnds(reportDirectory: string): Promise<ProcessEnd[]> {
