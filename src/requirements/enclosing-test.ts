@@ -12,7 +12,7 @@ export interface EnclosingTest {
 /**
  * The test a line belongs to, by each language's grammar: the `def test…` around it (Python), the
  * nearest `test('…'`/`it('…'` call above it (JS/TS), the `func TestX` and `t.Run` subtests around it
- * (Go), the `#[test]` function around it, in a test file or inline in a source (Rust), the test
+ * or a suite's `func (s *S) TestX()` method under the test that runs the suite (Go), the `#[test]` function around it, in a test file or inline in a source (Rust), the test
  * that wrote a snapshot entry (jest/vitest `__snapshots__/*.snap`). A citation inside a test is then
  * checked as that test. Undefined for helpers, fixtures and config (never a test), and for a line
  * outside every test.
@@ -24,7 +24,7 @@ export function enclosingTest(file: string, text: string, line: number): Enclosi
   if (!isTestFile(file)) return undefined;
   const lines = linesUpTo(text, line);
   if (file.endsWith('.py')) return named(enclosingPythonTest(lines), file);
-  if (file.endsWith('.go')) return named(enclosingGoTest(lines), file);
+  if (file.endsWith('.go')) return named(enclosingGoTest(lines, text.split(/\r?\n/)), file);
   return named(enclosingJsTest(lines), file);
 }
 

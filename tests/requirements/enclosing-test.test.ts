@@ -65,6 +65,47 @@ describe('enclosingTest', () => {
     expect(testAt('uuid.go', text, 9)).toBeUndefined();
   });
 
+  it('finds a testify-style suite method under the test that runs its suite, with its s.Run subtests', () => {
+    const text = [
+      'package shout', // 1
+      '',
+      'type ShoutSuite struct{ suite.Suite }',
+      '',
+      'func (s *ShoutSuite) SetupTest() {}', // 5
+      '',
+      'func (s *ShoutSuite) TestLoud() {', // 7
+      '\ts.Run("with spaces", func() {',
+      '\t\ts.Equal("A!", Shout("a"))', // 9
+      '\t})',
+      '\ts.Equal("B!", Shout("b"))', // 11
+      '}',
+      '',
+      'func (o OtherSuite) TestQuiet() {', // 14
+      '\to.True(true)',
+      '}',
+      '',
+      'func (s *LonelySuite) TestAlone() {', // 18
+      '\ts.True(true)',
+      '}',
+      '',
+      'func TestShout(t *testing.T) {', // 22
+      '\tsuite.Run(t, new(ShoutSuite))',
+      '\tother := &OtherSuite{Name: "x"}',
+      '\tt.Run("other", func(t *testing.T) {',
+      '\t\tsuite.Run(t, other)',
+      '\t})',
+      '}',
+    ].join('\n');
+    const file = 'shout_test.go';
+    expect(testAt(file, text, 9)).toBe('TestShout/TestLoud/with_spaces');
+    expect(testAt(file, text, 11)).toBe('TestShout/TestLoud');
+    expect(testAt(file, text, 7)).toBe('TestShout/TestLoud');
+    expect(testAt(file, text, 15)).toBe('TestShout/other/TestQuiet');
+    // A helper method, and a suite no test of the file runs, are not tests.
+    expect(testAt(file, text, 5)).toBeUndefined();
+    expect(testAt(file, text, 19)).toBeUndefined();
+  });
+
   it('finds Rust #[test] functions inline in a source, in modules, and in tests/*.rs', () => {
     const text = [
       'pub fn add(a: u8, b: u8) -> u8 { a + b }', // 1
