@@ -1,14 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { approvedThenRefused, layoutTask, linesOf } from '../helpers/layout-task.js';
+import { describe, it } from 'vitest';
+import { approvedThenRefused, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
  * pytest names a case whose parameters print no id by its position (`test_percent[case1]`): a case
  * inserted mid-list gives the base's later cases new ids. coachgate's reporter gives each case's
  * values, and a case is found at the base by them. Through the MCP client with real pytest: the fix
- * with its inserted case is approved; the reverted fix is refused, its failing case named by its
- * values as one the base did not run (at the base, case1 was another case); a change that breaks
- * a base case whose id moved is refused, naming it by its values and the base's id for it.
+ * with its inserted case is approved; a change that clamps nothing is refused, naming the inserted
+ * case by its values as one the base did not run (at the base, case1 was another case), and the
+ * base case it broke, whose id moved, by its values and the base's id for it.
  */
 const tests = (cases: string[]) =>
   linesOf(
@@ -27,11 +27,16 @@ const tests = (cases: string[]) =>
     'def test_percent(case):',
     '    assert percent(case.value) == case.want',
   );
+const FILE = 'tests/test_clamp.py';
+/** A failing case as the refusal names it: by id, values and how the base's run ended it. */
+const named = (id: string, values: string, atBase: string) =>
+  `${FILE}::test_percent[${id}] (case=types.SimpleNamespace(${values}): ${atBase})`;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const OLD_CASES = ['Case(value=50, want=50)', 'Case(value=150, want=100)'];
 const BUGGY = 'def percent(value):\n    return min(value, 100)\n';
 
 describe.skipIf(!hasPytest)('positional parametrize ids (pytest installed)', () => {
-  it('a case inserted mid-list: the fix is approved, the reverted fix refused as a moved case', async () => {
+  it('cases inserted mid-list: the fix approved, a break refused naming cases by values', async () => {
     await approvedThenRefused({
       base: {
         'pytest.ini': '[pytest]\npythonpath = .\n',
@@ -43,7 +48,7 @@ describe.skipIf(!hasPytest)('positional parametrize ids (pytest installed)', () 
         'app/clamp.py': 'def percent(value):\n    return max(0, min(value, 100))\n',
         'tests/test_clamp.py': tests([OLD_CASES[0]!, 'Case(value=-5, want=0)', OLD_CASES[1]!]),
       },
-      tactic: { 'app/clamp.py': BUGGY },
+      tactic: { 'app/clamp.py': 'def percent(value):\n    return value\n' },
       tacticRun: 'failed',
       criterion: 'percent(value) clamps negative values to 0',
       evidence: [
@@ -51,39 +56,18 @@ describe.skipIf(!hasPytest)('positional parametrize ids (pytest installed)', () 
         { criterion: 'AC-001', file: 'app/clamp.py', snippet: 'max(0, min(value, 100))' },
       ],
       taken: { taken_from_player: ['app/clamp.py'] },
-      refusal:
-        /tests\/test_clamp\.py::test_percent\[case1\] \(case=types\.SimpleNamespace\(value=-5, want=0\): did not run at the base\)/,
+      refusal: new RegExp(
+        escaped(
+          [
+            named('case1', 'value=-5, want=0', 'did not run at the base'),
+            named(
+              'case2',
+              'value=150, want=100',
+              `passed at the base, as ${FILE}::test_percent[case1]`,
+            ),
+          ].join(', '),
+        ),
+      ),
     });
-  }, 240_000);
-
-  it('a base case whose id moved and that now fails is refused, named by its values', async () => {
-    const task = await layoutTask({
-      base: {
-        'pytest.ini': '[pytest]\npythonpath = .\n',
-        'app/__init__.py': '',
-        'app/clamp.py': BUGGY,
-        'tests/test_clamp.py': tests(OLD_CASES),
-      },
-      player: {
-        'app/clamp.py': 'def percent(value):\n    return max(0, value)\n',
-        'tests/test_clamp.py': tests([OLD_CASES[0]!, 'Case(value=-5, want=0)', OLD_CASES[1]!]),
-      },
-      criterion: 'percent(value) clamps negative values to 0',
-      evidence: [
-        { criterion: 'AC-001', test: 'tests/test_clamp.py::test_percent[case1]' },
-        { criterion: 'AC-001', file: 'app/clamp.py', snippet: 'max(0, value)' },
-      ],
-    });
-    try {
-      const { run, result, text } = await task.approve();
-      expect(run.status).toBe('failed');
-      expect(result.isError).toBe(true);
-      expect(text).toContain(
-        'tests/test_clamp.py::test_percent[case2] (case=types.SimpleNamespace(value=150, ' +
-          'want=100): passed at the base, as tests/test_clamp.py::test_percent[case1])',
-      );
-    } finally {
-      await task.close();
-    }
   }, 240_000);
 });
