@@ -12,19 +12,28 @@ export interface EnclosingTest {
 /**
  * The test a line belongs to, by each language's grammar: the `def test…` around it (Python), the
  * nearest `test('…'`/`it('…'` call above it (JS/TS), the `func TestX` and `t.Run` subtests around it
- * or a suite's `func (s *S) TestX()` method under the test that runs the suite (Go), the `#[test]` function around it, in a test file or inline in a source (Rust), the test
+ * or a suite's `func (s *S) TestX()` method under the test that runs the suite, in this file or
+ * in `packageTests`, the package's other test files (Go), the `#[test]` function around it, in a test file or inline in a source (Rust), the test
  * that wrote a snapshot entry (jest/vitest `__snapshots__/*.snap`). A citation inside a test is then
  * checked as that test. Undefined for helpers, fixtures and config (never a test), and for a line
  * outside every test.
  */
-export function enclosingTest(file: string, text: string, line: number): EnclosingTest | undefined {
+export function enclosingTest(
+  file: string,
+  text: string,
+  line: number,
+  packageTests: readonly string[] = [],
+): EnclosingTest | undefined {
   if (file.endsWith('.rs')) return named(enclosingRustTest(file, text, line), file);
   const snapshotOf = snapshotOwner(file);
   if (snapshotOf !== undefined) return named(snapshotKey(linesUpTo(text, line)), snapshotOf);
   if (!isTestFile(file)) return undefined;
   const lines = linesUpTo(text, line);
   if (file.endsWith('.py')) return named(enclosingPythonTest(lines), file);
-  if (file.endsWith('.go')) return named(enclosingGoTest(lines, text.split(/\r?\n/)), file);
+  if (file.endsWith('.go')) {
+    const files = [text, ...packageTests].map((source) => source.split(/\r?\n/));
+    return named(enclosingGoTest(lines, files), file);
+  }
   return named(enclosingJsTest(lines), file);
 }
 

@@ -6,18 +6,22 @@
  * `func (s *MySuite) TestX()` is a testify-style suite test: the suite runner calls each `Test*`
  * method of the suite as a subtest of the test that runs it (`suite.Run(t, new(MySuite))` in
  * `func TestMySuite`), so it is `TestMySuite/TestX`, and its `s.Run("name", …)` subtests follow.
+ * The runner is looked for in `files` (the cited file's lines first, then the package's other
+ * test files).
  * gofmt's layout is relied on: a top-level func ends at the first `}` in column 0, a call's closing
  * `})` at its own indent.
  */
 export function enclosingGoTest(
   lines: readonly string[],
-  file: readonly string[] = lines,
+  files: readonly (readonly string[])[] = [lines],
 ): string | undefined {
   const start = enclosingFunc(lines);
   if (start === undefined) return undefined;
   const method = SUITE_METHOD.exec(lines[start]!);
   if (!method) return testFuncAround(lines, start);
-  const runner = suiteRunner(file, method[1]!);
+  const runner = files
+    .map((file) => suiteRunner(file, method[1]!))
+    .find((found) => found !== undefined);
   return runner && [runner, method[2]!, ...openSubtests(lines.slice(start + 1))].join('/');
 }
 
@@ -43,7 +47,7 @@ function enclosingFunc(lines: readonly string[]): number | undefined {
 }
 
 /**
- * The test that runs the suite `type` in this file: the test (or subtest) around a
+ * The test that runs the suite `type` in one file: the test (or subtest) around a
  * `suite.Run(t, new(T))` or `suite.Run(t, &T{…})` call, or one handing it a variable its function
  * set to such a value. Undefined when this file runs no such suite.
  */

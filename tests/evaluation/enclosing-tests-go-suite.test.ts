@@ -7,7 +7,8 @@ import { runs } from '../helpers/toolchains.js';
  * `go test` names a suite's `func (s *ShoutSuite) TestEmpty()` as a subtest of the test that runs
  * the suite (`TestShoutSuite/TestEmpty`), its `s.Run("no text", …)` one level below. testify is not
  * in the offline module cache: a stand-in module with testify's protocol (each `Test*` method run
- * as a subtest, by reflection) is put in its place by a `replace` directive. The fix is approved
+ * as a subtest, by reflection) is put in its place by a `replace` directive; the suite's runner
+ * sits in another file of the package than the cited method. The fix is approved
  * on the citations inside the suite method alone (a line of its subtest, its `func` line); the
  * reverted fix is refused, naming the failing suite test.
  */
@@ -82,11 +83,7 @@ const shout = (empty: string) =>
 const SUITE_TEST = linesOf(
   'package shout',
   '',
-  'import (',
-  '\t"testing"',
-  '',
-  '\t"github.com/stretchr/testify/suite"',
-  ')',
+  'import "github.com/stretchr/testify/suite"',
   '',
   'type ShoutSuite struct{ suite.Suite }',
   '',
@@ -95,6 +92,16 @@ const SUITE_TEST = linesOf(
   '\t\ts.Equal("!", Shout(""))',
   '\t})',
   '}',
+);
+/** The suite's runner, in another file of the package than its methods. */
+const RUNNER = linesOf(
+  'package shout',
+  '',
+  'import (',
+  '\t"testing"',
+  '',
+  '\t"github.com/stretchr/testify/suite"',
+  ')',
   '',
   'func TestShoutSuite(t *testing.T) {',
   '\tsuite.Run(t, new(ShoutSuite))',
@@ -132,19 +139,19 @@ describe.skipIf(!hasGo)(
             '}',
           ),
         },
-        honest: { 'shout.go': shout('!'), 'suite_test.go': SUITE_TEST },
+        honest: { 'shout.go': shout('!'), 'empty_test.go': SUITE_TEST, 'suite_test.go': RUNNER },
         tactic: { 'shout.go': shout('') },
         tacticRun: 'failed',
         criterion: 'Shout("") returns "!"',
         evidence: [
           {
             criterion: 'AC-001',
-            file: 'suite_test.go',
+            file: 'empty_test.go',
             line: lineOf('\t\ts.Equal("!", Shout(""))'),
           },
           {
             criterion: 'AC-001',
-            file: 'suite_test.go',
+            file: 'empty_test.go',
             line: lineOf('func (s *ShoutSuite) TestEmpty() {'),
           },
         ],

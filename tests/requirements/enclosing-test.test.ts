@@ -101,9 +101,12 @@ describe('enclosingTest', () => {
     expect(testAt(file, text, 11)).toBe('TestShout/TestLoud');
     expect(testAt(file, text, 7)).toBe('TestShout/TestLoud');
     expect(testAt(file, text, 15)).toBe('TestShout/other/TestQuiet');
-    // A helper method, and a suite no test of the file runs, are not tests.
+    // A helper method, and a suite no test of the package runs, are not tests.
     expect(testAt(file, text, 5)).toBeUndefined();
     expect(testAt(file, text, 19)).toBeUndefined();
+    // The runner may sit in another test file of the package.
+    const runner = 'func TestLonely(t *testing.T) {\n\tsuite.Run(t, &LonelySuite{})\n}\n';
+    expect(enclosingTest(file, text, 19, [runner])?.test).toBe('TestLonely/TestAlone');
   });
 
   it('finds Rust #[test] functions inline in a source, in modules, and in tests/*.rs', () => {
