@@ -18,7 +18,13 @@ VALUES_BUDGET = 4000
 VALUES_SHOWN = 300
 
 def qualified_name(thing):
-    return '%s.%s' % (getattr(thing, '__module__', '?'), getattr(thing, '__qualname__', '?'))
+    # A class's names as type keeps them: a metaclass's own attributes are the project's code. A
+    # function's are its own slots.
+    if isinstance(thing, type):
+        names = [type.__dict__[name].__get__(thing, type) for name in ('__module__', '__qualname__')]
+    else:
+        names = [thing.__module__, thing.__qualname__]
+    return '%s.%s' % tuple(names)
 
 def own_attributes(value, kind):
     # The instance's __dict__ as the interpreter keeps it (a C descriptor): a class that defines
