@@ -109,6 +109,69 @@ describe('enclosingTest', () => {
     expect(enclosingTest(file, text, 19, [runner])?.test).toBe('TestLonely/TestAlone');
   });
 
+  it('finds Java and Kotlin methods marked @Test, named Class#method as surefire names them', () => {
+    const java = [
+      'package com.acme;', // 1
+      '',
+      'class ClampTest {',
+      '  private int helper() {',
+      '    return 1;', // 5
+      '  }',
+      '',
+      '  @Test',
+      '  @DisplayName("clamps {negative} values")',
+      '  void clampsNegatives() throws Exception {', // 10
+      '    assertThrows(Oops.class, () -> {',
+      '      Clamp.percent(-5); // }', // 12
+      '    });',
+      '    if (ready) {',
+      '      assertEquals(0, Clamp.percent(-5));', // 15
+      '    }',
+      '    Runnable check = new Runnable() {',
+      '      public void run() {',
+      '        Clamp.percent(1);', // 19
+      '      }',
+      '    };',
+      '  }',
+      '}',
+    ].join('\n');
+    const file = 'src/test/java/com/acme/ClampTest.java';
+    expect(testAt(file, java, 12)).toBe('ClampTest#clampsNegatives');
+    expect(testAt(file, java, 15)).toBe('ClampTest#clampsNegatives');
+    expect(testAt(file, java, 10)).toBe('ClampTest#clampsNegatives');
+    // A method of an anonymous class inside the test is no test of its own.
+    expect(testAt(file, java, 19)).toBeUndefined();
+    expect(testAt(file, java, 5)).toBeUndefined();
+    expect(testAt(file, java, 1)).toBeUndefined();
+    const kotlin =
+      'class ClampTest {\n    @Test fun `clamps negatives`() {\n        check(0)\n    }\n}\n';
+    expect(testAt('src/test/kotlin/ClampTest.kt', kotlin, 3)).toBe('ClampTest#clamps negatives');
+  });
+
+  it('finds C# methods marked [Fact], [Test] or [TestMethod], named Class.Method as trx names them', () => {
+    const text = [
+      'namespace Acme.Tests', // 1
+      '{',
+      '    public class ClampTests',
+      '    {',
+      '        [Fact, Trait("area", "clamp")]', // 5
+      '        public async Task ClampsNegatives()',
+      '        {',
+      '            Assert.Equal(0, await Clamp.PercentAsync(-5));', // 8
+      '        }',
+      '',
+      '        private static int Helper()', // 11
+      '        {',
+      '            return 1;', // 13
+      '        }',
+      '    }',
+      '}',
+    ].join('\n');
+    const file = 'tests/Acme.Tests/ClampTests.cs';
+    expect(testAt(file, text, 8)).toBe('ClampTests.ClampsNegatives');
+    expect(testAt(file, text, 13)).toBeUndefined();
+  });
+
   it('finds Rust #[test] functions inline in a source, in modules, and in tests/*.rs', () => {
     const text = [
       'pub fn add(a: u8, b: u8) -> u8 { a + b }', // 1
