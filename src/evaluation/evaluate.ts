@@ -103,8 +103,9 @@ function judged(
     diverging_new_tests: [],
   };
   if (!command || !baseline || !trusted) return evaluation;
-  // A doctest a change moved keeps its identity (src/runner/stable-test-id.ts).
-  const now = sameTestsIn(baseline.tests, trusted.tests);
+  // A doctest a change moved keeps its identity (src/runner/stable-test-id.ts); both runs ran the
+  // base's test files, so a parametrized case is its id.
+  const now = sameTestsIn(baseline.tests, trusted.tests, 'ids');
   const unloaded = unloadedUnits(baseline.tests, trusted.tests);
   for (const test of baseline.tests) {
     const after = now.of(test);
@@ -196,7 +197,7 @@ function keptBaseTests(
   baseline: readonly TestCaseResult[],
   trusted: readonly TestCaseResult[],
 ): string[] {
-  const now = sameTestsIn(baseline, trusted);
+  const now = sameTestsIn(baseline, trusted, 'ids');
   const kept = baseline
     .filter((test) => test.status === 'passed' && now.of(test)?.status === 'passed')
     .map((test) => test.id);

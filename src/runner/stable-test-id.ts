@@ -43,23 +43,38 @@ export interface SameTests<T> {
  * How the tests of `from` find the same tests in `to`: a parametrized case by its test function and
  * parameter values wherever both runs report the values of every case of that function and no two
  * of its cases share them (a case inserted mid-list moves the later cases' positional ids,
- * `case11`, not their values); every other test by its stable id (stableTestIds).
+ * `case11`, not their values); every other test by its stable id (stableTestIds). A case no case
+ * of the other run shares values with is paired by id with the case of that id there when that
+ * one is unpaired too: its values come from code a change moved (a constant of the product's), not
+ * its place. `ids` pairs by stable id alone: for two runs of the same test files (the baseline
+ * and the trusted run), whose ids name the same cases whatever values they compute.
  */
 export function sameTestsIn<T extends Identified>(
   from: readonly Identified[],
   to: readonly T[],
+  pairing: 'values' | 'ids' = 'values',
 ): SameTests<T> {
-  const valued = fullyValued(from);
+  const valued = pairing === 'ids' ? new Set<string>() : fullyValued(from);
   const inBoth = new Set([...fullyValued(to)].filter((name) => valued.has(name)));
   const byValues = (test: Identified) => test.case !== undefined && inBoth.has(test.case.function);
-  const keyIn = (tests: readonly Identified[]) => {
-    const stable = stableTestIds(tests.map((test) => test.id));
-    return (test: Identified) =>
-      byValues(test) ? `${test.case!.function}\0${test.case!.values}` : stable.get(test.id);
+  const [fromStable, toStable] = [from, to].map((tests) => stableTestIds(tests.map((t) => t.id)));
+  const valuesKey = (test: Identified) => `${test.case!.function}\0${test.case!.values}`;
+  const byKey = new Map(
+    to.map((test) => [byValues(test) ? valuesKey(test) : toStable!.get(test.id), test]),
+  );
+  const byId = new Map(to.map((test) => [toStable!.get(test.id), test]));
+  const paired = new Set(from.filter(byValues).map((test) => byKey.get(valuesKey(test))));
+  const leftOver = (test: Identified) => {
+    const other = byId.get(fromStable!.get(test.id));
+    return other && byValues(other) && !paired.has(other) ? other : undefined;
   };
-  const [fromKey, toKey] = [keyIn(from), keyIn(to)];
-  const index = new Map(to.map((test) => [toKey(test), test]));
-  return { of: (test) => index.get(fromKey(test)), byValues };
+  return {
+    of: (test) =>
+      byValues(test)
+        ? (byKey.get(valuesKey(test)) ?? leftOver(test))
+        : byKey.get(fromStable!.get(test.id)),
+    byValues,
+  };
 }
 
 /**

@@ -71,6 +71,22 @@ describe('sameTestsIn', () => {
     );
   });
 
+  it('pairs by id a case whose values changed when the case of that id is unpaired too', () => {
+    // The second case's value comes from a constant the change moved: same place, other values.
+    const now = [valued('case0', 'v=1'), valued('case1', 'v=3'), valued('case2', 'v=5')];
+    const same = sameTestsIn(base, now);
+    expect(same.of(base[1]!)?.id).toBe('t.py::test_x[case1]');
+    // An inserted case takes no id whose base case its values found elsewhere.
+    const inserted = [valued('case0', 'v=1'), valued('case1', 'v=9'), valued('case2', 'v=2')];
+    expect(sameTestsIn(inserted, base).of(inserted[1]!)).toBeUndefined();
+  });
+
+  it('pairs by id alone runs of the same test files', () => {
+    const trusted = [valued('case0', 'v=2'), valued('case1', 'v=1')];
+    expect(sameTestsIn(base, trusted, 'ids').of(base[0]!)?.id).toBe('t.py::test_x[case0]');
+    expect(sameTestsIn(base, trusted).of(base[0]!)?.id).toBe('t.py::test_x[case1]');
+  });
+
   it('falls back to ids when a case lacks values or two cases share them', () => {
     const unvalued = [valued('case0', 'v=1'), { id: 't.py::test_x[case1]' }];
     expect(sameTestsIn(unvalued, base).of(unvalued[1]!)?.id).toBe('t.py::test_x[case1]');
