@@ -102,14 +102,15 @@ function fullyValued(tests: readonly Identified[]): Set<string> {
 }
 
 /**
- * The ids of `tests` that passed, each as `reference` names the same test (sameTestsIn): a doctest
+ * The ids of `tests` that passed, each as `reference` names the same test (by stable id): a doctest
  * the fail-to-pass run ran at the line the base's file gave it is named as the trusted run names it.
+ * Not by values: the Player's parametrized cases keep the Player's ids, which the Coach cites.
  */
 export function passedAsIn(
   tests: readonly (Identified & { status: string })[],
   reference: readonly Identified[],
 ): string[] {
-  const same = sameTestsIn(tests, reference);
+  const same = sameTestsIn(tests, reference, 'ids');
   return tests
     .filter((test) => test.status === 'passed')
     .map((test) => same.of(test)?.id ?? test.id);

@@ -41,6 +41,13 @@ describe('passedAsIn', () => {
     ];
     expect(passedAsIn(onBase, trusted)).toEqual(['src/lib.rs - add (line 11)', 'tests::adds']);
   });
+
+  it("keeps the Player's id of a parametrized case, which a citation names", () => {
+    const inserted = { function: 't.py::f', values: 'v=150' };
+    const onBase = [{ id: 't.py::f[case2]', status: 'passed', case: inserted }];
+    const trusted = [{ id: 't.py::f[case1]', case: inserted }];
+    expect(passedAsIn(onBase, trusted)).toEqual(['t.py::f[case2]']);
+  });
 });
 
 describe('positionMoved', () => {
