@@ -145,11 +145,21 @@ export const EvaluationSchema = z.object({
       z.object({
         test: z.string(),
         at_base: z.enum(['passed', 'failed', 'error', 'skipped', 'not run', 'case moved']),
+        values: z
+          .string()
+          .optional()
+          .describe(
+            "A parametrized case's parameter values, when it was found at the base by them (pytest).",
+          ),
+        base_id: z
+          .string()
+          .optional()
+          .describe("The base's id for the same case, when another (cases inserted before it)."),
       }),
     )
     .optional()
     .describe(
-      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached; 'case moved': a positional parametrize id, such as case11, of a test whose number of cases the Player changed, so the base's case of that id is another one). Any of them refuses an approval. Absent when the base's tests did not run.",
+      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached; 'case moved': a positional parametrize id, such as case11, of a test whose number of cases the Player changed, so the base's case of that id is another one; said only where the runner reports no parameter values, else the case is found at the base by its values). Any of them refuses an approval. Absent when the base's tests did not run.",
     ),
   gone_from_player_run: z
     .array(z.string())

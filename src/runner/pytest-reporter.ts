@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CALL_RECORDER_SOURCE } from './call-recorder.js';
+import { CASE_VALUES_SOURCE } from './case-values.js';
 import { EQUALITY_WATCH_SOURCE } from './equality-watch.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
@@ -17,7 +18,8 @@ import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
  * before anything is imported and after each test: a replaced one is reported once, after the test
  * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts). A call that ends the
  * process is reported before it ends it, with the project's frame that made it and the test that ran
- * (src/runner/process-end-watch.ts). The session's last line lists the files of the modules it imported.
+ * (src/runner/process-end-watch.ts). Each parametrized case's values are listed once collected
+ * (src/runner/case-values.ts). The session's last line lists the files of the modules it imported.
  * In a trusted run the server asks for, the calls the tests make into the Player's changed files are
  * recorded too (src/runner/call-recorder.ts), the tests that may show the Player's change run a
  * second time (src/runner/repeat-in-harness.ts), and its passing equalities decided by their types
@@ -50,6 +52,7 @@ ${PYTHON_PROCESS_END_SOURCE}
 ${CALL_RECORDER_SOURCE}
 ${EQUALITY_WATCH_SOURCE}
 ${PYTHON_REPEAT_SOURCE}
+${CASE_VALUES_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
@@ -304,6 +307,15 @@ class CoachgateReporter:
         self.emit({'event': 'start', 'pytest': self.version})
         if self.started:
             self.emit({'event': 'startup', 'files': self.started})
+
+    def pytest_collection_finish(self, session):
+        # Each parametrized case's values, before any test runs (src/runner/case-values.ts).
+        for item in session.items:
+            found = case_values(item)
+            if found is not None:
+                self.emit({'event': 'case', 'nodeid': item.nodeid, 'test': found[0],
+                           'values': found[1]}, flush=False)
+        self.report.flush()
 
     def pytest_runtest_logstart(self, nodeid):
         self.running = nodeid

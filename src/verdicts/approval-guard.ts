@@ -72,7 +72,7 @@ export interface EvaluationFacts {
   /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
   preexisting_failures: string[];
   /** The candidate run's other failures, with how each ended in the base's run of its tests. */
-  unshared_failures?: { test: string; at_base: string }[];
+  unshared_failures?: { test: string; at_base: string; values?: string; base_id?: string }[];
   /** The trusted runs took none of the Player's changed code: they judged nothing of theirs. */
   vacuous?: boolean;
   /** The Player's tree differs from the base in no product file. */
@@ -333,7 +333,13 @@ function runReasons(facts: ApprovalFacts): string[] {
   const reasons: string[] = [];
   const { value } = run;
   const preexisting = facts.evaluation?.preexisting_failures ?? [];
-  if (value.status !== 'passed' && !onlyPreexistingFailures(value, preexisting)) {
+  // A failure under a pre-existing failure's id may be another case (cases inserted before it):
+  // the evaluation's unshared failures found each case at the base by its values.
+  const unshared = facts.evaluation?.unshared_failures ?? [];
+  if (
+    value.status !== 'passed' &&
+    (!onlyPreexistingFailures(value, preexisting) || unshared.length > 0)
+  ) {
     reasons.push(
       `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.${nothingRan(value) ? NOTHING_RAN : ''}${unsharedFailuresNamed(facts.evaluation?.unshared_failures)}`,
     );
@@ -371,7 +377,10 @@ function unsharedFailuresNamed(failures: EvaluationFacts['unshared_failures']): 
       : outcome === 'case moved'
         ? 'a case at a position that moved: the base has another case under this id'
         : `${outcome} at the base`;
-  const named = failures.map((failure) => `${failure.test} (${atBase(failure.at_base)})`);
+  const named = failures.map(
+    ({ test, at_base, values, base_id }) =>
+      `${test} (${values ? `${values}: ` : ''}${atBase(at_base)}${base_id ? `, as ${base_id}` : ''})`,
+  );
   const notRun = failures.some((failure) => failure.at_base === 'not run')
     ? " (a new test, or one the base's run never reached: only what failed there too is pre-existing)"
     : '';
