@@ -5,6 +5,7 @@ import { EQUALITY_WATCH_SOURCE } from './equality-watch.js';
 import { ORACLE_WATCH_SOURCE } from './oracle-watch.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
+import { PYTHON_OTHER_ORDER_SOURCE } from './other-order.js';
 import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
 
 /**
@@ -54,6 +55,7 @@ ${CALL_RECORDER_SOURCE}
 ${ORACLE_WATCH_SOURCE}
 ${EQUALITY_WATCH_SOURCE}
 ${PYTHON_REPEAT_SOURCE}
+${PYTHON_OTHER_ORDER_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
