@@ -53,13 +53,14 @@ export async function readRepetition(
   );
   const calls = path.join(reportDirectory, CALLS_FILE);
   const explainers = await historyFunctionsByTest(cwd, calls, observation);
+  const inPlace = answers.filter((answer) => !answer.order);
   return {
-    tests_repeated: answers.length,
+    tests_repeated: inPlace.length,
     over_budget: lines.reduce(
       (sum, line) => sum + (line.outcome === 'over_budget' ? line.count : 0),
       0,
     ),
-    unfinished: answers.filter((answer) => answer.outcome === 'unfinished').map(({ test }) => test),
+    unfinished: inPlace.filter((answer) => answer.outcome === 'unfinished').map(({ test }) => test),
     findings: failed.map(({ test, message, order }) => {
       const explained = explainers.get(test);
       return {

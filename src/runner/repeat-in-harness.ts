@@ -152,8 +152,9 @@ def pytest_repeater(config, recorder, pytest):
 
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtestloop(self, session):
-            # Forked before the first test: the state the chosen tests meet in another order.
-            if session.items and not session.config.option.collectonly:
+            # Forked before the first test: the state the chosen tests meet in another order. Only
+            # the base's tests (the trusted run): the Player's own may honestly lean on their order.
+            if repeater.files is None and session.items and not session.config.option.collectonly:
                 self.other = pytest_other_order(session, recorder)
             yield
 
