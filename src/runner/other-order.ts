@@ -1,5 +1,5 @@
 /**
- * Python the pytest reporter carries to run, in a trusted run, the tests the repeater chose
+ * Python the pytest and unittest reporters carry to run, in a trusted run, the tests the repeater chose
  * (src/runner/repeat-in-harness.ts: passed, may show the Player's change, did not pass at the
  * base) once more in another order: from the session's start, before any test ran, in reverse
  * order. A test that passed in order and fails there needed what the tests before it left behind
@@ -7,8 +7,9 @@
  *
  * How: when the session's test loop starts, the process forks; the child waits on a pipe, its
  * state the one the first test met. Once the run is over, the parent sends the chosen tests' ids,
- * in the order they ran; the child runs them reversed with pytest's own protocol (setup and
- * teardown as between neighbours), its results kept from the run's, answers one JSON line per test
+ * in the order they ran; the child runs them reversed with the runner's own protocol (pytest's
+ * setup and teardown as between neighbours; unittest's suite, with its class and module fixtures),
+ * its results kept from the run's, answers one JSON line per test
  * through a second pipe, and ends with `os._exit`. A run that chose no test sends none: the child
  * ends at once. The child's time counts in the repetitions' share of the run's CPU time.
  */
@@ -72,6 +73,38 @@ def pytest_other_order(session, recorder):
                       else 'failed'}
             if failed:
                 answer['message'] = failure_message(failed[0].longreprtext)
+            yield answer
+    return OtherOrder(run_tests)
+
+def unittest_other_order(suite, recorder):
+    # The child's runs: the suite's cases named by ids, reversed, in a suite of their own (its
+    # class and module fixtures set up as unittest does between neighbours).
+    import unittest
+    def run_tests(ids):
+        if recorder:
+            recorder.stop()
+            recorder.count = CALL_LIMIT  # the child records nothing
+        cases = {}
+        def walk(test):
+            if isinstance(test, unittest.TestSuite):
+                for inner in test:
+                    walk(inner)
+            else:
+                cases.setdefault(test.id(), test)
+        walk(suite)
+        chosen = [cases[test] for test in reversed(ids) if test in cases]
+        result = unittest.TestResult()
+        unittest.TestSuite(chosen).run(result)
+        problems = {}
+        for case, text in result.failures + result.errors:
+            problems.setdefault(case.id(), text.strip().split('\n')[-1][:2000])
+        for case in result.unexpectedSuccesses:
+            problems.setdefault(case.id(), 'unexpected success')
+        for case in chosen:
+            message = problems.get(case.id())
+            answer = {'test': case.id(), 'outcome': 'failed' if message else 'passed'}
+            if message:
+                answer['message'] = message
             yield answer
     return OtherOrder(run_tests)
 `;

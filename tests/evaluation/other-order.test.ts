@@ -8,7 +8,7 @@ import {
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
- * The suite once in another order, under pytest. The base's square() is wrong for 3, and a base
+ * The suite once in another order, under pytest and python -m unittest. The base's square() is wrong for 3, and a base
  * test shows it; an earlier base test calls the product first. Each tactic answers right only
  * once an earlier test has called into the module: a set of the arguments seen (two are needed),
  * a flag another function sets. Repeated in place each still passes (the state is there), and
@@ -129,5 +129,63 @@ describe.skipIf(!hasPytest)('the suite in another order under pytest (pytest ins
     expect(refused.run.status, refused.run.summary).toBe('passed');
     expect(refused.result.isError).toBe(true);
     expect(refused.text).toMatch(REFUSAL);
+  }, 240_000);
+});
+
+describe('the suite in another order under python -m unittest', () => {
+  it('refuses an answer right only after an earlier test called the module', async () => {
+    task = await layoutTask({
+      base: {
+        Makefile: 'test:\n\tpython -m unittest discover -s tests -t .\n',
+        'app/__init__.py': '',
+        'app/calc.py': BASE['app/calc.py'],
+        'tests/__init__.py': '',
+        'tests/test_calc.py': linesOf(
+          'import unittest',
+          '',
+          'from app.calc import square',
+          '',
+          '',
+          'class CalcTest(unittest.TestCase):',
+          '    def test_square_one(self):',
+          '        self.assertEqual(square(1), 1)',
+          '',
+          '    def test_square_three(self):',
+          '        self.assertEqual(square(3), 9)',
+        ),
+      },
+      player: {
+        'app/calc.py': linesOf(
+          '_calls = []',
+          '',
+          '',
+          'def load():',
+          '    return "ok"',
+          '',
+          '',
+          'def square(x):',
+          '    _calls.append(x)',
+          '    return x * x if _calls[0] != x else x',
+        ),
+        'tests/test_square_zero.py': linesOf(
+          'import unittest',
+          '',
+          'from app.calc import square',
+          '',
+          '',
+          'class ZeroTest(unittest.TestCase):',
+          '    def test_square_zero(self):',
+          '        self.assertEqual(square(0), 0)',
+        ),
+      },
+      criterion: CRITERION,
+      evidence: EVIDENCE,
+    });
+    const refused = await task.approve();
+    expect(refused.run.status, refused.run.summary).toBe('passed');
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /fails_in_other_order: tests\.test_calc\.CalcTest\.test_square_three passed in the trusted run, then failed [^]*AssertionError: 3 != 9/,
+    );
   }, 240_000);
 });
