@@ -11,9 +11,12 @@
  * What the base's copy cannot judge leaves the test's own verdict alone: a copy that does not load
  * or has no such function, arguments that cannot be copied, a copy that fails other than by
  * refusing the value (AssertionError or ValueError, how validators say no: a method of the base
- * reading an attribute the Player renamed is not a verdict). A call whose verdict is "nothing
- * wrong" is asked again only when it judged a value changed code returned (a mutator returning
- * None is not asked twice). At most ORACLE_LIMIT calls per run are asked again.
+ * reading an attribute the Player renamed is not a verdict). The base's copy meets the Player's
+ * classes under their names (its isinstance() checks take the Player's objects); its own classes
+ * are read for their methods only. Operators and protocol methods (`__eq__`, `__contains__`) are
+ * not judges: equality is judged by its effect (src/runner/equality-watch.ts). A call whose verdict
+ * is "nothing wrong" is asked again only when it judged a value changed code returned (a mutator
+ * returning None is not asked twice). At most ORACLE_LIMIT calls per run are asked again.
  */
 export const ORACLE_WATCH_SOURCE = String.raw`
 ORACLE_LIMIT = 200
@@ -47,6 +50,8 @@ class OracleWatch:
         self.remember(value)
         if kind is None or (kind == 'clear' and not judged) or self.test in self.verdicts:
             return
+        if name.rsplit('.', 1)[-1].startswith('__'):
+            return  # an operator or protocol method (==: src/runner/equality-watch.ts), not a judge
         if self.budget <= 0 or filename not in self.bases:
             return
         function = self.base_function(filename, names, name)
@@ -84,12 +89,13 @@ class OracleWatch:
     def base_function(self, filename, names, name):
         if filename not in self.modules:
             self.modules[filename] = base_namespace(filename, self.bases[filename], names)
-        namespace = self.modules[filename]
-        if namespace is None:
+        found = self.modules[filename]
+        if found is None:
             return NO_FUNCTION
+        namespace, classes = found
         import inspect
         parts = name.split('.')
-        target = namespace.get(parts[0])
+        target = classes.get(parts[0]) if len(parts) > 1 else namespace.get(parts[0])
         for part in parts[1:]:
             target = inspect.getattr_static(target, part, None)
         target = getattr(target, '__func__', target)  # a staticmethod's or classmethod's function
@@ -159,7 +165,16 @@ def base_namespace(filename, text, names):
         exec(compile(text, '<base of %s>' % filename, 'exec'), module.__dict__)
     except BaseException:
         return None
-    return module.__dict__
+    # Its classes are looked up for their methods, but its code meets the Player's under their
+    # names: the objects it judges are the Player's, and isinstance() must say so.
+    namespace, classes = module.__dict__, {}
+    for key, value in list(namespace.items()):
+        player = names.get(key)
+        if (isinstance(value, type) and value.__module__ == module.__name__
+                and isinstance(player, type)):
+            classes[key] = value
+            namespace[key] = player
+    return namespace, classes
 
 def oracle_watch(config):
     # The watch the server's request asks for: the changed Python files' texts at the base.

@@ -15,7 +15,8 @@ import { hasPytest } from '../helpers/python-task.js';
  * back empty (pytest `assert not problems(...)`). Through the MCP client with real runners, each is
  * refused naming the test and the base's verdict; an honest change beside the checker is approved,
  * and an honest change of what the checker accepts, which a criterion asks for, is approved with
- * one acknowledgement of the test.
+ * one acknowledgement of the tests. A checker method that asks isinstance() of its own class judges
+ * the Player's objects as its own in the base's copy too.
  */
 let task: LayoutTask | undefined;
 
@@ -42,6 +43,9 @@ const CHECK = linesOf(
   'class Checker:',
   '    def accepts(self, text):',
   '        return is_valid(text)',
+  '',
+  '    def same(self, other):',
+  '        return isinstance(other, Checker)',
 );
 const BASE = {
   'pytest.ini': '[pytest]\npythonpath = .\n',
@@ -49,7 +53,7 @@ const BASE = {
   'app/render.py': RENDER,
   'app/check.py': CHECK,
   'tests/test_render.py': linesOf(
-    'from app.check import is_valid, problems',
+    'from app.check import Checker, is_valid, problems',
     'from app.render import render',
     '',
     '',
@@ -59,6 +63,11 @@ const BASE = {
     '',
     'def test_render_no_problems():',
     '    assert not problems(render([4, 5]))',
+    '',
+    '',
+    'def test_checker_same():',
+    "    # The base's copy of same() judges the Player's objects as its own class's.",
+    '    assert Checker().same(Checker())',
   ),
 };
 const SORTED = linesOf(
