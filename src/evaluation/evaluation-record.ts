@@ -43,6 +43,12 @@ const RepetitionSchema = z
       z.object({
         test: z.string(),
         message: z.string().optional(),
+        order: z
+          .literal('reversed')
+          .optional()
+          .describe(
+            "Set when the test failed in another order (fails_in_other_order): the repeated tests run once more from the session's start, reversed (pytest, unittest).",
+          ),
         explained_by: z
           .string()
           .optional()
@@ -53,7 +59,7 @@ const RepetitionSchema = z
     ),
   })
   .describe(
-    "Passing tests that called into the Player's changed Python files (trusted run) and the Player's passing tests (new-tests run), run a second time in the same pytest process state. A finding (fails_when_repeated) is a test the change turned from failing to passing, or a cited one, that failed the second time; it refuses an approval unless acknowledged in record_verdict acknowledged_changes [{test, criterion, reason}].",
+    "Passing tests that called into the Player's changed Python files (trusted run) and the Player's passing tests (new-tests run), run a second time in the same pytest process state, and once more in another order: from the session's start, reversed. A finding (fails_when_repeated, or fails_in_other_order) is a test the change turned from failing to passing, or a cited one, that failed the second time; it refuses an approval unless acknowledged in record_verdict acknowledged_changes [{test, criterion, reason}].",
   );
 
 /** One approval evaluation as record_verdict returns it and coach_turn_N.json keeps it (src/evaluation/evaluate.ts). */
