@@ -123,7 +123,8 @@ function checkout(source, base, change, subject) {
   );
   if (VERSION_FILE) writeFileSync(path.join(dir, VERSION_FILE), "__version__ = '0.0.0'\n");
   if (EDITABLE) editableVirtualenv(dir, EDITABLE);
-  git(dir, 'add', '-A', '-f', '--', '.', ...(VERSION_FILE ? [VERSION_FILE] : []));
+  git(dir, 'add', '-A');
+  if (VERSION_FILE) git(dir, 'add', '-f', VERSION_FILE);
   git(dir, 'commit', '-q', '-m', 'task');
   git(dir, 'checkout', '-q', '-b', `autobuild/${TASK}`);
   git(dir, 'checkout', '-q', change, '--', '.');
