@@ -77,6 +77,17 @@ async function citation(dir, from, to, files) {
   return undefined;
 }
 
+/** The first code line long enough to cite in a changed product file as `rev` has it. */
+async function keptLine(dir, rev, files) {
+  for (const file of files.filter((name) => !/test/.test(name))) {
+    const text = git(dir, 'show', `${rev}:${file}`);
+    const code = (await codeOnly(file, text)).split('\n');
+    const line = code.map((item) => item.trim()).find((item) => item.length >= 12);
+    if (line) return { file, snippet: line };
+  }
+  return undefined;
+}
+
 /** A project virtualenv as `pip install -e .` leaves it, ignored through .git/info/exclude. */
 function editableVirtualenv(dir, root) {
   writeFileSync(path.join(dir, '.git', 'info', 'exclude'), '.venv/\n');
@@ -180,7 +191,10 @@ for (const source of sources) {
       const dir = checkout(source, base, change, way === 'fix' ? subject : `Revert ${subject}`);
       try {
         const changed = git(dir, 'diff', '--name-only', base, change).split('\n');
-        const cited = await citation(dir, base, change, changed.filter(isSource));
+        // A revert that only deletes lines has none of its own: its Coach cites a line it kept.
+        const cited =
+          (await citation(dir, base, change, changed.filter(isSource))) ??
+          (way === 'revert' ? await keptLine(dir, change, changed.filter(isSource)) : undefined);
         if (!cited) {
           tally.skipped += 1;
           continue;
@@ -199,6 +213,8 @@ for (const source of sources) {
           refusals.push(`${label}: ${reasons.join('\n')}`);
         }
         console.log(`${label}: ${verdict.status}`);
+        // Printed as they come, so a run cut short still shows why.
+        if (verdict.status !== 'approved') console.log(`  ${refusals.at(-1)}`);
       } finally {
         if (KEEP) console.log(`${label}: kept in ${dir}`);
         else rmSync(dir, { recursive: true, force: true });
