@@ -46,6 +46,8 @@ const KEEP = args.includes('--keep');
 const WAYS = args.includes('--both') ? ['fix', 'revert'] : ['fix'];
 const sources = args.filter((arg) => !arg.startsWith('--'));
 const TASK = 'TASK-UPSTREAM';
+// isSource follows the import reach (Python, JS/TS, Go); a crate's sources are Rust's product code.
+const isCode = (file) => isSource(file) || /(?:^|\/)src\/.*\.rs$/.test(file);
 const env = {
   ...process.env,
   GIT_AUTHOR_NAME: 'b',
@@ -179,7 +181,7 @@ for (const source of sources) {
     .filter((commit) =>
       git(source, 'diff-tree', '--no-commit-id', '--name-only', '-r', commit)
         .split('\n')
-        .some(isSource),
+        .some(isCode),
     )
     .slice(0, COMMITS);
   for (const commit of commits)
@@ -193,8 +195,8 @@ for (const source of sources) {
         const changed = git(dir, 'diff', '--name-only', base, change).split('\n');
         // A revert that only deletes lines has none of its own: its Coach cites a line it kept.
         const cited =
-          (await citation(dir, base, change, changed.filter(isSource))) ??
-          (way === 'revert' ? await keptLine(dir, change, changed.filter(isSource)) : undefined);
+          (await citation(dir, base, change, changed.filter(isCode))) ??
+          (way === 'revert' ? await keptLine(dir, change, changed.filter(isCode)) : undefined);
         if (!cited) {
           tally.skipped += 1;
           continue;
