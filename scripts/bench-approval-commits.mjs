@@ -43,6 +43,16 @@ const PYTHON = option('python') ?? 'python3';
 const SITE = option('site');
 const VERSION_FILE = option('version-file');
 const KEEP = args.includes('--keep');
+// `--only=SHA,SHA` runs those commits (of whichever repository has them) instead of the last N.
+const ONLY = option('only')?.split(',');
+const resolves = (dir, commit) => {
+  try {
+    git(dir, 'cat-file', '-e', `${commit}^{commit}`);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const WAYS = args.includes('--both') ? ['fix', 'revert'] : ['fix'];
 const sources = args.filter((arg) => !arg.startsWith('--'));
 const TASK = 'TASK-UPSTREAM';
@@ -176,14 +186,18 @@ const tallyOf = (name, way) => {
 const refusals = [];
 for (const source of sources) {
   const name = path.basename(path.dirname(source)) || path.basename(source);
-  const commits = git(source, 'log', '--no-merges', '--format=%H', '-n', String(COMMITS * 40))
-    .split('\n')
-    .filter((commit) =>
-      git(source, 'diff-tree', '--no-commit-id', '--name-only', '-r', commit)
+  const commits = ONLY
+    ? ONLY.filter((commit) => resolves(source, commit)).map((commit) =>
+        git(source, 'rev-parse', commit),
+      )
+    : git(source, 'log', '--no-merges', '--format=%H', '-n', String(COMMITS * 40))
         .split('\n')
-        .some(isCode),
-    )
-    .slice(0, COMMITS);
+        .filter((commit) =>
+          git(source, 'diff-tree', '--no-commit-id', '--name-only', '-r', commit)
+            .split('\n')
+            .some(isCode),
+        )
+        .slice(0, COMMITS);
   for (const commit of commits)
     for (const way of WAYS) {
       const tally = tallyOf(name, way);
