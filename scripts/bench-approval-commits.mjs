@@ -22,7 +22,7 @@
 // positive; an approved revert of a commit that changes tests is a miss. Each refusal is counted
 // under the rule that made it (the dynamic findings by name), per repository and direction.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { recordPlayerReport } from '../dist/actions/record-player-report.js';
@@ -124,6 +124,8 @@ function ruleOf(reason) {
     [/^start-up point changed/, () => 'startup_changed'],
     [/^changed code the tests load/, () => 'unjudged_loaded'],
     [/^vacuous evaluation/, () => 'vacuous'],
+    [/^criterion \S+ is not verified/, () => 'evidence (the citation)'],
+    [/^the Player's report claims files/, () => 'report'],
     [/^null turn/, () => 'null turn'],
   ];
   for (const [pattern, name] of checks) {
@@ -160,9 +162,11 @@ function checkout(source, base, change, subject) {
 
 /** One Coach turn: the Player's report, the run, an approval citing `cited`. */
 async function turn(dir, changed, cited) {
+  // A file the change deletes is not one the Player reports as written.
+  const written = changed.filter((file) => existsSync(path.join(dir, file)));
   await recordPlayerReport(dir, TASK, 1, {
-    files_modified: changed,
-    tests_written: changed.filter((file) => /test/.test(file)),
+    files_modified: written,
+    tests_written: written.filter((file) => /test/.test(file)),
     tests_passed: true,
     requirements_addressed: ['AC-001'],
   });
