@@ -29,6 +29,7 @@ import { recordPlayerReport } from '../dist/actions/record-player-report.js';
 import { recordVerdict } from '../dist/actions/record-verdict.js';
 import { runIndependentTests } from '../dist/actions/run-independent-tests.js';
 import { openTask } from '../dist/actions/task-scope.js';
+import { readEvaluation } from '../dist/evaluation/stored-evaluation.js';
 import { codeOnly } from '../dist/analysis/code-only.js';
 import { isSource } from '../dist/scope/product-code.js';
 import { initKey } from '../dist/records/keys.js';
@@ -184,7 +185,16 @@ const tallies = new Map();
 const tallyOf = (name, way) => {
   const key = `${name} ${way}`;
   if (!tallies.has(key))
-    tallies.set(key, { approved: 0, refused: 0, failing: 0, skipped: 0, rules: {} });
+    tallies.set(key, {
+      approved: 0,
+      refused: 0,
+      failing: 0,
+      skipped: 0,
+      rules: {},
+      recorded: 0,
+      compared: 0,
+      repeated: 0,
+    });
   return tallies.get(key);
 };
 const refusals = [];
@@ -224,6 +234,11 @@ for (const source of sources) {
           tally.failing += 1;
           console.log(`${label}: its own run ${run.status}`);
         }
+        // What the dynamic mechanisms saw, so a turn without findings shows they were at work.
+        const evaluation = await readEvaluation(dir, TASK, run.run_id);
+        tally.recorded += evaluation?.observation?.calls_recorded ?? 0;
+        tally.compared += evaluation?.observation?.calls_compared ?? 0;
+        tally.repeated += evaluation?.repetition?.tests_repeated ?? 0;
         if (verdict.status === 'approved') tally.approved += 1;
         else {
           tally.refused += 1;
@@ -245,7 +260,7 @@ console.log('');
 for (const [key, tally] of tallies) {
   const rules = Object.entries(tally.rules).map(([rule, count]) => `${rule} ${count}`);
   console.log(
-    `${key}: ${tally.approved} approved, ${tally.refused} refused${rules.length > 0 ? ` (${rules.join(', ')})` : ''}, ${tally.failing} with a failing own run (put to the approval too), ${tally.skipped} with nothing to cite`,
+    `${key}: ${tally.approved} approved, ${tally.refused} refused${rules.length > 0 ? ` (${rules.join(', ')})` : ''}, ${tally.failing} with a failing own run (put to the approval too), ${tally.skipped} with nothing to cite; ${tally.recorded} calls recorded, ${tally.compared} replayed, ${tally.repeated} tests repeated`,
   );
 }
 for (const line of refusals) console.log(`  ${line.split('\n').slice(0, 12).join('\n    ')}`);
