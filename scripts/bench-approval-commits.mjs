@@ -235,10 +235,10 @@ for (const source of sources) {
           console.log(`${label}: its own run ${run.status}`);
         }
         // What the dynamic mechanisms saw, so a turn without findings shows they were at work.
-        const evaluation = await readEvaluation(dir, TASK, run.run_id);
-        tally.recorded += evaluation?.observation?.calls_recorded ?? 0;
-        tally.compared += evaluation?.observation?.calls_compared ?? 0;
-        tally.repeated += evaluation?.repetition?.tests_repeated ?? 0;
+        const stored = await readEvaluation(dir, TASK, run.run_id);
+        tally.recorded += stored?.evaluation?.observation?.calls_recorded ?? 0;
+        tally.compared += stored?.evaluation?.observation?.calls_compared ?? 0;
+        tally.repeated += stored?.evaluation?.repetition?.tests_repeated ?? 0;
         if (verdict.status === 'approved') tally.approved += 1;
         else {
           tally.refused += 1;
