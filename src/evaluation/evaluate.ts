@@ -110,7 +110,9 @@ function judged(
   for (const test of baseline.tests) {
     const after = now.of(test);
     if (test.status === 'passed' && after?.status !== 'passed') {
-      const message = after ? after.message : unloaded(test.id);
+      const message = after
+        ? after.message
+        : (unloaded(test.id) ?? (trusted.status === 'timeout' ? CUT_BY_TIME_LIMIT : undefined));
       evaluation.regressions.push({
         test: test.id,
         outcome: after ? (after.status as Regression['outcome']) : 'missing',
@@ -279,6 +281,10 @@ function unloadedUnits(
     return unit && `${unit.id} did not load: ${unit.message ?? 'no message'}`;
   };
 }
+
+/** Why a base test is missing from a trusted run that timed out: the limit, not the code's collection. */
+const CUT_BY_TIME_LIMIT =
+  'the trusted run reached its time limit before it got there (toolchain.test_timeout, 300 s unless set): a test that no longer ends, or a machine too busy for the limit. Find the hang, or ask for the approval again with a higher limit';
 
 /**
  * The Player's run's failures and errors the base does not share, with how each ended at the base:
