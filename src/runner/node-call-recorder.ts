@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { EsmExports } from '../analysis/esm-exports.js';
 import { PLAIN_VALUE_SOURCE } from '../observation/plain-value-js.js';
 import { requireFlag } from './harness-guard.js';
-import { MOCHA_PROGRAM } from './runner-programs.js';
+import { JEST_CALLS_SOURCE } from './jest-calls.js';
+import { JEST_PROGRAM, JEST_WORKER_PROGRAM, MOCHA_PROGRAM } from './runner-programs.js';
 
 const RECORDER_FILE = 'coachgate-node-calls.cjs';
 const CONFIG_FILE = 'coachgate_node_observe.json';
@@ -21,7 +22,7 @@ export interface NodeObserveConfig {
 }
 
 /**
- * The module node's test children and mocha's process load after the harness guard (the same
+ * The module node's test children, mocha's process and jest's load after the harness guard (the same
  * `--require` through NODE_OPTIONS, taken back out of their environment by the guard: the programs the tests start do
  * not inherit it), written only for a trusted run that observes calls (src/observation/). It wraps
  * the exported functions of the Player's changed product modules and records each call whose
@@ -38,7 +39,8 @@ export interface NodeObserveConfig {
  * bindings (src/analysis/esm-exports.ts lists both): on Node 20
  * through the loader's read of the source (looked up at each call, as the loaded-file recorder
  * watches it), from Node 22.15 through an in-thread `module.registerHooks` load hook. Each process
- * stops at CALL_LIMIT calls with a `cut` line. Nothing is printed; the argv is untouched.
+ * stops at CALL_LIMIT calls with a `cut` line. Nothing is printed; the argv is untouched. jest
+ * compiles modules itself: src/runner/jest-calls.ts.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: records the tests' calls into the changed product modules.
 const fs = require('node:fs');
@@ -52,8 +54,9 @@ const readConfig = () => {
   }
 };
 const program = (process.argv[1] || '').split('\\').join('/');
-const runsTests =
-  (process.env.NODE_TEST_CONTEXT || '').startsWith('child') || ${MOCHA_PROGRAM}.test(program);
+const jest = ${JEST_WORKER_PROGRAM}.test(program) || ${JEST_PROGRAM}.test(program);
+const runsTests = (process.env.NODE_TEST_CONTEXT || '').startsWith('child') ||
+  ${MOCHA_PROGRAM}.test(program) || jest;
 const config = runsTests && readConfig();
 if (config) {
   ${PLAIN_VALUE_SOURCE.replaceAll('\n', '\n  ')}
@@ -64,9 +67,14 @@ if (config) {
   const files = new Set(config.files);
   const callers = new Set(config.callers);
   const out = path.join(__dirname, 'calls-' + process.pid + '.jsonl');
-  const startEnv = { ...process.env };
-  const startNames = Object.keys(startEnv);
   const startCwd = process.cwd();
+  // Where a call is replayed in order (a process; under jest, one test file's module registry),
+  // the environment its tests see, and what it held at the start.
+  const processScope = (() => {
+    const startEnv = { ...process.env };
+    return { session: String(process.pid), env: () => process.env, startEnv,
+      startNames: Object.keys(startEnv), test: (led) => path.relative(startCwd, led) };
+  })();
   const Failure = Error;
   const toString = Function.prototype.toString;
   let depth = 0;
@@ -101,22 +109,22 @@ if (config) {
       Failure.stackTraceLimit = stackTraceLimit;
     }
   };
-  const surroundings = (record) => {
+  const surroundings = (record, scope) => {
     // Each read of process.env asks the environment: every variable is read once.
-    const env = process.env;
+    const env = scope.env();
     const names = Object.keys(env);
     const set = {};
     for (const name of names) {
       const value = env[name];
-      if (startEnv[name] !== value) set[name] = value;
+      if (scope.startEnv[name] !== value) set[name] = value;
     }
     const present = new Set(names);
-    const unset = startNames.filter((name) => !present.has(name));
+    const unset = scope.startNames.filter((name) => !present.has(name));
     if (Object.keys(set).length > 0 || unset.length > 0) record.env = { set, unset };
     if (process.cwd() !== startCwd) record.cwd = process.cwd();
   };
   // One call of fn, made by whoever called callee (the wrapper the tests reached).
-  const record = (fn, self, args, callee, file, name, kind) => {
+  const record = (fn, self, args, callee, file, name, kind, scope = processScope) => {
     if (depth > 0 || count >= CALL_LIMIT) return fn.apply(self, args);
     const caller = callerFiles(callee, 1)[0] || '';
     // The module's own calls, and those no test led to (an import's): replayed by importing.
@@ -124,13 +132,14 @@ if (config) {
       ? caller
       : !files.has(caller) && callerFiles(callee, STACK_LIMIT).find((each) => callers.has(each));
     if (!led) return fn.apply(self, args);
-    const module = process.pid + ':' + file;
+    const module = scope.session + ':' + file;
     const shownArgs = caller === led ? plainText(args) : undefined;
-    // The test file that led to the call (node's runner tells no module which test runs).
-    const test = path.relative(startCwd, led);
+    // The test file that led to the call (node's runner tells no module which test runs; jest's
+    // expect knows the test's name).
+    const test = scope.test(led);
     const entry = { event: 'call', test, module, function: name, file, kind,
-      process: process.pid, args: shownArgs, kwargs: '{}' };
-    if (shownArgs !== undefined) surroundings(entry);
+      process: scope.session, args: shownArgs, kwargs: '{}' };
+    if (shownArgs !== undefined) surroundings(entry, scope);
     depth += 1;
     let result;
     try {
@@ -159,17 +168,32 @@ if (config) {
   };
   const isClass = (fn) => /^class\b/.test(toString.call(fn));
   const describeAs = (wrapper, fn) => {
+    // A function of a jest test's own realm stays one (instanceof Function in the test).
+    Object.setPrototypeOf(wrapper, Object.getPrototypeOf(fn));
     Object.defineProperty(wrapper, 'name', { value: fn.name });
     Object.defineProperty(wrapper, 'length', { value: fn.length });
     return Object.assign(wrapper, fn);
   };
-  const wrap = (fn, file, name) => {
+  const wrap = (fn, file, name, kind, scope) => {
     if (typeof fn !== 'function' || isClass(fn)) return fn;
     const wrapped = function (...args) {
       if (new.target) return Reflect.construct(fn, args, new.target);
-      return record(fn, this, args, wrapped, file, name, 'cjs');
+      return record(fn, this, args, wrapped, file, name, kind, scope);
     };
     return describeAs(wrapped, fn);
+  };
+  // A CommonJS module's exported functions, once its body ran.
+  const wrapExports = (module, file, kind, scope) => {
+    const exported = module.exports;
+    if (typeof exported === 'function') {
+      module.exports = wrap(exported, file, 'module.exports', kind, scope);
+    } else if (exported && typeof exported === 'object') {
+      for (const key of Object.keys(exported)) {
+        const described = Object.getOwnPropertyDescriptor(exported, key);
+        if (described && described.writable && typeof described.value === 'function')
+          exported[key] = wrap(described.value, file, key, kind, scope);
+      }
+    }
   };
   // An ES module's function, reached through the hoisted function of its wrapper module (a cycle
   // of imports may call it before the wrapper module ran), looked up in the original at each call.
@@ -187,20 +211,13 @@ if (config) {
   const load = Module.prototype.load;
   Module.prototype.load = function (filename) {
     const result = load.apply(this, arguments);
-    if (files.has(filename) && !config.esm[pathToFileURL(filename).href]) {
-      const exported = this.exports;
-      if (typeof exported === 'function') {
-        this.exports = wrap(exported, filename, 'module.exports');
-      } else if (exported && typeof exported === 'object') {
-        for (const key of Object.keys(exported)) {
-          const described = Object.getOwnPropertyDescriptor(exported, key);
-          if (described && described.writable && typeof described.value === 'function')
-            exported[key] = wrap(described.value, filename, key);
-        }
-      }
-    }
+    if (files.has(filename) && !config.esm[pathToFileURL(filename).href])
+      wrapExports(this, filename, 'cjs');
     return result;
   };
+  if (jest) {
+    ${JEST_CALLS_SOURCE.replaceAll('\n', '\n    ')}
+  }
   const self = pathToFileURL(__filename).href;
   const wrapperSource = (url) => {
     const { functions, others } = config.esm[url];

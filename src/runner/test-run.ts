@@ -85,7 +85,7 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest, unittest, node --test, mocha; src/observation/), and the tests that may show
+   * harness (pytest, unittest, node --test, mocha, jest; src/observation/), and the tests that may show
    * the change run a second time (pytest, unittest); its passing equalities decided by types of those
    * files compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
