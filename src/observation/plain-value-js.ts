@@ -2,7 +2,8 @@
  * JavaScript shared by the node call recorder (src/runner/node-call-recorder.ts) and the node
  * replay (src/observation/node-replay-script.ts): `plainText(value)` is a value's canonical JSON
  * (object keys sorted) when it is made of plain values only (finite numbers, strings, booleans,
- * null, arrays and plain objects of those), within the size bounds; `undefined` otherwise. A
+ * null, arrays and plain objects of those, whose fields are data: a getter is not read, reading it
+ * could change what the tests see next), within the size bounds; `undefined` otherwise. A
  * function's `undefined` result is the text `undefined`. Both sides compare these texts. Arrays and
  * objects of any realm count (jest runs each test file in a context of its own, with its own
  * `Object.prototype`): a prototype is plain when it is a realm's own `Object.prototype` or
@@ -42,7 +43,9 @@ const plainText = (value) => {
     if (budget < 0) return undefined;
     const copy = {};
     for (const key of keys) {
-      const inner = canonical(item[key], depth + 1);
+      const described = Object.getOwnPropertyDescriptor(item, key);
+      if (!described || !('value' in described)) return undefined;
+      const inner = canonical(described.value, depth + 1);
       if (inner === undefined) return undefined;
       copy[key] = inner;
     }

@@ -1,3 +1,5 @@
+import { JEST_EQUALITY_SOURCE } from './jest-equality.js';
+
 /**
  * The part of the node call recorder (src/runner/node-call-recorder.ts) that runs in jest's
  * processes (its command line when it runs in band, its workers). jest loads no module through
@@ -12,11 +14,14 @@
  * in order. The test's name comes from jest's `expect` (loaded by jest into the test file's
  * context), which keeps the running test's name in the state it holds on that context's global
  * (`Symbol.for('$$jest-matchers-object')`). It reads
- * the enclosing recorder's `files`, `config`, `write`, `wrapExports`, `path` and `startCwd`.
+ * the enclosing recorder's `files`, `callers`, `config`, `write`, `wrapExports`, `path` and
+ * `startCwd`. Each context's passing equalities are judged again (src/runner/jest-equality.ts),
+ * with the code jest compiled from the base's test files as what the tests bring.
  */
 export const JEST_CALLS_SOURCE = String.raw`const vm = require('node:vm');
 const compile = vm.compileFunction;
 const EXPECT_STATE = Symbol.for('$$jest-matchers-object');
+${JEST_EQUALITY_SOURCE}
 const scopes = new WeakMap();
 let contexts = 0;
 const testName = (context, led) => {
@@ -31,7 +36,7 @@ const scopeOf = (context) => {
   const startEnv = { ...env() };
   contexts += 1;
   scope = { session: process.pid + '-' + contexts, env, startEnv, loaded: new Set(),
-    startNames: Object.keys(startEnv), test: (led) => testName(context, led) };
+    startNames: Object.keys(startEnv), test: (led) => testName(context, led), testCode: [] };
   scopes.set(context, scope);
   return scope;
 };
@@ -39,15 +44,24 @@ vm.compileFunction = function (code, params, options) {
   const compiled = compile.apply(this, arguments);
   const file = options && options.filename;
   const context = options && options.parsingContext;
-  if (!files.has(file) || !context || !Array.isArray(params) || params[0] !== 'module')
+  const product = files.has(file);
+  if (!(product || callers.has(file)) || !context || !Array.isArray(params) ||
+    params[0] !== 'module')
     return compiled;
   const scope = scopeOf(context);
+  watchEquality(context, scope);
+  // What the tests' code is, as jest compiled it: the equality watch keeps what it decides.
+  if (!product) {
+    scope.testCode.push(String(code));
+    return compiled;
+  }
   const kind = config.esm[require('node:url').pathToFileURL(file).href] ? 'esm' : 'cjs';
   if (scope.loaded.has(file)) write({ event: 'state', test: '(reloaded)', module: scope.session +
     ':' + file });
   scope.loaded.add(file);
   const loaded = function (module) {
     const result = compiled.apply(this, arguments);
+    watchEquality(context, scope);
     wrapExports(module, file, kind, scope);
     return result;
   };
