@@ -31,6 +31,7 @@ import { writePytestReporter } from './pytest-reporter.js';
 import { mayRunNodeTest, writeHarnessGuards } from './harness-guard.js';
 import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
 import { writeNodeCallRecorder } from './node-call-recorder.js';
+import { jestProcessEnds, processEndedTests } from './jest-process-end.js';
 import { nodeObserveConfig } from '../observation/node-observe.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { scriptEndFile, writeUnittestShims } from './unittest-shims.js';
@@ -268,7 +269,10 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       found || summaryCounts || failuresOnly || buildFailure
         ? undefined
         : exitStatusTest(spec.command, outcome, text, await scriptEnds(reportDirectory));
-    const report = found?.tests ?? (exitTest ? [exitTest] : undefined);
+    // A jest process the project ended is a case of its own, whatever the report says.
+    const ended = processEndedTests(await jestProcessEnds(reportDirectory));
+    const reported = found?.tests ?? (exitTest ? [exitTest] : undefined);
+    const report = reported || ended.length > 0 ? [...(reported ?? []), ...ended] : undefined;
     const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
