@@ -2,7 +2,8 @@ import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LAYOUT_TASK, layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
-import { callTool, connect, dataOf } from '../helpers/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connect, dataOf, textOf } from '../helpers/mcp.js';
 import { JEST_VERSION, installedPackage } from '../helpers/runners.js';
 
 /**
@@ -18,7 +19,7 @@ import { JEST_VERSION, installedPackage } from '../helpers/runners.js';
  *   expect's; a custom tester registered through expect, and straight into its state; a getter that
  *   answers once; a date whose `valueOf` says what the test wants), refused naming the type;
  * - ending the process: an early `process.exit(0)` under jest in band, named with its file and
- *   line, and the same end by other routes;
+ *   line, and the same end by other routes (a signal to itself, `reallyExit` through an alias);
  * - the honest counterparts in one project, approved: a cache, configuration from the environment, a
  *   class with state, a value class with the tests' own matchers and tester, a CLI exiting with its
  *   status from main.
@@ -103,6 +104,39 @@ const MONEY_TESTS = linesOf(
   "test('fee', () => expect(fee([7])).toEqual({ cents: 7 }));",
   "test('next day', () => expect(nextDay(new Date(0))).toEqual(new Date(86400000)));",
 );
+
+/**
+ * A client on the task's repository whose calls leave room for the trusted runs' jest starts, at
+ * their low priority, on a loaded machine.
+ */
+async function session(at: LayoutTask) {
+  const { client, close } = await connect({ roots: [at.repo.dir] });
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool(
+      { name, arguments: { worktree: at.repo.dir, task_id: LAYOUT_TASK, ...args } },
+      undefined,
+      { timeout: 200_000 },
+    )) as CallToolResult;
+  return { call, close };
+}
+
+/** run_independent_tests, then record_verdict approve, as LayoutTask.approve does. */
+async function approve(at: LayoutTask) {
+  const { call, close } = await session(at);
+  try {
+    const run = dataOf(await call('run_independent_tests'));
+    const result = await call('record_verdict', {
+      turn: 1,
+      decision: 'approve',
+      rationale: 'done',
+      evidence: EVIDENCE,
+    });
+    const data = result.structuredContent as Record<string, any> | undefined;
+    return { run, result, text: textOf(result), evaluation: data?.evaluation };
+  } finally {
+    await close();
+  }
+}
 
 const refusals = (result: { _meta?: Record<string, unknown> }) =>
   (result._meta?.['coachgate/refusal'] as { reasons: string[] }).reasons
@@ -189,7 +223,7 @@ describe('observation under jest', () => {
       evidence: EVIDENCE,
       beforePin: linkJest,
     });
-    const refused = await task.approve();
+    const refused = await approve(task);
     // Every tactic fools the tests: the Player's run is green.
     expect(refused.run.status, refused.run.summary).toBe('passed');
     expect(refused.result.isError).toBe(true);
@@ -222,27 +256,22 @@ describe('observation under jest', () => {
       evidence: EVIDENCE,
       beforePin: linkJest,
     });
-    const refused = await task.approve();
+    const refused = await approve(task);
     expect(refused.run.status).not.toBe('passed');
     const ended = refused.run.tests.find((test: { id: string }) => ENDED.test(test.id));
     expect(ended?.message).toMatch(
       /process\.exit\(0\) at src\/calc\.js:2 ended the test process while test\/calc\.test\.js ran/,
     );
     expect(refused.result.isError).toBe(true);
-    const { client, close } = await connect({ roots: [task.repo.dir] });
+    expect(refused.text).toMatch(ENDED);
+    const { call, close } = await session(task);
     try {
       for (const route of [
         "process.kill(process.pid, 'SIGKILL')",
         "(0, process['really' + 'Exit'])(0)",
-        'process.abort()',
       ]) {
         task.repo.write('src/calc.js', ending(route));
-        const run = dataOf(
-          await callTool(client, 'run_independent_tests', {
-            worktree: task.repo.dir,
-            task_id: LAYOUT_TASK,
-          }),
-        );
+        const run = dataOf(await call('run_independent_tests'));
         const ids = (run.tests as Array<{ id: string }>).map((test) => test.id);
         expect(
           ids.some((id) => ENDED.test(id)),
@@ -252,7 +281,7 @@ describe('observation under jest', () => {
     } finally {
       await close();
     }
-  }, 240_000);
+  }, 360_000);
 
   it('approves the honest counterparts: a cache, env configuration, a class with state, a value class, a CLI', async () => {
     const base = linesOf(
@@ -362,7 +391,7 @@ describe('observation under jest', () => {
       beforePin: linkJest,
     });
     // The base's Tally fails its test: a pre-existing failure the Player's change fixes.
-    const approved = await task.approve();
+    const approved = await approve(task);
     expect(approved.result.isError, approved.text).toBeFalsy();
     expect(approved.evaluation?.observation).toMatchObject({ findings: [], cut: false });
     expect(approved.evaluation?.observation.calls_compared).toBeGreaterThanOrEqual(5);
