@@ -16,7 +16,8 @@
  * trusted run's verdict refuses it. Maps, sets, typed arrays and other builtins are left to jest's
  * own equality with the tests' testers. `toBe` is `Object.is`, which no type can sway.
  */
-export const JEST_EQUALITY_SOURCE = String.raw`const ASYMMETRIC = Symbol.for('jest.asymmetricMatcher');
+export const JEST_EQUALITY_SOURCE = String.raw`// coachgate: jest's equality, judged again as data.
+const ASYMMETRIC = Symbol.for('jest.asymmetricMatcher');
 const watchedStates = new WeakSet();
 const sourceOf = Function.prototype.toString;
 const tag = Object.prototype.toString;
@@ -52,7 +53,8 @@ const shownData = (value) => {
   try {
     const text = JSON.stringify(value, (key, item) =>
       item !== null && typeof item === 'object' && held(item) ? held(item).value : item);
-    return text === undefined ? String(value) : text.length > 120 ? text.slice(0, 117) + '...' : text;
+    if (text === undefined) return String(value);
+    return text.length > 120 ? text.slice(0, 117) + '...' : text;
   } catch {
     return typeName(value);
   }
@@ -83,7 +85,9 @@ const watchEquality = (context, scope) => {
   })();
   const theTests = (value) =>
     value !== null && typeof value === 'object' && typeof value.asymmetricMatch === 'function' &&
-    (own ? own.isPrototypeOf(value) : value.$$typeof === ASYMMETRIC || tests(value.asymmetricMatch));
+    (own
+      ? own.isPrototypeOf(value)
+      : value.$$typeof === ASYMMETRIC || tests(value.asymmetricMatch));
   const judge = (matcher, received, expected, mode) => {
     const testers = (matcher.customTesters || []).filter(tests);
     const testerContext = { equals: matcher.equals };
@@ -157,7 +161,8 @@ const watchEquality = (context, scope) => {
       return { pass: false, message: () => message };
     };
     for (const key of Reflect.ownKeys(original))
-      if (key !== 'prototype') Object.defineProperty(judged, key, Object.getOwnPropertyDescriptor(original, key));
+      if (key !== 'prototype')
+        Object.defineProperty(judged, key, Object.getOwnPropertyDescriptor(original, key));
     state.matchers[name] = judged;
   }
 };`;

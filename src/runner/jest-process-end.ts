@@ -20,7 +20,8 @@ const ENDS_FILE = 'jest-process-ends.jsonl';
  * (a worker told to stop) have no project frame and are not written.
  */
 export const JEST_PROCESS_END_SOURCE = String.raw`// coachgate: a jest process ended by the project.
-if (${JEST_WORKER_PROGRAM}.test(process.argv[1] || '') || ${JEST_PROGRAM}.test(process.argv[1] || '')) {
+const jestProgram = process.argv[1] || '';
+if (${JEST_WORKER_PROGRAM}.test(jestProgram) || ${JEST_PROGRAM}.test(jestProgram)) {
   const { appendFileSync, realpathSync } = require('node:fs');
   const { join } = require('node:path');
   const { fileURLToPath } = require('node:url');

@@ -22,9 +22,9 @@ export interface NodeObserveConfig {
 }
 
 /**
- * The module node's test children, mocha's process and jest's load after the harness guard (the same
- * `--require` through NODE_OPTIONS, taken back out of their environment by the guard: the programs the tests start do
- * not inherit it), written only for a trusted run that observes calls (src/observation/). It wraps
+ * The module node's test children, mocha's and jest's processes load after the harness guard (the
+ * same `--require` through NODE_OPTIONS, taken back out of their environment by the guard: the
+ * programs the tests start do not inherit it), written only for a trusted run that observes calls (src/observation/). It wraps
  * the exported functions of the Player's changed product modules and records each call whose
  * caller is a base test file and whose arguments are plain values, with the test file that made it
  * and the environment and directory the test gave it; its result when plain, else the call is
