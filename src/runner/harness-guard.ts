@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import { HARNESS_CHANGED } from './harness-case.js';
+import { JEST_PROCESS_END_SOURCE } from './jest-process-end.js';
 import { MOCHA_PROGRAM } from './runner-programs.js';
 import { userViewSource, vitestUserViewSource, type CoachgateAdditions } from './user-view.js';
 
@@ -206,7 +207,10 @@ export async function writeHarnessGuards(
 ): Promise<string[]> {
   const files: [string, string][] = [];
   if (mayRunNodeTest(command))
-    files.push([NODE_GUARD_FILE, userViewSource(added) + NODE_GUARD_SOURCE]);
+    files.push([
+      NODE_GUARD_FILE,
+      userViewSource(added) + NODE_GUARD_SOURCE + JEST_PROCESS_END_SOURCE,
+    ]);
   if (mayRunVitest(command))
     files.push(
       [VITEST_SETUP_FILE, vitestUserViewSource(added) + vitestWatches + VITEST_SETUP_SOURCE],

@@ -3,7 +3,13 @@ import path from 'node:path';
 import type { EsmExports } from '../analysis/esm-exports.js';
 import { PLAIN_VALUE_SOURCE } from '../observation/plain-value-js.js';
 import { requireFlag } from './harness-guard.js';
-import { MOCHA_PROGRAM, VITEST_FORK_PROGRAM } from './runner-programs.js';
+import { JEST_CALLS_SOURCE } from './jest-calls.js';
+import {
+  JEST_PROGRAM,
+  JEST_WORKER_PROGRAM,
+  MOCHA_PROGRAM,
+  VITEST_FORK_PROGRAM,
+} from './runner-programs.js';
 
 /** The recorder's file, beside vitest's setup file (src/runner/vitest-equality-watch.ts asks it). */
 export const NODE_CALLS_RECORDER_FILE = 'coachgate-node-calls.cjs';
@@ -22,9 +28,9 @@ export interface NodeObserveConfig {
 }
 
 /**
- * The module node's test children and mocha's process load after the harness guard (the same
- * `--require` through NODE_OPTIONS, taken back out of their environment by the guard: the programs the tests start do
- * not inherit it), written only for a trusted run that observes calls (src/observation/). It wraps
+ * The module node's test children, mocha's and jest's processes load after the harness guard (the
+ * same `--require` through NODE_OPTIONS, taken back out of their environment by the guard: the
+ * programs the tests start do not inherit it), written only for a trusted run that observes calls (src/observation/). It wraps
  * the exported functions of the Player's changed product modules and records each call whose
  * caller is a base test file and whose arguments are plain values, with the test file that made it
  * and the environment and directory the test gave it; its result when plain, else the call is
@@ -39,7 +45,8 @@ export interface NodeObserveConfig {
  * bindings (src/analysis/esm-exports.ts lists both): on Node 20
  * through the loader's read of the source (looked up at each call, as the loaded-file recorder
  * watches it), from Node 22.15 through an in-thread `module.registerHooks` load hook. Each process
- * stops at CALL_LIMIT calls with a `cut` line. Nothing is printed; the argv is untouched.
+ * stops at CALL_LIMIT calls with a `cut` line. Nothing is printed; the argv is untouched. jest
+ * compiles modules itself: src/runner/jest-calls.ts.
  */
 const RECORDER_SOURCE = String.raw`// coachgate: records the tests' calls into the changed product modules.
 const fs = require('node:fs');
@@ -53,11 +60,10 @@ const readConfig = () => {
   }
 };
 const program = (process.argv[1] || '').split('\\').join('/');
+const jest = ${JEST_WORKER_PROGRAM}.test(program) || ${JEST_PROGRAM}.test(program);
 const vitest = ${VITEST_FORK_PROGRAM}.test(program);
-const runsTests =
-  (process.env.NODE_TEST_CONTEXT || '').startsWith('child') ||
-  ${MOCHA_PROGRAM}.test(program) ||
-  vitest;
+const runsTests = (process.env.NODE_TEST_CONTEXT || '').startsWith('child') ||
+  ${MOCHA_PROGRAM}.test(program) || jest || vitest;
 const config = runsTests && readConfig();
 if (config) {
   ${PLAIN_VALUE_SOURCE.replaceAll('\n', '\n  ')}
@@ -69,9 +75,14 @@ if (config) {
   const files = new Set(config.files);
   const callers = new Set(config.callers);
   const out = path.join(__dirname, 'calls-' + process.pid + '.jsonl');
-  const startEnv = { ...process.env };
-  const startNames = Object.keys(startEnv);
   const startCwd = process.cwd();
+  // Where a call is replayed in order (a process; under jest, one test file's module registry),
+  // the environment its tests see, and what it held at the start.
+  const processScope = (() => {
+    const startEnv = { ...process.env };
+    return { session: String(process.pid), env: () => process.env, startEnv,
+      startNames: Object.keys(startEnv), test: (led) => path.relative(startCwd, led) };
+  })();
   const Failure = Error;
   const toString = Function.prototype.toString;
   let depth = 0;
@@ -109,17 +120,17 @@ if (config) {
   // What vitest's worker sets in its own environment as it starts a test file (no test's doing:
   // the replay, which runs no runner, must not get them back).
   const WORKER_SETS = new Set(['VITEST_POOL_ID', 'VITEST_WORKER_ID', 'VITEST_VM_POOL', 'SSR']);
-  const surroundings = (record) => {
+  const surroundings = (record, scope) => {
     // Each read of process.env asks the environment: every variable is read once.
-    const env = process.env;
+    const env = scope.env();
     const names = Object.keys(env);
     const set = {};
     for (const name of names) {
       const value = env[name];
-      if (startEnv[name] !== value && !(vitest && WORKER_SETS.has(name))) set[name] = value;
+      if (scope.startEnv[name] !== value && !(vitest && WORKER_SETS.has(name))) set[name] = value;
     }
     const present = new Set(names);
-    const unset = startNames.filter((name) => !present.has(name));
+    const unset = scope.startNames.filter((name) => !present.has(name));
     if (Object.keys(set).length > 0 || unset.length > 0) record.env = { set, unset };
     if (process.cwd() !== startCwd) record.cwd = process.cwd();
   };
@@ -136,8 +147,17 @@ if (config) {
   // The objects the tests got from a call into a changed module, and which function made each:
   // vitest's equality watch compares them again as plain data (src/runner/vitest-equality-watch.ts).
   const made = new WeakMap();
+  // Under vitest, the scope of the test file running now (processScope's environment).
+  const vitestScope = () => {
+    const running = vitestTest();
+    if (!running) return processScope;
+    const file = path.relative(startCwd, running.testPath);
+    return { ...processScope, session: process.pid + ' ' + file,
+      test: (led) => running.currentTestName ? file + ' > ' + running.currentTestName
+        : path.relative(startCwd, led) };
+  };
   // One call of fn, made by whoever called callee (the wrapper the tests reached).
-  const record = (fn, self, args, callee, file, name, kind) => {
+  const record = (fn, self, args, callee, file, name, kind, scope = processScope) => {
     if (depth > 0 || count >= CALL_LIMIT) return fn.apply(self, args);
     const caller = callerFiles(callee, 1)[0] || '';
     // The module's own calls, and those no test led to (an import's): replayed by importing.
@@ -145,19 +165,15 @@ if (config) {
       ? caller
       : !files.has(caller) && callerFiles(callee, STACK_LIMIT).find((each) => callers.has(each));
     if (!led) return fn.apply(self, args);
-    const running = vitestTest();
-    const session = running
-      ? process.pid + ' ' + path.relative(startCwd, running.testPath)
-      : String(process.pid);
-    const module = session + ':' + file;
+    if (vitest && scope === processScope) scope = vitestScope();
+    const module = scope.session + ':' + file;
     const shownArgs = caller === led ? plainText(args) : undefined;
-    // The test that led to the call: vitest names it; node's runner tells no module, so its file.
-    const test = running && running.currentTestName
-      ? path.relative(startCwd, running.testPath) + ' > ' + running.currentTestName
-      : path.relative(startCwd, led);
+    // The test file that led to the call (node's runner tells no module which test runs; jest's
+    // expect knows the test's name).
+    const test = scope.test(led);
     const entry = { event: 'call', test, module, function: name, file, kind,
-      process: session, args: shownArgs, kwargs: '{}' };
-    if (shownArgs !== undefined) surroundings(entry);
+      process: scope.session, args: shownArgs, kwargs: '{}' };
+    if (shownArgs !== undefined) surroundings(entry, scope);
     depth += 1;
     let result;
     try {
@@ -188,34 +204,37 @@ if (config) {
   };
   const isClass = (fn) => /^class\b/.test(toString.call(fn));
   const describeAs = (wrapper, fn) => {
+    // A function of a jest test's own realm stays one (instanceof Function in the test).
+    Object.setPrototypeOf(wrapper, Object.getPrototypeOf(fn));
     Object.defineProperty(wrapper, 'name', { value: fn.name });
     Object.defineProperty(wrapper, 'length', { value: fn.length });
     return Object.assign(wrapper, fn);
   };
   // One wrapper per function: a module that hands its export out again hands out the same one.
   const wrappers = new WeakMap();
-  const wrap = (fn, file, name, kind) => {
+  const wrap = (fn, file, name, kind, scope) => {
     if (typeof fn !== 'function' || isClass(fn)) return fn;
     if (wrappers.has(fn)) return wrappers.get(fn);
     const wrapped = function (...args) {
       if (new.target) return Reflect.construct(fn, args, new.target);
-      return record(fn, this, args, wrapped, file, name, kind);
+      return record(fn, this, args, wrapped, file, name, kind, scope);
     };
     wrappers.set(fn, wrapped);
     wrappers.set(wrapped, wrapped);
     return describeAs(wrapped, fn);
   };
-  // A CommonJS module's exports with its functions wrapped: module.exports itself, or its members.
-  const wrapCommonJs = (exported, file) => {
-    if (typeof exported === 'function') return wrap(exported, file, 'module.exports', 'cjs');
-    if (exported && typeof exported === 'object') {
+  // A CommonJS module's exported functions, once its body ran.
+  const wrapExports = (module, file, kind, scope) => {
+    const exported = module.exports;
+    if (typeof exported === 'function') {
+      module.exports = wrap(exported, file, 'module.exports', kind, scope);
+    } else if (exported && typeof exported === 'object') {
       for (const key of Object.keys(exported)) {
         const described = Object.getOwnPropertyDescriptor(exported, key);
         if (described && described.writable && typeof described.value === 'function')
-          exported[key] = wrap(described.value, file, key, 'cjs');
+          exported[key] = wrap(described.value, file, key, kind, scope);
       }
     }
-    return exported;
   };
   // An ES module's function, reached through the hoisted function of its wrapper module (a cycle
   // of imports may call it before the wrapper module ran), looked up in the original at each call.
@@ -243,7 +262,9 @@ if (config) {
     // module ran, before its importer reads them.
     const EXPORT_NAME = 5;
     const wrapRunCommonJs = (exports, file) => {
-      exports.default = wrapCommonJs(exports.default, file);
+      const holder = { exports: exports.default };
+      wrapExports(holder, file, 'cjs');
+      exports.default = holder.exports;
       for (const key of Object.keys(exports)) {
         const described = Object.getOwnPropertyDescriptor(exports, key);
         if (key === 'default' || !described.configurable || !described.get) continue;
@@ -276,9 +297,12 @@ if (config) {
   Module.prototype.load = function (filename) {
     const result = load.apply(this, arguments);
     if (files.has(filename) && !config.esm[pathToFileURL(filename).href])
-      this.exports = wrapCommonJs(this.exports, filename);
+      wrapExports(this, filename, 'cjs');
     return result;
   };
+  if (jest) {
+    ${JEST_CALLS_SOURCE.replaceAll('\n', '\n    ')}
+  }
   const self = pathToFileURL(__filename).href;
   const wrapperSource = (url) => {
     const { functions, others } = config.esm[url];

@@ -41,6 +41,7 @@ import {
 } from './node-watch.js';
 import { readVitestEnds, writeVitestEndWatch } from './vitest-process-end.js';
 import { VITEST_EQUALITY_SOURCE } from './vitest-equality-watch.js';
+import { jestProcessEnds, processEndedTests } from './jest-process-end.js';
 import { nodeObserveConfig } from '../observation/node-observe.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { scriptEndFile, writeUnittestShims } from './unittest-shims.js';
@@ -95,7 +96,7 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest, unittest, node --test, mocha, vitest; src/observation/), and the tests that may show
+   * harness (pytest, unittest, node --test, mocha, vitest, jest; src/observation/), and the tests that may show
    * the change run a second time (pytest, unittest); its passing equalities decided by types of those
    * files compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
@@ -300,15 +301,20 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
             ...(await scriptEnds(reportDirectory)),
             ...productEnds(watched),
           ]);
-    // A product end is named even where the runner it killed left nothing per test to read.
+    // A product end is named even where the runner it killed left nothing per test to read: the
+    // node watch's, a vitest fork's, a jest process's (jest's whatever its report says).
     const watchCases = nodeWatchCases(watched);
+    const ended = [
+      ...(await vitestEndCases(reportDirectory)),
+      ...processEndedTests(await jestProcessEnds(reportDirectory)),
+    ];
     const report = found
-      ? [...found.tests, ...watchCases, ...(await vitestEndCases(reportDirectory))]
+      ? [...found.tests, ...watchCases, ...ended]
       : exitTest
-        ? [exitTest]
-        : summaryCounts || watchCases.length === 0
-          ? undefined
-          : watchCases;
+        ? [exitTest, ...ended]
+        : ended.length > 0 || (!summaryCounts && watchCases.length > 0)
+          ? [...watchCases, ...ended]
+          : undefined;
     const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
