@@ -13,6 +13,8 @@ import {
 import path from 'node:path';
 import { ensurePrivateDirectory, repositoryStateDirectory } from '../records/state-directory.js';
 import { isWithin } from '../repo/worktree-paths.js';
+import { compileCheckedBytecode, sourcesNamedIn } from './checked-bytecode.js';
+import type { BytecodeCache } from './bytecode-cache-types.js';
 import type { TestCommand } from './detect.js';
 import type { RunEnvironment } from './environment.js';
 
@@ -26,14 +28,17 @@ import type { RunEnvironment } from './environment.js';
  * borrowed environment and nothing of the Player's; the baseline's result is trusted on the same
  * grounds. Every other run reads it through a read-only bind (bubblewrap only; see
  * src/sandbox/run.ts), so no run of the Player's code can plant bytecode for a later one. Python
- * checks each file against its source's size and time as ever. A project's own virtualenv is left
- * out: the Player can change it between the baseline and a later run (src/evaluation/
- * planted-environment.ts judges it per turn), and bytecode written from a changed one would outlive
- * the change.
+ * checks each file against its source's size and time as ever.
  *
- * A snapshot's run with no published cache to read (the first turn's, before the baseline ended; a
- * project with its own virtualenv) is given an empty read-only prefix instead: it reads no bytecode
- * at all, so none that a process of the run wrote beside a base file, whatever file time it carries.
+ * A project with its own virtualenv is the exception: the Player can change the virtualenv before
+ * the baseline or between runs (src/evaluation/planted-environment.ts judges it per turn), so what
+ * its baseline wrote is never kept, only the names of the modules it imported. coachgate compiles
+ * those into checked-hash bytecode itself (src/runner/checked-bytecode.ts), which Python takes only
+ * while a source's content is the one compiled. The Player's run there reads no cache.
+ *
+ * A snapshot's run with no published cache to read (the first turn's, before the baseline ended) is
+ * given an empty read-only prefix instead: it reads no bytecode at all, so none that a process of
+ * the run wrote beside a base file, whatever file time it carries.
  *
  * A published cache holds two trees: `prefix/`, the bytecode of everything outside the baseline's
  * directory (the interpreter's, the installed packages'), under their absolute paths as Python
@@ -43,14 +48,6 @@ import type { RunEnvironment } from './environment.js';
  * did and match their bytecode; the files laid from the Player carry another and never do
  * (src/evaluation/snapshot.ts). The Player's run in the worktree reads `prefix/` alone.
  */
-export interface BytecodeCache {
-  /** PYTHONPYCACHEPREFIX: where Python reads bytecode (and the filling run writes it). */
-  directory: string;
-  /** Only for the baseline: the one run of a turn that executes no Player code. */
-  writable: boolean;
-  /** What the sandbox puts back, each at its own path: the cache, and a run's view of it. */
-  revealed: string[];
-}
 
 /**
  * How a run uses its base's cache: the baseline fills it; a run in a snapshot of the base reads
@@ -78,11 +75,13 @@ const TREE = 'tree';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** In every key: a cache of an earlier layout (one tree, no `prefix/`) is never read. */
 const LAYOUT = 'prefix+tree';
+/** A virtualenv project's cache is another kind (checked-hash, compiled by coachgate): another key. */
+const CHECKED = 'checked-hash';
 
 /**
- * A run with the base's bytecode cache, when it may take one (a Python runner, no virtualenv of the
- * project's): the baseline (`fill`) writes one and publishes it once it ended whole; every other
- * run reads the published cache, or none while there is none yet.
+ * A run with the base's bytecode cache, when it may take one (a Python runner; not the Player's run
+ * in a project with its own virtualenv): the baseline (`fill`) writes one and publishes it once it
+ * ended whole; every other run reads the published cache, or none while there is none yet.
  */
 export async function withBytecodeCache<Outcome extends { timed_out: boolean; cancelled: boolean }>(
   worktree: string,
@@ -93,7 +92,7 @@ export async function withBytecodeCache<Outcome extends { timed_out: boolean; ca
   const { command, environment } = key;
   const python = command.runner === 'pytest' || command.runner === 'unittest';
   if (!python) return run();
-  if (environment.interpreter) return use === 'snapshot' ? withEmptyCache(worktree, run) : run();
+  if (environment.interpreter && use === 'worktree') return run();
   if (use !== 'fill') return readingBytecodeCache(worktree, key, use, run);
   const filling = await fillingDirectory(worktree);
   let ended = false;
@@ -117,8 +116,8 @@ async function fillingDirectory(worktree: string): Promise<string> {
 }
 
 /**
- * Publishes a filled cache under its key, or discards it (`filled` false: the run timed out or was
- * stopped, or another run published the key first). The bytecode of the baseline's own tree moves
+ * Publishes a filled cache under its key, or discards it (`ended` false: the run timed out or was
+ * stopped; nothing compiled for a virtualenv project; or another run published the key first). The bytecode of the baseline's own tree moves
  * to `tree/`. A cache is only ever read whole: each pyc file names its source by its path under
  * the cache, so the directory can move once written.
  */
@@ -126,8 +125,11 @@ async function publishBytecodeCache(
   worktree: string,
   key: BytecodeCacheKey,
   filling: string,
-  filled: boolean,
+  ended: boolean,
 ): Promise<void> {
+  const { interpreter } = key.environment;
+  const filled =
+    ended && (interpreter === undefined || (await recompiled(filling, key.cwd, interpreter)));
   // None when the run imported nothing of its tree.
   await realpath(key.cwd)
     .then((tree) => rename(path.join(filling, PREFIX, tree), path.join(filling, TREE)))
@@ -141,6 +143,21 @@ async function publishBytecodeCache(
     ));
   if (!published) await rm(filling, { recursive: true, force: true });
   else await pruneCaches(path.dirname(target));
+}
+
+/**
+ * Replaces what a virtualenv project's baseline wrote under `filling` by coachgate's own checked-hash
+ * compilation of the sources it names; false when there is nothing to keep.
+ */
+async function recompiled(filling: string, cwd: string, python: string): Promise<boolean> {
+  const written = path.join(filling, PREFIX);
+  const sources = await sourcesNamedIn(written);
+  const compiled = path.join(filling, CHECKED);
+  await mkdir(compiled);
+  const kept = await compileCheckedBytecode(sources, compiled, cwd, python).catch(() => false);
+  await rm(written, { recursive: true, force: true });
+  if (kept) await rename(compiled, written);
+  return kept;
 }
 
 /** The run with the published cache of `key`, read-only; without one while there is none. */
@@ -227,7 +244,14 @@ async function cacheDirectory(worktree: string, key: BytecodeCacheKey): Promise<
     isWithin(entry, key.cwd) ? path.relative(key.cwd, entry) : entry,
   );
   const digest = createHash('sha256')
-    .update(JSON.stringify([LAYOUT, key.baseCommit, programs]))
+    .update(
+      JSON.stringify([
+        LAYOUT,
+        key.environment.interpreter ? CHECKED : '',
+        key.baseCommit,
+        programs,
+      ]),
+    )
     .digest('hex')
     .slice(0, 24);
   return path.join(await cacheRoot(worktree), digest);

@@ -8,7 +8,7 @@ import type { RunEnvironment } from './environment.js';
 import type { ProcessOutcome } from './execute.js';
 import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import { bytecodeCacheFor, runSandboxed, type SandboxInForce } from '../sandbox/run.js';
-import type { BytecodeCache } from './bytecode-cache.js';
+import type { BytecodeCache } from './bytecode-cache-types.js';
 import { requestEqualityWatch } from './equality-watch.js';
 import { buildInvocation } from './invocation.js';
 import { declaredPackageManager, userScriptShell } from './package-manager.js';
@@ -289,7 +289,7 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const failuresOnly = found ? undefined : uvuFailuresOnly(text);
     if (failuresOnly) invocation.notes.push(FAILURES_ONLY_NOTE);
     const cache = outcome.sandbox && bytecodeCacheFor(outcome.sandbox.backend, spec.bytecodeCache);
-    if (cache) invocation.notes.push(cache.writable ? BYTECODE_FILLED : BYTECODE_READ);
+    if (cache) invocation.notes.push(bytecodeNote(cache.writable, spec.environment.interpreter));
     const summaryCounts = found ? null : countsFromSummaryLines(text);
     const watched: NodeWatchEvents = nodeTest
       ? await readNodeWatch(reportDirectory)
@@ -514,7 +514,7 @@ const BYTECODE_FILLED =
   "Python's bytecode was written to the server's cache for this base (the baseline runs no " +
   'Player code); later runs read it read-only';
 const BYTECODE_READ =
-  "Python's bytecode came from the server's read-only cache, written by the base's run " +
+  "Python's bytecode came from the server's read-only cache, made from the base's run " +
   '(PYTHONPYCACHEPREFIX)';
 
 /**
@@ -526,6 +526,16 @@ async function vitestEndCases(reportDirectory: string): Promise<TestCaseResult[]
     const { id, message } = processEndedCase(end);
     return { id, status: 'error', message };
   });
+}
+
+/** What a run did with the base's bytecode cache; a virtualenv's is compiled by coachgate. */
+function bytecodeNote(writable: boolean, virtualenv: string | undefined): string {
+  if (!writable) return BYTECODE_READ;
+  return virtualenv
+    ? "Python's bytecode was written to a scratch cache (the project's virtualenv can be the " +
+        "Player's): coachgate compiled the modules it names into the server's cache, checked by " +
+        'content, which later runs read read-only'
+    : BYTECODE_FILLED;
 }
 
 /** The early ends a watched plain script wrote (src/runner/script-end-watch.ts); none when not. */

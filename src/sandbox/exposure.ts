@@ -13,7 +13,7 @@ import { PACKAGE_ROOT } from '../package.js';
 import { stateRoot } from '../records/state-directory.js';
 import { isWithin } from '../repo/worktree-paths.js';
 import type { NetworkMode } from '../config/sandbox-policy.js';
-import type { BytecodeCache } from '../runner/bytecode-cache.js';
+import type { BytecodeCache } from '../runner/bytecode-cache-types.js';
 
 /**
  * What one sandboxed run sees, as plain paths, for every backend. The rule is default-deny for the

@@ -7,7 +7,7 @@ import type { OutputCapture } from '../runner/output-capture.js';
 import { detectSandbox, INSTALL_ADVICE, type BackendName } from './backend.js';
 import { exposureFor, type SandboxRequest } from './exposure.js';
 import type { NetworkMode, SandboxMode, SandboxPolicy } from '../config/sandbox-policy.js';
-import type { BytecodeCache } from '../runner/bytecode-cache.js';
+import type { BytecodeCache } from '../runner/bytecode-cache-types.js';
 
 /**
  * How one process runs: confined by the policy, or — only for programs that are the user's own and

@@ -3,18 +3,17 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repositoryStateDirectory, stateRoot } from '../../src/records/state-directory.js';
 import { BASE_FILE_TIME, LAID_FILE_TIME } from '../../src/evaluation/snapshot.js';
-import {
-  withBytecodeCache,
-  type BytecodeCache,
-  type BytecodeCacheUse,
-} from '../../src/runner/bytecode-cache.js';
+import { withBytecodeCache, type BytecodeCacheUse } from '../../src/runner/bytecode-cache.js';
+import type { BytecodeCache } from '../../src/runner/bytecode-cache-types.js';
 import type { TestCommand } from '../../src/runner/detect.js';
 import { projectEnvironment } from '../../src/runner/environment.js';
 import { OutputCapture } from '../../src/runner/output-capture.js';
@@ -133,13 +132,14 @@ describe('which runs are given the cache, and when it is published', () => {
     expect(left).toHaveLength(5);
   });
 
-  it('gives none to a project with its own virtualenv, nor to other runners', async () => {
+  it('gives none to the Player’s run in a virtualenv project, nor to other runners; keeps nothing a virtualenv baseline wrote', async () => {
     const repo = repository();
     mkdirSync(path.join(repo.dir, '.venv/bin'), { recursive: true });
     writeFileSync(path.join(repo.dir, '.venv/bin/python'), '');
     const venv = await keyFor(repo);
     expect(venv.environment.interpreter).toBeDefined();
-    expect(await given(repo, 'fill', venv)).toBeUndefined();
+    // Its baseline writes, but what it wrote names no module: nothing is compiled or published.
+    expect(await given(repo, 'fill', venv)).toMatchObject({ writable: true });
     expect(await given(repo, 'worktree', venv)).toBeUndefined();
     const other = repository();
     expect(await given(other, 'fill', await keyFor(other, NODE))).toBeUndefined();
@@ -272,6 +272,52 @@ describe.skipIf(!bwrapUsable)('the cache inside the sandbox (needs a usable bwra
     expect(await importing(worktree.dir, 'worktree')).toBe('2');
     // Each snapshot run's view of the cache is gone with the run.
     expect((await published(baseline)).filter((entry) => entry.startsWith('view-'))).toEqual([]);
+  });
+
+  it('a virtualenv project’s baseline: nothing it wrote is read, coachgate’s checked-hash compilation of what it imported is', async () => {
+    const [baseline, snapshot] = [repository(), repository()];
+    const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+      encoding: 'utf8',
+    }).trim();
+    for (const repo of [baseline, snapshot]) {
+      mkdirSync(path.join(repo.dir, '.venv/bin'), { recursive: true });
+      symlinkSync(python, path.join(repo.dir, '.venv/bin/python'));
+      for (const name of ['mod', 'other']) {
+        writeFileSync(path.join(repo.dir, `${name}.py`), 'VALUE = 1\n');
+        utimesSync(path.join(repo.dir, `${name}.py`), BASE_FILE_TIME, BASE_FILE_TIME);
+      }
+    }
+    // The baseline imports mod, and forges bytecode of other (`VALUE = 666`, stamped with the
+    // source's time and size) where a run with the prefix reads it.
+    const forge = [
+      'import importlib.util, os, mod',
+      'from importlib._bootstrap_external import _code_to_timestamp_pyc',
+      'info = os.stat("other.py")',
+      'target = importlib.util.cache_from_source(os.path.abspath("other.py"))',
+      'os.makedirs(os.path.dirname(target), exist_ok=True)',
+      'code = compile("VALUE = 666\\n", os.path.abspath("other.py"), "exec")',
+      'open(target, "wb").write(_code_to_timestamp_pyc(code, info.st_mtime, info.st_size))',
+    ].join('\n');
+    writeFileSync(path.join(baseline.dir, 'forge.py'), forge);
+    const run = async (repo: TempRepo, use: BytecodeCacheUse, script: string) => {
+      let output = '';
+      await withBytecodeCache(baseline.dir, await keyFor(repo), use, async (cache) => {
+        output = (await inSandbox(script, cache, repo.dir)).output;
+        return ended;
+      });
+      return output;
+    };
+    await run(baseline, 'fill', '.venv/bin/python forge.py');
+    // The trusted run's view: other is the source's, mod's bytecode is the cache's.
+    const importing =
+      '.venv/bin/python -v -c "import mod, other; print(mod.VALUE, other.VALUE)" 2>&1';
+    const read = await run(snapshot, 'snapshot', importing);
+    expect(read).toMatch(/^1 1$/m);
+    expect(read).toMatch(/code object from '[^']*\/view-[^']*\/mod\.[a-z]+-\d+\.pyc'/);
+    // A laid file of the base file's time and size runs as written: the bytecode checks content.
+    writeFileSync(path.join(snapshot.dir, 'mod.py'), 'VALUE = 2\n');
+    utimesSync(path.join(snapshot.dir, 'mod.py'), BASE_FILE_TIME, BASE_FILE_TIME);
+    expect(await run(snapshot, 'snapshot', importing)).toMatch(/^2 1$/m);
   });
 
   it('a snapshot run with no cache never reads bytecode a process wrote beside a base file', async () => {
