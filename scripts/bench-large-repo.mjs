@@ -5,6 +5,7 @@
 // time of run_independent_tests, check_test_integrity and an approval (record_verdict), and the
 // server's peak memory (VmHWM), for each. Targets (issue 60): no failure, memory under 500 MB, time
 // within 2x the 500-file turn plus the extra test time.
+// BENCH_PROFILE=DIR writes each server's CPU profile there (node --cpu-prof), to find the hot spots.
 // Needs a build first: `npm run build`, then `node scripts/bench-large-repo.mjs`.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,9 @@ const FILES = Number(process.env.BENCH_LARGE_FILES ?? 50_000);
 const BIG_MB = Number(process.env.BENCH_LARGE_MB ?? 200);
 const CLI = new URL('../bundle/cli.js', import.meta.url).pathname;
 const TASK = 'TASK-BENCH-LARGE';
+const PROFILE = process.env.BENCH_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  : [];
 
 const PROJECT = {
   'pytest.ini': '[pytest]\npythonpath = .\ntestpaths = tests\n',
@@ -76,7 +80,7 @@ async function turn(label, count, bigMb) {
   const state = mkdtempSync(path.join(os.tmpdir(), 'coachgate-bench-state-'));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, '--root', dir, '--state-dir', state],
+    args: [...PROFILE, CLI, '--root', dir, '--state-dir', state],
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench-large-repo', version: '0' });

@@ -24,7 +24,8 @@ const options = process.argv.slice(2);
 const ROUNDS = Number(options.map((arg) => /^--rounds=(\d+)$/.exec(arg)?.[1]).find(Boolean) ?? 5);
 const FILTER = options.find((arg) => !arg.startsWith('--')) ?? '';
 const MIRRORS = process.env.BENCH_MIRRORS ?? '/work/.mirror';
-const CLI = new URL('../bundle/cli.js', import.meta.url).pathname;
+// BENCH_CLI: another build's bundle/cli.js (say, the tree before a change), to alternate the two.
+const CLI = process.env.BENCH_CLI ?? new URL('../bundle/cli.js', import.meta.url).pathname;
 // Debian's python: its pytest and freezegun are what itsdangerous's tests import.
 const SYSTEM_PYTHON = '/usr/bin/python3';
 
