@@ -14,8 +14,8 @@ import { JEST_EQUALITY_SOURCE } from './jest-equality.js';
  * in order. The test's name comes from jest's `expect` (loaded by jest into the test file's
  * context), which keeps the running test's name in the state it holds on that context's global
  * (`Symbol.for('$$jest-matchers-object')`). It reads
- * the enclosing recorder's `files`, `callers`, `config`, `write`, `wrapExports`, `path` and
- * `startCwd`. Each context's passing equalities are judged again (src/runner/jest-equality.ts),
+ * the enclosing recorder's `files`, `callers`, `config`, `write`, `wrapExports`,
+ * `projectModule`, `domLike`, `path` and `startCwd`. Each context's passing equalities are judged again (src/runner/jest-equality.ts),
  * with the code jest compiled from the base's test files as what the tests bring.
  */
 export const JEST_CALLS_SOURCE = String.raw`const vm = require('node:vm');
@@ -36,7 +36,8 @@ const scopeOf = (context) => {
   const startEnv = { ...env() };
   contexts += 1;
   scope = { session: process.pid + '-' + contexts, env, startEnv, loaded: new Set(),
-    startNames: Object.keys(startEnv), test: (led) => testName(context, led), testCode: [] };
+    startNames: Object.keys(startEnv), test: (led) => testName(context, led), testCode: [],
+    prepared: domLike(context) };
   scopes.set(context, scope);
   return scope;
 };
@@ -45,6 +46,8 @@ vm.compileFunction = function (code, params, options) {
   const file = options && options.filename;
   const context = options && options.parsingContext;
   const product = files.has(file);
+  // A module of the project run before the test framework is installed: a setup file.
+  if (context && !context[EXPECT_STATE] && projectModule(file)) scopeOf(context).prepared = true;
   if (!(product || callers.has(file)) || !context || !Array.isArray(params) ||
     params[0] !== 'module')
     return compiled;

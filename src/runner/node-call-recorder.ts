@@ -74,6 +74,16 @@ if (config) {
   const ORIGINAL = '?coachgate-original';
   const files = new Set(config.files);
   const callers = new Set(config.callers);
+  // A scope is prepared when its runner ran a module of the project (not changed code, not a
+  // dependency) before the test file, as setup files are run (jest's before the test framework,
+  // vitest's before the test file), or when the tests' global is browser-like (a DOM environment):
+  // setup files' globals and polyfills and the DOM are the tests' environment, which a replay in a
+  // bare node lacks. Its calls are not compared with the test's answer (differs_outside_tests);
+  // each is still called twice in a row (depends_on_call_history).
+  const dependency = path.sep + 'node_modules' + path.sep;
+  const domLike = (global) => global.window !== undefined || global.document !== undefined;
+  const projectModule = (file) => typeof file === 'string' && !files.has(file) &&
+    file.startsWith(process.cwd() + path.sep) && !file.includes(dependency);
   const out = path.join(__dirname, 'calls-' + process.pid + '.jsonl');
   const startCwd = process.cwd();
   // Where a call is replayed in order (a process; under jest, one test file's module registry),
@@ -173,6 +183,7 @@ if (config) {
     const test = scope.test(led);
     const entry = { event: 'call', test, module, function: name, file, kind,
       process: scope.session, args: shownArgs, kwargs: '{}' };
+    if (scope.prepared || domLike(globalThis)) entry.prepared = true;
     if (shownArgs !== undefined) surroundings(entry, scope);
     depth += 1;
     let result;
@@ -275,6 +286,9 @@ if (config) {
     vm.runInThisContext = function runInThisContext(code, options) {
       const made = compile.apply(this, arguments);
       const file = options !== null && typeof options === 'object' ? options.filename : undefined;
+      const running = vitestTest();
+      if (running && file === running.testPath) processScope.sawTest = true;
+      else if (!processScope.sawTest && projectModule(file)) processScope.prepared = true;
       if (typeof made !== 'function' || !files.has(file)) return made;
       return function (...args) {
         const [exports] = args;

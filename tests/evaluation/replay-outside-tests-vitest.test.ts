@@ -184,4 +184,36 @@ describe('replay outside the harness (vitest)', () => {
     expect(approved.evaluation?.observation).toMatchObject({ findings: [], cut: false });
     expect(approved.evaluation?.observation.calls_compared).toBeGreaterThanOrEqual(4);
   }, 300_000);
+
+  it('approves a product that reads what a setup file of the tests gives it', async () => {
+    // vitest runs setup files before each test file: their globals are the tests' environment,
+    // which a bare node lacks, so the calls are not compared with the tests' answers.
+    const shout = (body: string) =>
+      linesOf('export function shout(text) {', `  return ${body} + globalThis.punctuation;`, '}');
+    task = await layoutTask({
+      base: {
+        'package.json': PACKAGE,
+        '.gitignore': 'node_modules/\n',
+        'vitest.config.js': "export default { test: { setupFiles: ['./test/setup.js'] } };\n",
+        'test/setup.js': "globalThis.punctuation = '!';\n",
+        'src/shout.js': shout('text.toUpperCase()'),
+        'test/shout.test.js': SHOUT_TEST,
+      },
+      player: {
+        'src/shout.js': shout('text.trim().toUpperCase()'),
+        'test/trim.test.js': linesOf(
+          "import { expect, test } from 'vitest';",
+          "import { shout } from '../src/shout.js';",
+          '',
+          "test('trims', () => expect(shout(' hi ')).toBe('HI!'));",
+        ),
+      },
+      criterion: 'shout trims the text',
+      evidence: [{ criterion: 'AC-001', test: 'trims' }],
+      beforePin: borrowNodeModules,
+    });
+    const approved = await task.approve();
+    expect(approved.result.isError, approved.text).toBeFalsy();
+    expect(approved.evaluation?.observation).toMatchObject({ findings: [] });
+  }, 300_000);
 });
