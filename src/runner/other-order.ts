@@ -21,6 +21,7 @@ class OtherOrder:
         sys.stderr.flush()
         tests_read, self.tests = os.pipe()
         self.answers, answers_write = os.pipe()
+        # A fork of the run's own process: it stays in the run's sandbox, as the repeater's do.
         self.pid = os.fork()
         if self.pid == 0:
             try:
