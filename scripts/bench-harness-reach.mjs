@@ -57,7 +57,7 @@ const CHECKS = [
   ['runner_detection', runnerDetectionFindings],
 ];
 
-const SOURCE = /\.(?:py|js|mjs|cjs|ts|tsx|jsx)$/;
+const SOURCE = /\.(?:py|js|mjs|cjs|ts|tsx|jsx|rs|go)$/;
 // Beyond the usual test directories and names: in-package test suites (flask/testsuite, spec/),
 // tests.py, *_tests.py, run-tests.py and test.js, which old upstream history holds.
 const SKIPPED_DIRS = new Set(
@@ -67,7 +67,7 @@ const SKIPPED_DIRS = new Set(
   ).split(' '),
 );
 const SKIPPED_NAMES = new RegExp(
-  '^(?:test_.*\\.py|.*_tests?\\.py|tests\\.py|run-tests\\.py|test\\.[cm]?[jt]sx?|.*\\.test\\..*|' +
+  '^(?:test_.*\\.py|.*_test\\.go|.*_tests?\\.py|tests\\.py|run-tests\\.py|test\\.[cm]?[jt]sx?|.*\\.test\\..*|' +
     '.*\\.spec\\..*|conftest\\.py|.*\\.config\\..*|setup\\.py|noxfile\\.py)$',
 );
 

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type RunningHttpServer } from '../src/server/http.js';
 import { TokenTable } from '../src/server/http-tokens.js';
 import type { TempRepo } from './helpers/git-repo.js';
-import { dataOf, textOf } from './helpers/mcp.js';
+import { callTool, dataOf, textOf } from './helpers/mcp.js';
 import { greetingProject } from './helpers/node-project.js';
 import { CLI as cli } from './helpers/cli.js';
 
@@ -88,7 +88,7 @@ describe('coachgate serve --http (Streamable HTTP)', () => {
     const coach = await clientWith(COACH_TOKEN);
     const task = { worktree: repo.dir, task_id: 'TASK-042' };
     const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-      dataOf((await client.callTool({ name, arguments: { ...task, ...args } })) as CallToolResult);
+      dataOf(await callTool(client, name, { ...task, ...args }));
     await call(player, 'record_player_report', {
       turn: 1,
       report: { tests_passed: true, files_created: ['src/greet.js', 'test/greet.test.js'] },

@@ -15,19 +15,27 @@ import { evaluateCandidate, type Evaluation } from '../evaluation/evaluate.js';
 import {
   EDITED_INSTALL,
   plantedEnvironment,
+  plantedOf,
   readEnvironmentOnce,
   type PlantedFile,
 } from '../evaluation/planted-environment.js';
 import { readEvaluation } from '../evaluation/stored-evaluation.js';
 import { treeFingerprint } from '../repo/fingerprint.js';
 import { isJsFile, isTestConfigFile, isTestFile, needsTestFacts } from '../scope/test-paths.js';
-import { changedSince, listAtCommit, readAtCommit, readManyAtCommit } from '../repo/git.js';
+import {
+  changedSince,
+  gitQuery,
+  listAtCommit,
+  readAtCommit,
+  readManyAtCommit,
+} from '../repo/git.js';
 import { collectTestInputFacts } from '../analysis/test-inputs.js';
 import type { TestInputFacts } from '../integrity/special-cased-inputs.js';
 import type { SandboxPolicy } from '../config/sandbox-policy.js';
 import { serverPython } from '../runner/pyenv.js';
 import type { DoctestsRun, ParsedDoctests } from '../integrity/doctest-examples.js';
 import { pythonDoctestExamples } from '../analysis/python-doctests.js';
+import { pythonDoctestFiles } from '../analysis/python-doctest-files.js';
 import { baseProductCode, isSource } from '../scope/product-code.js';
 import { hiddenRunnerFiles } from '../repo/runner-loaded.js';
 import { findTaskFile } from '../repo/tasks.js';
@@ -118,7 +126,7 @@ export async function checkTestIntegrity(
   const elapsed = <T>(work: Promise<T>) =>
     work.then((value) => ({ value, ms: Date.now() - started }));
   // One read of the environment for the whole check: the static findings and the runs share it.
-  const planted = readEnvironmentOnce(scope, options.steps);
+  const planted = plantedOf(readEnvironmentOnce(scope, options.steps));
   const [statics, dynamics] = await Promise.all([
     elapsed(
       timed(options.steps, STEP.integrity, () => integrityAgainstBase(scope, taskId, planted)),
@@ -311,6 +319,7 @@ export async function integrityAgainstBase(
     product_code: productCode,
     doctests_run: doctests,
     ...(doctests.python ? { doctest_examples: await parsedDoctests(productCode, sandbox) } : {}),
+    doctest_files: await doctestTextFiles(worktree, base, baseFiles, changed, sandbox),
     test_inputs: await testInputs(worktree, base, baseFiles, files, productCode, sandbox),
   });
   return {
@@ -360,6 +369,68 @@ async function parsedDoctests(
     files.flatMap((file, index) => {
       const [before, after] = [parsed[2 * index], parsed[2 * index + 1]];
       return before && after ? [[file.path, { base: before, now: after }] as const] : [];
+    }),
+  );
+}
+
+/** What makes a base module a candidate to run text files as doctests; its syntax tree decides. */
+const DOCTEST_FILE_RUNNERS = 'DocFileSuite|testfile';
+
+/**
+ * The changed text files the base's modules run whole as doctests (`DocFileSuite`, `testfile`,
+ * from a `load_tests` or anywhere), with their examples at the base and now, as doctest's parser
+ * reads them. Asked only when the Player changed a non-Python file the base had.
+ */
+async function doctestTextFiles(
+  worktree: string,
+  base: string,
+  baseFiles: readonly string[],
+  changed: readonly string[],
+  sandbox: SandboxPolicy,
+): Promise<ParsedDoctests> {
+  const present = new Set(baseFiles);
+  const candidates = changed.filter((file) => !file.endsWith('.py') && present.has(file));
+  if (candidates.length === 0) return new Map();
+  const callers = await gitQuery(worktree, [
+    'grep',
+    '-l',
+    '-E',
+    '-e',
+    DOCTEST_FILE_RUNNERS,
+    base,
+    '--',
+    '*.py',
+  ]).then(
+    (found) =>
+      found
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.slice(base.length + 1)),
+    () => [], // exit 1: no match
+  );
+  if (callers.length === 0) return new Map();
+  const texts = await readManyAtCommit(worktree, base, callers);
+  const python = await serverPython();
+  const named = await pythonDoctestFiles(
+    [...texts].map(([file, text]) => ({ path: file, text })),
+    python,
+    sandbox,
+  );
+  const files = candidates.filter((file) => named.has(file));
+  if (files.length === 0) return new Map();
+  const before = await readManyAtCommit(worktree, base, files);
+  const after = await Promise.all(
+    files.map((file) => readWorktreeFile(worktree, path.join(worktree, file)).catch(() => '')),
+  );
+  const parsed = await pythonDoctestExamples(
+    files.flatMap((file, index) => [{ file: before.get(file) ?? '' }, { file: after[index]! }]),
+    python,
+    sandbox,
+  );
+  return new Map(
+    files.flatMap((file, index) => {
+      const [before, after] = [parsed[2 * index], parsed[2 * index + 1]];
+      return before && after ? [[file, { base: before, now: after }] as const] : [];
     }),
   );
 }

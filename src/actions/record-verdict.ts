@@ -13,6 +13,7 @@ import type {
   AcknowledgedFinding,
   AcknowledgedLeftOut,
   AcknowledgedNullTurn,
+  AcknowledgedUnverifiedEnvironment,
   VerdictIssue,
   VerdictLogEntry,
 } from '../verdicts/verdict-entry.js';
@@ -53,6 +54,7 @@ export interface VerdictRequest {
   acknowledged_left_out?: AcknowledgedLeftOut[];
   acknowledged_findings?: AcknowledgedFinding[];
   acknowledged_null_turn?: AcknowledgedNullTurn;
+  acknowledged_unverified_environment?: AcknowledgedUnverifiedEnvironment;
 }
 
 export interface VerdictOptions {
@@ -137,6 +139,7 @@ export async function recordVerdict(
       acknowledged_changes: request.acknowledged_changes ?? [],
       acknowledged_findings: request.acknowledged_findings ?? [],
       acknowledged_null_turn: request.acknowledged_null_turn,
+      acknowledged_unverified_environment: request.acknowledged_unverified_environment,
       task,
       task_status: turn.state.status,
       evaluated,
@@ -377,6 +380,9 @@ async function recordDecision(
     ...(request.acknowledged_null_turn
       ? { acknowledged_null_turn: request.acknowledged_null_turn }
       : {}),
+    ...(request.acknowledged_unverified_environment
+      ? { acknowledged_unverified_environment: request.acknowledged_unverified_environment }
+      : {}),
     recorded_at: new Date().toISOString(),
     verdict_log_head: log.chain.head_sha256,
   };
@@ -454,6 +460,9 @@ function entry(
     ...(findings.length > 0 ? { acknowledged_findings: findings } : {}),
     ...(request.acknowledged_null_turn
       ? { acknowledged_null_turn: request.acknowledged_null_turn }
+      : {}),
+    ...(request.acknowledged_unverified_environment
+      ? { acknowledged_unverified_environment: request.acknowledged_unverified_environment }
       : {}),
     ...extra,
   };

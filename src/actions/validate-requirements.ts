@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { codeOnly } from '../analysis/code-only.js';
 import { ranFiles, type FailuresOnlyRun } from '../requirements/failures-only-run.js';
 import { toWorktreeRelative } from '../repo/worktree-paths.js';
@@ -48,6 +49,7 @@ export async function validateRequirements(
   const files = new Map<string, string | null>();
   for (const file of filesToRead(evidence, report.claims.completion_promises))
     files.set(file, await readInside(worktree, file));
+  const packageTests = await goPackageTests(worktree, [...files.keys()]);
   const requireEvidence = scope.config.coachgate.require_evidence;
   const failuresOnly =
     latest.state === 'ok' && latest.value.failures_only
@@ -61,6 +63,7 @@ export async function validateRequirements(
       coach_evidence: evidence,
       require_evidence: requireEvidence,
       files,
+      package_tests: packageTests,
       code_only: new Map(
         await Promise.all(
           [...files].map(
@@ -97,6 +100,27 @@ async function failuresOnlyRun(
     if (text !== null) files.set(file, await codeOnly(file, text));
   }
   return { files, failing: run.failing };
+}
+
+/**
+ * The Go test files beside each cited one (a testify-style suite's runner may sit in another file of
+ * its package than the cited method), by repository path.
+ */
+async function goPackageTests(worktree: string, cited: string[]): Promise<Map<string, string>> {
+  const directories = new Set(
+    cited
+      .filter((file) => file.endsWith('_test.go'))
+      .map((file) => toWorktreeRelative(worktree, file))
+      .flatMap((relative) => (relative.ok ? [path.posix.dirname(relative.path)] : [])),
+  );
+  const found = new Map<string, string>();
+  if (directories.size === 0) return found;
+  for (const file of await listWorkingFiles(worktree)) {
+    if (!file.endsWith('_test.go') || !directories.has(path.posix.dirname(file))) continue;
+    const text = await readInside(worktree, file);
+    if (text !== null) found.set(file, text);
+  }
+  return found;
 }
 
 /** The file's text, or null when it is missing or resolves outside the worktree. */

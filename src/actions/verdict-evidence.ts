@@ -10,7 +10,12 @@ import { linksIntoStore } from '../repo/runner-loaded.js';
 import { describeTampering, type Tampering } from '../records/mirrored.js';
 import type { JsonFile } from '../records/files.js';
 import { latestRun } from '../records/runs.js';
-import { readEnvironmentOnce, type PlantedFile } from '../evaluation/planted-environment.js';
+import {
+  plantedOf,
+  readEnvironmentOnce,
+  type PlantedFile,
+  type UnverifiedPackage,
+} from '../evaluation/planted-environment.js';
 import { integrityAgainstBase, type IntegrityReport } from './check-test-integrity.js';
 import { readTaskWorkResults, type TaskWorkResultsReport } from './read-task-work-results.js';
 import type { TaskScope } from './task-scope.js';
@@ -31,6 +36,8 @@ export interface EvaluatedRun {
 interface TreeChecks {
   integrity: IntegrityReport;
   links: string[];
+  /** Installed packages nothing could compare with what their registry publishes. */
+  unverified: UnverifiedPackage[];
 }
 
 /** Everything a verdict is decided on, gathered in one place. */
@@ -52,6 +59,7 @@ export interface EvidenceRequest {
   acknowledged_changes: AcknowledgedChange[];
   acknowledged_findings: ApprovalFacts['acknowledged_findings'];
   acknowledged_null_turn: ApprovalFacts['acknowledged_null_turn'];
+  acknowledged_unverified_environment: ApprovalFacts['acknowledged_unverified_environment'];
   task: LoadedTask;
   task_status: ApprovalFacts['task_status'];
   evaluated: EvaluatedRun | undefined;
@@ -83,11 +91,12 @@ export async function evaluateLatestRun(
   options: EvaluationOptions,
 ): Promise<EvaluatedRun | undefined> {
   // One read of the environment for the whole approval: the runs and the checks judge the same.
-  const planted = readEnvironmentOnce(scope, options.steps);
+  const environment = readEnvironmentOnce(scope, options.steps);
+  const planted = plantedOf(environment);
   const [evaluated, checks] = await Promise.all([
     latestRunEvaluation(scope, acknowledgedPaths, { ...options, planted }),
     // Mostly waiting for the trusted runs to end: the checks go in that wait, not after it.
-    timed(options.steps, STEP.integrity, () => treeChecks(scope, planted)),
+    timed(options.steps, STEP.integrity, () => treeChecks(scope, environment)),
   ]);
   return evaluated && { ...evaluated, checks };
 }
@@ -120,12 +129,16 @@ export async function latestRunEvaluation(
   return { run_id: run.value.run_id, tree, result };
 }
 
-async function treeChecks(scope: TaskScope, planted?: Promise<PlantedFile[]>): Promise<TreeChecks> {
-  const [integrity, links] = await Promise.all([
-    integrityAgainstBase(scope, scope.taskId, planted),
+async function treeChecks(
+  scope: TaskScope,
+  environment = readEnvironmentOnce(scope),
+): Promise<TreeChecks> {
+  const [integrity, links, { unverified }] = await Promise.all([
+    integrityAgainstBase(scope, scope.taskId, plantedOf(environment)),
     linksIntoStore(scope.worktree),
+    environment,
   ]);
-  return { integrity, links };
+  return { integrity, links, unverified };
 }
 
 /**
@@ -186,7 +199,7 @@ export async function gatherVerdictEvidence(
   };
   if (request.decision !== 'approve') return evidence;
   // An evaluation counts only for the current tree, and its checks were made of that same tree.
-  const [gates, { integrity, links }] = await Promise.all([
+  const [gates, { integrity, links, unverified }] = await Promise.all([
     timed(steps, STEP.gates, () => verifyQualityGates(scope, report)),
     evaluation && evaluated
       ? evaluated.checks
@@ -210,6 +223,8 @@ export async function gatherVerdictEvidence(
     acknowledged_changes: request.acknowledged_changes,
     acknowledged_findings: request.acknowledged_findings,
     acknowledged_null_turn: request.acknowledged_null_turn,
+    environment_unverified: unverified,
+    acknowledged_unverified_environment: request.acknowledged_unverified_environment,
     links_into_store: links,
     mirror_tampering: request.tampering.map(describeTampering),
     base_moved: scope.base_moved ? { task_id: taskId, ...scope.base_moved } : null,

@@ -1,6 +1,7 @@
 /**
  * Python source run by `python3 -c`: reads `[text]` as JSON on stdin and writes, in the same order,
- * each module's doctest examples or `{"error": why}`. The places are the ones doctest's own
+ * each module's doctest examples or `{"error": why}` (an item `{"file": text}` is a text file that
+ * doctest runs whole: `DocFileSuite`, `testfile`). The places are the ones doctest's own
  * `DocTestFinder` looks in, read from the syntax tree (the product is not imported): the module's
  * docstring, the docstrings of its classes and functions and of their members (nested classes,
  * methods, static and class methods, properties; not functions inside functions), and the strings
@@ -60,10 +61,16 @@ def examples(text):
                           'text': source + '\n=> ' + want})
     return found
 
+def file_examples(text):
+    # A text file doctest runs whole (DocFileSuite, testfile): one string, its lines the file's.
+    return [{'line': example.lineno + 1, 'owner': '<file>',
+             'text': example.source.rstrip('\n') + '\n=> ' + example.want.rstrip('\n')}
+            for example in PARSER.get_examples(text, '<file>')]
+
 results = []
 for text in json.load(sys.stdin):
     try:
-        results.append(examples(text))
+        results.append(file_examples(text['file']) if isinstance(text, dict) else examples(text))
     except Exception as error:
         results.append({'error': '%s: %s' % (type(error).__name__, error)})
 json.dump(results, sys.stdout)

@@ -11,7 +11,8 @@ import { runPythonScript } from './python-test-facts.js';
  * python3 cannot run: the caller reads those by line pattern.
  */
 export async function pythonDoctestExamples(
-  texts: readonly string[],
+  /** Module texts, or `{file}`: a text file doctest runs whole. */
+  texts: readonly (string | { file: string })[],
   python: string,
   policy: SandboxPolicy,
 ): Promise<(DoctestExample[] | undefined)[]> {

@@ -25,12 +25,29 @@ import { readVerdictLog } from '../records/verdict-log.js';
 import { mergedView } from './merged.js';
 import { buildDashboard, type Checked, type Dashboard, type TaskRecords } from './model.js';
 import { runInProgress } from './running.js';
-import { repositoryWorktrees, worktreeOfTask, type RepositoryWorktree } from './worktree-list.js';
+import {
+  isDirectory,
+  repositoryWorktrees,
+  worktreeOfTask,
+  type RepositoryWorktree,
+} from './worktree-list.js';
 
 export async function readDashboard(root: string): Promise<Dashboard> {
+  const worktrees = await repositoryWorktrees(root);
+  try {
+    return await readWorktrees(root, worktrees);
+  } catch (error) {
+    // A worktree removed while it was read (`worktree finish` merges and removes it): the
+    // repository as it is now, not an error page.
+    const present = await Promise.all(worktrees.map((worktree) => isDirectory(worktree.path)));
+    if (present.every(Boolean)) throw error;
+    return readWorktrees(root, await repositoryWorktrees(root));
+  }
+}
+
+async function readWorktrees(root: string, worktrees: RepositoryWorktree[]): Promise<Dashboard> {
   // Only an existing key: creating one would write, and without one nothing here was signed.
   const key = await existingSigningKey();
-  const worktrees = await repositoryWorktrees(root);
   const [graph, ids] = await Promise.all([taskGraph(root), tasksOfWorktrees(worktrees)]);
   const tasks: TaskRecords[] = [];
   for (const id of ids)

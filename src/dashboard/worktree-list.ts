@@ -66,6 +66,6 @@ export async function worktreeOfTask(
   return worktrees[0]!;
 }
 
-async function isDirectory(file: string): Promise<boolean> {
+export async function isDirectory(file: string): Promise<boolean> {
   return (await stat(file).catch(() => undefined))?.isDirectory() ?? false;
 }

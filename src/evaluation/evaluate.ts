@@ -1,7 +1,6 @@
 import { findTestId } from '../requirements/requirements.js';
-import { failingTests } from '../records/run-record.js';
 import { describeSandbox } from '../config/sandbox-policy.js';
-import { byStableId, positionMoved, stableTestIds } from '../runner/stable-test-id.js';
+import { positionMoved, sameTestsIn } from '../runner/stable-test-id.js';
 import type { z } from 'zod';
 import type { EvaluationSchema } from './evaluation-record.js';
 import { isRunnerLoadedFile, isTestSideFile } from '../scope/test-paths.js';
@@ -26,7 +25,7 @@ type Regression = Evaluation['regressions'][number];
 
 export interface EvaluationRequest extends TrustedRunsRequest, WaitOptions {
   /** Tests of the latest stored candidate run (the worktree as it is): collection and divergence. */
-  candidateTests: Pick<TestCaseResult, 'id' | 'status'>[];
+  candidateTests: Pick<TestCaseResult, 'id' | 'status' | 'case'>[];
   /** The files changed since the base that the candidate run's tests imported, where it lists them. */
   candidateLoaded?: string[];
   /** The worktree's fingerprint, when the caller has just taken it; taken here otherwise. */
@@ -104,14 +103,16 @@ function judged(
     diverging_new_tests: [],
   };
   if (!command || !baseline || !trusted) return evaluation;
-  // A doctest a change moved keeps its identity (src/runner/stable-test-id.ts).
-  const now = byStableId(trusted.tests);
-  const stable = stableTestIds(baseline.tests.map((test) => test.id));
+  // A doctest a change moved keeps its identity (src/runner/stable-test-id.ts); both runs ran the
+  // base's test files, so a parametrized case is its id.
+  const now = sameTestsIn(baseline.tests, trusted.tests, 'ids');
   const unloaded = unloadedUnits(baseline.tests, trusted.tests);
   for (const test of baseline.tests) {
-    const after = now.get(stable.get(test.id)!);
+    const after = now.of(test);
     if (test.status === 'passed' && after?.status !== 'passed') {
-      const message = after ? after.message : unloaded(test.id);
+      const message = after
+        ? after.message
+        : (unloaded(test.id) ?? (trusted.status === 'timeout' ? CUT_BY_TIME_LIMIT : undefined));
       evaluation.regressions.push({
         test: test.id,
         outcome: after ? (after.status as Regression['outcome']) : 'missing',
@@ -198,12 +199,9 @@ function keptBaseTests(
   baseline: readonly TestCaseResult[],
   trusted: readonly TestCaseResult[],
 ): string[] {
-  const now = byStableId(trusted);
-  const stable = stableTestIds(baseline.map((test) => test.id));
+  const now = sameTestsIn(baseline, trusted, 'ids');
   const kept = baseline
-    .filter(
-      (test) => test.status === 'passed' && now.get(stable.get(test.id)!)?.status === 'passed',
-    )
+    .filter((test) => test.status === 'passed' && now.of(test)?.status === 'passed')
     .map((test) => test.id);
   return [...new Set(cited.map((test) => findTestId(test, kept)).filter((id) => id !== undefined))];
 }
@@ -284,29 +282,46 @@ function unloadedUnits(
   };
 }
 
+/** Why a base test is missing from a trusted run that timed out: the limit, not the code's collection. */
+const CUT_BY_TIME_LIMIT =
+  'the trusted run reached its time limit before it got there (toolchain.test_timeout, 300 s unless set): a test that no longer ends, or a machine too busy for the limit. Find the hang, or ask for the approval again with a higher limit';
+
 /**
  * The Player's run's failures and errors the base does not share, with how each ended at the base:
  * a refusal names them, so a Coach can tell a break of the Player's from a test the base's run
- * never reached (a base that crashed part-way, a new test).
+ * never reached (a base that crashed part-way, a new test). A parametrized case is found at the base
+ * by its values where both runs report them, and named with them and the base's id for it.
  */
 function unsharedFailures(
   baseline: TestCaseResult[],
   candidate: EvaluationRequest['candidateTests'],
   preexisting: readonly string[],
 ): NonNullable<Evaluation['unshared_failures']> {
-  const atBase = new Map(baseline.map((test) => [test.id, test.status]));
   const shared = new Set(preexisting);
+  const atBase = sameTestsIn(candidate, baseline);
   // The Player inserted or removed positional cases: the base's case of that id is another one.
   const moved = positionMoved(
     baseline.map((test) => test.id),
     candidate.map((test) => test.id),
   );
-  return failingTests({ tests: candidate })
-    .filter((id) => !shared.has(id))
-    .map((id) => ({
-      test: id,
-      at_base: moved(id) ? ('case moved' as const) : (atBase.get(id) ?? 'not run'),
-    }));
+  return candidate
+    .filter((test) => test.status === 'failed' || test.status === 'error')
+    .flatMap((test) => {
+      const before = atBase.of(test);
+      if (before && shared.has(before.id)) return [];
+      if (!atBase.byValues(test)) {
+        const outcome = moved(test.id) ? 'case moved' : (before?.status ?? 'not run');
+        return [{ test: test.id, at_base: outcome }];
+      }
+      return [
+        {
+          test: test.id,
+          at_base: before?.status ?? 'not run',
+          values: test.case!.values,
+          ...(before && before.id !== test.id ? { base_id: before.id } : {}),
+        },
+      ];
+    });
 }
 
 /** Base tests that passed at the base and whose id the Player's run does not have. */
@@ -314,10 +329,9 @@ function goneFromPlayerRun(
   baseline: TestCaseResult[],
   candidate: EvaluationRequest['candidateTests'],
 ): string[] {
-  const ran = byStableId(candidate);
-  const stable = stableTestIds(baseline.map((test) => test.id));
+  const ran = sameTestsIn(baseline, candidate);
   return baseline
-    .filter((test) => test.status === 'passed' && !ran.has(stable.get(test.id)!))
+    .filter((test) => test.status === 'passed' && !ran.of(test))
     .map((test) => test.id);
 }
 

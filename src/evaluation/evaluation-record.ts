@@ -43,6 +43,12 @@ const RepetitionSchema = z
       z.object({
         test: z.string(),
         message: z.string().optional(),
+        order: z
+          .literal('reversed')
+          .optional()
+          .describe(
+            "Set when the test failed in another order (fails_in_other_order): the repeated tests run once more from the session's start, reversed (pytest, unittest).",
+          ),
         explained_by: z
           .string()
           .optional()
@@ -53,7 +59,7 @@ const RepetitionSchema = z
     ),
   })
   .describe(
-    "Passing tests that called into the Player's changed Python files (trusted run) and the Player's passing tests (new-tests run), run a second time in the same pytest process state. A finding (fails_when_repeated) is a test the change turned from failing to passing, or a cited one, that failed the second time; it refuses an approval unless acknowledged in record_verdict acknowledged_changes [{test, criterion, reason}].",
+    "Passing tests that called into the Player's changed Python files (trusted run) and the Player's passing tests (new-tests run), run a second time in the same pytest process state, and once more in another order: from the session's start, reversed. A finding (fails_when_repeated, or fails_in_other_order) is a test the change turned from failing to passing, or a cited one, that failed the second time; it refuses an approval unless acknowledged in record_verdict acknowledged_changes [{test, criterion, reason}].",
   );
 
 /** One approval evaluation as record_verdict returns it and coach_turn_N.json keeps it (src/evaluation/evaluate.ts). */
@@ -145,11 +151,21 @@ export const EvaluationSchema = z.object({
       z.object({
         test: z.string(),
         at_base: z.enum(['passed', 'failed', 'error', 'skipped', 'not run', 'case moved']),
+        values: z
+          .string()
+          .optional()
+          .describe(
+            "A parametrized case's parameter values, when it was found at the base by them (pytest).",
+          ),
+        base_id: z
+          .string()
+          .optional()
+          .describe("The base's id for the same case, when another (cases inserted before it)."),
       }),
     )
     .optional()
     .describe(
-      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached; 'case moved': a positional parametrize id, such as case11, of a test whose number of cases the Player changed, so the base's case of that id is another one). Any of them refuses an approval. Absent when the base's tests did not run.",
+      "The Player's run's failures and errors that are not pre-existing, each with its outcome in the base's run of its tests ('not run': a test the base does not have, or one its run never reached; 'case moved': a positional parametrize id, such as case11, of a test whose number of cases the Player changed, so the base's case of that id is another one; said only where the runner reports no parameter values, else the case is found at the base by its values). Any of them refuses an approval. Absent when the base's tests did not run.",
     ),
   gone_from_player_run: z
     .array(z.string())

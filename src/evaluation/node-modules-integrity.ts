@@ -1,8 +1,15 @@
 import { realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { readManyAtCommit } from '../repo/git.js';
 import { isBinEntry, nodeModulesContent, packageDirectory } from '../repo/node-modules.js';
+import { npmCacheDirectory } from '../repo/npm-cache.js';
 import type { PlantedFile } from './planted-file.js';
+import {
+  publishedPackages,
+  type LockedPackage,
+  type UnverifiedPackage,
+} from './published-packages.js';
 
 const RESTORE = 'Restore it (npm ci)';
 /**
@@ -16,10 +23,14 @@ const LOCKED_PATH =
 const NAMED_AT_MOST = 20;
 
 /** An entry of package-lock.json's `packages` (lockfileVersion 2 and 3). */
-interface LockEntry {
-  version?: string;
+interface LockEntry extends LockedPackage {
   name?: string;
-  link?: boolean;
+}
+
+/** The borrowed node_modules judged: files to refuse, packages nothing could verify. */
+export interface NodeModulesCheck {
+  planted: PlantedFile[];
+  unverified: UnverifiedPackage[];
 }
 
 /** The borrowed tree as the `.bin` checks see it. */
@@ -41,10 +52,11 @@ interface InstalledManifest {
 }
 
 /**
- * The borrowed node_modules judged by content, before the trusted runs use it: against what it held
- * when the task's base was pinned (`pinned`, when the pin recorded it), against the project's
- * package-lock.json, and its `.bin` entries against the packages they link into. Each finding names
- * a file and how to restore it.
+ * The borrowed node_modules judged by content, before the trusted runs use it: each package against
+ * the tarball its registry published (published-packages.ts), against what it held when the task's
+ * base was pinned (`pinned`, when the pin recorded it), against the project's package-lock.json, and
+ * its `.bin` entries against the packages they link into. Each finding names a file and how to
+ * restore it; packages nothing could compare with a published tarball are listed apart.
  *
  * A package absent at the pin that package-lock.json lists at its installed version is a dependency
  * the Player added (`npm install` after editing package.json): the Player's code, as its product
@@ -53,16 +65,28 @@ interface InstalledManifest {
 export async function nodeModulesProblems(
   worktree: string,
   pinned: Record<string, string> | undefined,
-): Promise<PlantedFile[]> {
+  baseCommit?: string,
+): Promise<NodeModulesCheck> {
   const now = await nodeModulesContent(worktree);
-  if (!now) return [];
-  const lock = await lockPackages(worktree);
+  if (!now) return { planted: [], unverified: [] };
+  const [lock, locks, cache] = await Promise.all([
+    lockPackages(worktree),
+    publishingLocks(worktree, baseCommit),
+    npmCacheDirectory(),
+  ]);
   const manifests = await installedManifests(worktree, now);
   const pinnedPackages = new Set(pinned ? packagesOf(pinned) : []);
+  const versions = new Map(
+    [...manifests]
+      .filter(([directory]) => LOCKED_PATH.test(directory))
+      .map(([directory, manifest]) => [directory, manifest.version]),
+  );
+  const published = await publishedPackages({ content: now, versions, cache, ...locks });
   const found = [
+    ...published.planted,
     ...(pinned ? changesSincePin(pinned, now, pinnedPackages, lock !== undefined) : []),
     ...(lock ? lockMismatches(manifests, lock) : []),
-  ];
+  ].filter((item, index, all) => all.findIndex((other) => other.file === item.file) === index);
   const refused = new Set(found.map((item) => packageDirectory(item.file)));
   const verified = (directory: string) =>
     manifests.has(directory) &&
@@ -70,7 +94,33 @@ export async function nodeModulesProblems(
     (!pinned || pinnedPackages.has(directory) || lock?.has(directory) === true);
   const tree = { now, pinned, locked: lock !== undefined, verified, manifests };
   found.push(...binProblems(worktree, tree));
-  return capped(found);
+  const unverified = published.unverified.filter((item) => !refused.has(item.package));
+  return { planted: capped(found), unverified };
+}
+
+/**
+ * The locks that name each package's published tarball: package-lock.json (or npm-shrinkwrap.json)
+ * as the base commits it, and the worktree's own, or else the lock npm wrote into node_modules at
+ * install (`.package-lock.json`), for a project that commits none.
+ */
+async function publishingLocks(
+  worktree: string,
+  baseCommit: string | undefined,
+): Promise<{ baseLock?: Map<string, LockEntry>; worktreeLock?: Map<string, LockEntry> }> {
+  const names = ['npm-shrinkwrap.json', 'package-lock.json'];
+  const atBase = baseCommit ? await readManyAtCommit(worktree, baseCommit, names) : new Map();
+  const baseText = names.map((name) => atBase.get(name)).find(Boolean);
+  const baseLock = baseText === undefined ? undefined : packagesOfLock(baseText);
+  const worktreeLock =
+    (await lockPackages(worktree)) ??
+    packagesOfLock(await readFile(await hiddenLock(worktree), 'utf8').catch(() => ''));
+  return { ...(baseLock ? { baseLock } : {}), ...(worktreeLock ? { worktreeLock } : {}) };
+}
+
+/** npm's record of the tree it installed, in node_modules itself (wherever that link leads). */
+async function hiddenLock(worktree: string): Promise<string> {
+  const modules = await realpath(path.join(worktree, 'node_modules')).catch(() => worktree);
+  return path.join(modules, '.package-lock.json');
 }
 
 /**
@@ -238,7 +288,12 @@ function packagesOf(content: Record<string, string>): string[] {
 
 /** The worktree's package-lock.json `packages` by path; undefined without one (or a v1 lock). */
 async function lockPackages(worktree: string): Promise<Map<string, LockEntry> | undefined> {
-  const text = await readFile(path.join(worktree, 'package-lock.json'), 'utf8').catch(() => '');
+  return packagesOfLock(
+    await readFile(path.join(worktree, 'package-lock.json'), 'utf8').catch(() => ''),
+  );
+}
+
+function packagesOfLock(text: string): Map<string, LockEntry> | undefined {
   const packages = (parsedObject(text) as { packages?: Record<string, LockEntry> }).packages;
   return packages ? new Map(Object.entries(packages)) : undefined;
 }

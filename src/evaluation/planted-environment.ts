@@ -13,10 +13,13 @@ import {
 } from '../repo/runner-loaded.js';
 import { readManyAtCommit } from '../repo/git.js';
 import { declaredPytestPlugins } from '../scope/product-code-rules.js';
-import { nodeModulesProblems } from './node-modules-integrity.js';
-import type { PlantedFile } from './planted-file.js';
+import { nodeModulesProblems, type NodeModulesCheck } from './node-modules-integrity.js';
+import { EDITED_INSTALL, type PlantedFile } from './planted-file.js';
+import { publishedDistributions } from './published-distributions.js';
+import type { UnverifiedPackage } from './published-packages.js';
 import { STEP, timed, type Steps } from './steps.js';
-export type { PlantedFile } from './planted-file.js';
+export { EDITED_INSTALL, type PlantedFile } from './planted-file.js';
+export type { UnverifiedPackage } from './published-packages.js';
 
 /** .pth files that packaging tools write themselves: their import lines are expected. */
 const TOOLING_PTH =
@@ -44,6 +47,23 @@ export async function plantedEnvironment(
   /** The task's pin when the caller has read it already. */
   knownPin?: PinnedBase,
 ): Promise<PlantedFile[]> {
+  return (await environmentCheck(worktree, taskId, baseCommit, knownPin)).planted;
+}
+
+/** The borrowed environment judged: what is planted, and what nothing could verify. */
+export interface EnvironmentCheck {
+  planted: PlantedFile[];
+  /** Installed packages not compared with what their registry publishes (none is planted). */
+  unverified: UnverifiedPackage[];
+}
+
+/** plantedEnvironment, with the packages nothing could verify against their published content. */
+export async function environmentCheck(
+  worktree: string,
+  taskId?: string,
+  baseCommit?: string,
+  knownPin?: PinnedBase,
+): Promise<EnvironmentCheck> {
   const pin =
     knownPin ??
     (taskId ? await readPinnedBase(worktree, taskId).catch(() => undefined) : undefined);
@@ -67,9 +87,12 @@ export async function plantedEnvironment(
     const problem = await pluginProblem(worktree, distribution, sincePin, own);
     if (problem) found.push(problem);
   }
+  // Against the published wheel first: that names an edit its RECORD line was rewritten to hide.
+  const wheels = await publishedDistributions(worktree);
+  found.push(...wheels.filter((item) => !found.some((other) => other.file === item.file)));
   found.push(...(await editedInstalls(worktree, found)));
-  found.push(...(await borrowedNodeModules(worktree, taskId, pin)));
-  return found;
+  const modules = await borrowedNodeModules(worktree, taskId, pin, baseCommit);
+  return { planted: [...found, ...modules.planted], unverified: modules.unverified };
 }
 
 /** What judges the borrowed environment of one task: its worktree, pinned base and pin. */
@@ -88,12 +111,19 @@ export interface EnvironmentScope {
 export function readEnvironmentOnce(
   scope: EnvironmentScope,
   steps?: Steps,
-): Promise<PlantedFile[]> {
+): Promise<EnvironmentCheck> {
   const read = timed(steps, STEP.environment, () =>
-    plantedEnvironment(scope.worktree, scope.taskId, scope.base.commit, scope.pin),
+    environmentCheck(scope.worktree, scope.taskId, scope.base.commit, scope.pin),
   );
   read.catch(() => undefined);
   return read;
+}
+
+/** The planted files of one read, kept like the read for whoever awaits them. */
+export function plantedOf(read: Promise<EnvironmentCheck>): Promise<PlantedFile[]> {
+  const planted = read.then((check) => check.planted);
+  planted.catch(() => undefined);
+  return planted;
 }
 
 /** node_modules judged by content, against the pin's record of it when there is one. */
@@ -101,18 +131,19 @@ async function borrowedNodeModules(
   worktree: string,
   taskId: string | undefined,
   pin: PinnedBase | undefined,
-): Promise<PlantedFile[]> {
+  baseCommit: string | undefined,
+): Promise<NodeModulesCheck> {
   let pinned: Record<string, string> | undefined;
   try {
     pinned = pin && taskId ? await readPinnedNodeModules(worktree, taskId, pin) : undefined;
   } catch (error) {
-    return [{ file: 'node_modules', problem: (error as Error).message }];
+    return {
+      planted: [{ file: 'node_modules', problem: (error as Error).message }],
+      unverified: [],
+    };
   }
-  return nodeModulesProblems(worktree, pinned);
+  return nodeModulesProblems(worktree, pinned, baseCommit);
 }
-
-/** How an edited installed file's problem starts (check_test_integrity reports those apart). */
-export const EDITED_INSTALL = 'an installed file of';
 
 /**
  * Every installed distribution of the project's virtualenvs verified by content: a module of the test

@@ -4,3 +4,6 @@ export interface PlantedFile {
   file: string;
   problem: string;
 }
+
+/** How an installed file's problem starts (check_test_integrity reports those apart from hooks). */
+export const EDITED_INSTALL = 'an installed file of';

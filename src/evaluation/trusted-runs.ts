@@ -587,8 +587,8 @@ async function observeRequest(
 const BASE_TEXT_LIMIT = 1 << 20;
 
 /**
- * Each changed Python file's text in the base's snapshot, so the equality watch judges only the
- * classes whose lines the Player wrote. A link or an oversized file is left out (read as new).
+ * Each changed Python or JavaScript file's text in the base's snapshot, so the equality watches
+ * judge only the types whose lines the Player wrote. A link or an oversized file is left out (read as new).
  */
 async function baseTexts(
   baseDir: string,
@@ -598,7 +598,7 @@ async function baseTexts(
   const texts: Record<string, string> = {};
   await Promise.all(
     files
-      .filter((file) => file.endsWith('.py'))
+      .filter((file) => OBSERVED_SOURCE.test(file))
       .map(async (file) => {
         const at = path.join(baseDir, path.relative(root, file));
         const found = await lstat(at).catch(() => undefined);

@@ -29,16 +29,41 @@ export function doctestFindings(
     const judged = file.path.endsWith('.rs') ? run.rust : file.path.endsWith('.py') && run.python;
     if (!judged || file.base === undefined) return [];
     return removedExamples(file.path, file.base, file.now ?? '', parsed.get(file.path)).map(
-      (example): IntegrityFinding => ({
-        kind: 'doctest_changed',
-        severity: 'must_fix',
-        file: file.path,
-        line: example.line,
-        test: example.owner,
-        detail: `a doctest example of \`${example.owner}\` (line ${example.line} at base) was changed or removed: the base runs its doctests, so the example is a base test, and the trusted runs take your copy of this file. Restore it, or acknowledge the change in record_verdict acknowledged_changes [{test: "${example.owner}", criterion, reason}] if a criterion changes it`,
-      }),
+      (example) =>
+        changedExample(
+          file.path,
+          example,
+          'the base runs its doctests, so the example is a base test, and the trusted runs take your copy of this file',
+        ),
     );
   });
+}
+
+/**
+ * A base example the Player changed or removed in a text file the base's modules run as doctests
+ * (`DocFileSuite`, `testfile`; src/analysis/python-doctest-files.ts): must_fix, named by the file.
+ */
+export function doctestFileFindings(files: ParsedDoctests): IntegrityFinding[] {
+  return [...files].flatMap(([file, examples]) =>
+    removedExamples(file, '', '', examples).map((example) =>
+      changedExample(
+        file,
+        { ...example, owner: file },
+        "the base's tests run this file as doctests (DocFileSuite, testfile), so the example is a base test",
+      ),
+    ),
+  );
+}
+
+function changedExample(file: string, example: DoctestExample, why: string): IntegrityFinding {
+  return {
+    kind: 'doctest_changed',
+    severity: 'must_fix',
+    file,
+    line: example.line,
+    test: example.owner,
+    detail: `a doctest example of \`${example.owner}\` (line ${example.line} at base) was changed or removed: ${why}. Restore it, or acknowledge the change in record_verdict acknowledged_changes [{test: "${example.owner}", criterion, reason}] if a criterion changes it`,
+  };
 }
 
 export interface DoctestExample {

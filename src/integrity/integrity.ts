@@ -2,7 +2,12 @@ import path from 'node:path';
 import { findTestId } from '../requirements/requirements.js';
 import { testDataFindings } from '../scope/test-data.js';
 import { isTestFile } from '../scope/test-paths.js';
-import { doctestFindings, type DoctestsRun, type ParsedDoctests } from './doctest-examples.js';
+import {
+  doctestFileFindings,
+  doctestFindings,
+  type DoctestsRun,
+  type ParsedDoctests,
+} from './doctest-examples.js';
 import { harnessReachFindings } from './harness-reach.js';
 import { runnerDetectionFindings } from './runner-detection.js';
 import {
@@ -274,6 +279,8 @@ export interface IntegrityInput {
   doctests_run?: DoctestsRun;
   /** Python examples as doctest's own parser reads them, per changed product file. */
   doctest_examples?: ParsedDoctests;
+  /** The examples of the changed text files the base runs as doctests (DocFileSuite, testfile). */
+  doctest_files?: ParsedDoctests;
   /** The tests' literals and the changed product files' literal uses. */
   test_inputs?: TestInputFacts;
 }
@@ -319,6 +326,7 @@ export function findIntegrityIssues(input: IntegrityInput): IntegrityFinding[] {
         input.doctests_run ?? NO_DOCTESTS,
         input.doctest_examples,
       ),
+      ...doctestFileFindings(input.doctest_files ?? new Map()),
       ...specialCasedInputFindings(input.test_inputs ?? NO_INPUTS, input.product_code ?? []),
       ...testDataFindings(input.files),
       ...(input.hidden_files ?? []).map((file): IntegrityFinding => ({

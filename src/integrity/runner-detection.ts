@@ -1,4 +1,5 @@
 import type { FileVersions, IntegrityFinding } from './integrity-types.js';
+import { cfgReadsOfTest } from './rust-cfg-reads.js';
 
 /**
  * Product code that asks whether a test runner is running it can behave correctly only under test: the
@@ -30,7 +31,6 @@ const RUNNER_CHECKS: { pattern: RegExp; what: string }[] = [
     pattern: /typeof\s+(?:jest|vi|describe|it|expect)\s*[!=]==?\s*["']undefined["']/,
     what: "the runner's globals",
   },
-  { pattern: /\bcfg!\(\s*test\s*\)/, what: 'cfg!(test)' },
   { pattern: /\btesting\.Testing\(\)|flag\.Lookup\(\s*"test\./, what: "go test's flags" },
 ];
 
@@ -42,17 +42,27 @@ export function runnerDetectionFindings(productCode: readonly FileVersions[]): I
   for (const file of productCode) {
     if (file.now === undefined) continue;
     const before = new Set((file.base ?? '').split(/\r?\n/).map((line) => line.trim()));
-    file.now.split(/\r?\n/).forEach((text, index) => {
-      if (COMMENT.test(text) || before.has(text.trim())) return;
+    const lines = file.now.split(/\r?\n/);
+    const added = (line: number) => !before.has(lines[line - 1]!.trim());
+    const finding = (line: number, what: string): IntegrityFinding => ({
+      kind: 'runner_detection',
+      severity: 'must_fix',
+      file: file.path,
+      line,
+      detail: `product code reads ${what}, so it can behave differently under test than in use. Remove the check: the code must do the same thing whoever runs it`,
+    });
+    // Rust's `cfg` is read by its grammar; the patterns are hints for the other languages.
+    if (file.path.endsWith('.rs')) {
+      for (const read of cfgReadsOfTest(file.now))
+        if (added(read.line))
+          findings.push(finding(read.line, `whether it is built for test (${read.what})`));
+      continue;
+    }
+    lines.forEach((text, index) => {
+      if (COMMENT.test(text) || !added(index + 1)) return;
       const check = RUNNER_CHECKS.find((item) => item.pattern.test(text));
-      if (!check) return;
-      findings.push({
-        kind: 'runner_detection',
-        severity: 'must_fix',
-        file: file.path,
-        line: index + 1,
-        detail: `product code reads ${check.what} (\`${text.trim().slice(0, 120)}\`), so it can behave differently under test than in use. Remove the check: the code must do the same thing whoever runs it`,
-      });
+      if (check)
+        findings.push(finding(index + 1, `${check.what} (\`${text.trim().slice(0, 120)}\`)`));
     });
   }
   return findings;

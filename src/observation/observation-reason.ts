@@ -28,6 +28,8 @@ export interface RepetitionFinding {
   test: string;
   /** The repetition's failure, as pytest reported it. */
   message?: string;
+  /** Set when it failed in another order: from the session's start, the repeated tests reversed. */
+  order?: 'reversed';
   /** A function the test called whose replay showed it depends on call history: that explains it. */
   explained_by?: string;
 }
@@ -35,5 +37,7 @@ export interface RepetitionFinding {
 /** The refusal a repetition makes: the test, how it failed the second time, the way out. */
 export function repetitionReason(finding: RepetitionFinding): string {
   const shown = finding.message ? `: ${clip(finding.message.replace(/\s+/g, ' '))}` : '';
+  if (finding.order)
+    return `fails_in_other_order: ${finding.test} passed in the trusted run, then failed when the tests that may show your change ran once more from the session's start in reverse order${shown}. It passes only after what the tests before it did (a call they made first, a counter they moved). Fix: make the code's answers depend on its inputs only; if the task asks for that state, acknowledge it in record_verdict acknowledged_changes [{"test": "${finding.test}", "criterion": "AC-…", "reason": "…"}].`;
   return `fails_when_repeated: ${finding.test} passed in the trusted run, then failed when run a second time in the same process${shown}. The code it exercises answers differently once it has been called (a counter, a first-call toggle): the test passes only as the first of its kind. Fix: make the code's answers depend on its inputs only; if the task asks for that state (an id counter, a seeded generator), acknowledge it in record_verdict acknowledged_changes [{"test": "${finding.test}", "criterion": "AC-…", "reason": "…"}].`;
 }

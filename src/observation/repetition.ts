@@ -1,7 +1,9 @@
 /**
  * What running a test a second time in the trusted run's process showed
  * (src/runner/repeat-in-harness.ts): a test that passed once and fails when repeated
- * (`fails_when_repeated`) needs the state its first run left, whatever holds it. When the test
+ * (`fails_when_repeated`) needs the state its first run left, whatever holds it; one that fails
+ * when the repeated tests run again from the session's start in reverse order
+ * (`fails_in_other_order`, src/runner/other-order.ts) needs what the tests before it left. When the test
  * called a function whose replay outside the harness already showed that state
  * (`depends_on_call_history`), the finding says so: one acknowledgement of the function covers both.
  */
@@ -21,7 +23,13 @@ export interface Repetition {
 }
 
 type RepeatedLine =
-  | { test: string; outcome: 'passed' | 'failed' | 'unfinished'; message?: string }
+  | {
+      test: string;
+      outcome: 'passed' | 'failed' | 'unfinished';
+      message?: string;
+      /** The tests' run in another order (src/runner/other-order.ts). */
+      order?: 'reversed';
+    }
   | { outcome: 'over_budget'; count: number };
 
 /** The repeater's answers with the recorded calls' reading; undefined when none was asked for. */
@@ -36,21 +44,29 @@ export async function readRepetition(
   if (text === undefined) return undefined;
   const lines = completeJsonLines<RepeatedLine>(text);
   const answers = lines.filter((line) => line.outcome !== 'over_budget');
-  const failed = answers.filter((answer) => answer.outcome === 'failed');
+  // A test that failed when repeated is that finding's: its failure in another order adds nothing.
+  const repeatedFailed = new Set(
+    answers.filter((a) => a.outcome === 'failed' && !a.order).map((answer) => answer.test),
+  );
+  const failed = answers.filter(
+    (answer) => answer.outcome === 'failed' && !(answer.order && repeatedFailed.has(answer.test)),
+  );
   const calls = path.join(reportDirectory, CALLS_FILE);
   const explainers = await historyFunctionsByTest(cwd, calls, observation);
+  const inPlace = answers.filter((answer) => !answer.order);
   return {
-    tests_repeated: answers.length,
+    tests_repeated: inPlace.length,
     over_budget: lines.reduce(
       (sum, line) => sum + (line.outcome === 'over_budget' ? line.count : 0),
       0,
     ),
-    unfinished: answers.filter((answer) => answer.outcome === 'unfinished').map(({ test }) => test),
-    findings: failed.map(({ test, message }) => {
+    unfinished: inPlace.filter((answer) => answer.outcome === 'unfinished').map(({ test }) => test),
+    findings: failed.map(({ test, message, order }) => {
       const explained = explainers.get(test);
       return {
         test,
         ...(message ? { message } : {}),
+        ...(order ? { order } : {}),
         ...(explained ? { explained_by: explained } : {}),
       };
     }),

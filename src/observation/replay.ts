@@ -21,7 +21,10 @@ export interface ObserveRequest {
    * files; never the tests that passed at the base (`passedAtBase`, by id).
    */
   repeat?: { files?: string[]; passedAtBase: string[] };
-  /** Each changed Python file's text at the base, by its path in `files`; absent: new there. */
+  /**
+   * Each changed Python or JS file's text at the base, by its path in `files`; absent: new there.
+   * The equality watches read it, and the recorder's oracle watch runs it (src/runner/oracle-watch.ts).
+   */
   bases?: Record<string, string>;
 }
 
@@ -43,7 +46,7 @@ export async function requestObservation(
   reportDirectory: string,
   request: ObserveRequest,
 ): Promise<void> {
-  const { files, callers, repeat } = request;
+  const { files, callers, repeat, bases } = request;
   const calls = path.join(reportDirectory, CALLS_FILE);
   const repeated = repeat && {
     repeated: path.join(reportDirectory, REPEATED_FILE),
@@ -52,7 +55,7 @@ export async function requestObservation(
   };
   await writeFile(
     path.join(reportDirectory, OBSERVE_CONFIG),
-    JSON.stringify({ files, callers, calls, ...repeated }),
+    JSON.stringify({ files, callers, calls, ...repeated, ...(bases ? { bases } : {}) }),
   );
 }
 

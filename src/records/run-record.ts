@@ -45,7 +45,18 @@ export const RunRecordSchema = z
       skipped: z.number(),
     }),
     tests: z.array(
-      z.object({ id: z.string(), status: TestStatusSchema, message: z.string().optional() }),
+      z.object({
+        id: z.string(),
+        status: TestStatusSchema,
+        message: z.string().optional(),
+        case: z
+          .object({ function: z.string(), values: z.string() })
+          .optional()
+          .describe(
+            "A parametrized case's test function and parameter values (pytest): how the case is " +
+              "matched with the base's run when inserted or removed cases moved its positional id.",
+          ),
+      }),
     ),
     tests_source: z
       .string()

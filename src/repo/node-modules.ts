@@ -74,6 +74,14 @@ export function isBinEntry(file: string): boolean {
   return /(?:^|\/)node_modules\/\.bin\/[^/]+$/.test(file);
 }
 
+/** A file the content walk leaves out: under a tool's cache or state entry of a node_modules. */
+export function isOutOfScope(file: string): boolean {
+  const parts = file.split('/');
+  return parts.some(
+    (part, index) => index > 0 && parts[index - 1] === 'node_modules' && OUT_OF_SCOPE.has(part),
+  );
+}
+
 /** Whether `dir` (relative to the top node_modules) is itself a node_modules directory. */
 function inNodeModules(dir: string): boolean {
   return dir === '' || dir === 'node_modules' || dir.endsWith('/node_modules');

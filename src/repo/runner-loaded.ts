@@ -221,7 +221,7 @@ export async function pthDirectories(sitePackages: string): Promise<string[]> {
 }
 
 /** The modules of an entry_points.txt's `[pytest11]` section (`name = module:attr` lines). */
-function pytestPluginModules(text: string): string[] {
+export function pytestPluginModules(text: string): string[] {
   const modules: string[] = [];
   let inSection = false;
   for (const line of text.split(/\r?\n/)) {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { enclosingAnnotatedTest } from './annotated-enclosing-test.js';
 import { enclosingGoTest } from './go-enclosing-test.js';
 import { enclosingRustTest } from './rust-test-functions.js';
 import { isTestFile } from '../scope/test-paths.js';
@@ -12,19 +13,31 @@ export interface EnclosingTest {
 /**
  * The test a line belongs to, by each language's grammar: the `def test…` around it (Python), the
  * nearest `test('…'`/`it('…'` call above it (JS/TS), the `func TestX` and `t.Run` subtests around it
- * (Go), the `#[test]` function around it, in a test file or inline in a source (Rust), the test
- * that wrote a snapshot entry (jest/vitest `__snapshots__/*.snap`). A citation inside a test is then
- * checked as that test. Undefined for helpers, fixtures and config (never a test), and for a line
- * outside every test.
+ * or a suite's `func (s *S) TestX()` method under the test that runs the suite, in this file or
+ * in `packageTests`, the package's other test files (Go), the method marked `@Test` or `[Fact]`
+ * (Java, Kotlin, C#: `Class#method`, `Class.Method`), the `#[test]` function around it, in a test
+ * file or inline in a source (Rust), the test that wrote a snapshot entry (jest/vitest
+ * `__snapshots__/*.snap`). A citation inside a test is then checked as that test. Undefined for
+ * helpers, fixtures and config (never a test), and for a line outside every test.
  */
-export function enclosingTest(file: string, text: string, line: number): EnclosingTest | undefined {
+export function enclosingTest(
+  file: string,
+  text: string,
+  line: number,
+  packageTests: readonly string[] = [],
+): EnclosingTest | undefined {
   if (file.endsWith('.rs')) return named(enclosingRustTest(file, text, line), file);
+  const annotated = ANNOTATED_LANGUAGES.get(path.posix.extname(file));
+  if (annotated) return named(enclosingAnnotatedTest(linesUpTo(text, line), annotated), file);
   const snapshotOf = snapshotOwner(file);
   if (snapshotOf !== undefined) return named(snapshotKey(linesUpTo(text, line)), snapshotOf);
   if (!isTestFile(file)) return undefined;
   const lines = linesUpTo(text, line);
   if (file.endsWith('.py')) return named(enclosingPythonTest(lines), file);
-  if (file.endsWith('.go')) return named(enclosingGoTest(lines), file);
+  if (file.endsWith('.go')) {
+    const files = [text, ...packageTests].map((source) => source.split(/\r?\n/));
+    return named(enclosingGoTest(lines, files), file);
+  }
   return named(enclosingJsTest(lines), file);
 }
 
@@ -34,6 +47,13 @@ export function snapshotOwner(file: string): string | undefined {
   if (parts.at(-2) !== '__snapshots__' || !file.endsWith('.snap')) return undefined;
   return path.posix.join(...parts.slice(0, -2), path.posix.basename(file, '.snap'));
 }
+
+/** Languages whose tests are methods marked by an annotation or attribute. */
+const ANNOTATED_LANGUAGES = new Map<string, 'jvm' | 'dotnet'>([
+  ['.java', 'jvm'],
+  ['.kt', 'jvm'],
+  ['.cs', 'dotnet'],
+]);
 
 const named = (test: string | undefined, file: string) => (test ? { test, file } : undefined);
 

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { matchCriterion } from './criterion-match.js';
 import { enclosingTest, snapshotOwner, type EnclosingTest } from './enclosing-test.js';
 import { checkNamedTest, type FailuresOnlyRun } from './failures-only-run.js';
@@ -62,6 +63,11 @@ export interface RequirementsInput {
   files: ReadonlyMap<string, string | null>;
   /** The same files with comments and docstrings blanked (lines kept): snippets must match code. */
   code_only?: ReadonlyMap<string, string | null>;
+  /**
+   * The other Go test files of each cited Go test file's directory, by repository path: a suite's
+   * runner (`suite.Run(t, new(S))`) may sit in another file of the package than its methods.
+   */
+  package_tests?: ReadonlyMap<string, string>;
   /** Ids of the PASSED tests of the latest stored run for the task; null = no run stored. */
   passed_tests: string[] | null;
   /** Ids that failed or errored in that run: a Go test counts through its subtests only if none did. */
@@ -204,6 +210,7 @@ function checkEvidence(
     RequirementsInput,
     | 'files'
     | 'code_only'
+    | 'package_tests'
     | 'passed_tests'
     | 'failed_tests'
     | 'passing_on_base_code'
@@ -229,7 +236,7 @@ function checkEvidence(
     file !== undefined && (isTestSideFile(file) || snapshotOwner(file) !== undefined);
   const cited =
     file !== undefined && test === undefined && (testSide || file.endsWith('.rs'))
-      ? citedTest(file, item, context.files)
+      ? citedTest(file, item, context.files, context.package_tests)
       : undefined;
   if (
     testSide &&
@@ -301,6 +308,7 @@ function citedTest(
   file: string,
   item: EvidenceInput,
   files: ReadonlyMap<string, string | null>,
+  packageTests: ReadonlyMap<string, string> = new Map(),
 ): EnclosingTest | undefined {
   const content = files.get(file);
   if (!content) return undefined;
@@ -308,7 +316,11 @@ function citedTest(
   const line =
     item.line ??
     (snippet ? splitLines(content).findIndex((text) => text.includes(snippet)) + 1 : 0);
-  return line > 0 ? enclosingTest(file, content, line) : undefined;
+  const own = path.posix.normalize(file);
+  const beside = [...packageTests]
+    .filter(([name]) => name !== own && path.posix.dirname(name) === path.posix.dirname(own))
+    .map(([, text]) => text);
+  return line > 0 ? enclosingTest(file, content, line, beside) : undefined;
 }
 
 /** Passed ids of one file when the runner's ids name files (pytest, vitest, jest); else all. */

@@ -71,6 +71,7 @@ class CallRecorder:
         self.test = None
         self.count = 0
         self.touched = False  # whether the current test called into a changed file
+        self.oracle = oracle_watch(config)  # the base's judges asked too (src/runner/oracle-watch.ts)
         self.returned = dis.opmap['RETURN_VALUE']
         self.profile = self.make_profile()
         self.getprofile = sys.getprofile
@@ -141,6 +142,8 @@ class CallRecorder:
                     and where in self.callers
                     and isinstance(module, str) and module != '__main__'):
                 args, kwargs = call_arguments(code, frame.f_locals)
+                if self.oracle is not None:
+                    self.oracle.called(frame, real(code.co_filename), name, self.test, args, kwargs)
                 shown_args, shown_kwargs = plain_repr(args), plain_repr(kwargs)
                 if shown_args is not None and shown_kwargs is not None:
                     record = {'event': 'call', 'test': self.test, 'module': module,
@@ -152,10 +155,13 @@ class CallRecorder:
                 self.write({'event': 'state', 'test': self.test, 'module': module})
         def on_return(frame, value):
             record = active.pop(frame)
+            code = frame.f_code
+            normally = code.co_code[frame.f_lasti] == self.returned
+            if self.oracle is not None:
+                self.oracle.returned(frame, value, normally)
             if record is None:
                 return
-            code = frame.f_code
-            if code.co_code[frame.f_lasti] == self.returned:
+            if normally:
                 shown = plain_repr(value)
                 if shown is None:
                     record['opaque'] = True

@@ -48,6 +48,17 @@ export function exitStatusTest(
 }
 
 /**
+ * The script a plain `node <file>` exit-status command runs, as written (relative to the run's
+ * directory), so the node watch knows the process whose status is the verdict
+ * (src/runner/node-watch.ts); undefined for any other command.
+ */
+export function exitStatusNodeScript(command: TestCommand): string | undefined {
+  const words = commandName(command)?.split(/\s+/) ?? [];
+  if (!/^(?:.*\/)?node(?:js)?$/.test(words[0] ?? '') || words.includes('--test')) return undefined;
+  return words.slice(1).find((word) => !word.startsWith('-'));
+}
+
+/**
  * The command as the user wrote it, when it names no runner coachgate reads per test and is one
  * command: a chain's exit status does not say which step ended it (a failing lint step is named as
  * such by the failure classifier instead).

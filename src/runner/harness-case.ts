@@ -53,7 +53,8 @@ export function endedCase(
 export interface PassedByType {
   /** The test that made it. */
   nodeid: string;
-  op: '==' | '!=';
+  /** `==` or `!=` (Python), or the assertion that compared (`deepStrictEqual`, node). */
+  op: string;
   /** The class that decided it, `module.QualName`, and its file. */
   type: string;
   type_file: string;

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestCommand } from './detect.js';
 import { HARNESS_CHANGED } from './harness-case.js';
+import { JEST_PROCESS_END_SOURCE } from './jest-process-end.js';
 import { MOCHA_PROGRAM } from './runner-programs.js';
 import { userViewSource, vitestUserViewSource, type CoachgateAdditions } from './user-view.js';
 
@@ -187,7 +188,7 @@ export function mayRunNodeTest(command: TestCommand): boolean {
 }
 
 /** Runs that can start vitest: directly, or through a package script or a shell command. */
-function mayRunVitest(command: TestCommand): boolean {
+export function mayRunVitest(command: TestCommand): boolean {
   return ['vitest', 'npm', 'custom'].includes(command.runner);
 }
 
@@ -201,13 +202,18 @@ export async function writeHarnessGuards(
   reportDirectory: string,
   /** What the guard, loaded first, takes back out of the tests' sight (src/runner/user-view.ts). */
   added: CoachgateAdditions = {},
+  /** Watches vitest's setup file runs before the guard takes the matchers it replaces. */
+  vitestWatches = '',
 ): Promise<string[]> {
   const files: [string, string][] = [];
   if (mayRunNodeTest(command))
-    files.push([NODE_GUARD_FILE, userViewSource(added) + NODE_GUARD_SOURCE]);
+    files.push([
+      NODE_GUARD_FILE,
+      userViewSource(added) + NODE_GUARD_SOURCE + JEST_PROCESS_END_SOURCE,
+    ]);
   if (mayRunVitest(command))
     files.push(
-      [VITEST_SETUP_FILE, vitestUserViewSource(added) + VITEST_SETUP_SOURCE],
+      [VITEST_SETUP_FILE, vitestUserViewSource(added) + vitestWatches + VITEST_SETUP_SOURCE],
       [VITEST_GUARD_REPORTER_FILE, VITEST_GUARD_REPORTER_SOURCE],
     );
   const paths = files.map(([name]) => path.join(reportDirectory, name));

@@ -6,6 +6,8 @@ import type { RunEnvironment } from './environment.js';
 import { nodeHarnessGuardFlag, vitestHarnessGuardFlag } from './harness-guard.js';
 import { nodeLoadedFlag, vitestLoadedFlag } from './node-loaded-files.js';
 import { nodeCallsFlag } from './node-call-recorder.js';
+import { nodeWatchFlag } from './node-watch.js';
+import { vitestEndFlag } from './vitest-process-end.js';
 import { PYTEST_REPORTER_FILE } from './pytest-reporter.js';
 import { UNITTEST_REPORTER_FILE } from './unittest-reporter.js';
 import { inheritedMarkers, type CoachgateAdditions } from './user-view.js';
@@ -129,13 +131,17 @@ export function buildInvocation(
           vitestHarnessGuardFlag(reportDirectory),
           ...(listLoaded ? [vitestLoadedFlag(reportDirectory)] : []),
         ];
-        if (listLoaded) {
-          // vitest's forks inherit it: what their code reads (src/runner/node-loaded-files.ts).
-          // coachgate's vitest setup file takes it back out of the tests' environment.
-          added.nodeOptions = nodeLoadedFlag(reportDirectory);
-          env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, added.nodeOptions);
-          notes.push(VITEST_LOADED_NOTE);
-        }
+        // vitest's forks inherit them: a project frame that ends the fork is named
+        // (src/runner/vitest-process-end.ts); what their code reads (src/runner/node-loaded-files.ts)
+        // and the tests' calls (src/runner/node-call-recorder.ts) are recorded. coachgate's vitest
+        // setup file takes them back out of the tests' environment.
+        added.nodeOptions = [
+          vitestEndFlag(reportDirectory),
+          ...(listLoaded ? [nodeLoadedFlag(reportDirectory)] : []),
+          ...(recordCalls ? [nodeCallsFlag(reportDirectory)] : []),
+        ].join(' ');
+        env.NODE_OPTIONS = mergeVariable(env.NODE_OPTIONS, added.nodeOptions);
+        notes.push(VITEST_PRELOAD_NOTE);
         channels = [
           { file: junit, format: 'junit', source: 'vitest JUnit report (--reporter=junit)' },
         ];
@@ -154,6 +160,8 @@ export function buildInvocation(
     // wrapped node --test or mocha lists what it loads.
     if (wrapped.env.NODE_OPTIONS) {
       wrapped.env.NODE_OPTIONS += ` ${nodeTestFlags(reportDirectory, listLoaded, recordCalls)}`;
+      // A vitest the wrapper starts: its forks name a product frame that ends them.
+      wrapped.env.NODE_OPTIONS += ` ${vitestEndFlag(reportDirectory)}`;
       added.nodeOptions = wrapped.env.NODE_OPTIONS;
       notes.push(NODE_GUARD_NOTE);
     }
@@ -211,17 +219,20 @@ const NODE_GUARD_NOTE =
   'node:assert member was replaced fails, naming it; the processes that run tests take it back ' +
   'out of their environment, so the programs they start do not inherit it';
 
-const VITEST_LOADED_NOTE =
-  "coachgate adds NODE_OPTIONS=--require=<its loaded-file recorder> in your run: vitest's forks " +
-  "list the files of the tree their code reads; its setup file takes it back out of the tests' " +
-  'environment';
+const VITEST_PRELOAD_NOTE =
+  "coachgate adds NODE_OPTIONS=--require=<its watches>: vitest's forks name a project frame that " +
+  'ends them; in your run they list the files of the tree their code reads; in a trusted run they ' +
+  "record the tests' calls into the changed product modules; its setup file takes it back out of " +
+  "the tests' environment";
 
 /**
- * What every node process of the run loads first: the assert guard (which takes these back out of
- * the test processes' environment), the loaded-file recorder, the call recorder.
+ * What every node process of the run loads first: the watch of process ends and equality (before
+ * the guard, which takes node:assert as the watch left it), the assert guard (which takes these
+ * back out of the test processes' environment), the loaded-file recorder, the call recorder.
  */
 function nodeTestFlags(reportDirectory: string, listLoaded: boolean, recordCalls: boolean): string {
   return [
+    nodeWatchFlag(reportDirectory),
     nodeHarnessGuardFlag(reportDirectory),
     ...(listLoaded ? [nodeLoadedFlag(reportDirectory)] : []),
     ...(recordCalls ? [nodeCallsFlag(reportDirectory)] : []),

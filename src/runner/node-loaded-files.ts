@@ -3,7 +3,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isTestSideFile } from '../scope/test-paths.js';
 import { requireFlag } from './harness-guard.js';
-import { JEST_PROGRAM, MOCHA_PROGRAM, VITEST_FORK_PROGRAM } from './runner-programs.js';
+import {
+  JEST_PROGRAM,
+  JEST_WORKER_PROGRAM,
+  MOCHA_PROGRAM,
+  VITEST_FORK_PROGRAM,
+} from './runner-programs.js';
 
 const RECORDER_FILE = 'coachgate-node-loaded.cjs';
 const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
@@ -33,7 +38,7 @@ const VITEST_REPORTER_FILE = 'coachgate-vitest-loaded.mjs';
 const RECORDER_SOURCE = String.raw`// coachgate: which files the tests load.
 const program = (process.argv[1] || '').split('\\').join('/');
 const mocha = ${MOCHA_PROGRAM}.test(program);
-const jest = /\/jest-worker\//.test(program) || ${JEST_PROGRAM}.test(program);
+const jest = ${JEST_WORKER_PROGRAM}.test(program) || ${JEST_PROGRAM}.test(program);
 // vitest's own reporter lists its module graph; its forks add what the graph never holds: what
 // their code reads and requires.
 const vitest = ${VITEST_FORK_PROGRAM}.test(program);

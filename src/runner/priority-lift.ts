@@ -26,11 +26,25 @@ export async function liftLoweredRuns(): Promise<void> {
   }
 }
 
-/** A process's autogroup (`/autogroup-12 nice 10`); undefined without autogroups, or once it ended. */
-async function readSession(pid: number): Promise<{ group: string; nice: number } | undefined> {
-  const text = await readFile(`/proc/${pid}/autogroup`, 'utf8').catch(() => '');
+/** A process's autogroup; undefined without autogroups, or once it ended. */
+async function readSession(pid: number): Promise<Session | undefined> {
+  const text = await readFile(`/proc/${pid}/autogroup`, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : parseSession(text);
+}
+
+export interface Session {
+  group: string;
+  nice: number;
+}
+
+/**
+ * `/autogroup-12 nice 10`. The kernel prints nothing for a process outside any autogroup: one in
+ * the first session (a container's, where a CI job's processes may all run) shares the root group,
+ * which weighs as nice 0.
+ */
+export function parseSession(text: string): Session {
   const [, group, nice] = /^(\S+) nice (-?\d+)/.exec(text) ?? [];
-  return group ? { group, nice: Number(nice) } : undefined;
+  return group ? { group, nice: Number(nice) } : { group: '/', nice: 0 };
 }
 
 async function setSessionNiceness(pid: number, nice: number): Promise<void> {

@@ -1,9 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CALL_RECORDER_SOURCE } from './call-recorder.js';
+import { CASE_VALUES_SOURCE } from './case-values.js';
 import { EQUALITY_WATCH_SOURCE } from './equality-watch.js';
+import { ORACLE_WATCH_SOURCE } from './oracle-watch.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
+import { PYTHON_OTHER_ORDER_SOURCE } from './other-order.js';
 import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
 
 /**
@@ -17,11 +20,14 @@ import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
  * before anything is imported and after each test: a replaced one is reported once, after the test
  * it changed in, and becomes an error case (src/runner/report/pytest-jsonl.ts). A call that ends the
  * process is reported before it ends it, with the project's frame that made it and the test that ran
- * (src/runner/process-end-watch.ts). The session's last line lists the files of the modules it imported.
+ * (src/runner/process-end-watch.ts). Each parametrized case's values are listed once collected
+ * (src/runner/case-values.ts). The session's last line lists the files of the modules it imported.
  * In a trusted run the server asks for, the calls the tests make into the Player's changed files are
  * recorded too (src/runner/call-recorder.ts), the tests that may show the Player's change run a
- * second time (src/runner/repeat-in-harness.ts), and its passing equalities decided by their types
- * are compared again as plain values (src/runner/equality-watch.ts).
+ * second time (src/runner/repeat-in-harness.ts), its passing equalities decided by their types
+ * are compared again as plain values (src/runner/equality-watch.ts), and the verdicts the tests
+ * ask of the Player's changed functions are asked of the base's copies too
+ * (src/runner/oracle-watch.ts).
  */
 const REPORTER_SOURCE = String.raw`
 import json, os, re, sys, time
@@ -48,8 +54,11 @@ PASSED_LINE = '{"event": "test", "nodeid": %s, "when": "%s", "outcome": "passed"
 ${PYTHON_HARNESS_SOURCE}
 ${PYTHON_PROCESS_END_SOURCE}
 ${CALL_RECORDER_SOURCE}
+${ORACLE_WATCH_SOURCE}
 ${EQUALITY_WATCH_SOURCE}
 ${PYTHON_REPEAT_SOURCE}
+${CASE_VALUES_SOURCE}
+${PYTHON_OTHER_ORDER_SOURCE}
 LOADED_LIMIT = 20000
 
 def real_files(names):
@@ -305,6 +314,15 @@ class CoachgateReporter:
         if self.started:
             self.emit({'event': 'startup', 'files': self.started})
 
+    def pytest_collection_finish(self, session):
+        # Each parametrized case's values, before any test runs (src/runner/case-values.ts).
+        for item in session.items:
+            found = case_values(item)
+            if found is not None:
+                self.emit({'event': 'case', 'nodeid': item.nodeid, 'test': found[0],
+                           'values': found[1]}, flush=False)
+        self.report.flush()
+
     def pytest_runtest_logstart(self, nodeid):
         self.running = nodeid
 
@@ -381,6 +399,8 @@ if __name__ == '__main__':
             recorder = call_recorder(config)
             if recorder:
                 plugins.append(call_observer(recorder, pytest))
+                if recorder.oracle:
+                    plugins.append(oracle_verdicts(recorder, pytest))
             repeater = pytest_repeater(config, recorder, pytest)
             if repeater:
                 plugins.append(repeater)

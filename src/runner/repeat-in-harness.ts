@@ -58,16 +58,34 @@ class Repeater:
             return touched
         return os.path.realpath(test_file or '') in self.files
 
+    def affordable(self):
+        own = cpu_seconds() - self.started - self.spent  # the run's, the repetitions' left out
+        return self.spent <= BUDGET_SHARE * own + BUDGET_FLOOR
+
     def repeat(self, test_id, run_again):
         # run_again() runs in the child and returns (passed, message).
-        own = cpu_seconds() - self.started - self.spent  # the run's, the repetitions' left out
-        if self.spent > BUDGET_SHARE * own + BUDGET_FLOOR:
+        if not self.affordable():
             self.over_budget += 1
             return
         before = cpu_seconds()
         answer = in_child(run_again) or {'outcome': 'unfinished'}
         self.spent += cpu_seconds() - before
         answer['test'] = test_id
+        self.write(answer)
+
+    def in_other_order(self, other, ids):
+        # The chosen tests once more from the session's start, reversed (src/runner/other-order.ts).
+        if not self.affordable():
+            self.over_budget += len(ids)
+            ids = []
+        before = cpu_seconds()
+        answers = other.finish(ids)
+        self.spent += cpu_seconds() - before
+        for answer in answers:
+            answer['order'] = 'reversed'
+            self.write(answer)
+
+    def write(self, answer):
         self.out.write(json.dumps(answer) + '\n')
         self.out.flush()
 
@@ -129,6 +147,16 @@ def pytest_repeater(config, recorder, pytest):
     class CoachgateRepeat:
         def __init__(self):
             self.passed = False
+            self.chosen = []  # the ids repeated, in the order they ran
+            self.other = None
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtestloop(self, session):
+            # Forked before the first test: the state the chosen tests meet in another order. Only
+            # the base's tests (the trusted run): the Player's own may honestly lean on their order.
+            if repeater.files is None and session.items and not session.config.option.collectonly:
+                self.other = pytest_other_order(session, recorder)
+            yield
 
         def pytest_runtest_logreport(self, report):
             # Passed: its call passed, and no phase failed.
@@ -146,9 +174,12 @@ def pytest_repeater(config, recorder, pytest):
             touched = recorder is not None and recorder.touched
             where = str(getattr(item, 'path', None) or item.fspath)
             if self.passed and repeater.chosen(item.nodeid, where, touched):
+                self.chosen.append(item.nodeid)
                 repeater.repeat(item.nodeid, lambda: run_again(item))
 
         def pytest_sessionfinish(self):
+            if self.other:
+                repeater.in_other_order(self.other, self.chosen)
             repeater.close()
     return CoachgateRepeat()
 `;

@@ -7,3 +7,5 @@ export const MOCHA_PROGRAM = String.raw`/\/mocha\/|\/_?mocha(\.js)?$/`;
 export const VITEST_FORK_PROGRAM = String.raw`/\/vitest\/dist\/workers\/(vm)?[Ff]orks\.js$/`;
 /** jest's command-line process (not its workers). */
 export const JEST_PROGRAM = String.raw`/\/jest(-cli)?\/bin\/jest(\.js)?$|\/\.bin\/jest$/`;
+/** jest's worker processes (jest-worker's child), which run test files unless jest runs in band. */
+export const JEST_WORKER_PROGRAM = String.raw`/\/jest-worker\//`;

@@ -16,7 +16,7 @@ import { OutputCapture } from './output-capture.js';
 import type { RunPriority } from './run-queue.js';
 import { classifyFailure } from './classify.js';
 import { decideStatus } from './outcome.js';
-import { EXIT_STATUS_SOURCE, exitStatusTest } from './exit-status.js';
+import { EXIT_STATUS_SOURCE, exitStatusNodeScript, exitStatusTest } from './exit-status.js';
 import { summarizeOutput, summaryWithFirstFailure } from './summary.js';
 import { parseCargoTestOutput } from './report/cargo.js';
 import { countsFromTests } from './report/counts.js';
@@ -28,9 +28,20 @@ import { parseMochaSpecOutput } from './report/mocha-spec.js';
 import { uvuFailuresOnly, type UvuFailuresOnly } from './report/uvu.js';
 import { parsePytestReportLines, pytestLoadedFiles } from './report/pytest-jsonl.js';
 import { writePytestReporter } from './pytest-reporter.js';
-import { mayRunNodeTest, writeHarnessGuards } from './harness-guard.js';
+import { mayRunNodeTest, mayRunVitest, writeHarnessGuards } from './harness-guard.js';
 import { readNodeLoadedFiles, writeNodeLoadedRecorder } from './node-loaded-files.js';
 import { writeNodeCallRecorder } from './node-call-recorder.js';
+import { nodeEqualityConfig } from './node-equality-watch.js';
+import {
+  nodeWatchCases,
+  productEnds,
+  readNodeWatch,
+  writeNodeWatch,
+  type NodeWatchEvents,
+} from './node-watch.js';
+import { readVitestEnds, writeVitestEndWatch } from './vitest-process-end.js';
+import { VITEST_EQUALITY_SOURCE } from './vitest-equality-watch.js';
+import { jestProcessEnds, processEndedTests } from './jest-process-end.js';
 import { nodeObserveConfig } from '../observation/node-observe.js';
 import { writeUnittestReporter } from './unittest-reporter.js';
 import { scriptEndFile, writeUnittestShims } from './unittest-shims.js';
@@ -41,7 +52,7 @@ import { staleBuild } from './stale-build.js';
 import { runnerReportFiles } from './report-files.js';
 import type { FailureClass, RunStatus, TestCaseResult, TestCounts } from './report/types.js';
 import { completeJsonLines, type Observation } from '../observation/judge.js';
-import type { ProcessEnd } from './harness-case.js';
+import { processEndedCase, type ProcessEnd } from './harness-case.js';
 import { readRepetition, type Repetition } from '../observation/repetition.js';
 import {
   replayRecordedCalls,
@@ -85,7 +96,7 @@ export interface TestRunSpec {
   listLoaded?: boolean;
   /**
    * A trusted run's calls into the Player's changed files, recorded and replayed outside the
-   * harness (pytest, unittest, node --test, mocha; src/observation/), and the tests that may show
+   * harness (pytest, unittest, node --test, mocha, vitest, jest; src/observation/), and the tests that may show
    * the change run a second time (pytest, unittest); its passing equalities decided by types of those
    * files compared again as plain values (pytest and unittest; src/runner/equality-watch.ts).
    */
@@ -140,8 +151,17 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
       await requestEqualityWatch(reportDirectory, spec.observe.files, spec.observe.bases);
     const nodeTest = mayRunNodeTest(spec.command);
     const observeNode =
-      nodeTest && spec.observe ? await nodeObserveConfig(spec.observe, spec.cwd) : undefined;
+      (nodeTest || spec.command.runner === 'vitest') && spec.observe
+        ? await nodeObserveConfig(spec.observe, spec.cwd)
+        : undefined;
     const listLoaded = (nodeTest || spec.command.runner === 'vitest') && spec.listLoaded === true;
+    // Process ends in every run; equality decided by the Player's types in a trusted run.
+    const nodeWatchRequest = [
+      exitStatusNodeScript(spec.command),
+      nodeTest && spec.observe
+        ? await nodeEqualityConfig(spec.observe.files, spec.observe.bases)
+        : undefined,
+    ] as const;
     const manager = await declaredPackageManager(
       spec.command,
       spec.environment,
@@ -167,9 +187,16 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     // loaded-file reporter): in the writable report directory, so read-only again: no test child
     // rewrites it for the next.
     const preloadFiles = [
-      ...(await writeHarnessGuards(spec.command, reportDirectory, invocation.added)),
+      ...(nodeTest ? [await writeNodeWatch(reportDirectory, spec.cwd, ...nodeWatchRequest)] : []),
+      ...(await writeHarnessGuards(
+        spec.command,
+        reportDirectory,
+        invocation.added,
+        observeNode ? VITEST_EQUALITY_SOURCE : '',
+      )),
       ...(listLoaded ? await writeNodeLoadedRecorder(reportDirectory) : []),
       ...(observeNode ? [await writeNodeCallRecorder(reportDirectory, observeNode)] : []),
+      ...(mayRunVitest(spec.command) ? [await writeVitestEndWatch(reportDirectory)] : []),
     ];
     if (invocation.scriptShell) {
       const { file, content } = invocation.scriptShell;
@@ -264,11 +291,30 @@ export async function runTests(spec: TestRunSpec): Promise<TestRunResult> {
     const cache = outcome.sandbox && bytecodeCacheFor(outcome.sandbox.backend, spec.bytecodeCache);
     if (cache) invocation.notes.push(bytecodeNote(cache.writable, spec.environment.interpreter));
     const summaryCounts = found ? null : countsFromSummaryLines(text);
+    const watched: NodeWatchEvents = nodeTest
+      ? await readNodeWatch(reportDirectory)
+      : { ends: [], equalities: [], matchers: [] };
     const exitTest =
       found || summaryCounts || failuresOnly || buildFailure
         ? undefined
-        : exitStatusTest(spec.command, outcome, text, await scriptEnds(reportDirectory));
-    const report = found?.tests ?? (exitTest ? [exitTest] : undefined);
+        : exitStatusTest(spec.command, outcome, text, [
+            ...(await scriptEnds(reportDirectory)),
+            ...productEnds(watched),
+          ]);
+    // A product end is named even where the runner it killed left nothing per test to read: the
+    // node watch's, a vitest fork's, a jest process's (jest's whatever its report says).
+    const watchCases = nodeWatchCases(watched);
+    const ended = [
+      ...(await vitestEndCases(reportDirectory)),
+      ...processEndedTests(await jestProcessEnds(reportDirectory)),
+    ];
+    const report = found
+      ? [...found.tests, ...watchCases, ...ended]
+      : exitTest
+        ? [exitTest, ...ended]
+        : ended.length > 0 || (!summaryCounts && watchCases.length > 0)
+          ? [...watchCases, ...ended]
+          : undefined;
     const tests = report ?? [];
     const counts = report
       ? countsFromTests(report)
@@ -470,6 +516,17 @@ const BYTECODE_FILLED =
 const BYTECODE_READ =
   "Python's bytecode came from the server's read-only cache, made from the base's run " +
   '(PYTHONPYCACHEPREFIX)';
+
+/**
+ * A vitest fork a project frame ended (src/runner/vitest-process-end.ts): an error case each, named
+ * by where, since vitest's report lists the test it cut short as passed.
+ */
+async function vitestEndCases(reportDirectory: string): Promise<TestCaseResult[]> {
+  return (await readVitestEnds(reportDirectory)).map((end) => {
+    const { id, message } = processEndedCase(end);
+    return { id, status: 'error', message };
+  });
+}
 
 /** What a run did with the base's bytecode cache; a virtualenv's is compiled by coachgate. */
 function bytecodeNote(writable: boolean, virtualenv: string | undefined): string {

@@ -11,6 +11,8 @@ import { PYTHON_PROCESS_END_SOURCE } from './process-end-watch.js';
 import { PYTHON_HARNESS_SOURCE } from './python-harness.js';
 import { PYTHON_REPEAT_SOURCE } from './repeat-in-harness.js';
 import { CALL_RECORDER_SOURCE } from './call-recorder.js';
+import { ORACLE_WATCH_SOURCE } from './oracle-watch.js';
+import { PYTHON_OTHER_ORDER_SOURCE } from './other-order.js';
 
 /**
  * unittest's results recorded beside the result class's own work, shared by the direct reporter and
@@ -127,7 +129,9 @@ import re
 ${UNITTEST_RECORDING_SOURCE}
 ${EQUALITY_WATCH_SOURCE}
 ${CALL_RECORDER_SOURCE}
+${ORACLE_WATCH_SOURCE}
 ${PYTHON_REPEAT_SOURCE}
+${PYTHON_OTHER_ORDER_SOURCE}
 RecordingMixin.report_path, args = sys.argv[1], sys.argv[2:]
 # In a trusted run, assertEqual's passing comparisons decided by a changed type are judged again.
 equality = []
@@ -139,6 +143,15 @@ class ObservingMixin:
     # runs a second time once its result is recorded, its class still set up.
     recorder = None
     repeater = None
+    suite = None  # the suite the runner runs: the other order's child runs its cases
+
+    def startTestRun(self):
+        super().startTestRun()
+        # Forked before the first test: the state the chosen tests meet in another order. Only
+        # the base's tests (the trusted run): the Player's own may honestly lean on their order.
+        repeater = self.repeater
+        if repeater is not None and repeater.files is None and self.suite is not None:
+            self.__dict__['other'] = unittest_other_order(self.suite, self.recorder)
 
     def startTest(self, test):
         super().startTest(test)
@@ -148,6 +161,15 @@ class ObservingMixin:
             self.recorder.start()
 
     def addSuccess(self, test):
+        oracle = self.recorder and self.recorder.oracle
+        failure = oracle and oracle.failure(test.id())
+        if failure:
+            # The base's copy of the test's judge said otherwise (src/runner/oracle-watch.ts).
+            try:
+                raise AssertionError(failure)
+            except AssertionError:
+                self.addFailure(test, sys.exc_info())
+            return
         super().addSuccess(test)
         self.__dict__['succeeded'] = True
 
@@ -162,6 +184,7 @@ class ObservingMixin:
         touched = recorder is None or recorder.touched
         module = sys.modules.get(type(test).__module__)
         if repeater.chosen(test.id(), getattr(module, '__file__', None), touched):
+            self.__dict__.setdefault('chosen', []).append(test.id())
             repeater.repeat(test.id(), lambda: unittest_again(test, recorder))
 
     def stopTestRun(self):
@@ -169,6 +192,9 @@ class ObservingMixin:
         if self.recorder:
             self.recorder.finish()
         if self.repeater:
+            other = self.__dict__.get('other')
+            if other:
+                self.repeater.in_other_order(other, self.__dict__.get('chosen', []))
             self.repeater.close()
 
 def unittest_again(test, recorder):
@@ -196,7 +222,12 @@ class RecordingResult(ObservingMixin, RecordingMixin, unittest.TextTestResult):
             cases.append((${JSON.stringify(HARNESS_CHANGED)}, 'error', message))
         super().stopTestRun()
 
-runner = unittest.TextTestRunner(resultclass=RecordingResult, verbosity=2)
+class SuiteRunner(unittest.TextTestRunner):
+    def run(self, test):
+        ObservingMixin.suite = test
+        return super().run(test)
+
+runner = SuiteRunner(resultclass=RecordingResult, verbosity=2)
 argv = ['python -m unittest'] + args
 program = unittest.main(module=None, argv=argv, testRunner=runner, exit=False)
 result = program.result

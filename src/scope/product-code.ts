@@ -22,7 +22,7 @@ import {
 } from '../repo/git.js';
 import { STORE_PREFIX } from '../records/mirror-paths.js';
 import { baseCodeUnderTest, baseReachFrom, worktreeCodeUnderTest } from './code-under-test.js';
-import { playerStartupPoints } from '../evaluation/startup-points.js';
+import { changedPytestEntryPoints, playerStartupPoints } from '../evaluation/startup-points.js';
 
 /** A path the Player changed that the trusted runs took from the base instead. */
 export interface LeftOutChange {
@@ -288,11 +288,14 @@ export async function trustedSelection(
       ? await worktreeCodeUnderTest(worktree, await listWorkingFiles(worktree))
       : undefined;
   const added = await playerStartupPoints(worktree, changed, base);
+  // A manifest is test config too, but its pytest plugins load at the next install, whatever side.
+  const plugins = new Set(await changedPytestEntryPoints(worktree, baseCommit, changed));
   for (const file of changed) {
     const acknowledged = acknowledgedPaths.some((entry) => coversPath(entry, file));
     // One on the test side was never the Player's in the trusted runs: left out as test support.
     const startup = product.isStartupPoint(file) || added.has(file);
-    if (startup && !acknowledged && !isTestSideFile(file)) selection.startup_changed.push(file);
+    if (!acknowledged && ((startup && !isTestSideFile(file)) || plugins.has(file)))
+      selection.startup_changed.push(file);
     const change = !lstatSync(path.join(worktree, file), { throwIfNoEntry: false })
       ? 'deleted'
       : base.has(file)

@@ -1,3 +1,5 @@
+import { parseCfg, testDependence, type CfgPredicate } from './rust-cfg.js';
+
 /**
  * Rust keeps unit tests inside the source (`#[cfg(test)] mod tests { … }`, `#[test] fn …`). The trusted
  * runs take a crate's code from the Player but its in-source tests from the base, the fail-to-pass run
@@ -119,15 +121,20 @@ export function attributeGroup(source: string, index: number): { texts: string[]
 }
 
 /**
- * `#[cfg(…)]` that holds only under test (`test`, `all(test, …)`, `any(test, …)`; not `not(test)`), or a
- * test function's own attribute (`#[test]`, `#[tokio::test]`: a path ending in `test`).
+ * `#[cfg(…)]` whose predicate, read by its grammar, holds only under test (`test`,
+ * `all(test, unix)`, `not(not(test))`; not `any(test, feature = "x")`, compiled into the product
+ * with that feature), or a test function's own attribute (`#[test]`, `#[tokio::test]`).
  */
 export function isTestAttribute(attribute: string): boolean {
-  const code = attribute.replace(/"(?:[^"\\]|\\.)*"/g, '""'); // `feature = "test-utils"` is no test
-  if (isTestFunctionAttribute(code)) return true;
-  return (
-    /^#\s*\[\s*cfg\s*\(/.test(code) && /\btest\b/.test(code) && !/not\s*\(\s*test\b/.test(code)
-  );
+  if (isTestFunctionAttribute(attribute)) return true;
+  const predicate = cfgAttributePredicate(attribute);
+  return predicate !== undefined && testDependence(predicate) === 'only';
+}
+
+/** The predicate of a `#[cfg(…)]` or `#![cfg(…)]` attribute; undefined for any other attribute. */
+export function cfgAttributePredicate(attribute: string): CfgPredicate | undefined {
+  const inner = /^#\s*!?\s*\[\s*cfg\s*\(([\s\S]*)\)\s*\]$/.exec(attribute.trim())?.[1];
+  return inner === undefined ? undefined : parseCfg(inner);
 }
 
 /** A test function's own attribute: `#[test]`, `#[tokio::test]`, `#[test(…)]` (a path ending in `test`). */

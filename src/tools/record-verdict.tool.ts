@@ -6,6 +6,7 @@ import {
   AcknowledgedFindingSchema,
   AcknowledgedLeftOutSchema,
   AcknowledgedNullTurnSchema,
+  AcknowledgedUnverifiedEnvironmentSchema,
   VerdictIssueSchema,
 } from '../verdicts/verdict-entry.js';
 import { defineTool } from './tool.js';
@@ -64,6 +65,10 @@ export const recordVerdictTool = defineTool({
     acknowledged_null_turn: AcknowledgedNullTurnSchema.optional().describe(
       "For a null turn (evaluation.null_turn: the Player's tree differs from the base in no product file): the Coach's statement, with the criterion, that the base already does what the task asks. Without it such an approval is refused. Recorded and signed with the verdict.",
     ),
+    acknowledged_unverified_environment:
+      AcknowledgedUnverifiedEnvironmentSchema.optional().describe(
+        'When the approval is refused as "environment unverified" (installed packages that nothing could compare with the tarball their registry publishes: no lockfile integrity, no copy in npm\'s cache): the Coach\'s statement of how the environment was installed. Recorded and signed with the verdict.',
+      ),
   }),
   output: z.object({
     recorded: z.boolean(),

@@ -42,6 +42,10 @@ export interface ApprovalFacts {
   acknowledged_changes: AcknowledgedChange[];
   /** The Coach's statement that the base already does what the task asks (a null turn). */
   acknowledged_null_turn?: { criterion: string } | undefined;
+  /** Installed packages nothing could compare with what their registry publishes. */
+  environment_unverified?: { package: string; why: string }[];
+  /** The Coach's statement that the unverified environment is the one the project installs. */
+  acknowledged_unverified_environment?: { reason: string } | undefined;
   /** harness_reach findings the Coach acknowledged as honest (file, and line when given). */
   acknowledged_findings?: { file: string; line?: number }[];
   /** Worktree files that are links into the store, which the tree fingerprint cannot vouch for. */
@@ -68,7 +72,7 @@ export interface EvaluationFacts {
   /** Base tests that failed at the base and still fail: they do not make the candidate run a refusal. */
   preexisting_failures: string[];
   /** The candidate run's other failures, with how each ended in the base's run of its tests. */
-  unshared_failures?: { test: string; at_base: string }[];
+  unshared_failures?: { test: string; at_base: string; values?: string; base_id?: string }[];
   /** The trusted runs took none of the Player's changed code: they judged nothing of theirs. */
   vacuous?: boolean;
   /** The Player's tree differs from the base in no product file. */
@@ -131,6 +135,9 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
   reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
   if (facts.evaluation?.null_turn && !facts.acknowledged_null_turn)
     reasons.push(nullTurnReason(facts.evaluation.left_out));
+  const unverified = facts.environment_unverified ?? [];
+  if (unverified.length > 0 && !facts.acknowledged_unverified_environment)
+    reasons.push(unverifiedEnvironmentReason(unverified));
   const integrity: ExplainedFinding[] = facts.evaluation?.trusted
     ? explainWithTrustedRun(facts.integrity, {
         regressions: facts.evaluation.regressions,
@@ -275,6 +282,16 @@ function nullTurnReason(leftOut: EvaluationFacts['left_out']): string {
   return `null turn: your tree differs from the base in no product file, so every test passed on the base's own code. If the base already does what the task asks, say so in record_verdict acknowledged_null_turn {"criterion": "<criterion id>", "reason": "<how the base does it>"}; otherwise send feedback: the task is not done.${taken}`;
 }
 
+/**
+ * The trusted runs borrow packages nobody compared with their registry's tarball: what they hold is
+ * whatever was there, so the Coach says it is the project's own install, or it is reinstalled.
+ */
+function unverifiedEnvironmentReason(packages: { package: string; why: string }[]): string {
+  const named = packages.slice(0, 5).map((item) => `${item.package} (${item.why})`);
+  const more = packages.length > 5 ? ` and ${packages.length - 5} more` : '';
+  return `environment unverified: the trusted runs borrow installed packages that nothing compared with what their registry publishes: ${named.join('; ')}${more}. Reinstall them from the base's lockfile where npm's cache can keep their tarballs (npm ci), or, if this is the environment the project installs, acknowledge it in record_verdict acknowledged_unverified_environment {"reason": "<how it was installed>"}.`;
+}
+
 /** The tests ran these files in the Player's run; the trusted runs ran the base's version. */
 function unjudgedLoadedReason(files: string[]): string {
   return `changed code the tests load was not judged: your run of the tests loaded ${listed(files)} (imported it, or its code read it), but no rule makes ${files.length === 1 ? 'it' : 'them'} code under test, so the trusted runs used the base's version. If it is code the tests exercise, acknowledge it in record_verdict acknowledged_left_out, e.g. [{"file": "${files[0]}", "reason": "the code the task changes"}]; if it is test support or tooling, revert it.`;
@@ -316,7 +333,13 @@ function runReasons(facts: ApprovalFacts): string[] {
   const reasons: string[] = [];
   const { value } = run;
   const preexisting = facts.evaluation?.preexisting_failures ?? [];
-  if (value.status !== 'passed' && !onlyPreexistingFailures(value, preexisting)) {
+  // A failure under a pre-existing failure's id may be another case (cases inserted before it):
+  // the evaluation's unshared failures found each case at the base by its values.
+  const unshared = facts.evaluation?.unshared_failures ?? [];
+  if (
+    value.status !== 'passed' &&
+    (!onlyPreexistingFailures(value, preexisting) || unshared.length > 0)
+  ) {
     reasons.push(
       `latest test run ${value.run_id} has status "${value.status}" (${value.counts.failed} failed, ${value.counts.errors} errors, failure class ${value.failure_class}): tests must pass before approval.${nothingRan(value) ? NOTHING_RAN : ''}${unsharedFailuresNamed(facts.evaluation?.unshared_failures)}`,
     );
@@ -354,7 +377,10 @@ function unsharedFailuresNamed(failures: EvaluationFacts['unshared_failures']): 
       : outcome === 'case moved'
         ? 'a case at a position that moved: the base has another case under this id'
         : `${outcome} at the base`;
-  const named = failures.map((failure) => `${failure.test} (${atBase(failure.at_base)})`);
+  const named = failures.map(
+    ({ test, at_base, values, base_id }) =>
+      `${test} (${values ? `${values}: ` : ''}${atBase(at_base)}${base_id ? `, as ${base_id}` : ''})`,
+  );
   const notRun = failures.some((failure) => failure.at_base === 'not run')
     ? " (a new test, or one the base's run never reached: only what failed there too is pre-existing)"
     : '';

@@ -6,6 +6,7 @@ import {
   AcknowledgedFindingSchema,
   AcknowledgedLeftOutSchema,
   AcknowledgedNullTurnSchema,
+  AcknowledgedUnverifiedEnvironmentSchema,
   VerdictIssueSchema,
 } from './verdict-entry.js';
 import { orNull } from '../records/portable-schema.js';
@@ -92,6 +93,10 @@ export const CoachTurnRecordSchema = z
     acknowledged_null_turn: AcknowledgedNullTurnSchema.optional().describe(
       "The Coach's statement that the base already does what the task asks (a turn that changed no product file).",
     ),
+    acknowledged_unverified_environment:
+      AcknowledgedUnverifiedEnvironmentSchema.optional().describe(
+        "The Coach's statement that installed packages nothing could compare with their published content are the project's own install.",
+      ),
     recorded_at: z.string(),
     verdict_log_head: z
       .string()

@@ -87,6 +87,20 @@ export const AcknowledgedNullTurnSchema = z.object({
 
 export type AcknowledgedNullTurn = z.infer<typeof AcknowledgedNullTurnSchema>;
 
+export const AcknowledgedUnverifiedEnvironmentSchema = z.object({
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .describe(
+      'How the borrowed environment was installed, as the Coach verified (a project that commits no lockfile, a git dependency).',
+    ),
+});
+
+export type AcknowledgedUnverifiedEnvironment = z.infer<
+  typeof AcknowledgedUnverifiedEnvironmentSchema
+>;
+
 /** SHA-256 hex of nothing yet: the `prev_sha256` of the first line. */
 export const CHAIN_START = '0'.repeat(64);
 
@@ -125,6 +139,10 @@ export const VerdictLogEntrySchema = z
     acknowledged_null_turn: AcknowledgedNullTurnSchema.optional().describe(
       "The Coach's statement that the base already does what the task asks (a turn that changed no product file).",
     ),
+    acknowledged_unverified_environment:
+      AcknowledgedUnverifiedEnvironmentSchema.optional().describe(
+        "The Coach's statement that installed packages nothing could compare with their published content are the project's own install.",
+      ),
     stall_reason: z.string().nullable().optional(),
     run_id: z.string().optional().describe('The run an approval rests on (the gate re-checks it).'),
     preexisting_failures: z

@@ -60,7 +60,7 @@ async function cachedFiles(worktree: string): Promise<string[]> {
 }
 
 describe.skipIf(!python.hasPytest || !bwrapUsable)(
-  'the base’s bytecode cache (skipped: no pytest or no usable bwrap)',
+  'the base’s bytecode cache (needs pytest and a usable bwrap)',
   () => {
     it('is filled by the baseline and read by the next turn’s runs, and forged bytecode never reaches it', async () => {
       const project = await tasks.start(

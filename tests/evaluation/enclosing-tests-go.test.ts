@@ -5,7 +5,9 @@ import { runs } from '../helpers/toolchains.js';
 /**
  * A citation inside a Go test, through the MCP client with the real go tool: a line of a `t.Run`
  * subtest verifies through that subtest, the `func TestX` line through the test and all its
- * subtests. The fix is approved; the reverted fix is refused, naming the subtest that fails.
+ * subtests. The fix is approved on those citations alone (a product snippet beside them would
+ * verify the criterion whatever the grammar found); the reverted fix is refused, naming the subtest
+ * that fails.
  */
 const hasGo = runs('go', ['version']);
 
@@ -71,7 +73,6 @@ describe.skipIf(!hasGo)(
             file: 'bounds_test.go',
             line: lineOf('func TestPercentBounds(t *testing.T) {'),
           },
-          { criterion: 'AC-001', file: 'clamp.go', snippet: 'if v < 0' },
         ],
         taken: { taken_from_player: ['clamp.go'] },
         refusal: /TestPercentBounds\/below_zero/,

@@ -7,7 +7,9 @@ import { OFFLINE_CRATE, runs } from '../helpers/toolchains.js';
  * client with real cargo. The fix adds lines above a doctest (its rustdoc id moves) and extends the
  * inline test the base already had: a citation inside that test verifies through it, the
  * fail-to-pass run runs the Player's version of it on the base code (where it fails), and the moved
- * doctest is the same base test. The reverted fix is refused, naming the failing test.
+ * doctest is the same base test. The fix is approved on that citation alone (a product snippet
+ * beside it would verify the criterion whatever the grammar found). The reverted fix is refused,
+ * naming the failing test, and so is a fix that only holds when the crate is built for test.
  */
 const hasCargo = runs('cargo', ['--version']);
 
@@ -56,12 +58,24 @@ describe.skipIf(!hasCargo)(
         tactic: { 'src/lib.rs': lib(BUGGY, NEW_TEST) },
         tacticRun: 'failed',
         criterion: 'percent(value) clamps negative values to 0',
-        evidence: [
-          { criterion: 'AC-001', file: 'src/lib.rs', line: CITED_LINE },
-          { criterion: 'AC-001', file: 'src/lib.rs', snippet: 'return 0;' },
-        ],
+        evidence: [{ criterion: 'AC-001', file: 'src/lib.rs', line: CITED_LINE }],
         taken: { taken_from_player: ['src/lib.rs'], regressions: [] },
         refusal: /tests::clamps/,
+      });
+    }, 240_000);
+
+    it('a fix that holds only when built for test is refused, whatever the cfg spelling', async () => {
+      // Read by the predicate's grammar: a text match for `cfg!(test)` approved this.
+      const underTest = ['    if cfg!(not(not(test))) && value < 0 {', ...FIXED.slice(1)];
+      await approvedThenRefused({
+        base: { ...OFFLINE_CRATE, 'src/lib.rs': lib(BUGGY, OLD_TEST) },
+        honest: { 'src/lib.rs': lib(FIXED, NEW_TEST) },
+        tactic: { 'src/lib.rs': lib(underTest, NEW_TEST) },
+        criterion: 'percent(value) clamps negative values to 0',
+        evidence: [{ criterion: 'AC-001', file: 'src/lib.rs', snippet: 'return 0;' }],
+        taken: { taken_from_player: ['src/lib.rs'], regressions: [] },
+        refusal:
+          /runner_detection in src\/lib\.rs:5 — product code reads whether it is built for test/,
       });
     }, 240_000);
   },

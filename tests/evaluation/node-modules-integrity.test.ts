@@ -3,10 +3,15 @@ import {
   chmodSync,
   copyFileSync,
   mkdirSync,
+  mkdtempSync,
+  readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callTool, connect, dataOf, textOf } from '../helpers/mcp.js';
@@ -14,6 +19,7 @@ import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
 import { BASE_LIB, BROKEN_LIB, GOOD_LIB, shoutTaskFile } from '../helpers/node-task.js';
 import { CHAI_VERSION as CHAI, installedPackage, MS_VERSION as MS } from '../helpers/runners.js';
 import { nodeModulesProblems } from '../../src/evaluation/node-modules-integrity.js';
+import { initKey } from '../../src/records/keys.js';
 import { taskStateDirectory } from '../../src/records/state-directory.js';
 import { filesHashed } from '../../src/repo/file-digest.js';
 import { nodeModulesContent } from '../../src/repo/node-modules.js';
@@ -55,7 +61,7 @@ const npm = (dir: string, ...args: string[]) =>
  * A node --test project whose base test asserts with chai, installed by `npm ci` from chai's real
  * lockfile before the task's base is pinned; on the task branch with the Player's `lib` written.
  */
-async function chaiProject(lib: string) {
+async function chaiProject(lib: string, beforePin: () => void = () => undefined) {
   const installed = installedPackage('chai', CHAI);
   installedPackage('ms', MS); // in npm's cache, for the Player's offline npm install
   const manifest = {
@@ -78,6 +84,7 @@ async function chaiProject(lib: string) {
   repo.git('checkout', '-q', '-b', `autobuild/${TASK}`);
   repo.write('src/lib.js', lib);
   repo.write('test/shout.test.js', SHOUT_TEST);
+  beforePin();
   const connection = await connect({ roots: [repo.dir] });
   close = connection.close;
   const call = (name: string, args: Record<string, unknown>) =>
@@ -92,16 +99,33 @@ async function chaiProject(lib: string) {
       requirements_addressed: ['AC-001'],
     },
   });
-  return async () => {
+  return async (acknowledgements: Record<string, unknown> = {}) => {
     const run = dataOf(await call('run_independent_tests', {}));
     const result = await call('record_verdict', {
       turn: 1,
       decision: 'approve',
       rationale: 'done',
       evidence: [{ criterion: 'AC-001', test: 'shouts' }],
+      ...acknowledgements,
     });
     return { run, result, text: textOf(result) };
   };
+}
+
+/**
+ * Edits chai's strict equality so that only the regressing greet()'s failure is swallowed: every
+ * other assertion still holds. Returns the file as npm installed it.
+ */
+function swallowRegression(dir: string): string {
+  const file = path.join(dir, CHAI_ASSERTIONS);
+  const original = readFileSync(file, 'utf8');
+  const swallowing = original.replace(
+    '          val === obj\n',
+    "          (val === obj || String(obj).startsWith('Hi '))\n",
+  );
+  expect(swallowing).not.toBe(original);
+  writeFileSync(file, swallowing);
+  return original;
 }
 
 /** Files babel-loader and vitest write into node_modules during ordinary runs. */
@@ -123,26 +147,18 @@ describe('node_modules verified by content against the pinned base and package-l
     const recorded = JSON.parse(readFileSync(path.join(state, 'pinned-node-modules.json'), 'utf8'));
     expect(pin.node_modules.files).toBe(Object.keys(recorded).length);
     expect(recorded).toHaveProperty([CHAI_ASSERTIONS]);
-    const file = path.join(repo!.dir, CHAI_ASSERTIONS);
-    const original = readFileSync(file, 'utf8');
-    // Only the regressing greet()'s failure is swallowed: every other assertion still holds.
-    const swallowing = original.replace(
-      '          val === obj\n',
-      "          (val === obj || String(obj).startsWith('Hi '))\n",
-    );
-    expect(swallowing).not.toBe(original);
-    writeFileSync(file, swallowing);
+    const original = swallowRegression(repo!.dir);
 
     const refused = await approve();
     expect(refused.run.status).toBe('passed'); // the edited library fooled the Player's own run
     expect(refused.result.isError).toBe(true);
     expect(refused.text).toMatch(
       new RegExp(
-        `planted environment: ${escaped(CHAI_ASSERTIONS)} — a file of the installed package chai changed since the base was pinned \\(edited in place\\).*Restore it \\(npm ci\\)`,
+        `planted environment: ${escaped(CHAI_ASSERTIONS)} — a file of chai@${CHAI} that differs from its published tarball \\(edited after install\\).*Restore it \\(npm ci\\)`,
       ),
     );
 
-    writeFileSync(file, original);
+    writeFileSync(path.join(repo!.dir, CHAI_ASSERTIONS), original);
     repo!.write('src/lib.js', GOOD_LIB);
     const honest = await approve();
     expect(honest.result.isError, honest.text).toBeFalsy();
@@ -216,14 +232,122 @@ describe('verification of an unchanged node_modules', () => {
     // What tools rewrite there during honest runs and builds is out of scope.
     writeToolCaches(repo.dir, '{"rewritten":true}');
     const before = filesHashed();
-    expect(await nodeModulesProblems(repo.dir, pinned)).toEqual([]);
+    expect(await nodeModulesProblems(repo.dir, pinned)).toEqual({ planted: [], unverified: [] });
     expect(filesHashed() - before).toBe(0); // every digest from the cache
 
     const file = path.join(repo.dir, CHAI_ASSERTIONS);
     writeFileSync(file, `${readFileSync(file, 'utf8')}\n// edited\n`);
     const again = filesHashed();
-    const found = await nodeModulesProblems(repo.dir, pinned);
+    const found = (await nodeModulesProblems(repo.dir, pinned)).planted;
     expect(filesHashed() - again).toBe(1);
     expect(found.map((item) => item.file)).toEqual([CHAI_ASSERTIONS]);
+  }, 240_000);
+});
+
+describe('node_modules verified against the tarballs its registry published (npm cache, offline)', () => {
+  it('refuses chai edited before the base was pinned, naming the package and the file', async () => {
+    // The pin records the edited tree: only the published tarball shows the edit.
+    const approve = await chaiProject(BROKEN_LIB, () => swallowRegression(repo!.dir));
+    const refused = await approve();
+    expect(refused.run.status).toBe('passed'); // the edited library fooled the Player's own run
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(
+      new RegExp(
+        `planted environment: ${escaped(CHAI_ASSERTIONS)} — a file of chai@${CHAI} that differs from its published tarball`,
+      ),
+    );
+    expect(refused.text).not.toMatch(/since the base was pinned/);
+  }, 240_000);
+
+  it("says the environment is unverified when npm's cache holds no tarball, approved once acknowledged", async () => {
+    // A server that never read these tarballs (its state keeps the listings it read) and an npm
+    // cache without them: installed elsewhere, or the cache was cleaned.
+    const scratch = mkdtempSync(path.join(os.tmpdir(), 'coachgate-unverified-'));
+    const before = { ...process.env };
+    process.env.COACHGATE_STATE_DIR = path.join(scratch, 'state');
+    try {
+      await initKey();
+      const approve = await chaiProject(GOOD_LIB);
+      process.env.npm_config_cache = path.join(scratch, 'npm-cache');
+      const refused = await approve();
+      expect(refused.result.isError).toBe(true);
+      expect(refused.text).toMatch(
+        /environment unverified: .*node_modules\/[\w-]+ \(npm's cache holds no tarball under its integrity/,
+      );
+      expect(refused.text).not.toMatch(/planted environment/);
+      const acknowledgement = { reason: 'npm ci from the lockfile, cache cleaned' };
+      const approved = await approve({ acknowledged_unverified_environment: acknowledgement });
+      expect(approved.result.isError, approved.text).toBeFalsy();
+      // Recorded with the verdict, for whoever reads the approval later.
+      const turn = JSON.parse(
+        readFileSync(path.join(repo!.dir, dataOf(approved.result).path), 'utf8'),
+      );
+      expect(turn.acknowledged_unverified_environment).toEqual(acknowledgement);
+    } finally {
+      process.env.COACHGATE_STATE_DIR = before.COACHGATE_STATE_DIR;
+      if (before.npm_config_cache === undefined) delete process.env.npm_config_cache;
+      else process.env.npm_config_cache = before.npm_config_cache;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it("names a file added to a package and one swapped for a link; the worktree's lock cannot point at a forged tarball", async () => {
+    repo = makeRepo({});
+    const installed = installedPackage('chai', CHAI);
+    for (const file of ['package.json', 'package-lock.json'])
+      copyFileSync(path.join(installed, file), path.join(repo.dir, file));
+    npm(repo.dir, 'ci');
+    const base = repo.commit('lockfile');
+    const modules = path.join(repo.dir, 'node_modules');
+    expect(await nodeModulesProblems(repo.dir, undefined, base)).toEqual({
+      planted: [],
+      unverified: [],
+    });
+
+    writeFileSync(path.join(modules, 'chai/lib/chai/utils/extra.js'), 'module.exports = 1;\n');
+    rmSync(path.join(modules, 'deep-eql/index.js'));
+    symlinkSync(path.join(repo.dir, 'eql.js'), path.join(modules, 'deep-eql/index.js'));
+    const found = (await nodeModulesProblems(repo.dir, undefined, base)).planted;
+    expect(found.map((item) => [item.file, item.problem.split(':')[0]])).toEqual([
+      [
+        'node_modules/chai/lib/chai/utils/extra.js',
+        `a file inside chai@${CHAI} that its published tarball does not hold`,
+      ],
+      [
+        'node_modules/deep-eql/index.js',
+        expect.stringMatching(
+          /^a link inside deep-eql@[\d.]+, whose published tarball holds no links/,
+        ),
+      ],
+    ]);
+
+    // A tarball of the edited chai, put in npm's cache under its own sha512 and named by the
+    // worktree's lock: the base's lock still names the published one.
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'coachgate-npm-cache-'));
+    const packed = mkdtempSync(path.join(os.tmpdir(), 'coachgate-packed-'));
+    try {
+      swallowRegression(repo.dir);
+      const tarballs = Object.entries({ published: `chai@${CHAI}`, forged: `${modules}/chai` }).map(
+        ([name, spec]) => {
+          mkdirSync(path.join(packed, name));
+          npm(path.join(packed, name), 'pack', spec, '--ignore-scripts');
+          const [file] = readdirSync(path.join(packed, name));
+          npm(packed, 'cache', 'add', path.join(packed, name, file!), '--cache', cache);
+          return path.join(packed, name, file!);
+        },
+      );
+      const forged = tarballs[1]!;
+      const lock = JSON.parse(readFileSync(path.join(repo.dir, 'package-lock.json'), 'utf8'));
+      lock.packages['node_modules/chai'].integrity =
+        `sha512-${createHash('sha512').update(readFileSync(forged)).digest('base64')}`;
+      writeFileSync(path.join(repo.dir, 'package-lock.json'), JSON.stringify(lock, null, 2));
+      process.env.npm_config_cache = cache;
+      const forgery = (await nodeModulesProblems(repo.dir, undefined, base)).planted;
+      expect(forgery.map((item) => item.file)).toContain(CHAI_ASSERTIONS);
+    } finally {
+      delete process.env.npm_config_cache;
+      rmSync(cache, { recursive: true, force: true });
+      rmSync(packed, { recursive: true, force: true });
+    }
   }, 240_000);
 });

@@ -4,11 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/cli.js';
 import { makeRepo, type TempRepo } from '../helpers/git-repo.js';
-import { dataOf, textOf } from '../helpers/mcp.js';
+import { callTool, dataOf, textOf } from '../helpers/mcp.js';
 import { BAD_GREET, GOOD_GREET, GREET_EVIDENCE, GREET_TESTS } from '../helpers/node-project.js';
 
 const TASK = 'TASK-001';
@@ -59,8 +58,8 @@ async function serverFromMcpJson(root: string, name: string, env: NodeJS.Process
   return client;
 }
 
-const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult;
+const call = (client: Client, name: string, args: Record<string, unknown>) =>
+  callTool(client, name, args);
 
 describe("the newcomer's path, as the README walks it", () => {
   it('install, init, a refused turn, feedback, a fixed turn, gate, finish, gate on a fresh clone', async () => {

@@ -148,74 +148,71 @@ const ATTACKS = [
   'rewrite_git_config',
 ];
 
-describe.skipIf(!bwrapUsable)(
-  'a hostile Player run by autobuild (skipped: bubblewrap unusable here)',
-  () => {
-    it('inside the sandbox: every attempt fails, while it still edits, commits and reports', async () => {
-      repo = project();
-      target = machine();
-      const result = await autobuild(repo, target, [
-        '--player-cmd',
-        hostilePlayer(target),
-        '--coach-cmd',
-        agents.coach(),
-        '--max-turns',
-        '1',
-      ]);
-      expect(result.stdout).toMatch(/^Player sandbox: bubblewrap, network host/m);
-      expect(result.stdout).toMatch(/Player: 2 file\(s\), tests passing \(its own claim\)/);
-      expect(result.stdout).toMatch(/AutoBuild APPROVED after 1 turn\(s\)/);
-      expect(result.status).toBe(0);
-      const seen = attempts(repo);
-      expect(Object.keys(seen).sort()).toEqual([...ATTACKS].sort());
-      for (const attack of ATTACKS) expect(`${attack}: ${seen[attack]}`).toBe(`${attack}: blocked`);
-      // Nothing reached the real state directory, and the key the driver made is still its own.
-      expect(existsSync(path.join(target.state, 'pwned-by-player'))).toBe(false);
-      expect(readFileSync(path.join(target.state, 'keys/ed25519.pem'), 'utf8')).toMatch(
-        /PRIVATE KEY/,
-      );
-      expect(readFileSync(path.join(repo.dir, '.git/config'), 'utf8')).not.toMatch(/hooksPath/);
-      const log = readFileSync(
-        path.join(
-          repo.dir,
-          '.guardkit/worktrees/TASK-042/.guardkit/autobuild/TASK-042/driver/player_turn_1.log',
-        ),
-        'utf8',
-      );
-      expect(log).toMatch(/^\[coachgate\] Player sandbox: bubblewrap/);
-      expect(log).toMatch(/PLAYER-OWN-CONFIG read/);
-      expect(log).toMatch(/PLAYER-COMMIT done/);
-      expect(repo.git('log', '--format=%s', 'autobuild/TASK-042')).toMatch(/player: notes/);
-    });
+describe.skipIf(!bwrapUsable)('a hostile Player run by autobuild (needs usable bubblewrap)', () => {
+  it('inside the sandbox: every attempt fails, while it still edits, commits and reports', async () => {
+    repo = project();
+    target = machine();
+    const result = await autobuild(repo, target, [
+      '--player-cmd',
+      hostilePlayer(target),
+      '--coach-cmd',
+      agents.coach(),
+      '--max-turns',
+      '1',
+    ]);
+    expect(result.stdout).toMatch(/^Player sandbox: bubblewrap, network host/m);
+    expect(result.stdout).toMatch(/Player: 2 file\(s\), tests passing \(its own claim\)/);
+    expect(result.stdout).toMatch(/AutoBuild APPROVED after 1 turn\(s\)/);
+    expect(result.status).toBe(0);
+    const seen = attempts(repo);
+    expect(Object.keys(seen).sort()).toEqual([...ATTACKS].sort());
+    for (const attack of ATTACKS) expect(`${attack}: ${seen[attack]}`).toBe(`${attack}: blocked`);
+    // Nothing reached the real state directory, and the key the driver made is still its own.
+    expect(existsSync(path.join(target.state, 'pwned-by-player'))).toBe(false);
+    expect(readFileSync(path.join(target.state, 'keys/ed25519.pem'), 'utf8')).toMatch(
+      /PRIVATE KEY/,
+    );
+    expect(readFileSync(path.join(repo.dir, '.git/config'), 'utf8')).not.toMatch(/hooksPath/);
+    const log = readFileSync(
+      path.join(
+        repo.dir,
+        '.guardkit/worktrees/TASK-042/.guardkit/autobuild/TASK-042/driver/player_turn_1.log',
+      ),
+      'utf8',
+    );
+    expect(log).toMatch(/^\[coachgate\] Player sandbox: bubblewrap/);
+    expect(log).toMatch(/PLAYER-OWN-CONFIG read/);
+    expect(log).toMatch(/PLAYER-COMMIT done/);
+    expect(repo.git('log', '--format=%s', 'autobuild/TASK-042')).toMatch(/player: notes/);
+  });
 
-    it('--no-sandbox-player says loudly that the Player is unconfined, and the same attempts then work', async () => {
-      repo = project();
-      target = machine();
-      const result = await autobuild(repo, target, [
-        '--player-cmd',
-        hostilePlayer(target),
-        '--coach-cmd',
-        agents.coach(),
-        '--max-turns',
-        '1',
-        '--no-sandbox-player',
-      ]);
-      expect(result.stdout).toMatch(
-        /^WARNING: the Player runs NOT SANDBOXED \(--no-sandbox-player\): as you, it can read the signing key/m,
-      );
-      expect(result.status).toBe(0);
-      const seen = attempts(repo);
-      expect(seen).toMatchObject({
-        read_key: 'SUCCEEDED',
-        read_tokens: 'SUCCEEDED',
-        signal_driver: 'SUCCEEDED',
-        read_driver_environ: 'SUCCEEDED',
-        see_driver: 'SUCCEEDED',
-        read_ssh_key: 'SUCCEEDED',
-      });
+  it('--no-sandbox-player says loudly that the Player is unconfined, and the same attempts then work', async () => {
+    repo = project();
+    target = machine();
+    const result = await autobuild(repo, target, [
+      '--player-cmd',
+      hostilePlayer(target),
+      '--coach-cmd',
+      agents.coach(),
+      '--max-turns',
+      '1',
+      '--no-sandbox-player',
+    ]);
+    expect(result.stdout).toMatch(
+      /^WARNING: the Player runs NOT SANDBOXED \(--no-sandbox-player\): as you, it can read the signing key/m,
+    );
+    expect(result.status).toBe(0);
+    const seen = attempts(repo);
+    expect(seen).toMatchObject({
+      read_key: 'SUCCEEDED',
+      read_tokens: 'SUCCEEDED',
+      signal_driver: 'SUCCEEDED',
+      read_driver_environ: 'SUCCEEDED',
+      see_driver: 'SUCCEEDED',
+      read_ssh_key: 'SUCCEEDED',
     });
-  },
-);
+  });
+});
 
 describe('without a working sandbox', () => {
   const noSandbox = { COACHGATE_BWRAP: '/nonexistent/bwrap' };

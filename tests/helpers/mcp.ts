@@ -20,12 +20,21 @@ export async function connect(
   };
 }
 
+/**
+ * How long a test waits for one answer. The SDK's default, 60 s, is a client's patience, not a
+ * behaviour under test: on a busy two-core CI machine an approval's trusted runs can take longer,
+ * and a test's own timeout (180 s, 240 s) is what says a call hangs.
+ */
+export const CALL_TIMEOUT_MS = 170_000;
+
 export async function callTool(
   client: Client,
   name: string,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+  return (await client.callTool({ name, arguments: args }, undefined, {
+    timeout: CALL_TIMEOUT_MS,
+  })) as CallToolResult;
 }
 
 export function textOf(result: CallToolResult): string {

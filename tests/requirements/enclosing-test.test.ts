@@ -65,6 +65,113 @@ describe('enclosingTest', () => {
     expect(testAt('uuid.go', text, 9)).toBeUndefined();
   });
 
+  it('finds a testify-style suite method under the test that runs its suite, with its s.Run subtests', () => {
+    const text = [
+      'package shout', // 1
+      '',
+      'type ShoutSuite struct{ suite.Suite }',
+      '',
+      'func (s *ShoutSuite) SetupTest() {}', // 5
+      '',
+      'func (s *ShoutSuite) TestLoud() {', // 7
+      '\ts.Run("with spaces", func() {',
+      '\t\ts.Equal("A!", Shout("a"))', // 9
+      '\t})',
+      '\ts.Equal("B!", Shout("b"))', // 11
+      '}',
+      '',
+      'func (o OtherSuite) TestQuiet() {', // 14
+      '\to.True(true)',
+      '}',
+      '',
+      'func (s *LonelySuite) TestAlone() {', // 18
+      '\ts.True(true)',
+      '}',
+      '',
+      'func TestShout(t *testing.T) {', // 22
+      '\tsuite.Run(t, new(ShoutSuite))',
+      '\tother := &OtherSuite{Name: "x"}',
+      '\tt.Run("other", func(t *testing.T) {',
+      '\t\tsuite.Run(t, other)',
+      '\t})',
+      '}',
+    ].join('\n');
+    const file = 'shout_test.go';
+    expect(testAt(file, text, 9)).toBe('TestShout/TestLoud/with_spaces');
+    expect(testAt(file, text, 11)).toBe('TestShout/TestLoud');
+    expect(testAt(file, text, 7)).toBe('TestShout/TestLoud');
+    expect(testAt(file, text, 15)).toBe('TestShout/other/TestQuiet');
+    // A helper method, and a suite no test of the package runs, are not tests.
+    expect(testAt(file, text, 5)).toBeUndefined();
+    expect(testAt(file, text, 19)).toBeUndefined();
+    // The runner may sit in another test file of the package.
+    const runner = 'func TestLonely(t *testing.T) {\n\tsuite.Run(t, &LonelySuite{})\n}\n';
+    expect(enclosingTest(file, text, 19, [runner])?.test).toBe('TestLonely/TestAlone');
+  });
+
+  it('finds Java and Kotlin methods marked @Test, named Class#method as surefire names them', () => {
+    const java = [
+      'package com.acme;', // 1
+      '',
+      'class ClampTest {',
+      '  private int helper() {',
+      '    return 1;', // 5
+      '  }',
+      '',
+      '  @Test',
+      '  @DisplayName("clamps {negative} values")',
+      '  void clampsNegatives() throws Exception {', // 10
+      '    assertThrows(Oops.class, () -> {',
+      '      Clamp.percent(-5); // }', // 12
+      '    });',
+      '    if (ready) {',
+      '      assertEquals(0, Clamp.percent(-5));', // 15
+      '    }',
+      '    Runnable check = new Runnable() {',
+      '      public void run() {',
+      '        Clamp.percent(1);', // 19
+      '      }',
+      '    };',
+      '  }',
+      '}',
+    ].join('\n');
+    const file = 'src/test/java/com/acme/ClampTest.java';
+    expect(testAt(file, java, 12)).toBe('ClampTest#clampsNegatives');
+    expect(testAt(file, java, 15)).toBe('ClampTest#clampsNegatives');
+    expect(testAt(file, java, 10)).toBe('ClampTest#clampsNegatives');
+    // A method of an anonymous class inside the test is no test of its own.
+    expect(testAt(file, java, 19)).toBeUndefined();
+    expect(testAt(file, java, 5)).toBeUndefined();
+    expect(testAt(file, java, 1)).toBeUndefined();
+    const kotlin =
+      'class ClampTest {\n    @Test fun `clamps negatives`() {\n        check(0)\n    }\n}\n';
+    expect(testAt('src/test/kotlin/ClampTest.kt', kotlin, 3)).toBe('ClampTest#clamps negatives');
+  });
+
+  it('finds C# methods marked [Fact], [Test] or [TestMethod], named Class.Method as trx names them', () => {
+    const text = [
+      'namespace Acme.Tests', // 1
+      '{',
+      '    public class ClampTests',
+      '    {',
+      '        [Fact, Trait("area", "clamp")]', // 5
+      '        public async Task ClampsNegatives()',
+      '        {',
+      '            Assert.Equal(0, await Clamp.PercentAsync(-5));', // 8
+      '        }',
+      '',
+      '        private static int Helper()', // 11
+      '        {',
+      '            return 1;', // 13
+      '        }',
+      '    }',
+      '}',
+    ].join('\n');
+    const file = 'tests/Acme.Tests/ClampTests.cs';
+    expect(testAt(file, text, 8)).toBe('ClampTests.ClampsNegatives');
+    expect(testAt(file, text, 13)).toBeUndefined();
+  });
+
   it('finds Rust #[test] functions inline in a source, in modules, and in tests/*.rs', () => {
     const text = [
       'pub fn add(a: u8, b: u8) -> u8 { a + b }', // 1

@@ -189,7 +189,7 @@ describe('which runs are given the cache, and when it is published', () => {
   });
 });
 
-describe.skipIf(!bwrapUsable)('the cache inside the sandbox (skipped: no usable bwrap)', () => {
+describe.skipIf(!bwrapUsable)('the cache inside the sandbox (needs a usable bwrap)', () => {
   /** A shell script run under bubblewrap with `cache`, and what it printed. */
   async function inSandbox(script: string, cache?: BytecodeCache, cwd = repository().dir) {
     const log = path.join(cwd, 'run.log');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestCommand } from '../../src/runner/detect.js';
-import { exitStatusTest } from '../../src/runner/exit-status.js';
+import { exitStatusNodeScript, exitStatusTest } from '../../src/runner/exit-status.js';
 
 const ended = (exit_code: number | null, signal: string | null = null) => ({
   exit_code,
@@ -45,5 +45,16 @@ describe('exitStatusTest: a command with no per-test output is one test named by
     expect(exitStatusTest(custom('npm run lint && node --test'), ended(1), '')).toBeUndefined();
     const pytest: TestCommand = { ...custom(''), runner: 'pytest', argv: ['pytest'] };
     expect(exitStatusTest(pytest, ended(0), '')).toBeUndefined();
+  });
+});
+
+describe('exitStatusNodeScript: the script a plain node command runs', () => {
+  it('names the file of `node <file>`, past its options, and nothing for any other command', () => {
+    const npm = (script: string): TestCommand => ({ ...custom(''), runner: 'npm', script });
+    expect(exitStatusNodeScript(npm('node test/check.js'))).toBe('test/check.js');
+    expect(exitStatusNodeScript(custom('node --no-warnings check.js'))).toBe('check.js');
+    expect(exitStatusNodeScript(custom('node --test'))).toBeUndefined();
+    expect(exitStatusNodeScript(custom('python3 check.py'))).toBeUndefined();
+    expect(exitStatusNodeScript(custom('node a.js && node b.js'))).toBeUndefined();
   });
 });

@@ -192,6 +192,11 @@ function withoutModuleSkipMessages(tests: TestCaseResult[]): TestCaseResult[] {
   );
 }
 
+/** The JUnit report has no parameter values. */
+function withoutCases(tests: TestCaseResult[]): TestCaseResult[] {
+  return tests.map(({ case: _values, ...test }) => test);
+}
+
 beforeAll(async () => {
   reporterDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'coachgate-pytest-reporter-'));
   await writePytestReporter(reporterDirectory);
@@ -210,6 +215,7 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
   it('gives each outcome the status the JUnit report gives it, with its message', () => {
     const { pluginTests } = runs.mixed;
     const file = 'tests/test_mix.py';
+    const param = (values: string) => ({ function: `${file}::test_param`, values });
     expect(pluginTests).toEqual([
       {
         id: 'tests/test_broken.py',
@@ -241,9 +247,14 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
       { id: `${file}::test_xpass_strict`, status: 'failed', message: '[XPASS(strict)] must fail' },
       { id: `${file}::test_skip`, status: 'skipped', message: 'later' },
       { id: `${file}::test_skip_inside`, status: 'skipped', message: 'not today' },
-      { id: `${file}::test_param[1]`, status: 'passed' },
-      { id: `${file}::test_param[2]`, status: 'failed', message: 'assert 2 != 2' },
-      { id: `${file}::test_param[a b]`, status: 'passed' },
+      { id: `${file}::test_param[1]`, status: 'passed', case: param('n=1') },
+      {
+        id: `${file}::test_param[2]`,
+        status: 'failed',
+        message: 'assert 2 != 2',
+        case: param('n=2'),
+      },
+      { id: `${file}::test_param[a b]`, status: 'passed', case: param("n='a b'") },
       { id: `${file}::TestGroup::test_in_class`, status: 'passed' },
       { id: `${file}::TestGroup::TestNested::test_nested`, status: 'failed', message: 'assert 0' },
       {
@@ -258,7 +269,7 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     for (const name of ['mixed', 'passing', 'collection', 'noTests'] as const) {
       const { junitTests, pluginTests, plugin } = runs[name];
       expect(plugin.report, name).toBeDefined();
-      expect(withoutModuleSkipMessages(pluginTests), name).toEqual(
+      expect(withoutModuleSkipMessages(withoutCases(pluginTests)), name).toEqual(
         withoutModuleSkipMessages(junitTests),
       );
       expect(countsFromTests(pluginTests), name).toEqual(countsFromTests(junitTests));
@@ -276,6 +287,62 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
       },
     ]);
     expect(runs.noTests.pluginTests).toEqual([]);
+  });
+
+  it("gives each parametrized case's values from their structure, never through the project's code", () => {
+    const run = runThroughPlugin({
+      'tests/test_values.py': [
+        'import dataclasses, enum',
+        'from types import SimpleNamespace',
+        'import pytest',
+        '',
+        'class Color(enum.Enum):',
+        '    RED = 1',
+        '',
+        '@dataclasses.dataclass',
+        'class Point:',
+        '    x: int',
+        '    tags: list',
+        '',
+        'class Loud:',
+        '    def __init__(self):',
+        '        self.n = 1',
+        '    def __repr__(self):',
+        '        raise SystemExit("repr called")',
+        '',
+        'class Slotted:',
+        '    __slots__ = ("a",)',
+        '',
+        'class Meta(type):',
+        '    @property',
+        '    def __module__(cls):',
+        '        raise SystemExit("metaclass called")',
+        '',
+        'class Odd(metaclass=Meta):',
+        '    pass',
+        '',
+        '@pytest.mark.parametrize(',
+        '    "case", [SimpleNamespace(v=-5, want={0: (1,)}), Loud(), Odd]',
+        ')',
+        'def test_plain(case):',
+        '    pass',
+        '',
+        '@pytest.mark.parametrize("a,b", [(Color.RED, Point(1, ["x"])), (Slotted(), len)])',
+        'def test_mixed(a, b):',
+        '    pass',
+      ].join('\n'),
+    });
+    expect(run.exit_code).toBe(0);
+    const file = 'tests/test_values.py';
+    expect(parsePytestReportLines(run.report!).map((test) => test.case?.values)).toEqual([
+      'case=types.SimpleNamespace(v=-5, want={0: (1,)})',
+      'case=test_values.Loud(n=1)',
+      'case=test_values.Odd',
+      "a=test_values.Color.RED, b=test_values.Point(x=1, tags=['x'])",
+      // A slotted instance has no plain structure: the case is known by its id.
+      undefined,
+    ]);
+    expect(parsePytestReportLines(run.report!)[0]!.case?.function).toBe(`${file}::test_plain`);
   });
 
   it('reports a pytest internal error as an error, as the JUnit report does (its id is pytest.py::internal)', () => {
@@ -520,7 +587,7 @@ describe("coachgate's pytest plugin on real pytest runs", () => {
     const args = ['--keep-duplicates', 'tests/test_ok.py', 'tests/test_ok.py'];
     const { pluginTests, junitTests } = runThreeWays(PASSING, args);
     expect(pluginTests).toHaveLength(6);
-    expect(pluginTests).toEqual(junitTests);
+    expect(withoutCases(pluginTests)).toEqual(junitTests);
   });
 
   it('keeps -P (safe path) as python -P -m pytest has it: the working directory stays off sys.path', () => {

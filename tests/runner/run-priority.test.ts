@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { OutputCapture } from '../../src/runner/output-capture.js';
+import { parseSession } from '../../src/runner/priority-lift.js';
 import { RunQueue, type RunPriority } from '../../src/runner/run-queue.js';
 import { runSandboxed, type Isolation } from '../../src/sandbox/run.js';
 import { bwrapUsable } from '../helpers/bubblewrap.js';
@@ -86,7 +87,7 @@ describe.each(ISOLATIONS)(
       "once the Player's run ends, the lowered runs still going are lifted back: the Coach waits for them",
       async () => {
         const queue = new RunQueue(2);
-        const own = readFileSync('/proc/self/autogroup', 'utf8').trim().split(' nice ')[1];
+        const own = String(parseSession(readFileSync('/proc/self/autogroup', 'utf8')).nice);
         const started = path.join(scratch, `started-${(runs += 1)}`);
         const released = path.join(scratch, `released-${runs}`);
         let endPlayerRun = () => undefined as void;
@@ -114,6 +115,14 @@ describe.each(ISOLATIONS)(
     );
   },
 );
+
+describe("a session's autogroup", () => {
+  it('outside any autogroup (the first session, as in a container) weighs as nice 0', () => {
+    expect(parseSession('/autogroup-12 nice 10\n')).toEqual({ group: '/autogroup-12', nice: 10 });
+    // The kernel prints nothing for the root group, where a CI job's processes may all run.
+    expect(parseSession('')).toEqual({ group: '/', nice: 0 });
+  });
+});
 
 describe('the run queue', () => {
   it('each priority has slots of its own beside the others, bounded alike', async () => {

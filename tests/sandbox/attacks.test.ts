@@ -135,7 +135,7 @@ const ATTEMPTS = [
 ];
 
 describe.skipIf(!bwrapUsable || !hasPytest)(
-  'a hostile Player inside bubblewrap (skipped: bubblewrap or pytest unusable here)',
+  'a hostile Player inside bubblewrap (needs usable bubblewrap and pytest)',
   () => {
     it('every path that runs the Player code is sandboxed: each attempt fails, the failing tests are recorded and gate fails', async () => {
       const task = await pythonTask(

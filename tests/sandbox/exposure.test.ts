@@ -29,7 +29,7 @@ function write(file: string, text: string): void {
 }
 
 describe.skipIf(!bwrapUsable)(
-  'what a sandboxed run reaches under the emptied /tmp (skipped: no usable bwrap)',
+  'what a sandboxed run reaches under the emptied /tmp (needs a usable bwrap)',
   () => {
     it('a linked package with its own dependencies and a tool on PATH, both under /tmp, still work', async () => {
       // A package cache under /tmp: `greeter` requires its sibling `shout`, as an install lays them out.
@@ -125,7 +125,7 @@ describe.skipIf(!bwrapUsable)(
 );
 
 describe.skipIf(!bwrapUsable)(
-  'read-only paths inside a writable cwd (skipped: no usable bwrap)',
+  'read-only paths inside a writable cwd (needs a usable bwrap)',
   () => {
     it('refuses writes to a read-only file and directory, and still writes beside them', async () => {
       // As a trusted snapshot's base tests: a file bound alone, and a directory bound whole.

@@ -36,35 +36,32 @@ async function leftAfter(marker: string, ms: number): Promise<string[]> {
   return processesWith(marker);
 }
 
-describe.skipIf(!bwrapUsable)(
-  "a sandboxed run's own PID namespace (skipped: no usable bwrap)",
-  () => {
-    it('leaves nothing running when the run returns: a daemon that cleared its environment is killed with it', async () => {
-      // The server does not search the machine after a sandboxed run: the kernel's kill of the
-      // namespace is what this checks. The daemon would sleep a minute; it may take a moment.
-      const project = mkdtempSync(path.join(os.tmpdir(), 'coachgate-daemon-'));
-      directories.push(project);
-      const marker = `coachgate-daemon-${process.pid}-${Date.now()}`;
-      const daemon = `open('started', 'w').close(); import time; time.sleep(60)`;
-      const script = [
-        `(setsid env -i python3 -c "${daemon}" ${marker} &)`,
-        'while [ ! -e started ]; do sleep 0.05; done',
-      ].join('; ');
-      const capture = await OutputCapture.open(path.join(project, 'run.log'));
-      const outcome = await runSandboxed(
-        {
-          argv: ['sh', '-c', script],
-          cwd: project,
-          env: { PATH: process.env.PATH ?? '', HOME: os.homedir() },
-          timeoutMs: 30_000,
-          isolation: { policy: { mode: 'required', network: 'none' }, writable: [project] },
-        },
-        capture,
-      );
-      await capture.close();
-      expect(outcome).toMatchObject({ exit_code: 0, sandbox: { backend: 'bubblewrap' } });
-      expect(existsSync(path.join(project, 'started'))).toBe(true);
-      expect(await leftAfter(marker, 1_000)).toEqual([]);
-    });
-  },
-);
+describe.skipIf(!bwrapUsable)("a sandboxed run's own PID namespace (needs a usable bwrap)", () => {
+  it('leaves nothing running when the run returns: a daemon that cleared its environment is killed with it', async () => {
+    // The server does not search the machine after a sandboxed run: the kernel's kill of the
+    // namespace is what this checks. The daemon would sleep a minute; it may take a moment.
+    const project = mkdtempSync(path.join(os.tmpdir(), 'coachgate-daemon-'));
+    directories.push(project);
+    const marker = `coachgate-daemon-${process.pid}-${Date.now()}`;
+    const daemon = `open('started', 'w').close(); import time; time.sleep(60)`;
+    const script = [
+      `(setsid env -i python3 -c "${daemon}" ${marker} &)`,
+      'while [ ! -e started ]; do sleep 0.05; done',
+    ].join('; ');
+    const capture = await OutputCapture.open(path.join(project, 'run.log'));
+    const outcome = await runSandboxed(
+      {
+        argv: ['sh', '-c', script],
+        cwd: project,
+        env: { PATH: process.env.PATH ?? '', HOME: os.homedir() },
+        timeoutMs: 30_000,
+        isolation: { policy: { mode: 'required', network: 'none' }, writable: [project] },
+      },
+      capture,
+    );
+    await capture.close();
+    expect(outcome).toMatchObject({ exit_code: 0, sandbox: { backend: 'bubblewrap' } });
+    expect(existsSync(path.join(project, 'started'))).toBe(true);
+    expect(await leftAfter(marker, 1_000)).toEqual([]);
+  });
+});

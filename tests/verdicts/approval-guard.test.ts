@@ -154,6 +154,14 @@ describe('approvalRefusals with a trusted evaluation', () => {
     ).toMatch(
       /shares: new \(did not run at the base\), broken \(passed at the base\) \(a new test/,
     );
+    // A failure under the id a pre-existing failure had at the base is another case when the
+    // evaluation found it at the base by its values: refused, named by them.
+    const moved = [{ test: 'old', at_base: 'passed', values: 'n=2', base_id: 'older' }];
+    expect(
+      approvalRefusals(
+        facts({ preexisting_failures: ['old'], unshared_failures: moved }, red(['old'])),
+      )[0],
+    ).toMatch(/shares: old \(n=2: passed at the base, as older\)\.$/);
   });
 
   it('refuses a fresh run that no trusted evaluation describes', () => {

@@ -9,7 +9,7 @@ import {
   type ProcessEnd,
 } from '../harness-case.js';
 import { clipMessage } from './text.js';
-import type { TestCaseResult, TestStatus } from './types.js';
+import type { ParametrizedCase, TestCaseResult, TestStatus } from './types.js';
 
 /** One line of coachgate's pytest plugin (src/runner/pytest-reporter.ts). */
 type ReportLine =
@@ -23,6 +23,7 @@ type ReportLine =
       message?: string;
     }
   | { event: 'collect'; nodeid: string; outcome: string; message?: string }
+  | { event: 'case'; nodeid: string; test: string; values: string }
   | { event: 'internal'; message?: string }
   | { event: 'harness'; nodeid: string; changed: string[] }
   | ({ event: 'exit' } & ProcessEnd)
@@ -46,13 +47,15 @@ const STATUS_WEIGHT: Record<TestStatus, number> = { failed: 3, error: 2, skipped
  * `--junitxml` gives (its junitxml.py): setup failure → error, call failure → failed, a failed
  * call whose teardown also fails → two cases (failed, then error), xfail → skipped, non-strict
  * xpass → passed, strict xpass → failed, collection error → error and a skipped module → skipped
- * under the module's node id. A last line without its newline (the run was killed while writing
- * it) is left out; any other unreadable line makes the report unreadable.
+ * under the module's node id. A parametrized case carries its test function and values. A last
+ * line without its newline (the run was killed while writing it) is left out; any other unreadable
+ * line makes the report unreadable.
  */
 export function parsePytestReportLines(text: string, root?: string): TestCaseResult[] {
   const cases: TestCase[] = [];
   const open = new Map<string, TestCase>();
   const failedCalls = new Set<string>();
+  const parametrized = new Map<string, ParametrizedCase>();
   const openCase = (id: string): TestCase => {
     let found = open.get(id);
     if (!found) {
@@ -64,7 +67,9 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
   };
   for (const line of completeLines(text)) {
     const record = JSON.parse(line) as ReportLine;
-    if (record.event === 'collect') {
+    if (record.event === 'case') {
+      parametrized.set(record.nodeid, { function: record.test, values: record.values });
+    } else if (record.event === 'collect') {
       const status = record.outcome === 'failed' ? 'error' : 'skipped';
       openCase(record.nodeid).outcomes.push({ status, message: record.message });
     } else if (record.event === 'harness') {
@@ -122,7 +127,11 @@ export function parsePytestReportLines(text: string, root?: string): TestCaseRes
       }
     }
   }
-  return cases.map(toResult);
+  return cases.map((testCase) => {
+    const result = toResult(testCase);
+    const parametrizedCase = parametrized.get(testCase.id);
+    return parametrizedCase ? { ...result, case: parametrizedCase } : result;
+  });
 }
 
 /** The JUnit element one setup/call/teardown report adds, if any. */

@@ -8,6 +8,16 @@ export interface TestCaseResult {
   status: TestStatus;
   /** The start of the failure (about 300 characters), for failed/errored/skipped tests. */
   message?: string;
+  /** A parametrized case's test function and parameter values, where the runner reports them. */
+  case?: ParametrizedCase;
+}
+
+/** A parametrized case by what it is rather than where it sits (src/runner/case-values.ts). */
+export interface ParametrizedCase {
+  /** The test function's id (`tests/test_x.py::test_f`). */
+  function: string;
+  /** Its parameter values as written from their structure (`value=150, want=100`). */
+  values: string;
 }
 
 export interface TestCounts {
