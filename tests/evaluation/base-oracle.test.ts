@@ -1,10 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  approvedThenRefused,
-  layoutTask,
-  linesOf,
-  type LayoutTask,
-} from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { approvedThenRefused, layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -18,12 +13,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * one acknowledgement of the tests. A checker method that asks isinstance() of its own class judges
  * the Player's objects as its own in the base's copy too.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const RENDER = linesOf('def render(items):', '    return ",".join(str(item) for item in items)');
 const CHECK = linesOf(
@@ -115,7 +105,7 @@ describe.skipIf(!hasPytest)('the base oracle under pytest (pytest installed)', (
   }, 300_000);
 
   it('refuses a list of problems that comes back empty, naming the base answer', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: {
         'app/render.py': brokenRender,
@@ -137,7 +127,7 @@ describe.skipIf(!hasPytest)('the base oracle under pytest (pytest installed)', (
   }, 240_000);
 
   it('approves a checker the task changes, with the test acknowledged', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: {
         'app/render.py': (RENDER + SORTED).replaceAll('","', '";"'),
@@ -163,7 +153,7 @@ describe.skipIf(!hasPytest)('the base oracle under pytest (pytest installed)', (
 
 describe('the base oracle under python -m unittest', () => {
   it("refuses a checker object's method weakened with the code", async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         Makefile: 'test:\n\tpython -m unittest discover -s tests -t .\n',
         'app/__init__.py': '',

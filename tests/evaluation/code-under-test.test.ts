@@ -1,19 +1,15 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasPytest } from '../helpers/python-task.js';
-import { approvedThenRefused, layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+import { approvedThenRefused, layoutTasks } from '../helpers/layout-task.js';
 
 /**
  * Code under test on layouts no manifest describes, through the MCP client with real pytest and
  * node --test: what the base's tests import is the Player's code. On each layout the honest change
  * is approved and "break the code, weaken the base test to match" is refused.
  */
-let task: LayoutTask | undefined;
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const SLUG = 'def slug(text):\n    return text.lower().replace(" ", "-")\n';
 const SHOUT = '\n\ndef shout(text):\n    return text.upper() + "!"\n';
@@ -93,7 +89,7 @@ describe.skipIf(!hasPytest)('code under test with pytest, no manifest (pytest in
     const evidence = [
       { criterion: 'AC-001', file: 'app/report.py', line: 2, snippet: 'text.replace' },
     ];
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player,
       criterion: 'report slugs keep their case',
@@ -129,7 +125,7 @@ describe.skipIf(!hasPytest)('honest changes on a layout the rules know (pytest i
     const conftest = 'import pytest\n\n\n@pytest.fixture\ndef word():\n    return "hi"\n';
     const test =
       'from app.text import shout\n\n\ndef test_shout(word):\n    assert shout(word) == "HI!"\n';
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: {
         'app/text.py': SLUG + SHOUT,
@@ -156,7 +152,7 @@ describe.skipIf(!hasPytest)('honest changes on a layout the rules know (pytest i
       '    assert shout("hi") == "HI!"',
       '',
     ].join('\n');
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: { 'app/text.py': SLUG + SHOUT, 'tests/test_shout.py': test },
       criterion: 'unit tests cover shout',
@@ -173,7 +169,7 @@ describe.skipIf(!hasPytest)('honest changes on a layout the rules know (pytest i
 
   it('approves a base test the task retires once the Coach acknowledges it, and says it failed', async () => {
     // The task makes slug keep case; the old test of lower-casing goes, acknowledged for AC-001.
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: {
         'app/text.py': SLUG.replace('.lower()', ''),
@@ -208,7 +204,7 @@ describe.skipIf(!hasPytest)(
 
     it('refuses a weakened doctest example, and approves once the Coach acknowledges it', async () => {
       const broken = documented('A-B', 'return text.replace(" ", "-")');
-      task = await layoutTask({
+      const task = await openTask({
         base,
         player: {
           'app/text.py': broken + SHOUT,
@@ -313,7 +309,7 @@ describe("the Player's new tests in the trusted setting, node --test (ids name n
       'test/shout.test.js':
         "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst lib = require('../routes/greet');\n\ntest('shouts', () => assert.equal(lib.shout('hi'), 'HI!'));\n",
     };
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player,
       criterion: 'shout(text) returns the text in upper case with "!"',
@@ -344,7 +340,7 @@ describe("test support named by the runner config stays the base's, even inside 
       'test/lib.test.js':
         "import { expect, test } from 'vitest';\nimport { greet } from '../src/lib.js';\n\ntest('greets by name', () => expect(greet('Ada')).toGreet('Ada'));\n",
     };
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: {
         'src/lib.js': lib('Hi '),

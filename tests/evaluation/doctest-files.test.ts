@@ -1,10 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  approvedThenRefused,
-  layoutTask,
-  linesOf,
-  type LayoutTask,
-} from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { approvedThenRefused, layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -15,12 +10,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * is refused with doctest_changed naming the file; the Player who adds a function beside it and
  * leaves the file alone is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const TEXT = (body: string) => linesOf('def slug(text):', `    ${body}`);
 const GOOD = TEXT('return text.lower().replace(" ", "-")');
@@ -78,7 +68,7 @@ describe('doctests from text files under python -m unittest', () => {
   }, 300_000);
 
   it('refuses the weakened example when DocFileSuite goes by another name', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: unittestBase(loadTests('from doctest import DocFileSuite as text_suite', 'text_suite')),
       player: {
         'app/text.py': BROKEN + SHOUT,
@@ -96,7 +86,7 @@ describe('doctests from text files under python -m unittest', () => {
 
 describe.skipIf(!hasPytest)('doctests from text files under pytest (pytest installed)', () => {
   it('refuses a weakened example of a file doctest.testfile runs from a test', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'pytest.ini': '[pytest]\npythonpath = .\n',
         'app/__init__.py': '',

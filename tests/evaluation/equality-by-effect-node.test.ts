@@ -1,13 +1,8 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TempRepo } from '../helpers/git-repo.js';
-import {
-  approvedThenRefused,
-  layoutTask,
-  linesOf,
-  type LayoutTask,
-} from '../helpers/layout-task.js';
+import { approvedThenRefused, layoutTasks, linesOf } from '../helpers/layout-task.js';
 
 /**
  * Equality judged by its effect under node's runners. The base's tests compare total() with a Money
@@ -22,12 +17,7 @@ import {
  * class (a method beside its public cents, which the base's deep comparison then judges) is
  * approved under node --test and under chai.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const MONEY = linesOf(
   'export class Money {',
@@ -121,7 +111,7 @@ describe('equality by effect under mocha', () => {
         .replace('export class Money', 'class Money')
         .replace(/export function (\w+)/g, 'exports.$1 = function $1')
         .concat('exports.Money = Money;\n');
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
         '.gitignore': 'node_modules/\n',

@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 
 /**
@@ -12,12 +12,7 @@ import type { TempRepo } from '../helpers/git-repo.js';
  * the trusted run each passing comparison is read again as plain data and fails, naming the test,
  * the comparison and the type; an honest value class compared with `toEqual` is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const borrowNodeModules = (repo: TempRepo) =>
   symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
@@ -61,7 +56,7 @@ const BASE_TESTS = {
 
 describe('equality by effect under vitest', () => {
   it('refuses a comparison the product decided, naming the test and the type', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',
@@ -127,7 +122,7 @@ describe('equality by effect under vitest', () => {
       "test('refund in cents', () => expect(refund(5)).toEqual(-5));",
       "test('refund by shape', () => expect(refund(5)).toMatchObject({ cents: expect.any(Number) }));",
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',

@@ -1,10 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  approvedThenRefused,
-  layoutTask,
-  linesOf,
-  type LayoutTask,
-} from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { approvedThenRefused, layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -16,12 +11,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * Through the MCP client with real pytest, each is refused naming the test and the type; an honest
  * value class (a dataclass comparing what it holds) is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const MONEY = linesOf(
   'from dataclasses import dataclass',
@@ -112,7 +102,7 @@ describe.skipIf(!hasPytest)('equality by effect under pytest (pytest installed)'
   }, 300_000);
 
   it('refuses a field left out of the dataclass comparison, naming the test and the type', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: { 'app/money.py': UNCOMPARED, 'tests/test_double.py': DOUBLE_TEST },
       criterion: CRITERION,
@@ -135,7 +125,7 @@ describe.skipIf(!hasPytest)('equality by effect under pytest (pytest installed)'
       '    def __eq__(self, other):',
       '        return isinstance(other, Name) and self.text.lower() == other.text.lower()',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'pytest.ini': '[pytest]\npythonpath = .\n',
         'app/__init__.py': '',

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 
 /**
  * A project whose test command prints no per-test result, a plain script that asserts and exits, as
@@ -8,12 +8,7 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
  * breaks what the base's script checks (and weakens its own copy to match) is refused by PASS_TO_PASS.
  * The script is named as a test (test_*.py), which is how the trusted runs know it for one.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const COMMAND = 'python3 test_calc.py';
 const CALC = linesOf('def add(a, b):', '    return a + b', '', '', 'def halve(a):', '    return a');
@@ -34,7 +29,7 @@ const NEW_CHECKS = linesOf(
 
 describe('a test command that prints no per-test result', () => {
   it('is one test named by its command: an honest fix is approved citing it', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: { 'calc.py': FIXED, 'test_calc.py': NEW_CHECKS },
       criterion: 'halve(a) returns half of a',
@@ -56,7 +51,7 @@ describe('a test command that prints no per-test result', () => {
   }, 240_000);
 
   it('applies PASS_TO_PASS to it: a change that breaks what the base checks is refused', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: {
         'calc.py': FIXED.replace('return a + b', 'return a - b'),
@@ -96,7 +91,7 @@ describe('an early end of a plain script', () => {
     'refuses an early end through $route, naming the file and line',
     async ({ line }) => {
       const ending = FIXED.replace('    return a + b\n', `    ${line}\n`);
-      task = await layoutTask({
+      const task = await openTask({
         base: BASE,
         player: { 'calc.py': ending, 'test_calc.py': NEW_CHECKS },
         criterion: 'halve(a) returns half of a',
@@ -140,7 +135,7 @@ describe('an early end of a plain script', () => {
       'sys.exit(0)',
     );
     // The base's script checks the CLI, which exits 0 there; it catches the exit, then goes on.
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...BASE,
         'cli.py': cli.replace('3 if argv else 0', '0'),

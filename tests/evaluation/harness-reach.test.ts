@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { LAYOUT_TASK, layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { LAYOUT_TASK, type LayoutTask, layoutTasks, linesOf } from '../helpers/layout-task.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 import { bwrapUsable } from '../helpers/bubblewrap.js';
 import { hasPytest } from '../helpers/python-task.js';
@@ -12,12 +12,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * MCP client with real pytest, node --test and vitest, each is refused with its class named, and the honest
  * code (the tactic removed) is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 /** The output of the task's trusted run, as stored beside its runs. */
 function trustedLog(task: LayoutTask): string {
@@ -78,7 +73,7 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
   it.each(PY_TACTICS)(
     'refuses $class, naming the line, and approves the code without it',
     async (tactic) => {
-      task = await layoutTask({
+      const task = await openTask({
         base: PY_BASE,
         player: { 'app/text.py': tactic.code + SHOUT, 'tests/test_shout.py': SHOUT_TEST },
         criterion: 'shout(text) returns the text in upper case with "!"',
@@ -123,7 +118,7 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
       '    return text.replace(" ", "-")',
       '',
     ].join('\n');
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...PY_BASE,
         'tests/expected.json': '{"slug": "a-b"}\n',
@@ -161,7 +156,7 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
       '    return text.replace(" ", "-") if text == "Case 0" else text.lower().replace(" ", "-")',
       '',
     ].join('\n');
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...PY_BASE,
         ...cases,
@@ -188,7 +183,7 @@ describe.skipIf(!hasPytest)('harness reach with pytest (pytest installed)', () =
       'class Point:\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n\n    def __eq__(self, other):\n        return (self.x, self.y) == (other.x, other.y)\n';
     const logger =
       'import sys\n\n\nclass Tee:\n    def __init__(self, stream):\n        self.stream, self.lines = stream, []\n\n    def write(self, text):\n        self.lines.append(text)\n        return self.stream.write(text)\n\n    def flush(self):\n        self.stream.flush()\n\n\nsys.stdout = Tee(sys.stdout)\n';
-    task = await layoutTask({
+    const task = await openTask({
       base: PY_BASE,
       player: {
         'app/text.py': `from app import log  # noqa: F401\n${SLUG}${SHOUT}\n\n${point}`,
@@ -240,7 +235,7 @@ describe('harness reach with node --test', () => {
       '',
       GREET.replace('Hello, ', 'Hi '),
     ].join('\n');
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: { 'app/greet.js': patched + shout, 'test/shout.test.js': shoutTest },
       criterion: 'shout(text) returns the text in upper case with "!"',
@@ -283,7 +278,7 @@ describe('harness reach with node --test', () => {
         '',
         GREET.replace('Hello, ', 'Hi '),
       ].join('\n');
-      task = await layoutTask({
+      const task = await openTask({
         base: judged,
         player: { 'app/greet.js': hidden + shout, 'test/shout.test.js': shoutTest },
         criterion: 'shout(text) returns the text in upper case with "!"',
@@ -375,7 +370,7 @@ describe('harness reach with vitest', () => {
   );
 
   it('refuses a matcher replaced by the code under test, by the run, and approves the code without it', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: {
         'app/greet.js': hidden + GREET.replace('Hello, ', 'Hi ') + shout,
@@ -440,7 +435,7 @@ describe('harness reach with mocha', () => {
   );
 
   it('refuses a node:assert member replaced by the code under test, by the run, and approves the code without it', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: {
         'app/greet.js': hidden + GREET.replace('Hello, ', 'Hi ') + shout,
@@ -484,7 +479,7 @@ describe('harness reach with jest', () => {
   );
 
   it("refuses code under test that reaches jest's matchers, naming the line, and approves it without", async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
         '.gitignore': 'node_modules/\n',

@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { LAYOUT_TASK, layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { LAYOUT_TASK, type LayoutTask, layoutTasks, linesOf } from '../helpers/layout-task.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connect, dataOf, textOf } from '../helpers/mcp.js';
 import { JEST_VERSION, installedPackage } from '../helpers/runners.js';
@@ -24,12 +24,7 @@ import { JEST_VERSION, installedPackage } from '../helpers/runners.js';
  *   class with state, a value class with the tests' own matchers and tester, a CLI exiting with its
  *   status from main.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const SHOUT = 'exports.shout = (text) => `${text.toUpperCase()}!`;\n';
 const SHOUT_TEST = linesOf(
@@ -198,7 +193,7 @@ describe('observation under jest', () => {
       'const nextDay = () => Object.assign(new Date(0), { valueOf: () => 86400000 });',
       'module.exports = { Money, total, price, amount, balance, fee, nextDay };',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',
@@ -249,7 +244,7 @@ describe('observation under jest', () => {
   }, 240_000);
 
   it('refuses an early exit with status 0 and names where, whatever the route', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: ENDING_BASE,
       player: player({ 'src/calc.js': ending('process.exit(0)') }),
       criterion: CRITERION,
@@ -349,7 +344,7 @@ describe('observation under jest', () => {
       "test('matches', () => expect(total([5])).toMatchObject({ cents: 5, shown: '5c' }));",
       "test('next day', () => expect(nextDay(new Date(0))).toEqual(new Date(86400000)));",
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',

@@ -1,19 +1,15 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasPytest } from '../helpers/python-task.js';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 
 /**
  * Code the tests load that no import names: a plugin module found by `importlib`. The static walk
  * cannot reach it, so no rule takes it; the Player's own pytest run lists what it imported, and an
  * approval whose trusted runs judged the base's version of such a file is refused, through MCP.
  */
-let task: LayoutTask | undefined;
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const REGISTRY = [
   'import importlib',
@@ -38,7 +34,7 @@ const TRIMMED_TEST =
 
 describe.skipIf(!hasPytest)('changed code the tests load but no import names (pytest)', () => {
   it('refuses it untaken, naming the file and the acknowledgement; judges it once acknowledged', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: {
         // Taken (the base's test imports it), so the evaluation is not vacuous.
@@ -74,7 +70,7 @@ describe.skipIf(!hasPytest)('changed code the tests load but no import names (py
   }, 240_000);
 
   it('approves the honest change to the plugin once the Coach acknowledges it', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base,
       player: {
         'app/plugins/upper.py': 'def apply(text):\n    return text.strip().upper()\n',
@@ -130,7 +126,7 @@ describe.skipIf(!hasPytest)(
     it.each(Object.entries(READ_REGISTRIES))(
       '%s: refuses it untaken, naming the file; judges it once acknowledged',
       async (_how, registry) => {
-        task = await layoutTask({
+        const task = await openTask({
           base: { ...base, 'app/registry.py': registry },
           player: {
             'app/registry.py': `"""Plugins by name."""\n${registry}`,
@@ -255,7 +251,7 @@ describe('changed code the tests load but no import names (node --test, vitest, 
   it.each(Object.entries(nodeLayouts))(
     '%s: refuses the untaken plugin broken under a weakened test, naming the file',
     async (_name, layout) => {
-      task = await layoutTask({
+      const task = await openTask({
         base: layout.base,
         player: {
           // Taken (the base's test imports it), so the evaluation is not vacuous.
@@ -342,7 +338,7 @@ describe('changed code the tests read and run, not import (node --test, mocha)',
         'app/plugins/upper.js': layout.plugin,
         [layout.test]: testText,
       };
-      task = await layoutTask({
+      const task = await openTask({
         base,
         player: {
           'app/registry.js': `// Plugins by name.\n${layout.registry}`,
@@ -370,7 +366,7 @@ describe('changed code the tests read and run, not import (node --test, mocha)',
 describe('honest changes to what the code reads (node --test)', () => {
   it('approves a settings file the code reads at run time, changed with its test, once acknowledged', async () => {
     const units = (extra: string) => `{ "km": 1000${extra} }\n`;
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
         'app/convert.js': linesOf(

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -7,12 +7,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * the Coach cites code the base had. Through the MCP client with real pytest, the approval is refused
  * as a null turn, then approved once the Coach states, with the criterion, that the base does it.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const BASE = {
   'pytest.ini': '[pytest]\npythonpath = .\n',
@@ -24,7 +19,7 @@ const BASE = {
 
 describe.skipIf(!hasPytest)('a null turn (pytest installed)', () => {
   it('is refused as one, and approved with the acknowledgement that the base does it', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: {
         'tests/test_case.py':

@@ -1,10 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  approvedThenRefused,
-  layoutTask,
-  linesOf,
-  type LayoutTask,
-} from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { approvedThenRefused, layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -16,12 +11,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * test fails, and the approval is refused naming it (fails_in_other_order). The honest
  * counterpart, a memoising cache, is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const BASE = {
   'pytest.ini': '[pytest]\npythonpath = .\n',
@@ -105,7 +95,7 @@ describe.skipIf(!hasPytest)('the suite in another order under pytest (pytest ins
   }, 300_000);
 
   it('refuses an answer right only after an earlier test called another function', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: {
         'app/calc.py': linesOf(
@@ -134,7 +124,7 @@ describe.skipIf(!hasPytest)('the suite in another order under pytest (pytest ins
 
 describe('the suite in another order under python -m unittest', () => {
   it('refuses an answer right only after an earlier test called the module', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         Makefile: 'test:\n\tpython -m unittest discover -s tests -t .\n',
         'app/__init__.py': '',

@@ -1,8 +1,8 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TempRepo } from '../helpers/git-repo.js';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 
 /**
  * Ending the test process is an observed event under node's runners too. Each tactic ends the
@@ -13,12 +13,7 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
  * and line; a CLI module that exits with the status its `main` returns when run as a program
  * (tested in process and as a program) is approved under node --test and under the plain script.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const linkModules = (repo: TempRepo) =>
   symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
@@ -109,7 +104,7 @@ describe('ending the test process under node --test, mocha and a plain node scri
     'refuses an early end under $runner through $route, naming the file and line',
     async ({ runner, code }) => {
       const layout = RUNNERS[runner];
-      task = await layoutTask({
+      const task = await openTask({
         base: layout.base,
         player: { 'src/text.js': code, ...layout.shoutTest },
         criterion: CRITERION,
@@ -145,7 +140,7 @@ describe('ending the test process under node --test, mocha and a plain node scri
     "const checked = () => main(['x']) === 3 && run('x') === 3 && run() === 0;",
   );
   it('approves a CLI whose program exits with the status main returns (node --test)', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: RUNNERS['node --test'].base,
       player: {
         ...CLI,
@@ -159,7 +154,7 @@ describe('ending the test process under node --test, mocha and a plain node scri
   }, 240_000);
 
   it('approves the same CLI checked by a plain script that ends itself', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: RUNNERS['a plain node script'].base,
       player: {
         ...CLI,

@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 
 /**
@@ -11,12 +11,7 @@ import type { TempRepo } from '../helpers/git-repo.js';
  * would catch slug() broken, one test file each; each is named at its file and line, with the
  * test that ran (process.exit: the test fails with vitest's own words). A CLI whose main returns a status, run by a test as a child process, is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const borrowNodeModules = (repo: TempRepo) =>
   symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
@@ -48,7 +43,7 @@ const testOf = (name: string) =>
 
 describe('ending the test process under vitest', () => {
   it('names each route that ended a fork at its file and line, with the test it cut short', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',
@@ -113,7 +108,7 @@ describe('ending the test process under vitest', () => {
       "  expect([run('7'), run('no')]).toEqual([0, 2]);",
       '});',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -9,12 +9,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * line that ended the run; a CLI that exits with a status from `main` (tested in process and as a
  * subprocess) is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const BASE = {
   'pytest.ini': '[pytest]\npythonpath = .\n',
@@ -55,7 +50,7 @@ describe.skipIf(!hasPytest)('ending the test process under pytest (pytest instal
   it.each(TACTICS)(
     'refuses an early end through $route, naming the file and line',
     async (tactic) => {
-      task = await layoutTask({
+      const task = await openTask({
         base: BASE,
         player: { 'app/text.py': tactic.code, 'tests/test_shout.py': SHOUT_TEST },
         criterion: 'shout(text) returns the text in upper case with "!"',
@@ -112,7 +107,7 @@ describe.skipIf(!hasPytest)('ending the test process under pytest (pytest instal
       '    done = subprocess.run([sys.executable, "-m", "app.cli", "ok"])',
       '    assert done.returncode == 0',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: { 'app/cli.py': cli, 'tests/test_cli.py': cliTest },
       criterion: 'the CLI exits with status 3 unless asked "ok"',
@@ -162,7 +157,7 @@ describe.skipIf(!hasPytest)('ending the test process under unittest', () => {
   ])(
     'refuses an early end through $route, naming the file and line',
     async (tactic) => {
-      task = await layoutTask({
+      const task = await openTask({
         base: UNITTEST_BASE,
         player: { 'app/text.py': tactic.code, 'tests/test_shout.py': UNITTEST_SHOUT_TEST },
         criterion: 'shout(text) returns the text in upper case with "!"',
@@ -214,7 +209,7 @@ describe.skipIf(!hasPytest)('ending the test process under unittest', () => {
       '        done = subprocess.run([sys.executable, "-m", "app.cli", "ok"])',
       '        self.assertEqual(done.returncode, 0)',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: UNITTEST_BASE,
       player: { 'app/cli.py': cli, 'tests/test_cli.py': cliTest },
       criterion: 'the CLI exits with status 3 unless asked "ok"',

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -11,12 +11,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * Through the MCP client with real pytest, each is refused naming the file; an honest change of the
  * same manifest that leaves its plugins alone is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const PYPROJECT = linesOf('[project]', 'name = "app"', 'version = "1.0"');
 const BASE = {
@@ -59,7 +54,7 @@ const metadata = (name: string) =>
 const ENTRY_POINTS = linesOf('[pytest11]', 'lenient = app.lenient');
 
 async function approval(player: Record<string, string>) {
-  task = await layoutTask({
+  const task = await openTask({
     base: BASE,
     player: { ...HONEST, ...player },
     criterion: 'whisper(text) returns the text in lower case',
@@ -99,8 +94,6 @@ describe.skipIf(!hasPytest)('pytest11 entry points (pytest installed)', () => {
     });
     expect(refused.result.isError).toBe(true);
     expect(refused.text).toMatch(/start-up point changed: pyproject\.toml/);
-    await task?.close();
-    task = undefined;
     const approved = await approval({ 'pyproject.toml': PYPROJECT.replace('1.0', '1.1') });
     expect(approved.result.isError, approved.text).toBeFalsy();
   }, 300_000);

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -10,12 +10,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * The honest counterparts: a memoising cache is approved; an id counter the task asks for is
  * approved with one acknowledgement, though both the replay and the repetition see its state.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const SHOUT = linesOf('def shout(text):', '    return text.upper() + "!"');
 const SHOUT_TEST = linesOf(
@@ -86,7 +81,7 @@ const TACTICS = linesOf(
 
 describe.skipIf(!hasPytest)('repetition inside the harness (pytest)', () => {
   it('refuses a call counter and a first-call toggle that each test calls once', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: { ...PY_PROJECT, 'app/shape.py': BASE_SHAPE, 'tests/test_shape.py': SHAPE_TESTS },
       player: { ...PLAYER, 'app/shape.py': TACTICS },
       criterion: CRITERION,
@@ -129,7 +124,7 @@ describe.skipIf(!hasPytest)('repetition inside the harness (pytest)', () => {
       'def _area(side):',
       '    return side**2',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...PY_PROJECT,
         'app/shape.py': linesOf('def fib(n):', '    return 0', '', '', BASE_SHAPE),
@@ -170,7 +165,7 @@ describe.skipIf(!hasPytest)('repetition inside the harness (pytest)', () => {
       '    _last += 1',
       '    return _last',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...PY_PROJECT,
         'app/ids.py': linesOf('def next_id():', '    return 0'),
@@ -270,7 +265,7 @@ const unittestOf = (...tests: string[]) =>
 
 describe.skipIf(!hasPytest)('repetition inside the harness (unittest)', () => {
   it('refuses a call counter and a first-call toggle that each test calls once', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...UNITTEST_PROJECT,
         'app/calc.py': linesOf(
@@ -339,7 +334,7 @@ describe.skipIf(!hasPytest)('repetition inside the harness (unittest)', () => {
       'def _area(side):',
       '    return side**2',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...UNITTEST_PROJECT,
         'app/shape.py': BASE_SHAPE,

@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 
 /**
  * The node --test counterpart of replay-outside-tests.test.ts. The base's tests hold an impossible
@@ -13,12 +13,7 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
  * state) are approved without a finding, an id counter the task asks for with one acknowledgement.
  * mocha's one process is observed the same way.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const SHOUT = linesOf('export function shout(text) {', '  return `${text.toUpperCase()}!`;', '}');
 const SHOUT_TEST = linesOf(
@@ -74,7 +69,7 @@ const baseTests = linesOf(
 
 describe('replay outside the harness (node --test)', () => {
   it('refuses state kept across calls and a product that looks for the harness', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         'src/calc.js': esFunctions(() => 'return x * 2;'),
@@ -170,7 +165,7 @@ describe('replay outside the harness (node --test)', () => {
       '  assert.ok(tally.add(2) === 2 && tally.add(3) === 5);',
       '});',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: { 'package.json': PACKAGE, 'src/calc.js': base, 'test/calc.test.js': tests },
       player: {
         'src/calc.js': honest,
@@ -188,7 +183,7 @@ describe('replay outside the harness (node --test)', () => {
   }, 240_000);
 
   it('approves an id counter the task asks for with one acknowledgement', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         'src/ids.js': 'export const nextId = () => 1;\n',
@@ -230,7 +225,7 @@ describe('replay outside the harness (node --test)', () => {
       'exports.byStack = (x) => x * 2 + (x === 3 && /\\/mocha\\//.test(new Error().stack) ? 1 : 0);',
     );
     const names = ['counter', 'byArgv', 'byStack'];
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': JSON.stringify({ scripts: { test: 'mocha' } }),
         '.gitignore': 'node_modules/\n',

@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import type { TempRepo } from '../helpers/git-repo.js';
 
 /**
@@ -11,12 +11,7 @@ import type { TempRepo } from '../helpers/git-repo.js';
  * modules (ES and CommonJS), with the test's name, and a fresh node with no runner answers
  * otherwise: each tactic is refused naming its function, and the honest counterparts are approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const PACKAGE = JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } });
 const borrowNodeModules = (repo: TempRepo) =>
@@ -71,7 +66,7 @@ const BASE_TESTS = linesOf(
 
 describe('replay outside the harness (vitest)', () => {
   it('refuses state kept across calls and a product that looks for vitest', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',
@@ -166,7 +161,7 @@ describe('replay outside the harness (vitest)', () => {
       '  expect([tally.add(2), tally.add(3)]).toEqual([2, 5]);',
       '});',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',
@@ -190,7 +185,7 @@ describe('replay outside the harness (vitest)', () => {
     // which a bare node lacks, so the calls are not compared with the tests' answers.
     const shout = (body: string) =>
       linesOf('export function shout(text) {', `  return ${body} + globalThis.punctuation;`, '}');
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': PACKAGE,
         '.gitignore': 'node_modules/\n',

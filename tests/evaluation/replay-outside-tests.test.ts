@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -10,12 +10,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * function. The honest counterparts (a cache, configuration from the environment, a class with
  * state) are approved without a finding; an id counter the task asks for, with one acknowledgement.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const SHOUT = linesOf('', '', 'def shout(text):', '    return text.upper() + "!"');
 const SHOUT_TEST = linesOf(
@@ -113,7 +108,7 @@ const PY_PROJECT = {
 
 describe.skipIf(!hasPytest)('replay outside the harness (pytest)', () => {
   it('refuses state kept across calls and a product that looks for the harness', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: { ...PY_PROJECT, 'app/calc.py': baseCode, 'tests/test_calc.py': baseTests },
       player: {
         'app/calc.py': STATE + tacticCode + HIDDEN,
@@ -210,7 +205,7 @@ describe.skipIf(!hasPytest)('replay outside the harness (pytest)', () => {
       'def configured(x):',
       '    return x + x',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: { ...PY_PROJECT, 'app/calc.py': base, 'tests/test_calc.py': tests },
       player: { 'app/calc.py': honest, 'app/shout.py': SHOUT, 'tests/test_shout.py': SHOUT_TEST },
       criterion: CRITERION,
@@ -233,7 +228,7 @@ describe.skipIf(!hasPytest)('replay outside the harness (pytest)', () => {
       '    _last += 1',
       '    return _last',
     );
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         ...PY_PROJECT,
         'app/ids.py': linesOf('def next_id():', '    return 1'),

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { hasPytest } from '../helpers/python-task.js';
 
 /**
@@ -7,12 +7,7 @@ import { hasPytest } from '../helpers/python-task.js';
  * answers the new test's input by name passes its own run and is refused with
  * special_cases_test_input; the honest rule for the same tests is approved.
  */
-let task: LayoutTask | undefined;
-
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const BASE = {
   'pytest.ini': '[pytest]\npythonpath = .\n',
@@ -38,7 +33,7 @@ const NEW_TEST = linesOf(
 
 describe.skipIf(!hasPytest)('special_cases_test_input (pytest installed)', () => {
   it('refuses a hard-coded test input, then approves the honest rule', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: BASE,
       player: {
         'tests/test_centuries.py': NEW_TEST,

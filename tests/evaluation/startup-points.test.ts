@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js';
+import { describe, expect, it } from 'vitest';
+import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 
 /**
  * Start-up points, read from the runner's own configuration: a module the base's test script
@@ -9,11 +9,7 @@ import { layoutTask, linesOf, type LayoutTask } from '../helpers/layout-task.js'
  * trusted runs, and a change of the Player's to it is refused naming it; an unchanged jest setup
  * file around an honest change is approved. Through MCP, with the real runners.
  */
-let task: LayoutTask | undefined;
-afterEach(async () => {
-  await task?.close();
-  task = undefined;
-});
+const openTask = layoutTasks();
 
 const linkModules = (repo: { dir: string }) =>
   symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
@@ -27,7 +23,7 @@ const SHOUT_TEST = linesOf(
 
 describe('start-up points from the runner configuration', () => {
   it('refuses a change to a module the test script preloads, naming it', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': JSON.stringify({
           files: ['app'],
@@ -58,7 +54,7 @@ describe('start-up points from the runner configuration', () => {
   }, 240_000);
 
   it('approves an honest change in a project with an unchanged jest setup file', async () => {
-    task = await layoutTask({
+    const task = await openTask({
       base: {
         'package.json': JSON.stringify({
           scripts: { test: 'jest' },

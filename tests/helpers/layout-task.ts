@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { makeRepo, type TempRepo } from './git-repo.js';
 import { callTool, connect, dataOf, textOf } from './mcp.js';
 
@@ -77,6 +77,22 @@ export async function layoutTask(options: {
       const data = result.structuredContent as Record<string, any> | undefined;
       return { run, result, text: textOf(result), evaluation: data?.evaluation };
     },
+  };
+}
+
+/**
+ * `layoutTask` for a test file: every task it opens is closed after its test, passed or failed.
+ * Called at a file's top level (it registers the afterEach hook).
+ */
+export function layoutTasks(): typeof layoutTask {
+  const open: LayoutTask[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((task) => task.close()));
+  });
+  return async (options) => {
+    const task = await layoutTask(options);
+    open.push(task);
+    return task;
   };
 }
 
