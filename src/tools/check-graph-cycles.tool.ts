@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkGraphCycles } from '../actions/check-graph-cycles.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 import { worktreeInput } from './shared-inputs.js';
 
 const edge = z.object({ from: z.string(), to: z.string() });
@@ -46,12 +46,7 @@ export const checkGraphCyclesTool = defineTool({
     suggested_breaks: z.array(edge),
     problems: z.array(z.string()),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ worktree, ...request }, context) {
     const root =
       worktree === undefined ? undefined : await context.workspace.resolveWorktree(worktree);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkTestIntegrity } from '../actions/check-test-integrity.js';
 import { BaseMovedSchema } from '../records/pinned-base.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { Steps } from '../evaluation/steps.js';
 
@@ -133,12 +133,7 @@ export const checkTestIntegrityTool = defineTool({
       ),
   }),
   longRunning: true,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ worktree, task_id, base, dynamic }, context) {
     let ticks = 0;
     const steps = new Steps();

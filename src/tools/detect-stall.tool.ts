@@ -3,7 +3,7 @@ import { detectStallForTask } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
 import { CallerError } from '../errors/errors.js';
 import { detectStall, type StallReport } from '../verdicts/stall.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 import { StallSchema } from '../verdicts/coach-turn.js';
 import { describeTampering, TamperingSchema, type Tampering } from '../records/mirrored.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
@@ -54,12 +54,7 @@ export const detectStallTool = defineTool({
         "For worktree + task_id: where .guardkit/autobuild/ differs from the server's copy the history was read from.",
       ),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ worktree, task_id, history, threshold }, context) {
     let report: StallReport & { mirror_tampering?: Tampering[] };
     if (history) {

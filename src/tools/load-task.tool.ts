@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadTask } from '../actions/load-task.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 
 export const loadTaskTool = defineTool({
@@ -24,12 +24,7 @@ export const loadTaskTool = defineTool({
     modified_in_worktree: z.boolean(),
     warnings: z.array(z.string()),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ worktree, task_id }, context) {
     const task = await loadTask(
       await context.workspace.resolveWorktree(worktree),

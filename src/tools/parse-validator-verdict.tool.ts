@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseValidatorVerdict } from '../verdicts/validator-verdict.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 
 export const parseValidatorVerdictTool = defineTool({
   name: 'parse_validator_verdict',
@@ -18,12 +18,7 @@ export const parseValidatorVerdictTool = defineTool({
     retry: z.boolean(),
     retry_prompt: z.string().optional(),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ text }) {
     const verdict = parseValidatorVerdict(text);
     return {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readTaskWorkResults } from '../actions/read-task-work-results.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { anyJsonValue } from '../records/portable-schema.js';
 
@@ -35,12 +35,7 @@ export const readTaskWorkResultsTool = defineTool({
     problems: z.array(z.string()),
     message: z.string(),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ worktree, task_id }, context) {
     const report = await readTaskWorkResults(
       await context.workspace.resolveWorktree(worktree),

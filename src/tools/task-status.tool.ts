@@ -3,7 +3,7 @@ import { taskStatus } from '../actions/task-status.js';
 import { openTask } from '../actions/task-scope.js';
 import { BaseMovedSchema } from '../records/pinned-base.js';
 import { describeTampering, TamperingSchema } from '../records/mirrored.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 import { StallSchema } from '../verdicts/coach-turn.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
 import { orNull } from '../records/portable-schema.js';
@@ -93,12 +93,7 @@ export const taskStatusTool = defineTool({
         "Where .guardkit/autobuild/<TASK>/ differs from the server's own copy (which every decision reads).",
       ),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ worktree, task_id }, context) {
     const status = await taskStatus(
       await openTask(await context.workspace.resolveWorktree(worktree), task_id, context.baseRef),

@@ -42,6 +42,14 @@ type AllAnnotations = Required<
   Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>
 >;
 
+/** A tool that reads and computes only: its answer depends on the repository and records alone. */
+export const READ_ONLY: AllAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 export interface ToolDefinition<
   Input extends z.ZodObject = z.ZodObject,
   Output extends z.ZodObject = z.ZodObject,

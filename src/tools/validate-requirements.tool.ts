@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { openTask } from '../actions/task-scope.js';
 import { checkRequirements } from '../actions/requirements-check.js';
 import type { RequirementsValidation } from '../actions/validate-requirements.js';
-import { defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 import { CriterionReportSchema } from '../verdicts/coach-turn.js';
 import { evidenceInput } from './evidence-input.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
@@ -29,12 +29,7 @@ export const validateRequirementsTool = defineTool({
     require_evidence: z.boolean(),
     latest_run_id: orNull(z.string()),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   async run({ worktree, task_id, evidence }, context) {
     const scope = await openTask(
       await context.workspace.resolveWorktree(worktree),
