@@ -2,6 +2,7 @@ import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { layoutTasks, linesOf } from '../helpers/layout-task.js';
+import { STATEFUL_BASE, STATEFUL_HONEST } from '../helpers/stateful-module.js';
 
 /**
  * The node --test counterpart of replay-outside-tests.test.ts. The base's tests hold an impossible
@@ -110,34 +111,7 @@ describe('replay outside the harness (node --test)', () => {
   }, 240_000);
 
   it('approves a cache, configuration from the environment (the test may set it) and a class with state', async () => {
-    const base = linesOf(
-      'export class Tally {',
-      '  add(x) {',
-      '    return x;',
-      '  }',
-      '}',
-      'export const cached = (x) => x + x;',
-      'export function configured(x) {',
-      '  return x + x;',
-      '}',
-    );
-    const honest = linesOf(
-      'const memo = new Map();',
-      'export class Tally {',
-      '  total = 0;',
-      '  add(x) {',
-      '    this.total += x;',
-      '    return this.total;',
-      '  }',
-      '}',
-      'export const cached = (x) => {',
-      '  if (!memo.has(x)) memo.set(x, x * 2);',
-      '  return memo.get(x);',
-      '};',
-      'export function configured(x) {',
-      "  return x * Number(process.env.CALC_FACTOR ?? '2');",
-      '}',
-    );
+    const [base, honest] = [STATEFUL_BASE, STATEFUL_HONEST];
     const tests = linesOf(
       "import test from 'node:test';",
       "import assert from 'node:assert/strict';",
