@@ -6,6 +6,7 @@ import { isTestDataFile } from '../scope/test-data.js';
 import { filesDigest } from '../repo/fingerprint.js';
 import { listAtCommit, listWorkingFiles } from '../repo/git.js';
 import { withBytecodeCache } from '../runner/bytecode-cache.js';
+import { withGoBuildCache } from '../runner/go-build-cache.js';
 import { detectTestCommand, type TestCommand } from '../runner/detect.js';
 import { projectEnvironment } from '../runner/environment.js';
 import { pyenvChoice, type PyenvChoice } from '../runner/pyenv.js';
@@ -518,26 +519,30 @@ async function runIn(
           cwd: snapshot.dir,
         };
         const use = snapshot === prepared.work?.base ? 'fill' : 'snapshot';
-        const outcome = await withBytecodeCache(request.worktree, bytecodeKey, use, (bytecode) =>
-          runTests({
-            command,
-            environment,
-            cwd: snapshot.dir,
-            loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
-            timeoutMs: timeoutS * 1000,
-            logPath,
-            makeLogDirectory: false,
-            firstPartyModules: modules,
-            sandbox: effectivePolicy(request.config.coachgate.sandbox),
-            ...(guard ? { readOnly: guard.readOnly } : {}),
-            ...(bytecode ? { bytecodeCache: bytecode } : {}),
-            ...(observe ? { observe } : {}),
-            signal: hooks.signal,
-            priority,
-            onProgress:
-              hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
-          }),
-        );
+        const run = (goCache?: string) =>
+          withBytecodeCache(request.worktree, bytecodeKey, use, (bytecode) =>
+            runTests({
+              command,
+              environment: goCache
+                ? { ...environment, env: { ...environment.env, GOCACHE: goCache } }
+                : environment,
+              cwd: snapshot.dir,
+              loginShell: request.config.autobuild?.coach?.test_execution === 'login-shell',
+              timeoutMs: timeoutS * 1000,
+              logPath,
+              makeLogDirectory: false,
+              firstPartyModules: modules,
+              sandbox: effectivePolicy(request.config.coachgate.sandbox),
+              ...(guard ? { readOnly: guard.readOnly } : {}),
+              ...(bytecode ? { bytecodeCache: bytecode } : {}),
+              ...(observe ? { observe } : {}),
+              signal: hooks.signal,
+              priority,
+              onProgress:
+                hooks.onProgress && ((elapsed, seen) => hooks.onProgress!(name, elapsed, seen)),
+            }),
+          );
+        const outcome = await withGoBuildCache(request.worktree, snapshot.dir, command, use, run);
         return guard ? { ...outcome, wrote_test_files: await guard.touched(logPath) } : outcome;
       },
       priority,
