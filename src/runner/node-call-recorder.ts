@@ -156,6 +156,7 @@ if (config) {
   };
   // The objects the tests got from a call into a changed module, and which function made each:
   // vitest's equality watch compares them again as plain data (src/runner/vitest-equality-watch.ts).
+  // Kept under vitest alone, the one reader.
   const made = new WeakMap();
   // Under vitest, the scope of the test file running now (processScope's environment).
   const vitestScope = () => {
@@ -189,7 +190,7 @@ if (config) {
     let result;
     try {
       result = fn.apply(self, args);
-      if (result !== null && typeof result === 'object' && !made.has(result))
+      if (vitest && result !== null && typeof result === 'object' && !made.has(result))
         made.set(result, { file, function: name });
     } catch (error) {
       entry.raised = true;
