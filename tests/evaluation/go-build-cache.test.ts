@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,5 +131,10 @@ describe.skipIf(!hasGo)(`Go's build cache (real go)${hasGo ? '' : ' — skipped:
     const honest = await task({ 'shout.go': shout('strings.ToUpper(s) + "!"') + WHISPER });
     const approved = await honest.approve();
     expect(approved.result.isError, approved.text).toBeFalsy();
+    // What the baseline built is kept in the server's state directory, for the next runs to copy.
+    const kept = readdirSync(process.env.COACHGATE_STATE_DIR!, { recursive: true }).filter((file) =>
+      /(?:^|\/)go-build\/[0-9a-f]{2}\/[0-9a-f]{64}-a$/.test(String(file)),
+    );
+    expect(kept.length).toBeGreaterThan(0);
   }, 240_000);
 });
