@@ -299,9 +299,12 @@ describe.skipIf(!bwrapUsable)('the cache inside the sandbox (needs a usable bwra
       'open(target, "wb").write(_code_to_timestamp_pyc(code, info.st_mtime, info.st_size))',
     ].join('\n');
     writeFileSync(path.join(baseline.dir, 'forge.py'), forge);
+    // One base for both trees: each repository's own commit differs once a second ticks between them.
+    const baseCommit = baseline.git('rev-parse', 'HEAD').trim();
     const run = async (repo: TempRepo, use: BytecodeCacheUse, script: string) => {
       let output = '';
-      await withBytecodeCache(baseline.dir, await keyFor(repo), use, async (cache) => {
+      const key = { ...(await keyFor(repo)), baseCommit };
+      await withBytecodeCache(baseline.dir, key, use, async (cache) => {
         output = (await inSandbox(script, cache, repo.dir)).output;
         return ended;
       });
