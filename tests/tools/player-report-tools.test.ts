@@ -284,6 +284,12 @@ describe('verify_quality_gates', () => {
       /tests: The Player report \.guardkit\/autobuild\/TASK-001\/task_work_results\.json is corrupt: invalid JSON at line 3, column 21/,
     );
     expect(textOf(result)).not.toMatch(/no test results reported/);
+    // One sentence, said once: no doubled full stop, no repeat of the problem.
+    expect(textOf(result)).toMatch(/column 21: Unexpected token 'o'\.$/);
+    const read = textOf(
+      await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }),
+    );
+    expect(read.match(/line 3, column 21/g)).toHaveLength(1);
   });
 
   it('refuses unknown criterion ids in a report and in evidence, listing the valid ones', async () => {
