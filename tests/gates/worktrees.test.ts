@@ -231,6 +231,33 @@ describe('task worktrees', () => {
     expect(merged.stdout).toMatch(/^merged: autobuild\/TASK-042 into main/);
   });
 
+  it('gated in the checkout around it, a task approved in its own worktree is pointed there', async () => {
+    repo = project();
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const worktree = await approvedInWorktree(client);
+    await close();
+    const around = spawnSync(
+      process.execPath,
+      [cli, 'gate', '--task', 'TASK-042', '--format', 'json'],
+      {
+        cwd: repo.dir,
+        encoding: 'utf8',
+      },
+    );
+    expect(around.status, around.stderr).toBe(1);
+    const reasons: string[] = JSON.parse(around.stdout).reasons;
+    expect(reasons[0]).toBe(
+      `TASK-042 is worked on in its own worktree, ${worktree}, not in this checkout: gate it there (coachgate gate --task TASK-042 --worktree ${worktree}), or merge it first (coachgate worktree finish --task TASK-042)`,
+    );
+    // Its mirror is in that worktree: none here is no tampering.
+    expect(reasons.join('\n')).not.toMatch(/mirror was changed/);
+    const there = spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042'], {
+      cwd: worktree,
+      encoding: 'utf8',
+    });
+    expect(there.status, there.stdout).toBe(0);
+  });
+
   it('finish and preserve refuse a repository path that does not exist', () => {
     repo = project();
     for (const action of ['finish', 'preserve']) {
