@@ -156,7 +156,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     approval: terms,
     verdicts: { ...state, intact: log.chain.intact, untrusted_keys: untrusted },
     approving_run: approvingRun,
-    verified_with: `${fromState ? "the server's state copy" : 'the worktree mirror alone (no state directory for this clone)'}, ${description}${merge ? `; ${describeMerge(merge)}` : ''}`,
+    verified_with: `${fromState ? "the server's state copy" : `the worktree mirror alone (the server's state directory holds no records of ${scope.taskId} for this checkout)`}, ${description}${merge ? `; ${describeMerge(merge)}` : ''}`,
   };
 }
 
