@@ -90,8 +90,8 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
   const fromState = (await stateRecordNames(scope.worktree, scope.taskId)).includes(
     artifactNames.verdictLog,
   );
-  // Gated in the checkout around the task's own worktree: that tree is the one approved, and the
-  // task's mirror lives there, so this checkout's lack of one is no tampering.
+  // Gated in the checkout around the task's own worktree: that tree is the one approved (its
+  // mirror, there, is the one compared).
   const elsewhere = await ownWorktreeInside(scope);
   if (elsewhere) reasons.push(elsewhere);
   const read: ReadRecord = async (file) =>
@@ -132,7 +132,7 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     terms.merged = checked.merge && mergedApproval(checked.merge.record, checked.merge.changed);
   }
   reasons.push(...(await linksIntoStore(scope.worktree)).map(linkIntoStoreReason));
-  if (fromState && !elsewhere) {
+  if (fromState) {
     reasons.push(
       ...(await mirrorTampering(scope.worktree, scope.taskId)).map(
         (finding) => `the mirror was changed: ${describeTampering(finding)}`,

@@ -235,27 +235,32 @@ describe('task worktrees', () => {
     repo = project();
     const { client, close } = await connect({ roots: [repo.dir] });
     const worktree = await approvedInWorktree(client);
-    await close();
-    const around = spawnSync(
-      process.execPath,
-      [cli, 'gate', '--task', 'TASK-042', '--format', 'json'],
-      {
-        cwd: repo.dir,
-        encoding: 'utf8',
-      },
+    // Its mirror is in that worktree: looked at from here, nothing is missing from it.
+    const status = dataOf(
+      await callTool(client, 'task_status', { worktree: repo.dir, task_id: 'TASK-042' }),
     );
+    expect(status.mirror_tampering).toEqual([]);
+    await close();
+    const gate = (cwd: string) =>
+      spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042', '--format', 'json'], {
+        cwd,
+        encoding: 'utf8',
+      });
+    const around = gate(repo.dir);
     expect(around.status, around.stderr).toBe(1);
     const reasons: string[] = JSON.parse(around.stdout).reasons;
     expect(reasons[0]).toBe(
       `TASK-042 is worked on in its own worktree, ${worktree}, not in this checkout: gate it there (coachgate gate --task TASK-042 --worktree ${worktree}), or merge it first (coachgate worktree finish --task TASK-042)`,
     );
-    // Its mirror is in that worktree: none here is no tampering.
     expect(reasons.join('\n')).not.toMatch(/mirror was changed/);
-    const there = spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042'], {
-      cwd: worktree,
-      encoding: 'utf8',
-    });
-    expect(there.status, there.stdout).toBe(0);
+    expect(gate(worktree).status).toBe(0);
+
+    // A record edited in that mirror is found from either place.
+    repo.write('.guardkit/worktrees/TASK-042/.guardkit/autobuild/TASK-042/review.md', 'all good\n');
+    for (const cwd of [repo.dir, worktree])
+      expect(JSON.parse(gate(cwd).stdout).reasons.join('\n')).toMatch(
+        /the mirror was changed: \.guardkit\/autobuild\/TASK-042\/review\.md whole file/,
+      );
   });
 
   it('finish and preserve refuse a repository path that does not exist', () => {
