@@ -249,6 +249,18 @@ describe('the docs match the server and the CLI', () => {
     }
   });
 
+  it("after the quick start, the README's `node …/cli.js` commands start the file the demo built and ran", () => {
+    const demo: string = JSON.parse(read('package.json')).scripts.demo;
+    const [, build, ran] = /^(npm run build) && node (\S+) demo$/.exec(demo) ?? [];
+    expect(build, demo).toBe('npm run build');
+    const started = new Set(
+      [...read('README.md').matchAll(/\bnode (?:\/path\/to\/coachgate\/)?(\S+cli\.js)/g)].map(
+        (match) => match[1],
+      ),
+    );
+    expect([...started]).toEqual([ran]);
+  });
+
   it('the README stays short enough to finish', () => {
     expect(read('README.md').split('\n').length).toBeLessThanOrEqual(300);
   });

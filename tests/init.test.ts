@@ -268,7 +268,10 @@ describe('coachgate init', () => {
     expect(result.stdout).toMatch(
       /run {8}claude mcp add --scope local coachgate-player -- \S+ \S+ --role player --root /,
     );
-    expect(result.stdout).toMatch(/Run the commands marked "run" above/);
+    // On a line of its own: the next steps after it keep their line breaks.
+    expect(result.stdout).toMatch(
+      /^Run the commands marked "run" above\.\nNext: commit \S+ and \S+ \(the server reads the config from the base\n/m,
+    );
   });
 
   it('keeps an agent file the user changed unless --force', () => {

@@ -3,6 +3,7 @@ import { isBeadTask } from '../repo/beads.js';
 import { checkGraphCycles } from './check-graph-cycles.js';
 import type { TaskScope } from './task-scope.js';
 import { runToolchainGates } from '../quality-gates/toolchain-gates.js';
+import { counted } from '../errors/quote.js';
 
 /**
  * The gate's checks beyond the verdict and the test run: the task's graph has no cycle (a cyclic plan can never
@@ -35,8 +36,4 @@ export async function gateChecks(scope: TaskScope): Promise<GateCheck[]> {
       details: [...(gate.sandbox_warning ? [gate.sandbox_warning] : []), ...gate.new_errors],
     })),
   ];
-}
-
-function counted(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
 }

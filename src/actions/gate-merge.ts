@@ -82,8 +82,14 @@ export async function approvedTreeReasons(
   const parsed = parseMergeRecord(text, keys);
   const problem =
     'problem' in parsed ? parsed.problem : mergeRecordMismatch(parsed.record, scope.taskId, run);
+  // The record is what would vouch for this tree; why it cannot is the reason, not the tree itself.
   if ('problem' in parsed || problem)
-    return { reasons: [stale, `${file.display} ${problem}`], merge: null };
+    return {
+      reasons: [
+        `${file.display} ${problem}, so it cannot vouch for this tree (not the one run ${run.run_id} tested)`,
+      ],
+      merge: null,
+    };
   const record = parsed.record;
   const changed = await changedApprovedFiles(scope.worktree, record.approved_files);
   return {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { GateCheck } from './gate-render.js';
 import { readdir, readFile } from 'node:fs/promises';
 import type { RunRecord } from '../records/run-record.js';
@@ -9,6 +10,8 @@ import {
   type AcknowledgedChange,
 } from '../verdicts/approval-guard.js';
 import { linksIntoStore } from '../repo/runner-loaded.js';
+import { WORKTREES_DIRECTORY } from '../repo/worktrees.js';
+import { pathExists } from '../records/files.js';
 import { CONFIG_PATH } from '../repo/trusted-config.js';
 import { loadTask } from '../repo/tasks.js';
 import {
@@ -87,6 +90,10 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
   const fromState = (await stateRecordNames(scope.worktree, scope.taskId)).includes(
     artifactNames.verdictLog,
   );
+  // Gated in the checkout around the task's own worktree: that tree is the one approved (its
+  // mirror, there, is the one compared).
+  const elsewhere = await ownWorktreeInside(scope);
+  if (elsewhere) reasons.push(elsewhere);
   const read: ReadRecord = async (file) =>
     fromState ? readStateCopy(file) : readText(file.mirror);
   const files = await logFiles(scope.worktree, scope.taskId);
@@ -149,8 +156,15 @@ export async function gateDecision(scope: TaskScope): Promise<GateDecision> {
     approval: terms,
     verdicts: { ...state, intact: log.chain.intact, untrusted_keys: untrusted },
     approving_run: approvingRun,
-    verified_with: `${fromState ? "the server's state copy" : 'the worktree mirror alone (no state directory for this clone)'}, ${description}${merge ? `; ${describeMerge(merge)}` : ''}`,
+    verified_with: `${fromState ? "the server's state copy" : `the worktree mirror alone (the server's state directory holds no records of ${scope.taskId} for this checkout)`}, ${description}${merge ? `; ${describeMerge(merge)}` : ''}`,
   };
+}
+
+/** Why this checkout is the wrong one to gate, when the task's worktree is inside it. */
+async function ownWorktreeInside(scope: TaskScope): Promise<string | null> {
+  const own = path.join(scope.worktree, WORKTREES_DIRECTORY, scope.taskId);
+  if (!(await pathExists(path.join(own, '.git')))) return null;
+  return `${scope.taskId} is worked on in its own worktree, ${own}, not in this checkout: gate it there (coachgate gate --task ${scope.taskId} --worktree ${own}), or merge it first (coachgate worktree finish --task ${scope.taskId})`;
 }
 
 async function approvingRunReasons(

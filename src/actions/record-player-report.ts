@@ -42,9 +42,10 @@ export async function recordPlayerReport(
     task.acceptance_criteria,
     [
       ...normalised.requirements_addressed,
+      ...normalised.requirements_remaining,
       ...(normalised.completion_promises ?? []).map((promise) => promise.criterion_id),
     ],
-    'the report (requirements_addressed, completion_promises[].criterion_id)',
+    'the report (requirements_addressed, requirements_remaining, completion_promises[].criterion_id)',
   );
   const relative = await playerTurnDisplay(worktree, taskId, turn);
   return withTaskLock(worktree, taskId, async () => {

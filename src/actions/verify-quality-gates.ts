@@ -25,7 +25,12 @@ export async function verifyQualityGates(
   const report = known ?? (await readTaskWorkResults(scope.worktree, scope.taskId));
   const gates = report.results
     ? evaluateGates(report.reported_gates, scope.config)
-    : evaluateGates(undefined, scope.config, report.found ? report.message : undefined);
+    : // The message is a sentence; a gate's reason is a clause the summary punctuates.
+      evaluateGates(
+        undefined,
+        scope.config,
+        report.found ? report.message.replace(/\.$/, '') : undefined,
+      );
   const toolchain = await runToolchainGates(scope, signal);
   const failedToolchain = toolchain
     .filter((gate) => !gate.passed)

@@ -9,6 +9,7 @@ import {
 } from '../autobuild/driver.js';
 import { readDriverValidation } from '../autobuild/validation.js';
 import { CallerError } from '../errors/errors.js';
+import { assertWorkTreeRoot } from '../repo/git.js';
 import { assertTaskId } from '../tasks/task-id.js';
 import { pathExists } from '../records/files.js';
 import { parseOptions, type Print } from './options.js';
@@ -55,6 +56,8 @@ export async function autobuildCommand(args: string[], print: Print): Promise<nu
     );
   if (!values.task && action !== 'feature') throw new CallerError('autobuild needs --task ID');
   const repository = path.resolve(values.worktree ?? '.');
+  // Before status and resume read records there: a missing path is no "no run to resume".
+  await assertWorkTreeRoot(repository);
   if (action === 'status') {
     print((await autobuildStatus(repository, values.task!)).join('\n'));
     return 0;

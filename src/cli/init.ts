@@ -307,7 +307,7 @@ export async function initCommand(args: string[], print: Print): Promise<number>
       options.dryRun
         ? 'Dry run: nothing was changed.'
         : outcomes.has('changed') || outcomes.has('todo')
-          ? `${outcomes.has('todo') ? 'Run the commands marked "run" above. ' : ''}${NEXT_STEPS[scope]}`
+          ? `${outcomes.has('todo') ? 'Run the commands marked "run" above.\n' : ''}${NEXT_STEPS[scope]}`
           : 'Nothing changed: this repository was already set up.',
     ].join('\n'),
   );

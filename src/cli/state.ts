@@ -69,7 +69,7 @@ export async function runStateCommand(
     );
   } catch (error) {
     if (!(error instanceof CallerError)) throw error;
-    process.stderr.write(`coachgate: ${error.message}\n`);
+    process.stderr.write(`coachgate ${command}: ${error.message}\n`);
     return 2;
   }
 }

@@ -65,3 +65,8 @@ function fairShares(lines: readonly string[], limit: number): number[] {
   });
   return shares;
 }
+
+/** `1 task`, `2 tasks`: a count with its noun in the number it takes. */
+export function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

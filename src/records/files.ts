@@ -187,8 +187,11 @@ function parseJsonText(
     const position = /position (\d+)/.exec(message);
     const offset = position ? Number(position[1]) : jsonErrorOffset(text);
     const { line, column } = lineAndColumn(text, offset);
-    // V8 quotes the text's start (`…, "root:x:0:0"... is not valid JSON`): a problem never repeats it.
-    const kind = message.split(', "')[0];
+    // V8 quotes the text around the error (`…, "root:x:0:0"... is not valid JSON`, or from `..."`
+    // when the error is far in): a problem never repeats it, and stays on one line.
+    const kind = message
+      .split(/, (?:\.\.\.)?"/)[0]!
+      .replace(/[\n\r\t]/g, (char) => JSON.stringify(char).slice(1, -1));
     return { ok: false, problem: `invalid JSON at line ${line}, column ${column}: ${kind}` };
   }
 }

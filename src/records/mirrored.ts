@@ -3,7 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { assertTaskId } from '../tasks/task-id.js';
 import { worktreeRelative } from '../repo/workspace.js';
-import { prepareWrite, removeLeftoverTempFiles, writeFileAtomically } from './files.js';
+import { WORKTREES_DIRECTORY } from '../repo/worktrees.js';
+import { pathExists, prepareWrite, removeLeftoverTempFiles, writeFileAtomically } from './files.js';
 import { artifactNames, storeDirectory, taskDirectory } from './mirror-paths.js';
 import { repositoryStateDirectory, taskStateDirectory } from './state-directory.js';
 
@@ -117,7 +118,21 @@ async function recordNames(directory: string): Promise<string[]> {
  * rest on: the task's records (a missing mirror file included) and the repository's base-result caches.
  */
 export async function mirrorTampering(worktree: string, taskId: string): Promise<Tampering[]> {
-  return [...(await taskTampering(worktree, taskId)), ...(await cacheTampering(worktree))];
+  return [
+    ...(await taskTampering(await mirrorRoot(worktree, taskId), taskId)),
+    ...(await cacheTampering(worktree)),
+  ];
+}
+
+/**
+ * Where the task's mirror is: in `worktree`, unless it has none there and the task's own worktree
+ * (`.guardkit/worktrees/<TASK>`) is inside it, where the loop wrote it. Compared there, a look from
+ * the main checkout reports a real difference, not every record as missing.
+ */
+async function mirrorRoot(worktree: string, taskId: string): Promise<string> {
+  if (await pathExists(taskDirectory(worktree, taskId))) return worktree;
+  const own = path.join(worktree, WORKTREES_DIRECTORY, taskId);
+  return (await pathExists(path.join(own, '.git'))) ? own : worktree;
 }
 
 /** `<file> <entry>: <difference>`, the one way every report names a finding. */

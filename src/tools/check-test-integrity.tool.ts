@@ -3,6 +3,7 @@ import { checkTestIntegrity } from '../actions/check-test-integrity.js';
 import { BaseMovedSchema } from '../records/pinned-base.js';
 import { defineTool, READ_ONLY } from './tool.js';
 import { taskIdInput, worktreeInput } from './shared-inputs.js';
+import { counted } from '../errors/quote.js';
 import { Steps } from '../evaluation/steps.js';
 
 const findingKind = z.enum([
@@ -148,7 +149,7 @@ export const checkTestIntegrityTool = defineTool({
         onProgress: (elapsedMs, testsSeen) =>
           void context.progress(
             ++ticks,
-            `${steps.inProgress().join('; ') || 'trusted evaluation'}: waiting ${Math.round(elapsedMs / 1000)} s, ${testsSeen} tests finished in the trusted runs`,
+            `${steps.inProgress().join('; ') || 'trusted evaluation'}: waiting ${Math.round(elapsedMs / 1000)} s, ${counted(testsSeen, 'test')} finished in the trusted runs`,
           ),
       },
     );

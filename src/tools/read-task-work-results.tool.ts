@@ -41,7 +41,9 @@ export const readTaskWorkResultsTool = defineTool({
       await context.workspace.resolveWorktree(worktree),
       task_id,
     );
-    const issues = report.problems.length ? ` Problems: ${report.problems.join('; ')}` : '';
+    // A report that could not be read: its message already names the problems.
+    const issues =
+      report.results && report.problems.length ? ` Problems: ${report.problems.join('; ')}` : '';
     const missing = report.honesty.missing_files.length
       ? ` Missing: ${report.honesty.missing_files.join(', ')}.`
       : '';

@@ -36,10 +36,14 @@ export const recordVerdictTool = defineTool({
     decision: z.enum(['approve', 'feedback']),
     rationale: z.string().min(1).max(20_000).describe('Why, in a few sentences.'),
     issues: z
-      .array(VerdictIssueSchema)
+      // Strict: a key the record has no place for (a criterion id as `requirement`) is refused, not
+      // dropped without a word.
+      .array(VerdictIssueSchema.strict())
       .max(200)
       .optional()
-      .describe('must_fix items block approval; info items go to "Beyond spec".'),
+      .describe(
+        'must_fix items block approval; info items go to "Beyond spec". Name the criterion an issue is about at the start of its description ("AC-003: …").',
+      ),
     evidence: evidenceInput.optional(),
     acknowledged_changes: z
       .array(AcknowledgedChangeSchema)

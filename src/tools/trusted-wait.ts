@@ -1,6 +1,7 @@
 import type { WaitOptions } from '../evaluation/early-runs.js';
 import { Steps } from '../evaluation/steps.js';
 import type { ToolContext } from './tool.js';
+import { counted } from '../errors/quote.js';
 
 /** As the test runs report: hosts may allow 5 s of silence. */
 const PROGRESS_INTERVAL_MS = 2_500;
@@ -23,7 +24,7 @@ export async function whileTrustedRunsWait<T>(
     () =>
       void context.progress(
         ++ticks,
-        `${steps.inProgress().join('; ') || 'trusted evaluation'}: ${Math.round((Date.now() - started) / 1000)} s into the call, ${testsSeen} tests finished in the trusted runs`,
+        `${steps.inProgress().join('; ') || 'trusted evaluation'}: ${Math.round((Date.now() - started) / 1000)} s into the call, ${counted(testsSeen, 'test')} finished in the trusted runs`,
       ),
     PROGRESS_INTERVAL_MS,
   );

@@ -46,7 +46,9 @@ export const validateRequirementsTool = defineTool({
 /** The verdict on the criteria, then every evidence item that does not hold, even beside a valid one. */
 function requirementsSummary(report: RequirementsValidation): string {
   const head = report.all_criteria_met
-    ? `All ${report.criteria_total} criteria met.`
+    ? report.criteria_total === 1
+      ? 'The one criterion is met.'
+      : `All ${report.criteria_total} criteria met.`
     : `${report.criteria_met}/${report.criteria_total} criteria met; not met: ${report.missing.join(', ') || '(task has no criteria)'}.`;
   const invalid = report.criteria.flatMap((criterion) =>
     criterion.evidence

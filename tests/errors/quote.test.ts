@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedLines, boundedMessage } from '../../src/errors/quote.js';
+import { boundedLines, boundedMessage, counted } from '../../src/errors/quote.js';
 
 describe('boundedLines', () => {
   it('keeps lines that fit whole', () => {
@@ -39,5 +39,17 @@ describe('boundedLines', () => {
     expect(text.length).toBeLessThanOrEqual(2_000);
     expect(text).toMatch(/^z+… \(\d+ more characters\)$/);
     expect(Number(/\((\d+) more/.exec(text)![1]) + text.indexOf('…')).toBe(10_000);
+  });
+});
+
+describe('counted', () => {
+  it('puts the noun in the number it takes', () => {
+    expect([0, 1, 2].map((count) => counted(count, 'test'))).toEqual([
+      '0 tests',
+      '1 test',
+      '2 tests',
+    ]);
+    expect(counted(1, 'dependency', 'dependencies')).toBe('1 dependency');
+    expect(counted(3, 'dependency', 'dependencies')).toBe('3 dependencies');
   });
 });

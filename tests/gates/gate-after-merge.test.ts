@@ -121,6 +121,11 @@ describe('coachgate gate after worktree finish', () => {
     expect(flat).toContain(
       "which this checkout does not trust: pin the Coach's public key (`coachgate key show` where it signed) under coachgate.trusted_keys",
     );
+    // The merge record is what cannot vouch, not a tree that was never meant to match the run's.
+    expect(flat).toMatch(
+      /merged\.json is signed by key \w+, which is not a trusted key, so it cannot vouch/,
+    );
+    expect(flat).not.toMatch(/the worktree changed after run/);
 
     // A later, unrelated commit: the README, and the coach's key pinned for CI.
     const key = spawnSync(process.execPath, [cli, 'key', 'show'], {

@@ -118,8 +118,7 @@ describe("the newcomer's path, as the README walks it", () => {
           {
             severity: 'must_fix',
             category: 'correctness',
-            description: 'greet must return "Hello, <name>!"',
-            requirement: 'AC-001',
+            description: 'AC-001: greet must return "Hello, <name>!"',
           },
         ],
       });

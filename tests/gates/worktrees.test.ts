@@ -231,6 +231,38 @@ describe('task worktrees', () => {
     expect(merged.stdout).toMatch(/^merged: autobuild\/TASK-042 into main/);
   });
 
+  it('gated in the checkout around it, a task approved in its own worktree is pointed there', async () => {
+    repo = project();
+    const { client, close } = await connect({ roots: [repo.dir] });
+    const worktree = await approvedInWorktree(client);
+    // Its mirror is in that worktree: looked at from here, nothing is missing from it.
+    const status = dataOf(
+      await callTool(client, 'task_status', { worktree: repo.dir, task_id: 'TASK-042' }),
+    );
+    expect(status.mirror_tampering).toEqual([]);
+    await close();
+    const gate = (cwd: string) =>
+      spawnSync(process.execPath, [cli, 'gate', '--task', 'TASK-042', '--format', 'json'], {
+        cwd,
+        encoding: 'utf8',
+      });
+    const around = gate(repo.dir);
+    expect(around.status, around.stderr).toBe(1);
+    const reasons: string[] = JSON.parse(around.stdout).reasons;
+    expect(reasons[0]).toBe(
+      `TASK-042 is worked on in its own worktree, ${worktree}, not in this checkout: gate it there (coachgate gate --task TASK-042 --worktree ${worktree}), or merge it first (coachgate worktree finish --task TASK-042)`,
+    );
+    expect(reasons.join('\n')).not.toMatch(/mirror was changed/);
+    expect(gate(worktree).status).toBe(0);
+
+    // A record edited in that mirror is found from either place.
+    repo.write('.guardkit/worktrees/TASK-042/.guardkit/autobuild/TASK-042/review.md', 'all good\n');
+    for (const cwd of [repo.dir, worktree])
+      expect(JSON.parse(gate(cwd).stdout).reasons.join('\n')).toMatch(
+        /the mirror was changed: \.guardkit\/autobuild\/TASK-042\/review\.md whole file/,
+      );
+  });
+
   it('finish and preserve refuse a repository path that does not exist', () => {
     repo = project();
     for (const action of ['finish', 'preserve']) {

@@ -118,7 +118,7 @@ describe('signed records: coachgate gate with a pinned public key', () => {
     const clean = freshClone(repo.dir);
     const passed = gate(clean.dir, clean.state);
     expect(passed.stdout).toMatch(
-      /PASS[\s\S]*the worktree mirror alone \(no state directory for this clone\), signatures checked against 1 trusted key/,
+      /PASS[\s\S]*the worktree mirror alone \(the server's state directory holds no records of TASK-\d+ for this checkout\), signatures checked against 1 trusted key/,
     );
     expect(passed.status).toBe(0);
 

@@ -284,6 +284,12 @@ describe('verify_quality_gates', () => {
       /tests: The Player report \.guardkit\/autobuild\/TASK-001\/task_work_results\.json is corrupt: invalid JSON at line 3, column 21/,
     );
     expect(textOf(result)).not.toMatch(/no test results reported/);
+    // One sentence, said once: no doubled full stop, no repeat of the problem.
+    expect(textOf(result)).toMatch(/column 21: Unexpected token 'o'\.$/);
+    const read = textOf(
+      await callTool(client, 'read_task_work_results', { worktree: repo.dir, task_id: 'TASK-001' }),
+    );
+    expect(read.match(/line 3, column 21/g)).toHaveLength(1);
   });
 
   it('refuses unknown criterion ids in a report and in evidence, listing the valid ones', async () => {
@@ -297,6 +303,13 @@ describe('verify_quality_gates', () => {
     expect(textOf(refused)).toMatch(
       /names "AC-009", which TASK-001 does not have\. Use one of: AC-001 \(/,
     );
+    const remaining = await callTool(client, 'record_player_report', {
+      worktree: repo.dir,
+      task_id: 'TASK-001',
+      turn: 1,
+      report: { ...report, requirements_remaining: ['AC-010'] },
+    });
+    expect(textOf(remaining)).toMatch(/names "AC-010", which TASK-001 does not have/);
     expect(existsSync(path.join(repo.dir, '.guardkit/autobuild/TASK-001/player_turn_1.json'))).toBe(
       false,
     );
@@ -310,6 +323,27 @@ describe('verify_quality_gates', () => {
     });
     expect(evidence.isError).toBe(true);
     expect(textOf(evidence)).toMatch(/evidence\[\]\.criterion names "AC-404".*Use one of: AC-001/);
+  });
+
+  it('refuses a feedback issue with a key the record would drop, and records it without', async () => {
+    const issue = { severity: 'must_fix', category: 'correctness', description: 'greet says Hi' };
+    const feedback = (issues: object[]) =>
+      callTool(client, 'record_verdict', {
+        worktree: repo.dir,
+        task_id: 'TASK-001',
+        turn: 1,
+        decision: 'feedback',
+        rationale: 'greet is wrong',
+        issues,
+      });
+    const refused = await feedback([{ ...issue, requirement: 'AC-404' }]);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/Unrecognized key: "requirement" at issues\[0\]/);
+    expect(existsSync(path.join(repo.dir, '.guardkit/autobuild/TASK-001/verdicts.jsonl'))).toBe(
+      false,
+    );
+    const recorded = await feedback([{ ...issue, description: `AC-001: ${issue.description}` }]);
+    expect(dataOf(recorded)).toMatchObject({ status: 'in_progress', strikes: 1 });
   });
 
   it('fails the tests gate when there is no report at all', async () => {
