@@ -5,6 +5,7 @@ import { readManyAtCommit } from '../repo/git.js';
 import { isBinEntry, nodeModulesContent, packageDirectory } from '../repo/node-modules.js';
 import { npmCacheDirectory } from '../repo/npm-cache.js';
 import type { PlantedFile } from './planted-file.js';
+import { yarnLockEntries } from './yarn-lock.js';
 import {
   publishedPackages,
   type LockedPackage,
@@ -49,6 +50,7 @@ interface InstalledManifest {
   name?: string;
   version?: string;
   bin?: string | Record<string, string>;
+  scripts?: Record<string, string>;
 }
 
 /**
@@ -69,18 +71,15 @@ export async function nodeModulesProblems(
 ): Promise<NodeModulesCheck> {
   const now = await nodeModulesContent(worktree);
   if (!now) return { planted: [], unverified: [] };
+  const manifests = await installedManifests(worktree, now);
+  const placed = [...manifests].filter(([directory]) => LOCKED_PATH.test(directory));
   const [lock, locks, cache] = await Promise.all([
     lockPackages(worktree),
-    publishingLocks(worktree, baseCommit),
+    publishingLocks(worktree, baseCommit, { manifests: new Map(placed), content: now }),
     npmCacheDirectory(),
   ]);
-  const manifests = await installedManifests(worktree, now);
   const pinnedPackages = new Set(pinned ? packagesOf(pinned) : []);
-  const versions = new Map(
-    [...manifests]
-      .filter(([directory]) => LOCKED_PATH.test(directory))
-      .map(([directory, manifest]) => [directory, manifest.version]),
-  );
+  const versions = new Map(placed.map(([directory, manifest]) => [directory, manifest.version]));
   const published = await publishedPackages({ content: now, versions, cache, ...locks });
   const found = [
     ...published.planted,
@@ -99,22 +98,64 @@ export async function nodeModulesProblems(
 }
 
 /**
- * The locks that name each package's published tarball: package-lock.json (or npm-shrinkwrap.json)
- * as the base commits it, and the worktree's own, or else the lock npm wrote into node_modules at
- * install (`.package-lock.json`), for a project that commits none.
+ * The locks that name each package's published tarball: package-lock.json (or npm-shrinkwrap.json,
+ * or else yarn.lock) as the base commits it, and the worktree's own, or else the lock npm wrote into
+ * node_modules at install (`.package-lock.json`) or the worktree's yarn.lock, for a project that
+ * commits no npm lock.
  */
 async function publishingLocks(
   worktree: string,
   baseCommit: string | undefined,
+  installed: YarnInstalled,
 ): Promise<{ baseLock?: Map<string, LockEntry>; worktreeLock?: Map<string, LockEntry> }> {
   const names = ['npm-shrinkwrap.json', 'package-lock.json'];
-  const atBase = baseCommit ? await readManyAtCommit(worktree, baseCommit, names) : new Map();
+  const atBase = baseCommit
+    ? await readManyAtCommit(worktree, baseCommit, [...names, YARN_LOCK])
+    : new Map<string, string>();
   const baseText = names.map((name) => atBase.get(name)).find(Boolean);
-  const baseLock = baseText === undefined ? undefined : packagesOfLock(baseText);
+  const baseYarn = atBase.get(YARN_LOCK);
+  const baseLock =
+    baseText !== undefined
+      ? packagesOfLock(baseText)
+      : baseYarn !== undefined
+        ? yarnPackages(baseYarn, installed)
+        : undefined;
   const worktreeLock =
     (await lockPackages(worktree)) ??
-    packagesOfLock(await readFile(await hiddenLock(worktree), 'utf8').catch(() => ''));
+    packagesOfLock(await readFile(await hiddenLock(worktree), 'utf8').catch(() => '')) ??
+    yarnPackages(await readFile(path.join(worktree, YARN_LOCK), 'utf8').catch(() => ''), installed);
   return { ...(baseLock ? { baseLock } : {}), ...(worktreeLock ? { worktreeLock } : {}) };
+}
+
+const YARN_LOCK = 'yarn.lock';
+
+/** The installed packages yarn.lock's entries are placed on, and their files. */
+interface YarnInstalled {
+  manifests: Map<string, InstalledManifest>;
+  content: Record<string, string>;
+}
+
+/**
+ * yarn.lock's entries placed where they are installed: yarn 1 records no paths, so each installed
+ * package takes the entry of its name at its installed version. yarn.lock does not say which
+ * packages have install scripts; the installed package.json and a `binding.gyp` (node-gyp's
+ * implied install) do, both compared with the tarball like every other file, as npm's lock derives
+ * `hasInstallScript` from them.
+ */
+function yarnPackages(text: string, installed: YarnInstalled): Map<string, LockEntry> | undefined {
+  const entries = yarnLockEntries(text);
+  if (entries.size === 0) return undefined;
+  const placed = new Map<string, LockEntry>();
+  for (const [directory, manifest] of installed.manifests) {
+    const entry = entries.get(`${packageName(directory)}@${manifest.version}`);
+    const scripts = manifest.scripts ?? {};
+    const hasInstallScript =
+      ['preinstall', 'install', 'postinstall'].some((name) => name in scripts) ||
+      `${directory}/binding.gyp` in installed.content;
+    if (entry)
+      placed.set(directory, { ...entry, ...(hasInstallScript ? { hasInstallScript } : {}) });
+  }
+  return placed;
 }
 
 /** npm's record of the tree it installed, in node_modules itself (wherever that link leads). */
