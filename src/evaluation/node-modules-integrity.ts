@@ -152,7 +152,9 @@ function yarnPackages(text: string, installed: YarnInstalled): Map<string, LockE
     const hasInstallScript =
       ['preinstall', 'install', 'postinstall'].some((name) => name in scripts) ||
       `${directory}/binding.gyp` in installed.content;
-    if (entry)
+    // A yarn entry without a strong integrity (old locks give sha1) binds nothing: npm's own record
+    // of what it installed, where there is one, is read for that package instead.
+    if (entry && /\bsha(?:512|384|256)-/.test(entry.integrity ?? ''))
       placed.set(directory, { ...entry, ...(hasInstallScript ? { hasInstallScript } : {}) });
   }
   return placed;
