@@ -174,7 +174,15 @@ function checkout(source, base, change, subject) {
   git(dir, 'commit', '-q', '-m', 'task');
   git(dir, 'checkout', '-q', '-b', `autobuild/${TASK}`);
   git(dir, 'checkout', '-q', change, '--', '.');
-  for (const file of git(dir, 'diff', '--name-only', '--diff-filter=D', base, change)
+  for (const file of git(
+    dir,
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '--diff-filter=D',
+    base,
+    change,
+  )
     .split('\n')
     .filter(Boolean))
     rmSync(path.join(dir, file), { force: true });
@@ -241,7 +249,7 @@ for (const source of sources) {
       const label = `${name} ${commit.slice(0, 10)} ${way}`;
       const dir = checkout(source, base, change, way === 'fix' ? subject : `Revert ${subject}`);
       try {
-        const changed = git(dir, 'diff', '--name-only', base, change).split('\n');
+        const changed = git(dir, 'diff', '--name-only', '--no-renames', base, change).split('\n');
         // A revert that only deletes lines has none of its own: its Coach cites a line it kept.
         const cited =
           (await citation(dir, base, change, changed.filter(isCode))) ??
