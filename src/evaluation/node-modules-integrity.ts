@@ -1,10 +1,11 @@
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { readManyAtCommit } from '../repo/git.js';
 import { isBinEntry, nodeModulesContent, packageDirectory } from '../repo/node-modules.js';
 import { npmCacheDirectory } from '../repo/npm-cache.js';
 import type { PlantedFile } from './planted-file.js';
+import { pnpmShim } from './pnpm-shim.js';
 import { yarnLockEntries } from './yarn-lock.js';
 import {
   publishedPackages,
@@ -238,22 +239,51 @@ function binProblems(worktree: string, tree: InstalledTree): PlantedFile[] {
     // One changed since the pin is already named.
     if (!isPlacedBin(file) || (before !== undefined && before !== fingerprint)) continue;
     const problem = fingerprint.startsWith('link:')
-      ? linkProblem(worktree, file, fingerprint, tree)
-      : 'not a link npm installed: a command planted in node_modules/.bin';
+      ? commandProblem(worktree, file, linkTarget(file, fingerprint), tree)
+      : shimProblem(worktree, file, tree);
     if (problem) found.push({ file, problem: `${problem}. ${RESTORE}` });
   }
   return found;
 }
 
-/** Why a `.bin` link does not run a verified package's own command, if it does not. */
-function linkProblem(
+/** Where a `.bin` link leads, relative to the worktree. */
+function linkTarget(file: string, fingerprint: string): string {
+  return path.posix.join(path.posix.dirname(file), fingerprint.slice('link:'.length));
+}
+
+/**
+ * Why a `.bin` file that is not a link does not run a verified package's own command: pnpm writes
+ * a shell shim (pnpm-shim.ts) that runs node on the command's file, judged as a link to that file
+ * would be, with NODE_PATH only inside the installed tree.
+ */
+function shimProblem(worktree: string, file: string, tree: InstalledTree): string | undefined {
+  const text = readTextSync(path.join(worktree, file));
+  const shim = text === undefined ? undefined : pnpmShim(text);
+  if (!shim)
+    return 'not a link npm installed nor a shim pnpm writes: a command planted in node_modules/.bin';
+  const modules = [
+    path.join(worktree, 'node_modules'),
+    realPath(path.join(worktree, 'node_modules')),
+  ];
+  const outside = shim.nodePath.find(
+    (directory) =>
+      path.posix.normalize(directory) !== directory ||
+      !modules.some((root) => root && directory.startsWith(root + path.sep)),
+  );
+  if (outside !== undefined)
+    return `a command shim whose NODE_PATH names ${outside}, outside the installed node_modules`;
+  const target = path.posix.join(path.posix.dirname(file), shim.target);
+  return commandProblem(worktree, file, target, tree);
+}
+
+/** Why a `.bin` entry leading to `target` does not run a verified package's own command, if not. */
+function commandProblem(
   worktree: string,
   file: string,
-  fingerprint: string,
+  target: string,
   tree: InstalledTree,
 ): string | undefined {
   const command = path.posix.basename(file);
-  const target = path.posix.join(path.posix.dirname(file), fingerprint.slice('link:'.length));
   const owner = packageDirectory(target);
   if (!owner || !target.startsWith('node_modules/') || isBinEntry(`${owner}/${command}`))
     return `a runner binary linking to ${target}, outside every installed package`;
@@ -344,6 +374,14 @@ function packagesOfLock(text: string): Map<string, LockEntry> | undefined {
 /** The package name a node_modules directory holds by its path (`@scope/name`). */
 function packageName(directory: string): string {
   return /node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(directory)?.[1] ?? directory;
+}
+
+function readTextSync(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** One system call (hundreds of .bin entries are resolved on each verification). */

@@ -25,6 +25,9 @@ import { filesHashed } from '../../src/repo/file-digest.js';
 import { nodeModulesContent } from '../../src/repo/node-modules.js';
 import { networkEnv } from '../helpers/network.js';
 
+/** A package with a command and no dependencies, for the `.bin` shims. */
+const SEMVER = '7.7.2';
+
 /**
  * The borrowed node_modules verified by content (issue 28, items 3 and 4): real `npm ci` of chai
  * from its real lockfile in a temp repository, the task's base pinned with node_modules installed,
@@ -134,6 +137,32 @@ function writeToolCaches(dir: string, text: string) {
     mkdirSync(path.dirname(path.join(dir, 'node_modules', file)), { recursive: true });
     writeFileSync(path.join(dir, 'node_modules', file), text);
   }
+}
+
+/** The shell shim pnpm (its cmd-shim) writes for a command running `target`, node on PATH. */
+function pnpmShimText(nodePath: string, target: string): string {
+  return `#!/bin/sh
+basedir=$(dirname "$(echo "$0" | sed -e 's,\\\\,/,g')")
+
+case \`uname\` in
+    *CYGWIN*|*MINGW*|*MSYS*)
+        if command -v cygpath > /dev/null 2>&1; then
+            basedir=\`cygpath -w "$basedir"\`
+        fi
+    ;;
+esac
+
+if [ -z "$NODE_PATH" ]; then
+  export NODE_PATH="${nodePath}/.pnpm/node_modules"
+else
+  export NODE_PATH="${nodePath}/.pnpm/node_modules:$NODE_PATH"
+fi
+if [ -x "$basedir/node" ]; then
+  exec "$basedir/node"  "$basedir/${target}" "$@"
+else
+  exec node  "$basedir/${target}" "$@"
+fi
+`;
 }
 
 /** The yarn.lock (v1) yarn would write for the tree npm installed (or one with `integrity`). */
@@ -349,6 +378,36 @@ describe('node_modules verified against the tarballs its registry published (npm
     writeFileSync(path.join(repo.dir, 'yarn.lock'), edited);
     const again = await nodeModulesProblems(repo.dir, undefined, base);
     expect(again.planted.map((item) => item.file)).toContain(CHAI_ASSERTIONS);
+  }, 240_000);
+
+  it("accepts the shell shim pnpm writes for a package's command; a shim that runs anything else is planted", async () => {
+    repo = makeRepo({});
+    const installed = installedPackage('semver', SEMVER);
+    for (const file of ['package.json', 'package-lock.json'])
+      copyFileSync(path.join(installed, file), path.join(repo.dir, file));
+    npm(repo.dir, 'ci');
+    const base = repo.commit('lockfile');
+    const bin = path.join(repo.dir, 'node_modules/.bin/semver');
+    const modules = path.join(repo.dir, 'node_modules');
+    const planted = async (text: string) => {
+      rmSync(bin, { force: true });
+      writeFileSync(bin, text);
+      chmodSync(bin, 0o755);
+      return (await nodeModulesProblems(repo!.dir, undefined, base)).planted;
+    };
+    expect(await planted(pnpmShimText(modules, '../semver/bin/semver.js'))).toEqual([]);
+
+    const variants = [
+      pnpmShimText(modules, '../semver/index.js'), // another file of the package
+      pnpmShimText(modules, '../../evil.js'), // a file outside every package
+      pnpmShimText(os.tmpdir(), '../semver/bin/semver.js'), // NODE_PATH outside the tree
+      pnpmShimText(modules, '../semver/bin/semver.js').replace(
+        'exec node  ',
+        'exec node  --require "$basedir/../../evil.js" ',
+      ),
+    ];
+    for (const text of variants)
+      expect((await planted(text)).map((item) => item.file)).toEqual(['node_modules/.bin/semver']);
   }, 240_000);
 
   it("names a file added to a package and one swapped for a link; the worktree's lock cannot point at a forged tarball", async () => {
