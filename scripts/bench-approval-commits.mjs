@@ -115,7 +115,16 @@ function installDependencies(dir) {
   const [program, argv] = existsSync(path.join(dir, 'package-lock.json'))
     ? ['npm', ['ci', ...npm]]
     : existsSync(path.join(dir, 'pnpm-lock.yaml'))
-      ? [PNPM, ['install', '--frozen-lockfile', ...quiet]]
+      ? // The project's `packageManager` names another pnpm: this one installs it, not a switch.
+        [
+          PNPM,
+          [
+            'install',
+            '--frozen-lockfile',
+            '--config.manage-package-manager-versions=false',
+            ...quiet,
+          ],
+        ]
       : ['npm', ['install', '--no-package-lock', ...npm]];
   appendFileSync(path.join(dir, '.git', 'info', 'exclude'), 'node_modules/\n');
   execFileSync(program, argv, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
