@@ -157,6 +157,8 @@ function ruleOf(reason) {
     [/^criterion \S+ is not verified/, () => 'evidence (the citation)'],
     [/^the Player's report claims files/, () => 'report'],
     [/^null turn/, () => 'null turn'],
+    [/^planted environment/, () => 'planted environment'],
+    [/^environment unverified/, () => 'environment unverified'],
   ];
   for (const [pattern, name] of checks) {
     const match = pattern.exec(reason);
