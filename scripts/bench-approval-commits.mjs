@@ -16,13 +16,18 @@
 // `python3`), and `--site=DIR` adds DIR to it after its own packages (Debian's freezegun beside a
 // newer pytest). `--version-file=PATH` commits a `__version__` module a build backend would write
 // (hatch-vcs's `_version.py`) to the base.
+// `--install` installs a JS project's dependencies in each clone once the change's tree is in
+// place, as the Player's worktree would hold them: `npm ci` for a package-lock.json, `pnpm install
+// --frozen-lockfile` for a pnpm-lock.yaml (`--pnpm=PATH`, default `pnpm`), and `npm install
+// --no-package-lock` with no lock; install scripts do not run, and the npm/pnpm caches make each
+// install offline after the first.
 // `--keep` leaves each clone in place (its path printed) to read its records.
 // `--both` also runs each commit the other way (issue 56): the commit is the base and the Player's
 // change reverts it, approved with the same kind of citation. A refused honest commit is a false
 // positive; an approved revert of a commit that changes tests is a miss. Each refusal is counted
 // under the rule that made it (the dynamic findings by name), per repository and direction.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { recordPlayerReport } from '../dist/actions/record-player-report.js';
@@ -44,6 +49,8 @@ const PYTHON = option('python') ?? 'python3';
 const SITE = option('site');
 const VERSION_FILE = option('version-file');
 const KEEP = args.includes('--keep');
+const INSTALL = args.includes('--install');
+const PNPM = option('pnpm') ?? 'pnpm';
 // `--only=SHA,SHA` runs those commits (of whichever repository has them) instead of the last N.
 const ONLY = option('only')?.split(',');
 const resolves = (dir, commit) => {
@@ -101,9 +108,31 @@ async function keptLine(dir, rev, files) {
   return undefined;
 }
 
+/** The dependencies the change's lock names, installed in the clone and ignored by git. */
+function installDependencies(dir) {
+  const quiet = ['--ignore-scripts', '--prefer-offline'];
+  const npm = ['--no-audit', '--no-fund', ...quiet];
+  const [program, argv] = existsSync(path.join(dir, 'package-lock.json'))
+    ? ['npm', ['ci', ...npm]]
+    : existsSync(path.join(dir, 'pnpm-lock.yaml'))
+      ? // The project's `packageManager` names another pnpm: this one installs it, not a switch.
+        [
+          PNPM,
+          [
+            'install',
+            '--frozen-lockfile',
+            '--config.manage-package-manager-versions=false',
+            ...quiet,
+          ],
+        ]
+      : ['npm', ['install', '--no-package-lock', ...npm]];
+  appendFileSync(path.join(dir, '.git', 'info', 'exclude'), 'node_modules/\n');
+  execFileSync(program, argv, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 /** A project virtualenv as `pip install -e .` leaves it, ignored through .git/info/exclude. */
 function editableVirtualenv(dir, root) {
-  writeFileSync(path.join(dir, '.git', 'info', 'exclude'), '.venv/\n');
+  appendFileSync(path.join(dir, '.git', 'info', 'exclude'), '.venv/\n');
   execFileSync(PYTHON, ['-m', 'venv', '--system-site-packages', '.venv'], { cwd: dir });
   const python = path.join(dir, '.venv', 'bin', 'python');
   const purelib = 'import sysconfig; print(sysconfig.get_paths()["purelib"])';
@@ -128,6 +157,8 @@ function ruleOf(reason) {
     [/^criterion \S+ is not verified/, () => 'evidence (the citation)'],
     [/^the Player's report claims files/, () => 'report'],
     [/^null turn/, () => 'null turn'],
+    [/^planted environment/, () => 'planted environment'],
+    [/^environment unverified/, () => 'environment unverified'],
   ];
   for (const [pattern, name] of checks) {
     const match = pattern.exec(reason);
@@ -154,10 +185,19 @@ function checkout(source, base, change, subject) {
   git(dir, 'commit', '-q', '-m', 'task');
   git(dir, 'checkout', '-q', '-b', `autobuild/${TASK}`);
   git(dir, 'checkout', '-q', change, '--', '.');
-  for (const file of git(dir, 'diff', '--name-only', '--diff-filter=D', base, change)
+  for (const file of git(
+    dir,
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '--diff-filter=D',
+    base,
+    change,
+  )
     .split('\n')
     .filter(Boolean))
     rmSync(path.join(dir, file), { force: true });
+  if (INSTALL) installDependencies(dir);
   return dir;
 }
 
@@ -220,7 +260,7 @@ for (const source of sources) {
       const label = `${name} ${commit.slice(0, 10)} ${way}`;
       const dir = checkout(source, base, change, way === 'fix' ? subject : `Revert ${subject}`);
       try {
-        const changed = git(dir, 'diff', '--name-only', base, change).split('\n');
+        const changed = git(dir, 'diff', '--name-only', '--no-renames', base, change).split('\n');
         // A revert that only deletes lines has none of its own: its Coach cites a line it kept.
         const cited =
           (await citation(dir, base, change, changed.filter(isCode))) ??

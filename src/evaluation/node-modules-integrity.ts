@@ -1,10 +1,12 @@
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { readManyAtCommit } from '../repo/git.js';
 import { isBinEntry, nodeModulesContent, packageDirectory } from '../repo/node-modules.js';
 import { npmCacheDirectory } from '../repo/npm-cache.js';
 import type { PlantedFile } from './planted-file.js';
+import { pnpmShim } from './pnpm-shim.js';
+import { yarnLockEntries } from './yarn-lock.js';
 import {
   publishedPackages,
   type LockedPackage,
@@ -49,6 +51,7 @@ interface InstalledManifest {
   name?: string;
   version?: string;
   bin?: string | Record<string, string>;
+  scripts?: Record<string, string>;
 }
 
 /**
@@ -69,18 +72,15 @@ export async function nodeModulesProblems(
 ): Promise<NodeModulesCheck> {
   const now = await nodeModulesContent(worktree);
   if (!now) return { planted: [], unverified: [] };
+  const manifests = await installedManifests(worktree, now);
+  const placed = [...manifests].filter(([directory]) => LOCKED_PATH.test(directory));
   const [lock, locks, cache] = await Promise.all([
     lockPackages(worktree),
-    publishingLocks(worktree, baseCommit),
+    publishingLocks(worktree, baseCommit, { manifests: new Map(placed), content: now }),
     npmCacheDirectory(),
   ]);
-  const manifests = await installedManifests(worktree, now);
   const pinnedPackages = new Set(pinned ? packagesOf(pinned) : []);
-  const versions = new Map(
-    [...manifests]
-      .filter(([directory]) => LOCKED_PATH.test(directory))
-      .map(([directory, manifest]) => [directory, manifest.version]),
-  );
+  const versions = new Map(placed.map(([directory, manifest]) => [directory, manifest.version]));
   const published = await publishedPackages({ content: now, versions, cache, ...locks });
   const found = [
     ...published.planted,
@@ -99,22 +99,66 @@ export async function nodeModulesProblems(
 }
 
 /**
- * The locks that name each package's published tarball: package-lock.json (or npm-shrinkwrap.json)
- * as the base commits it, and the worktree's own, or else the lock npm wrote into node_modules at
- * install (`.package-lock.json`), for a project that commits none.
+ * The locks that name each package's published tarball: package-lock.json (or npm-shrinkwrap.json,
+ * or else yarn.lock) as the base commits it, and the worktree's own, or else the lock npm wrote into
+ * node_modules at install (`.package-lock.json`) or the worktree's yarn.lock, for a project that
+ * commits no npm lock.
  */
 async function publishingLocks(
   worktree: string,
   baseCommit: string | undefined,
+  installed: YarnInstalled,
 ): Promise<{ baseLock?: Map<string, LockEntry>; worktreeLock?: Map<string, LockEntry> }> {
   const names = ['npm-shrinkwrap.json', 'package-lock.json'];
-  const atBase = baseCommit ? await readManyAtCommit(worktree, baseCommit, names) : new Map();
+  const atBase = baseCommit
+    ? await readManyAtCommit(worktree, baseCommit, [...names, YARN_LOCK])
+    : new Map<string, string>();
   const baseText = names.map((name) => atBase.get(name)).find(Boolean);
-  const baseLock = baseText === undefined ? undefined : packagesOfLock(baseText);
+  const baseYarn = atBase.get(YARN_LOCK);
+  const baseLock =
+    baseText !== undefined
+      ? packagesOfLock(baseText)
+      : baseYarn !== undefined
+        ? yarnPackages(baseYarn, installed)
+        : undefined;
   const worktreeLock =
     (await lockPackages(worktree)) ??
-    packagesOfLock(await readFile(await hiddenLock(worktree), 'utf8').catch(() => ''));
+    packagesOfLock(await readFile(await hiddenLock(worktree), 'utf8').catch(() => '')) ??
+    yarnPackages(await readFile(path.join(worktree, YARN_LOCK), 'utf8').catch(() => ''), installed);
   return { ...(baseLock ? { baseLock } : {}), ...(worktreeLock ? { worktreeLock } : {}) };
+}
+
+const YARN_LOCK = 'yarn.lock';
+
+/** The installed packages yarn.lock's entries are placed on, and their files. */
+interface YarnInstalled {
+  manifests: Map<string, InstalledManifest>;
+  content: Record<string, string>;
+}
+
+/**
+ * yarn.lock's entries placed where they are installed: yarn 1 records no paths, so each installed
+ * package takes the entry of its name at its installed version. yarn.lock does not say which
+ * packages have install scripts; the installed package.json and a `binding.gyp` (node-gyp's
+ * implied install) do, both compared with the tarball like every other file, as npm's lock derives
+ * `hasInstallScript` from them.
+ */
+function yarnPackages(text: string, installed: YarnInstalled): Map<string, LockEntry> | undefined {
+  const entries = yarnLockEntries(text);
+  if (entries.size === 0) return undefined;
+  const placed = new Map<string, LockEntry>();
+  for (const [directory, manifest] of installed.manifests) {
+    const entry = entries.get(`${packageName(directory)}@${manifest.version}`);
+    const scripts = manifest.scripts ?? {};
+    const hasInstallScript =
+      ['preinstall', 'install', 'postinstall'].some((name) => name in scripts) ||
+      `${directory}/binding.gyp` in installed.content;
+    // A yarn entry without a strong integrity (old locks give sha1) binds nothing: npm's own record
+    // of what it installed, where there is one, is read for that package instead.
+    if (entry && /\bsha(?:512|384|256)-/.test(entry.integrity ?? ''))
+      placed.set(directory, { ...entry, ...(hasInstallScript ? { hasInstallScript } : {}) });
+  }
+  return placed;
 }
 
 /** npm's record of the tree it installed, in node_modules itself (wherever that link leads). */
@@ -195,22 +239,51 @@ function binProblems(worktree: string, tree: InstalledTree): PlantedFile[] {
     // One changed since the pin is already named.
     if (!isPlacedBin(file) || (before !== undefined && before !== fingerprint)) continue;
     const problem = fingerprint.startsWith('link:')
-      ? linkProblem(worktree, file, fingerprint, tree)
-      : 'not a link npm installed: a command planted in node_modules/.bin';
+      ? commandProblem(worktree, file, linkTarget(file, fingerprint), tree)
+      : shimProblem(worktree, file, tree);
     if (problem) found.push({ file, problem: `${problem}. ${RESTORE}` });
   }
   return found;
 }
 
-/** Why a `.bin` link does not run a verified package's own command, if it does not. */
-function linkProblem(
+/** Where a `.bin` link leads, relative to the worktree. */
+function linkTarget(file: string, fingerprint: string): string {
+  return path.posix.join(path.posix.dirname(file), fingerprint.slice('link:'.length));
+}
+
+/**
+ * Why a `.bin` file that is not a link does not run a verified package's own command: pnpm writes
+ * a shell shim (pnpm-shim.ts) that runs node on the command's file, judged as a link to that file
+ * would be, with NODE_PATH only inside the installed tree.
+ */
+function shimProblem(worktree: string, file: string, tree: InstalledTree): string | undefined {
+  const text = readTextSync(path.join(worktree, file));
+  const shim = text === undefined ? undefined : pnpmShim(text);
+  if (!shim)
+    return 'not a link npm installed nor a shim pnpm writes: a command planted in node_modules/.bin';
+  const modules = [
+    path.join(worktree, 'node_modules'),
+    realPath(path.join(worktree, 'node_modules')),
+  ];
+  const outside = shim.nodePath.find(
+    (directory) =>
+      path.posix.normalize(directory) !== directory ||
+      !modules.some((root) => root && directory.startsWith(root + path.sep)),
+  );
+  if (outside !== undefined)
+    return `a command shim whose NODE_PATH names ${outside}, outside the installed node_modules`;
+  const target = path.posix.join(path.posix.dirname(file), shim.target);
+  return commandProblem(worktree, file, target, tree);
+}
+
+/** Why a `.bin` entry leading to `target` does not run a verified package's own command, if not. */
+function commandProblem(
   worktree: string,
   file: string,
-  fingerprint: string,
+  target: string,
   tree: InstalledTree,
 ): string | undefined {
   const command = path.posix.basename(file);
-  const target = path.posix.join(path.posix.dirname(file), fingerprint.slice('link:'.length));
   const owner = packageDirectory(target);
   if (!owner || !target.startsWith('node_modules/') || isBinEntry(`${owner}/${command}`))
     return `a runner binary linking to ${target}, outside every installed package`;
@@ -301,6 +374,14 @@ function packagesOfLock(text: string): Map<string, LockEntry> | undefined {
 /** The package name a node_modules directory holds by its path (`@scope/name`). */
 function packageName(directory: string): string {
   return /node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(directory)?.[1] ?? directory;
+}
+
+function readTextSync(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** One system call (hundreds of .bin entries are resolved on each verification). */

@@ -29,7 +29,7 @@ export interface InstalledPackages {
   content: Record<string, string>;
   /** Each installed package's directory, at a place npm installs to, with its `version`. */
   versions: Map<string, string | undefined>;
-  /** package-lock.json at the base commit: the integrity npm ci verifies each tarball against. */
+  /** package-lock.json (or yarn.lock) at the base commit: the integrity each tarball must hash to. */
   baseLock?: Map<string, LockedPackage>;
   /** The worktree's package-lock.json: packages the Player added or moved to another version. */
   worktreeLock?: Map<string, LockedPackage>;
@@ -174,15 +174,15 @@ function unverifiedOf(
     if (!locked.has(directory))
       unverified.push({
         package: directory,
-        why: 'no package-lock.json lists it at its installed version',
+        why: 'no lock (package-lock.json, yarn.lock) lists it at its installed version',
       });
   for (const [directory, entry] of locked) {
     if (entry.inBundle) continue;
     const tarball = tarballs.get(directory);
     const why = !entry.integrity
-      ? 'package-lock.json gives it no integrity (a git, file or tarball URL dependency)'
+      ? 'its lock gives it no integrity (a git, file or tarball URL dependency)'
       : tarball?.state === 'weak'
-        ? 'package-lock.json gives only a sha1 integrity, which does not bind the content'
+        ? 'its lock gives only a sha1 integrity, which does not bind the content'
         : tarball?.state === 'missing'
           ? "npm's cache holds no tarball under its integrity (installed elsewhere, or the cache was cleaned)"
           : tarball?.state === 'altered'

@@ -85,10 +85,8 @@ export function explainWithTrustedRun(
   findings: IntegrityFinding[],
   evidence: TrustedRunEvidence,
 ): ExplainedFinding[] {
-  const harmed = evidence.regressions.filter(
-    (regression) =>
-      regression.outcome === 'missing' || !acknowledges(evidence.acknowledged, regression.test),
-  );
+  const covered = coveredRegression(findings, evidence.acknowledged);
+  const harmed = evidence.regressions.filter((regression) => !covered(regression));
   return findings.map((finding): ExplainedFinding => {
     if (SETTLED_BY_TRUSTED_RUN.has(finding.kind)) {
       const confirming = harmed.filter((regression) => concerns(finding, regression.test));
@@ -186,12 +184,11 @@ export function unexplainedRegressions(
   evidence: Pick<TrustedRunEvidence, 'regressions' | 'acknowledged'>,
 ): IntegrityFinding[] {
   const settled = findings.filter((finding) => SETTLED_BY_TRUSTED_RUN.has(finding.kind));
+  const covered = coveredRegression(findings, evidence.acknowledged);
   return evidence.regressions
     .filter(
       (regression) =>
-        (regression.outcome === 'missing' ||
-          !acknowledges(evidence.acknowledged, regression.test)) &&
-        !settled.some((finding) => concerns(finding, regression.test)),
+        !covered(regression) && !settled.some((finding) => concerns(finding, regression.test)),
     )
     .map((regression) => ({
       kind: 'base_test_fails',
@@ -200,6 +197,35 @@ export function unexplainedRegressions(
       test: regression.test,
       detail: `base test \`${regression.test}\` passed at the base and ${regression.outcome === 'missing' ? 'did not run' : regression.outcome} in the trusted run (the base's tests and config on this code)`,
     }));
+}
+
+/**
+ * Whether the Coach's acknowledgements cover a base test's outcome in the trusted run. A failure is
+ * covered by acknowledging the test. A test that did not run is covered only when it belongs to a
+ * test file the Player deleted and the Coach retired it (acknowledging the file, or the test): the
+ * base's copy of a file whose subject the change removes cannot load, and nothing else can show what
+ * a retired test would say. Any other test that did not run stays uncovered: nothing shows what it
+ * would now say.
+ */
+export function coveredRegression(
+  findings: readonly IntegrityFinding[],
+  acknowledgedTests: string[],
+): (regression: { test: string; outcome: string }) => boolean {
+  const retired = findings
+    .filter((finding) => finding.kind === 'test_file_deleted')
+    .flatMap((finding) =>
+      (finding.not_replaced ?? [])
+        .filter((test) => retiresTest(finding, acknowledgedTests, test))
+        .map((test) => ({ file: finding.file, test })),
+    );
+  return (regression) =>
+    regression.outcome === 'missing'
+      ? retired.some(
+          ({ file, test }) =>
+            findTestId(test, [regression.test]) !== undefined &&
+            [file, '.'].includes(fileOfTestId(regression.test)),
+        )
+      : acknowledges(acknowledgedTests, regression.test);
 }
 
 /** `tests/t.py::test_x` → `tests/t.py`; a TAP id names no file: `.`. */
@@ -217,7 +243,7 @@ function lostTests(finding: IntegrityFinding, evidence: TrustedRunEvidence): str
     finding.not_replaced ??
     (finding.kind === 'test_deleted' && !finding.replaced_by && finding.test ? [finding.test] : []);
   const carried = (test: string) =>
-    acknowledged(evidence.acknowledged, finding.file, test) ||
+    retiresTest(finding, evidence.acknowledged, test) ||
     !passedAtBase(finding.file, test, evidence);
   const lost = notReplaced.filter((test) => !carried(test)).map((test) => `\`${test}\``);
   for (const successor of finding.replaced_by ?? []) {
@@ -242,6 +268,14 @@ function concerns(finding: IntegrityFinding, testId: string): boolean {
   if (finding.test === undefined) return testId.startsWith(finding.file);
   // Matched as test evidence is: the id itself, or its tail after a separator.
   return findTestId(finding.test.split(/\.| > /).at(-1)!, [testId]) !== undefined;
+}
+
+/** Whether the Coach acknowledged a gone test: by name, or, for a deleted file, the whole file. */
+function retiresTest(finding: IntegrityFinding, entries: string[], test: string): boolean {
+  return (
+    (finding.kind === 'test_file_deleted' && entries.includes(finding.file)) ||
+    acknowledged(entries, finding.file, test)
+  );
 }
 
 /**

@@ -164,19 +164,34 @@ function resolveAlias(file: string, specifier: string, index: ImportIndex): stri
   return [];
 }
 
+/**
+ * The file a relative or package specifier loads, as Node resolves it: the file, with an extension,
+ * then the directory (`require('..')`, `require('./lib')`): its package.json's entries, else its
+ * index file.
+ */
 function jsFile(target: string, index: ImportIndex): string[] {
-  const clean = path.posix.normalize(target).replace(/^\.\//, '');
+  const clean = path.posix.normalize(target).replace(/^\.(?:\/|$)/, '');
   if (clean.startsWith('..')) return [];
   const extension = path.posix.extname(clean);
   const stem = clean.slice(0, clean.length - extension.length);
   const candidates = [
-    clean,
+    ...(clean === '' ? [] : [clean]),
     ...(OUTPUT_TO_SOURCE[extension] ?? []).map((source) => `${stem}${source}`),
     ...JS_EXTENSIONS.map((ext) => `${clean}${ext}`),
-    ...JS_EXTENSIONS.map((ext) => `${clean}/index${ext}`),
   ];
   const hit = candidates.find((name) => index.files.has(name) && isJsFile(name));
-  return hit ? [hit] : [];
+  if (hit) return [hit];
+  const manifest = [...index.jsPackages.values()].find((item) => item.directory === clean);
+  const entries = (manifest?.entries ?? [])
+    .map((entry) => join(clean, [entry]))
+    .map((entry) => path.posix.normalize(entry).replace(/^\.\//, ''))
+    .filter((entry) => entry !== clean && !entry.startsWith('..'));
+  const inDirectory = [
+    ...entries.flatMap((entry) => [entry, ...JS_EXTENSIONS.map((ext) => `${entry}${ext}`)]),
+    ...JS_EXTENSIONS.map((ext) => join(clean, [`index${ext}`])),
+  ];
+  const found = inDirectory.find((name) => index.files.has(name) && isJsFile(name));
+  return found ? [found] : [];
 }
 
 /**

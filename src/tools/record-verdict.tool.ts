@@ -50,7 +50,7 @@ export const recordVerdictTool = defineTool({
       .max(200)
       .optional()
       .describe(
-        'Base tests whose changed outcome a criterion asks for: their trusted-run failure does not block approval. Never covers a test that did not run.',
+        'Base tests whose changed outcome a criterion asks for: their trusted-run failure does not block approval. Never covers a test that did not run, except those of a base test file the Player deleted, retired by giving that file as `test`.',
       ),
     acknowledged_left_out: z
       .array(AcknowledgedLeftOutSchema)

@@ -1,6 +1,7 @@
 import type { GatesReport } from '../quality-gates/gates.js';
 import {
   acknowledges,
+  coveredRegression,
   explainWithTrustedRun,
   type ExplainedFinding,
   type IntegrityFinding,
@@ -132,7 +133,11 @@ export function approvalRefusals(facts: ApprovalFacts): string[] {
       `the verdict itself lists ${mustFix.length} must_fix issue(s) (${mustFix.map((issue) => issue.description).join('; ')}): send decision "feedback" instead.`,
     );
   }
-  reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes));
+  const covered = coveredRegression(
+    facts.integrity,
+    facts.acknowledged_changes.map((change) => change.test),
+  );
+  reasons.push(...evaluationReasons(facts.evaluation, facts.acknowledged_changes, covered));
   if (facts.evaluation?.null_turn && !facts.acknowledged_null_turn)
     reasons.push(nullTurnReason(facts.evaluation.left_out));
   const unverified = facts.environment_unverified ?? [];
@@ -186,6 +191,7 @@ export function linkIntoStoreReason(file: string): string {
 function evaluationReasons(
   evaluation: EvaluationFacts | null,
   acknowledged: AcknowledgedChange[],
+  covered: (regression: { test: string; outcome: string }) => boolean,
 ): string[] {
   if (!evaluation) return [];
   const reasons = evaluation.planted.map(
@@ -201,14 +207,7 @@ function evaluationReasons(
   if (startup.length > 0) reasons.push(startupChangedReason(startup));
   const unloaded = new Map<string, string[]>();
   for (const regression of evaluation.regressions) {
-    if (
-      regression.outcome !== 'missing' &&
-      acknowledges(
-        acknowledged.map((change) => change.test),
-        regression.test,
-      )
-    )
-      continue;
+    if (covered(regression)) continue;
     const shown = regression.message
       ? `: ${regression.message.replace(/\s+/g, ' ').slice(0, 200)}`
       : '';
@@ -217,7 +216,7 @@ function evaluationReasons(
     else
       reasons.push(
         regression.outcome === 'missing'
-          ? `base test ${regression.test} passed at the base but did not run in the trusted run (base tests and config on your code): something in the code stops it from being collected. Restore what removed it; an acknowledgement cannot cover a test that did not run.`
+          ? `base test ${regression.test} passed at the base but did not run in the trusted run (base tests and config on your code): something in the code stops it from being collected. Restore what removed it; an acknowledgement cannot cover a test that did not run, unless its test file is one the Player deleted and a criterion retires it (acknowledged_changes [{test: <the deleted file>, criterion, reason}]).`
           : `base test ${regression.test} passed at the base but ${regression.outcome === 'skipped' ? 'was skipped' : regression.outcome === 'error' ? 'errored' : 'failed'} in the trusted run (base tests and config on your code)${shown}. Fix: restore the behaviour the test pins, or, if a criterion changes it, acknowledge it in record_verdict acknowledged_changes [{test, criterion, reason}].`,
       );
   }

@@ -66,6 +66,23 @@ describe('resolveImports', () => {
       ),
     ).toEqual(['app/a.js', 'app/b/index.ts', 'src/c.ts', 'packages/shop/lib/main.js']);
   });
+  it("resolves a directory as Node does: require('..') and require('./lib') load its package.json's main, else its index", () => {
+    const packages = new Map([
+      ['mime-types', { directory: '', entries: ['index.js'] }],
+      ['sub', { directory: 'lib/sub', entries: ['./main'] }],
+    ]);
+    const repo = index(
+      ['index.js', 'score.js', 'lib/sub/main.js', 'lib/plain/index.js', 'test/test.js'],
+      [''],
+      packages,
+    );
+    expect(resolveImports('test/test.js', js('..', '../lib/sub', '../lib/plain'), repo)).toEqual([
+      'index.js',
+      'lib/sub/main.js',
+      'lib/plain/index.js',
+    ]);
+    expect(resolveImports('index.js', js('./score'), repo)).toEqual(['score.js']);
+  });
 });
 
 describe('Go imports', () => {
