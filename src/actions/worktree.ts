@@ -36,6 +36,13 @@ export async function startTaskWorktree(
 ): Promise<WorktreeStart> {
   const scope = await openTask(repository, taskId, baseRef);
   await loadTask(repository, taskId, scope.base.commit);
+  const merged = await mergeRecordFile(repository, taskId);
+  if (await pathExists(merged.state))
+    throw new CallerError(
+      `${taskId} was approved and merged already (${merged.display}): a worktree started now would ` +
+        'branch from its old base, not from the merged code, and its records say approved. For ' +
+        'more work on it, make a new task (coachgate task new), which starts from the code as it is.',
+    );
   const started = await addTaskWorktree(
     repository,
     taskId,

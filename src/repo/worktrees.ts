@@ -77,7 +77,15 @@ export async function addTaskWorktree(
       `Delete or rename the branch (git branch -D ${target.branch}), or check it out there yourself.`,
     );
   }
-  await mkdir(path.dirname(target.path), { recursive: true });
+  await mkdir(path.dirname(target.path), { recursive: true }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR') throw error;
+      throw new CallerError(
+        `A file is in the way of ${WORKTREES_DIRECTORY}/, where task worktrees go.`,
+        "Move it away (it is not coachgate's), then start the task again.",
+      );
+    },
+  );
   await repo.raw(['worktree', 'add', '-b', target.branch, target.path, commit]);
   await repo.raw(['config', `branch.${target.branch}.coachgateBase`, baseBranch]);
   return { ...target, created: true };

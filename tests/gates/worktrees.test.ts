@@ -143,7 +143,21 @@ describe('task worktrees', () => {
     expect(existsSync(worktree)).toBe(false);
     expect(repo.git('branch', '--list', 'autobuild/TASK-042')).toBe('');
     expect(existsSync(path.join(repo.dir, '.guardkit/autobuild/TASK-042/review.md'))).toBe(true);
+    // Started again, it would branch from the old pin: refused, pointing to a new task.
+    const again = run('worktree', 'start', '--task', 'TASK-042');
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/TASK-042 was approved and merged already .*make a new task/s);
+    expect(existsSync(worktree)).toBe(false);
     await close();
+  });
+
+  it('a file where the worktrees go is named, not a stack trace', () => {
+    repo = project();
+    repo.write('.guardkit/worktrees', 'notes\n');
+    const refused = run('worktree', 'start', '--task', 'TASK-042');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/A file is in the way of \.guardkit\/worktrees\//);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('abort a conflicting merge cleanly and say so; preserve keeps the work committed on the branch', async () => {
