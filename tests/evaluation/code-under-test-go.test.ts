@@ -1,4 +1,5 @@
 import { runs } from '../helpers/toolchains.js';
+import { GO_CHECK } from '../helpers/go-check.js';
 import { describe, expect, it } from 'vitest';
 import { approvedThenRefused, layoutTask, linesOf } from '../helpers/layout-task.js';
 
@@ -50,19 +51,6 @@ const testOf = (pkg: string, importLine: string, call: string, expected: string)
   );
 
 const BASE_FAILED = /base test \S*TestShout passed at the base but failed in the trusted run/;
-
-const CHECK = linesOf(
-  'package check',
-  '',
-  'import "testing"',
-  '',
-  'func Equal(t *testing.T, got, want string) {',
-  '\tt.Helper()',
-  '\tif got != want {',
-  '\t\tt.Fatalf("got %q, want %q", got, want)',
-  '\t}',
-  '}',
-);
 
 const LAYOUTS: GoLayout[] = [
   {
@@ -131,7 +119,7 @@ const LAYOUTS: GoLayout[] = [
     code: 'shout.go',
     pkg: 'shout',
     base: {
-      'internal/check/check.go': CHECK,
+      'internal/check/check.go': GO_CHECK,
       'shout_test.go': linesOf(
         'package shout',
         '',
@@ -197,7 +185,7 @@ describe.skipIf(!hasGo)(
     const base = {
       'go.mod': GO_MOD,
       'shout.go': shout('shout'),
-      'internal/check/check.go': CHECK,
+      'internal/check/check.go': GO_CHECK,
       'shout_test.go': linesOf(
         'package shout',
         '',
@@ -240,7 +228,7 @@ describe.skipIf(!hasGo)(
         base,
         player: {
           'shout.go': shout('shout') + WHISPER.replace('ToLower', 'ToUpper'),
-          'internal/check/check.go': CHECK.replace('got != want', 'false'),
+          'internal/check/check.go': GO_CHECK.replace('got != want', 'false'),
           'whisper_test.go': whisperTest('\tcheck.Equal(t, Whisper("HI"), "hi")', [
             '\t"testing"',
             '',

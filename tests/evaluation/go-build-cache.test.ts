@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { runs } from '../helpers/toolchains.js';
+import { GO_CHECK } from '../helpers/go-check.js';
 
 /**
  * Go's build cache is the user's, shared and writable by every go process of the user: Go never
@@ -16,18 +17,6 @@ import { runs } from '../helpers/toolchains.js';
 const hasGo = runs('go', ['version']);
 const openTask = layoutTasks();
 
-const CHECK = linesOf(
-  'package check',
-  '',
-  'import "testing"',
-  '',
-  'func Equal(t *testing.T, got, want string) {',
-  '\tt.Helper()',
-  '\tif got != want {',
-  '\t\tt.Fatalf("got %q, want %q", got, want)',
-  '\t}',
-  '}',
-);
 const shout = (body: string) =>
   linesOf(
     'package shout',
@@ -78,7 +67,7 @@ describe.skipIf(!hasGo)(`Go's build cache (real go)${hasGo ? '' : ' — skipped:
     });
 
   beforeAll(() => {
-    checkModule(checkDir, CHECK);
+    checkModule(checkDir, GO_CHECK);
     Object.assign(process.env, { GOCACHE: cache, GOMODCACHE: modules });
   });
   afterAll(() => {
@@ -102,7 +91,7 @@ describe.skipIf(!hasGo)(`Go's build cache (real go)${hasGo ? '' : ' — skipped:
   /** What the Player does with a shell: the base's check package, as cached, never fails. */
   const plantLenientCheck = (worktree: string) => {
     const lenient = path.join(scratch, 'lenient');
-    checkModule(path.join(lenient, 'check'), CHECK.replace('got != want', 'false'));
+    checkModule(path.join(lenient, 'check'), GO_CHECK.replace('got != want', 'false'));
     writeFileSync(path.join(lenient, 'go.mod'), goMod('example.com/lenient', './check'));
     writeFileSync(
       path.join(lenient, 'lenient.go'),
