@@ -3,6 +3,7 @@ import { cp, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ensurePrivateDirectory, repositoryStateDirectory } from '../records/state-directory.js';
+import { childRun } from '../repo/child-output.js';
 import type { TestCommand } from './detect.js';
 
 /** Go trims what it has not used for five days; the kept cache starts afresh as often. */
@@ -35,14 +36,12 @@ export async function withGoBuildCache<Outcome extends { timed_out: boolean; can
   const directory = await mkdtemp(path.join(os.tmpdir(), 'coachgate-go-build-'));
   try {
     // A file Go's own trim removes meanwhile only leaves the copy short: a miss, built again.
-    await cp(kept, directory, { recursive: true }).catch(() => undefined);
+    await copyEntries(kept, directory, true);
     const outcome = await run(directory);
+    // Entries are named by what they hold (outputs) or what built them (actions): one another
+    // baseline added first is kept.
     if (use === 'fill' && !outcome.timed_out && !outcome.cancelled)
-      // Entries are named by what they hold (outputs) or what built them (actions): one another
-      // baseline added first is kept.
-      await cp(directory, kept, { recursive: true, force: false, errorOnExist: false }).catch(
-        () => undefined,
-      );
+      await copyEntries(directory, kept, false);
     return outcome;
   } finally {
     await rm(directory, { recursive: true, force: true });
@@ -63,3 +62,24 @@ async function keptCache(worktree: string, use: 'fill' | 'snapshot'): Promise<st
   await writeFile(path.join(kept, MADE), '');
   return kept;
 }
+
+/**
+ * Copies the entries of `from` into `to`, overwriting or not: with the system's `cp` where there is
+ * one (a cache of 474 files took 400 ms through Node's fs.cp, 21 ms through cp), else Node's.
+ */
+async function copyEntries(from: string, to: string, overwrite: boolean): Promise<void> {
+  if (!existsSync(from)) return;
+  const copied = await childRun('cp', ['-R', '-p', ...(overwrite ? [] : ['-n']), `${from}/.`, to], {
+    cwd: to,
+    input: '',
+    env: { PATH: process.env.PATH ?? '' },
+    timeoutMs: COPY_TIMEOUT_MS,
+    maxBytes: 64 * 1024,
+  });
+  if (copied.failed)
+    await cp(from, to, { recursive: true, force: overwrite, errorOnExist: false }).catch(
+      () => undefined,
+    );
+}
+
+const COPY_TIMEOUT_MS = 120_000;
