@@ -3,7 +3,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { readManyAtCommit } from '../repo/git.js';
 import { isBinEntry, nodeModulesContent, packageDirectory } from '../repo/node-modules.js';
-import { npmCacheDirectory } from '../repo/npm-cache.js';
+import { npmCacheDirectory, strongestHash } from '../repo/npm-cache.js';
 import type { PlantedFile } from './planted-file.js';
 import { pnpmShim } from './pnpm-shim.js';
 import { yarnLockEntries } from './yarn-lock.js';
@@ -155,7 +155,7 @@ function yarnPackages(text: string, installed: YarnInstalled): Map<string, LockE
       `${directory}/binding.gyp` in installed.content;
     // A yarn entry without a strong integrity (old locks give sha1) binds nothing: npm's own record
     // of what it installed, where there is one, is read for that package instead.
-    if (entry && /\bsha(?:512|384|256)-/.test(entry.integrity ?? ''))
+    if (entry && strongestHash(entry.integrity ?? ''))
       placed.set(directory, { ...entry, ...(hasInstallScript ? { hasInstallScript } : {}) });
   }
   return placed;

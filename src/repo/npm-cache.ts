@@ -48,10 +48,15 @@ export function publishedTarball(cache: string, integrity: string): Promise<Publ
   return known;
 }
 
-async function readTarball(cache: string, integrity: string): Promise<PublishedTarball> {
-  const strongest = STRONG.map((algorithm) =>
+/** The strongest hash of a Subresource Integrity string nobody can forge (not sha1), if any. */
+export function strongestHash(integrity: string): string | undefined {
+  return STRONG.map((algorithm) =>
     integrity.split(/\s+/).find((hash) => hash.startsWith(`${algorithm}-`)),
   ).find(Boolean);
+}
+
+async function readTarball(cache: string, integrity: string): Promise<PublishedTarball> {
+  const strongest = strongestHash(integrity);
   if (!strongest) return { state: 'weak' };
   const algorithm = strongest.slice(0, strongest.indexOf('-'));
   const expected = Buffer.from(strongest.slice(algorithm.length + 1), 'base64');

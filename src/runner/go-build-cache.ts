@@ -69,6 +69,8 @@ async function keptCache(worktree: string, use: 'fill' | 'snapshot'): Promise<st
  */
 async function copyEntries(from: string, to: string, overwrite: boolean): Promise<void> {
   if (!existsSync(from)) return;
+  // Unsandboxed: cp copies the server's own directories (the kept cache, a run's private copy);
+  // no program of the worktree runs.
   const copied = await childRun('cp', ['-R', '-p', ...(overwrite ? [] : ['-n']), `${from}/.`, to], {
     cwd: to,
     input: '',
