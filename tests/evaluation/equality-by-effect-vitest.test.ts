@@ -1,8 +1,6 @@
-import { symlinkSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { layoutTasks, linesOf } from '../helpers/layout-task.js';
-import type { TempRepo } from '../helpers/git-repo.js';
+import { borrowNodeModules, VITEST_PROJECT } from '../helpers/vitest-project.js';
 
 /**
  * Equality by effect under vitest (the pinned one this repository tests with). Each broken
@@ -14,9 +12,6 @@ import type { TempRepo } from '../helpers/git-repo.js';
  */
 const openTask = layoutTasks();
 
-const borrowNodeModules = (repo: TempRepo) =>
-  symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
-const PACKAGE = JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } });
 const SHOUT = linesOf('export function shout(text) {', '  return `${text.toUpperCase()}!`;', '}');
 const SHOUT_TEST = linesOf(
   "import { expect, test } from 'vitest';",
@@ -58,8 +53,7 @@ describe('equality by effect under vitest', () => {
   it('refuses a comparison the product decided, naming the test and the type', async () => {
     const task = await openTask({
       base: {
-        'package.json': PACKAGE,
-        '.gitignore': 'node_modules/\n',
+        ...VITEST_PROJECT,
         'src/shop.js': BASE_SHOP,
         'src/sum.js': 'export const sum = (xs) => xs.reduce((a, b) => a + b, 0);\n',
         'src/count.js': "export const count = (text) => text.split(' ').length;\n",
@@ -124,8 +118,7 @@ describe('equality by effect under vitest', () => {
     );
     const task = await openTask({
       base: {
-        'package.json': PACKAGE,
-        '.gitignore': 'node_modules/\n',
+        ...VITEST_PROJECT,
         'src/shop.js': BASE_SHOP.replace('new Money(-cents)', 'new Money(cents)'),
         'test/refund.test.js': tests,
       },

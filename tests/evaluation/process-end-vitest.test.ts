@@ -1,8 +1,6 @@
-import { symlinkSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { layoutTasks, linesOf } from '../helpers/layout-task.js';
-import type { TempRepo } from '../helpers/git-repo.js';
+import { borrowNodeModules, VITEST_PROJECT } from '../helpers/vitest-project.js';
 
 /**
  * Ending the test process under vitest (the pinned one this repository tests with). vitest turns
@@ -13,9 +11,6 @@ import type { TempRepo } from '../helpers/git-repo.js';
  */
 const openTask = layoutTasks();
 
-const borrowNodeModules = (repo: TempRepo) =>
-  symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
-const PACKAGE = JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } });
 const ROUTES = {
   reallyExit: 'process.reallyExit(0);',
   kill: "process.kill(process.pid, 'SIGKILL');",
@@ -45,8 +40,7 @@ describe('ending the test process under vitest', () => {
   it('names each route that ended a fork at its file and line, with the test it cut short', async () => {
     const task = await openTask({
       base: {
-        'package.json': PACKAGE,
-        '.gitignore': 'node_modules/\n',
+        ...VITEST_PROJECT,
         'src/text.js': slugs(() => ["return text.toLowerCase().replace(' ', '-');"]),
         ...Object.fromEntries(NAMES.map((name) => [`test/${name}.test.js`, testOf(name)])),
       },
@@ -110,8 +104,7 @@ describe('ending the test process under vitest', () => {
     );
     const task = await openTask({
       base: {
-        'package.json': PACKAGE,
-        '.gitignore': 'node_modules/\n',
+        ...VITEST_PROJECT,
         'src/cli.js': 'export const main = () => 0;\n',
         'test/cli.test.js': cliTest,
       },

@@ -1,9 +1,7 @@
-import { symlinkSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { layoutTasks, linesOf } from '../helpers/layout-task.js';
 import { STATEFUL_BASE, STATEFUL_HONEST } from '../helpers/stateful-module.js';
-import type { TempRepo } from '../helpers/git-repo.js';
+import { borrowNodeModules, VITEST_PROJECT } from '../helpers/vitest-project.js';
 
 /**
  * The vitest counterpart of replay-outside-tests-node.test.ts, with the pinned vitest this
@@ -14,9 +12,6 @@ import type { TempRepo } from '../helpers/git-repo.js';
  */
 const openTask = layoutTasks();
 
-const PACKAGE = JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } });
-const borrowNodeModules = (repo: TempRepo) =>
-  symlinkSync(path.resolve('node_modules'), path.join(repo.dir, 'node_modules'));
 const SHOUT = linesOf('export function shout(text) {', '  return `${text.toUpperCase()}!`;', '}');
 const SHOUT_TEST = linesOf(
   "import { expect, test } from 'vitest';",
@@ -69,8 +64,7 @@ describe('replay outside the harness (vitest)', () => {
   it('refuses state kept across calls and a product that looks for vitest', async () => {
     const task = await openTask({
       base: {
-        'package.json': PACKAGE,
-        '.gitignore': 'node_modules/\n',
+        ...VITEST_PROJECT,
         'src/calc.js': esFunctions(() => 'return x * 2;'),
         'src/legacy.cjs': 'exports.parity = (x) => x * 2;\n',
         'test/calc.test.js': BASE_TESTS,
@@ -137,8 +131,7 @@ describe('replay outside the harness (vitest)', () => {
     );
     const task = await openTask({
       base: {
-        'package.json': PACKAGE,
-        '.gitignore': 'node_modules/\n',
+        ...VITEST_PROJECT,
         'src/calc.js': base,
         'test/calc.test.js': tests,
       },
@@ -161,8 +154,7 @@ describe('replay outside the harness (vitest)', () => {
       linesOf('export function shout(text) {', `  return ${body} + globalThis.punctuation;`, '}');
     const task = await openTask({
       base: {
-        'package.json': PACKAGE,
-        '.gitignore': 'node_modules/\n',
+        ...VITEST_PROJECT,
         'vitest.config.js': "export default { test: { setupFiles: ['./test/setup.js'] } };\n",
         'test/setup.js': "globalThis.punctuation = '!';\n",
         'src/shout.js': shout('text.toUpperCase()'),
